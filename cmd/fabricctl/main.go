@@ -1,0 +1,6 @@
+// Command fabricctl configures and validates RDMA fabrics. See doc.go.
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

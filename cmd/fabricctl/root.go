@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of DESIGN.md §3.
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitChanges = 2 // plan: changes pending; drift: drift found; check: failures
+)
+
+// exitCodeError carries a specific exit code out of a command without printing
+// anything more (the command already reported what it found).
+type exitCodeError struct{ code int }
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// globals are the flags every command shares.
+type globals struct {
+	output   string
+	parallel int
+	timeout  time.Duration
+	verbose  bool
+
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	log    *slog.Logger
+}
+
+// commands lists every subcommand; add new ones here (explicit, no init()).
+func commands(g *globals) []*cobra.Command {
+	return []*cobra.Command{
+		newVersionCmd(g),
+	}
+}
+
+func newRootCmd(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "fabricctl",
+		Short:         "Configure and validate RDMA fabrics (RoCE v2 and InfiniBand) from one YAML source of truth",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			level := slog.LevelWarn
+			if g.verbose {
+				level = slog.LevelDebug
+			}
+			g.log = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+		},
+	}
+	root.SetIn(g.stdin)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.output, "output", "o", "table", "output format: table|json|yaml (check adds junit|html, drift adds prometheus)")
+	pf.IntVar(&g.parallel, "parallel", 32, "how many targets to work on at once")
+	pf.DurationVar(&g.timeout, "timeout", 10*time.Minute, "overall time limit of the command")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log progress and debug detail to stderr")
+	for _, c := range commands(g) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// run executes fabricctl with args and returns the process exit code. The first
+// SIGINT/SIGTERM cancels the command's context; a second one exits 130 at once.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr,
+		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				fmt.Fprintln(stderr, "fabricctl: interrupted; finishing cleanly (press Ctrl-C again to exit now)")
+				cancel()
+				continue
+			}
+			os.Exit(130)
+		}
+	}()
+	return execute(ctx, g, args)
+}
+
+// execute runs the command tree without signal handling; tests call it directly.
+func execute(ctx context.Context, g *globals, args []string) int {
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ec exitCodeError
+	if errors.As(err, &ec) {
+		return ec.code
+	}
+	fmt.Fprintf(g.stderr, "fabricctl: %v\n", err)
+	return exitError
+}

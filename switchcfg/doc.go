@@ -1,0 +1,17 @@
+// Package switchcfg turns the canonical switch intent (fabric.SwitchIntent) into
+// native configuration for each switch operating system, and native read-backs
+// back into the canonical intent.
+//
+// Each NOS lives in its own package (switchcfg/cumulus, sonic, eos, nxos, junos)
+// that exports Register(*Registry); switchcfg/all registers them all, explicitly:
+//
+//	reg := all.Registry()
+//	d, err := reg.Driver("arista-eos") // ErrUnknownKind lists the valid names
+//	cfg, err := d.Render(intent)        // pure
+//	got, err := d.Parse(readback)       // pure: command → output
+//	diffs := switchcfg.Compare(intent, got) // unit-aware, tolerant
+//
+// Render and Parse are pure functions; everything that talks to a device goes
+// through the Session interface so transcripts can be recorded and replayed.
+// A Registry is safe for concurrent reads once built.
+package switchcfg

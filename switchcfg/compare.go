@@ -1,0 +1,421 @@
+package switchcfg
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// Diff is one difference between a desired and an observed switch intent.
+type Diff struct {
+	// Field is the canonical path of the value, e.g. "classes[roce].ecn.minBytes",
+	// "pfc.priorities" or "mtu". Classes are named by the desired class's name.
+	Field string `json:"field"`
+	// Want and Got are the values in display form; Missing when the device
+	// does not carry the section at all, Absent when the intent has no such thing.
+	Want string `json:"want"`
+	Got  string `json:"got"`
+}
+
+// String renders the diff as "field: want X, got Y".
+func (d Diff) String() string { return d.Field + ": want " + d.Want + ", got " + d.Got }
+
+// Display values of Diff.Want/Got for things that are not there.
+const (
+	// Missing: the device has no value for a field the intent sets.
+	Missing = "(missing)"
+	// Absent: the device has something the intent does not ask for.
+	Absent = "(absent)"
+)
+
+// DefaultRelativeTolerance is the relative tolerance of ECN thresholds (10 %).
+const DefaultRelativeTolerance = 0.10
+
+// thresholdQuanta holds each platform's threshold programming granularity in
+// bytes: an observed threshold may differ from the desired one by up to one
+// quantum (or DefaultRelativeTolerance, whichever is larger).
+//
+//   - cumulus-nvue: Spectrum-4/5 program 150000 B as 159744 B (NVIDIA, "RoCE"
+//     page of Cumulus Linux 5.14) = 13 × 12288 B; NVUE displays rounded KB/MB.
+//   - sonic: same Spectrum figure (SONiC's most common lossless ASIC); Broadcom
+//     cells (208–254 B) are finer.
+//   - arista-eos, cisco-nxos: thresholds are written in kbytes, so a read-back
+//     is exact to 1 KiB.
+//   - junos: fill-level percent of a buffer; the driver converts, the 10 %
+//     relative tolerance applies.
+var thresholdQuanta = map[string]int64{
+	"cumulus-nvue": 12288,
+	"sonic":        12288,
+	"arista-eos":   1024,
+	"cisco-nxos":   1024,
+}
+
+// ThresholdQuantum returns the ECN threshold granularity in bytes that Compare
+// tolerates for platform (0 when only the relative tolerance applies).
+func ThresholdQuantum(platform string) int64 { return thresholdQuanta[platform] }
+
+// CompareOptions tune Compare. The zero value is what Compare uses.
+type CompareOptions struct {
+	// Ports compares the port lists too (ignored by default: a device reports
+	// the ports it has QoS settings on, which may be a superset).
+	Ports bool
+	// QuantumBytes overrides ThresholdQuantum(want.Platform) when > 0.
+	QuantumBytes int64
+	// RelativeTolerance overrides DefaultRelativeTolerance when > 0.
+	RelativeTolerance float64
+}
+
+// Compare returns the differences between want (the desired intent) and got
+// (what a driver parsed from the device), sorted by Field. It compares canonical
+// structures, never text:
+//
+//   - classes are matched by priority (device names differ), DSCP and PFC
+//     priority lists as sets;
+//   - ECN thresholds are equal within the larger of 10 % and the platform's
+//     programming granularity (ThresholdQuantum);
+//   - a section the device lacks yields one diff per desired field (Got =
+//     Missing), so a device without QoS plans a full push;
+//   - classes on the device that the intent lacks yield one diff each;
+//   - an observed zero for a watchdog time or the PFC cable length means the
+//     platform does not carry that value, and it is not compared;
+//   - identity fields (name, address, profile, labels, platform) and, unless
+//     asked, ports are ignored.
+//
+// Compare is pure and safe for concurrent use.
+func Compare(want, got fabric.SwitchIntent) []Diff {
+	return CompareOptions{}.Compare(want, got)
+}
+
+// Compare is Compare with options.
+func (o CompareOptions) Compare(want, got fabric.SwitchIntent) []Diff {
+	c := comparer{quantum: o.QuantumBytes, rel: o.RelativeTolerance}
+	if c.quantum <= 0 {
+		platform := want.Platform
+		if platform == "" {
+			platform = got.Platform
+		}
+		c.quantum = ThresholdQuantum(platform)
+	}
+	if c.rel <= 0 {
+		c.rel = DefaultRelativeTolerance
+	}
+	if want.MTU != got.MTU {
+		c.add("mtu", intOrMissing(want.MTU), intOrMissing(got.MTU))
+	}
+	if want.Trust != got.Trust {
+		c.add("trust", strOrMissing(want.Trust), strOrMissing(got.Trust))
+	}
+	if o.Ports && !sameStrings(want.Ports, got.Ports) {
+		c.add("ports", listOrMissing(want.Ports), listOrMissing(got.Ports))
+	}
+	c.classes(want.Classes, got.Classes)
+	c.pfc(want.PFC, got.PFC)
+	c.roleClass("roceClass", want.RoCEClass, got.RoCEClass, want.Classes, got.Classes)
+	c.roleClass("cnpClass", want.CNPClass, got.CNPClass, want.Classes, got.Classes)
+	sort.SliceStable(c.diffs, func(i, j int) bool { return c.diffs[i].Field < c.diffs[j].Field })
+	return c.diffs
+}
+
+type comparer struct {
+	quantum int64
+	rel     float64
+	diffs   []Diff
+}
+
+func (c *comparer) add(field, want, got string) {
+	c.diffs = append(c.diffs, Diff{Field: field, Want: want, Got: got})
+}
+
+func (c *comparer) classes(want, got []fabric.SwitchClass) {
+	byPrio := map[int]fabric.SwitchClass{}
+	for _, g := range got {
+		if _, dup := byPrio[g.Priority]; !dup {
+			byPrio[g.Priority] = g
+		}
+	}
+	seen := map[int]bool{}
+	for _, w := range want {
+		field := "classes[" + className(w) + "]"
+		g, ok := byPrio[w.Priority]
+		if !ok || seen[w.Priority] {
+			c.missingClass(field, w)
+			continue
+		}
+		seen[w.Priority] = true
+		c.class(field, w, g)
+	}
+	for _, g := range got {
+		if seen[g.Priority] {
+			continue
+		}
+		seen[g.Priority] = true
+		c.add("classes["+className(g)+"]", Absent, describeClass(g))
+	}
+}
+
+func className(cl fabric.SwitchClass) string {
+	if cl.Name != "" {
+		return cl.Name
+	}
+	return "priority" + strconv.Itoa(cl.Priority)
+}
+
+func describeClass(cl fabric.SwitchClass) string {
+	parts := []string{"priority " + strconv.Itoa(cl.Priority), "trafficClass " + strconv.Itoa(cl.TrafficClass)}
+	if len(cl.DSCP) > 0 {
+		parts = append(parts, "dscp "+FormatIntSet(cl.DSCP))
+	}
+	if cl.Lossless {
+		parts = append(parts, "lossless")
+	}
+	if cl.Strict {
+		parts = append(parts, "strict")
+	} else if cl.BandwidthPercent > 0 {
+		parts = append(parts, "bandwidth "+strconv.Itoa(cl.BandwidthPercent)+"%")
+	}
+	if cl.ECN != nil {
+		parts = append(parts, fmt.Sprintf("ecn %d-%d B", cl.ECN.MinBytes, cl.ECN.MaxBytes))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *comparer) missingClass(field string, w fabric.SwitchClass) {
+	c.add(field+".trafficClass", strconv.Itoa(w.TrafficClass), Missing)
+	c.add(field+".queue", strconv.Itoa(w.Queue), Missing)
+	c.add(field+".dscp", FormatIntSet(w.DSCP), Missing)
+	c.add(field+".lossless", strconv.FormatBool(w.Lossless), Missing)
+	c.add(field+".strict", strconv.FormatBool(w.Strict), Missing)
+	if !w.Strict {
+		c.add(field+".bandwidthPercent", strconv.Itoa(w.BandwidthPercent), Missing)
+	}
+	if w.ECN != nil {
+		c.missingECN(field+".ecn", *w.ECN)
+	}
+}
+
+func (c *comparer) missingECN(field string, w fabric.SwitchECN) {
+	c.add(field+".minBytes", strconv.FormatInt(w.MinBytes, 10), Missing)
+	c.add(field+".maxBytes", strconv.FormatInt(w.MaxBytes, 10), Missing)
+	c.add(field+".maxMarkProbability", strconv.Itoa(w.MaxMarkProbability), Missing)
+}
+
+func (c *comparer) class(field string, w, g fabric.SwitchClass) {
+	if w.TrafficClass != g.TrafficClass {
+		c.add(field+".trafficClass", strconv.Itoa(w.TrafficClass), strconv.Itoa(g.TrafficClass))
+	}
+	if w.Queue != g.Queue {
+		c.add(field+".queue", strconv.Itoa(w.Queue), strconv.Itoa(g.Queue))
+	}
+	if !sameInts(w.DSCP, g.DSCP) {
+		c.add(field+".dscp", FormatIntSet(w.DSCP), FormatIntSet(g.DSCP))
+	}
+	if w.Lossless != g.Lossless {
+		c.add(field+".lossless", strconv.FormatBool(w.Lossless), strconv.FormatBool(g.Lossless))
+	}
+	if w.Strict != g.Strict {
+		c.add(field+".strict", strconv.FormatBool(w.Strict), strconv.FormatBool(g.Strict))
+	} else if !w.Strict && w.BandwidthPercent != g.BandwidthPercent {
+		c.add(field+".bandwidthPercent", strconv.Itoa(w.BandwidthPercent), strconv.Itoa(g.BandwidthPercent))
+	}
+	switch {
+	case w.ECN == nil && g.ECN != nil:
+		c.add(field+".ecn", "off", fmt.Sprintf("%d-%d B", g.ECN.MinBytes, g.ECN.MaxBytes))
+	case w.ECN != nil && g.ECN == nil:
+		c.missingECN(field+".ecn", *w.ECN)
+	case w.ECN != nil:
+		if !c.closeBytes(w.ECN.MinBytes, g.ECN.MinBytes) {
+			c.add(field+".ecn.minBytes", strconv.FormatInt(w.ECN.MinBytes, 10), strconv.FormatInt(g.ECN.MinBytes, 10))
+		}
+		if !c.closeBytes(w.ECN.MaxBytes, g.ECN.MaxBytes) {
+			c.add(field+".ecn.maxBytes", strconv.FormatInt(w.ECN.MaxBytes, 10), strconv.FormatInt(g.ECN.MaxBytes, 10))
+		}
+		if w.ECN.MaxMarkProbability != g.ECN.MaxMarkProbability {
+			c.add(field+".ecn.maxMarkProbability", strconv.Itoa(w.ECN.MaxMarkProbability), strconv.Itoa(g.ECN.MaxMarkProbability))
+		}
+	}
+}
+
+// closeBytes reports whether got is within the tolerance of want.
+func (c *comparer) closeBytes(want, got int64) bool {
+	tol := int64(float64(want) * c.rel)
+	if tol < 0 {
+		tol = -tol
+	}
+	if c.quantum > tol {
+		tol = c.quantum
+	}
+	d := want - got
+	if d < 0 {
+		d = -d
+	}
+	return d <= tol
+}
+
+func (c *comparer) pfc(w, g fabric.SwitchPFC) {
+	if !sameInts(w.Priorities, g.Priorities) {
+		c.add("pfc.priorities", FormatIntSet(w.Priorities), intSetOrMissing(g.Priorities))
+	}
+	if w.CableLengthMeters != 0 && g.CableLengthMeters != 0 && w.CableLengthMeters != g.CableLengthMeters {
+		c.add("pfc.cableLengthMeters", strconv.Itoa(w.CableLengthMeters), strconv.Itoa(g.CableLengthMeters))
+	}
+	switch {
+	case w.Watchdog == nil:
+		// The intent does not configure a watchdog: whatever the device has is fine.
+	case g.Watchdog == nil:
+		c.add("pfc.watchdog.enabled", strconv.FormatBool(w.Watchdog.Enabled), Missing)
+		if w.Watchdog.Enabled {
+			c.add("pfc.watchdog.pollIntervalMs", strconv.Itoa(w.Watchdog.PollIntervalMs), Missing)
+			c.add("pfc.watchdog.detectionTimeMs", strconv.Itoa(w.Watchdog.DetectionTimeMs), Missing)
+			c.add("pfc.watchdog.restorationTimeMs", strconv.Itoa(w.Watchdog.RestorationTimeMs), Missing)
+			c.add("pfc.watchdog.action", strOrMissing(w.Watchdog.Action), Missing)
+		}
+	default:
+		ww, gw := w.Watchdog, g.Watchdog
+		if ww.Enabled != gw.Enabled {
+			c.add("pfc.watchdog.enabled", strconv.FormatBool(ww.Enabled), strconv.FormatBool(gw.Enabled))
+		}
+		if !ww.Enabled || !gw.Enabled {
+			return
+		}
+		c.optionalInt("pfc.watchdog.pollIntervalMs", ww.PollIntervalMs, gw.PollIntervalMs)
+		c.optionalInt("pfc.watchdog.detectionTimeMs", ww.DetectionTimeMs, gw.DetectionTimeMs)
+		c.optionalInt("pfc.watchdog.restorationTimeMs", ww.RestorationTimeMs, gw.RestorationTimeMs)
+		if ww.Action != "" && gw.Action != "" && ww.Action != gw.Action {
+			c.add("pfc.watchdog.action", ww.Action, gw.Action)
+		}
+	}
+}
+
+// optionalInt compares a value the platform may not carry (got == 0).
+func (c *comparer) optionalInt(field string, want, got int) {
+	if want != 0 && got != 0 && want != got {
+		c.add(field, strconv.Itoa(want), strconv.Itoa(got))
+	}
+}
+
+// roleClass compares the priority of the class playing a role (RoCE, CNP),
+// when both sides name one: names differ across devices, priorities must not.
+func (c *comparer) roleClass(field, want, got string, wantClasses, gotClasses []fabric.SwitchClass) {
+	if want == "" || got == "" {
+		return
+	}
+	wp, wok := priorityOf(want, wantClasses)
+	gp, gok := priorityOf(got, gotClasses)
+	if wok && gok && wp != gp {
+		c.add(field, fmt.Sprintf("%s (priority %d)", want, wp), fmt.Sprintf("%s (priority %d)", got, gp))
+	}
+}
+
+func priorityOf(name string, classes []fabric.SwitchClass) (int, bool) {
+	for _, cl := range classes {
+		if cl.Name == name {
+			return cl.Priority, true
+		}
+	}
+	return 0, false
+}
+
+func intOrMissing(v int) string {
+	if v == 0 {
+		return Missing
+	}
+	return strconv.Itoa(v)
+}
+
+func strOrMissing(s string) string {
+	if s == "" {
+		return Missing
+	}
+	return s
+}
+
+func intSetOrMissing(v []int) string {
+	if len(v) == 0 {
+		return Missing
+	}
+	return FormatIntSet(v)
+}
+
+func listOrMissing(v []string) string {
+	if len(v) == 0 {
+		return Missing
+	}
+	s := append([]string(nil), v...)
+	sort.Strings(s)
+	return strings.Join(s, ",")
+}
+
+func sameInts(a, b []int) bool {
+	return FormatIntSet(a) == FormatIntSet(b)
+}
+
+func sameStrings(a, b []string) bool {
+	return listOrMissing(a) == listOrMissing(b)
+}
+
+// FormatIntSet formats a set of integers as sorted, de-duplicated ranges:
+// [26 0 1 2 3] → "0-3,26". An empty set is "none".
+func FormatIntSet(v []int) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	s := append([]int(nil), v...)
+	sort.Ints(s)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && (s[j+1] == s[j] || s[j+1] == s[j]+1) {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(s[i]))
+		if s[j] != s[i] {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(s[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// ParseIntSet is the inverse of FormatIntSet: it parses comma-separated values
+// and ranges ("0-3,26", spaces allowed) into a sorted, de-duplicated set, and
+// rejects values outside [min, max]. "none" and "" give an empty set.
+func ParseIntSet(s string, min, max int) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "none" {
+		return nil, nil
+	}
+	seen := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, fmt.Errorf("parsing %q: not a number or range", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
+				return nil, fmt.Errorf("parsing %q: not a number or range", part)
+			}
+		}
+		if a > b || a < min || b > max {
+			return nil, fmt.Errorf("parsing %q: outside %d-%d", part, min, max)
+		}
+		for v := a; v <= b; v++ {
+			seen[v] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Ints(out)
+	return out, nil
+}

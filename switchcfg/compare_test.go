@@ -1,0 +1,195 @@
+package switchcfg
+
+import (
+	"testing"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/google/go-cmp/cmp"
+)
+
+// labIntent is the lab profile's switch intent (roce 3 lossless, cnp 6 strict,
+// default 0), built by hand for these tests.
+func labIntent(platform string) fabric.SwitchIntent {
+	rest := []int{}
+	for d := 0; d < 64; d++ {
+		if d != 26 && d != 48 {
+			rest = append(rest, d)
+		}
+	}
+	return fabric.SwitchIntent{
+		Platform: platform,
+		Ports:    []string{"swp1", "swp2"},
+		MTU:      9216,
+		Trust:    "dscp",
+		Classes: []fabric.SwitchClass{
+			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
+			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
+				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
+			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
+		},
+		PFC: fabric.SwitchPFC{Priorities: []int{3}, CableLengthMeters: 5,
+			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100, DetectionTimeMs: 200, RestorationTimeMs: 400, Action: "drop"}},
+		RoCEClass: "roce",
+		CNPClass:  "cnp",
+	}
+}
+
+func TestCompareEqualIgnoresNamesPortsAndIdentity(t *testing.T) {
+	want := labIntent("cumulus-nvue")
+	got := labIntent("cumulus-nvue")
+	got.Name, got.Address, got.Profile = "leaf-01", "10.0.0.1", "x"
+	got.Ports = []string{"swp9"}
+	for i := range got.Classes {
+		got.Classes[i].Name = "tc" + string(rune('a'+i))
+	}
+	got.RoCEClass, got.CNPClass = "tcb", "tcc"
+	// Reverse DSCP order: sets, not lists.
+	d := got.Classes[0].DSCP
+	for i, j := 0, len(d)-1; i < j; i, j = i+1, j-1 {
+		d[i], d[j] = d[j], d[i]
+	}
+	if diffs := Compare(want, got); len(diffs) != 0 {
+		t.Fatalf("want no diffs, got %v", diffs)
+	}
+	diffs := CompareOptions{Ports: true}.Compare(want, got)
+	if len(diffs) != 1 || diffs[0].Field != "ports" || diffs[0].Want != "swp1,swp2" || diffs[0].Got != "swp9" {
+		t.Fatalf("with Ports: got %v", diffs)
+	}
+}
+
+func TestCompareECNTolerance(t *testing.T) {
+	cases := []struct {
+		name     string
+		platform string
+		min      int64
+		want     bool // a diff expected
+	}{
+		{"spectrum rounding 150000→159744", "cumulus-nvue", 159744, false},
+		{"NVUE display 146.48 KB", "cumulus-nvue", 149995, false},
+		{"within 10%", "arista-eos", 164000, false},
+		{"beyond 10%", "arista-eos", 166000, true},
+		{"far off", "cumulus-nvue", 300000, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want, got := labIntent(tc.platform), labIntent(tc.platform)
+			got.Classes[1].ECN = &fabric.SwitchECN{MinBytes: tc.min, MaxBytes: 1500000, MaxMarkProbability: 100}
+			diffs := Compare(want, got)
+			if (len(diffs) > 0) != tc.want {
+				t.Fatalf("diffs %v, want a diff: %v", diffs, tc.want)
+			}
+			if tc.want && diffs[0].Field != "classes[roce].ecn.minBytes" {
+				t.Fatalf("field %q", diffs[0].Field)
+			}
+		})
+	}
+}
+
+func TestCompareQuantumBeatsTenPercentForSmallThresholds(t *testing.T) {
+	want, got := labIntent("cumulus-nvue"), labIntent("cumulus-nvue")
+	want.Classes[1].ECN = &fabric.SwitchECN{MinBytes: 10000, MaxBytes: 20000, MaxMarkProbability: 100}
+	got.Classes[1].ECN = &fabric.SwitchECN{MinBytes: 12288, MaxBytes: 24576, MaxMarkProbability: 100}
+	if diffs := Compare(want, got); len(diffs) != 0 {
+		t.Fatalf("one Spectrum step must be tolerated: %v", diffs)
+	}
+	if diffs := (CompareOptions{QuantumBytes: 1}).Compare(want, got); len(diffs) != 2 {
+		t.Fatalf("with a 1-byte quantum both thresholds differ: %v", diffs)
+	}
+}
+
+func TestCompareEmptyDeviceIsFullPush(t *testing.T) {
+	want := labIntent("cisco-nxos")
+	got := fabric.SwitchIntent{Platform: "cisco-nxos"}
+	diffs := Compare(want, got)
+	fields := map[string]Diff{}
+	for _, d := range diffs {
+		fields[d.Field] = d
+		if d.Got != Missing {
+			t.Errorf("%s: got %q, want %q", d.Field, d.Got, Missing)
+		}
+	}
+	for _, f := range []string{
+		"mtu", "trust", "pfc.priorities",
+		"classes[roce].dscp", "classes[roce].lossless", "classes[roce].ecn.minBytes", "classes[roce].ecn.maxBytes",
+		"classes[cnp].strict", "classes[default].bandwidthPercent",
+		"pfc.watchdog.enabled", "pfc.watchdog.pollIntervalMs",
+	} {
+		if _, ok := fields[f]; !ok {
+			t.Errorf("no diff for %s", f)
+		}
+	}
+	if _, ok := fields["classes[cnp].bandwidthPercent"]; ok {
+		t.Errorf("a strict class has no bandwidth to report")
+	}
+	if d := fields["classes[roce].dscp"]; d.Want != "26" {
+		t.Errorf("roce dscp want %q", d.Want)
+	}
+	for i := 1; i < len(diffs); i++ {
+		if diffs[i-1].Field > diffs[i].Field {
+			t.Fatalf("not sorted: %q before %q", diffs[i-1].Field, diffs[i].Field)
+		}
+	}
+}
+
+func TestCompareNamesEachChangedField(t *testing.T) {
+	want := labIntent("sonic")
+	got := labIntent("sonic")
+	got.Classes[1].DSCP = []int{24, 26}
+	got.Classes[1].Lossless = false
+	got.Classes[0].BandwidthPercent = 40
+	got.Classes[2].Strict = false
+	got.Classes[2].BandwidthPercent = 10
+	got.Classes[0].ECN = &fabric.SwitchECN{MinBytes: 1, MaxBytes: 2, MaxMarkProbability: 5}
+	got.PFC.Priorities = []int{3, 4}
+	got.PFC.Watchdog.DetectionTimeMs = 400
+	got.PFC.Watchdog.RestorationTimeMs = 0 // not carried: ignored
+	got.Classes = append(got.Classes, fabric.SwitchClass{Name: "", Priority: 5, TrafficClass: 5, DSCP: []int{40}})
+	want.MTU = 9000
+	got.Trust = "pcp"
+
+	gotDiffs := Compare(want, got)
+	wantDiffs := []Diff{
+		{"classes[cnp].strict", "true", "false"},
+		{"classes[default].bandwidthPercent", "50", "40"},
+		{"classes[default].ecn", "off", "1-2 B"},
+		{"classes[priority5]", Absent, "priority 5, trafficClass 5, dscp 40"},
+		{"classes[roce].dscp", "26", "24,26"},
+		{"classes[roce].lossless", "true", "false"},
+		{"mtu", "9000", "9216"},
+		{"pfc.priorities", "3", "3-4"},
+		{"pfc.watchdog.detectionTimeMs", "200", "400"},
+		{"trust", "dscp", "pcp"},
+	}
+	if d := cmp.Diff(wantDiffs, gotDiffs); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+}
+
+func TestCompareRoleClassByPriority(t *testing.T) {
+	want, got := labIntent("junos"), labIntent("junos")
+	got.RoCEClass = "cnp" // the device says RoCE rides priority 6
+	diffs := Compare(want, got)
+	if len(diffs) != 1 || diffs[0].Field != "roceClass" || diffs[0].Got != "cnp (priority 6)" {
+		t.Fatalf("got %v", diffs)
+	}
+}
+
+func TestIntSetRoundTrip(t *testing.T) {
+	for _, s := range []string{"0-25,27-47,49-63", "3", "none", "1,3,5-7"} {
+		v, err := ParseIntSet(s, 0, 63)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if got := FormatIntSet(v); got != s {
+			t.Errorf("%q → %v → %q", s, v, got)
+		}
+	}
+	if got := FormatIntSet([]int{5, 3, 4, 4, 9}); got != "3-5,9" {
+		t.Errorf("got %q", got)
+	}
+	for _, bad := range []string{"64", "3-1", "a", "1,,2", "-1"} {
+		if _, err := ParseIntSet(bad, 0, 63); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}

@@ -1,0 +1,390 @@
+package fabric
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Platforms tells the validator which switch platforms exist and how their
+// ports are named. switchcfg's Registry satisfies it through a small adapter in
+// cmd; fabric itself knows no platform.
+type Platforms interface {
+	// Names returns the registered platform names, sorted.
+	Names() []string
+	// CheckPort reports whether port is a valid port name on platform.
+	CheckPort(platform, port string) error
+}
+
+// DefaultPlatforms are the platform names of DESIGN.md §5, without port checks;
+// used when Options.Platforms is nil.
+var DefaultPlatforms = []string{"arista-eos", "cisco-nxos", "cumulus-nvue", "junos", "sonic"}
+
+// Options tune Load.
+type Options struct {
+	// Platforms validates switch platforms and port names (nil: DefaultPlatforms).
+	Platforms Platforms
+	// ReadFile reads a file (nil: os.ReadFile with a size limit); tests inject fakes.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// Load reads a fabric (or profile) file, its includes, and validates them all.
+// A file holding only Profile documents yields a Fabric with no targets and
+// those profiles. The error, when not nil, is Errors: every problem found,
+// sorted by position.
+func Load(path string, opts ...Options) (*Fabric, error) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.ReadFile == nil {
+		o.ReadFile = readFileLimited
+	}
+	l := &loader{opts: o, errs: &Errors{}, pos: map[string]Pos{}, refs: map[string]profileRef{}}
+	f := l.loadRoot(path)
+	if len(*l.errs) == 0 {
+		v := &validator{f: f, pos: l.pos, refs: l.refs, errs: l.errs, platforms: o.Platforms}
+		v.validate()
+	}
+	if len(*l.errs) > 0 {
+		l.errs.sort()
+		return nil, *l.errs
+	}
+	return f, nil
+}
+
+// LoadBytes loads a document held in memory, named name in messages; includes
+// are resolved relative to name's directory.
+func LoadBytes(name string, data []byte, opts ...Options) (*Fabric, error) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	read := o.ReadFile
+	if read == nil {
+		read = readFileLimited
+	}
+	o.ReadFile = func(p string) ([]byte, error) {
+		if p == name {
+			return data, nil
+		}
+		return read(p)
+	}
+	return Load(name, o)
+}
+
+func readFileLimited(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, errIsDir
+	}
+	if fi.Size() > maxFileSize {
+		return nil, fmt.Errorf("file is %d bytes; the limit is %d", fi.Size(), maxFileSize)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("file is larger than %d bytes", maxFileSize)
+	}
+	return data, nil
+}
+
+var errIsDir = errors.New("is a directory, not a file")
+
+type loader struct {
+	opts Options
+	errs *Errors
+	pos  map[string]Pos
+	// stack of files being included, for cycle detection.
+	stack []string
+	seen  map[string]Pos
+	// refs locates each profile's positions for the validator.
+	refs map[string]profileRef
+}
+
+func (l *loader) fail(p Pos, path, format string, args ...any) {
+	*l.errs = append(*l.errs, &Error{Pos: p, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (l *loader) readDocs(file string, from Pos, fromPath string) ([]*yaml.Node, bool) {
+	data, err := l.opts.ReadFile(file)
+	if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if fromPath == "" {
+				l.fail(Pos{File: file}, "", "file does not exist")
+			} else {
+				l.fail(from, fromPath, "included file %s does not exist", file)
+			}
+		case errors.Is(err, errIsDir):
+			if fromPath == "" {
+				l.fail(Pos{File: file}, "", "is a directory; give a fabric or profile file")
+			} else {
+				l.fail(from, fromPath, "included path %s is a directory; include files", file)
+			}
+		case errors.Is(err, fs.ErrPermission):
+			l.fail(Pos{File: file}, "", "cannot read file: permission denied")
+		default:
+			l.fail(Pos{File: file}, "", "reading file: %v", err)
+		}
+		return nil, false
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		l.fail(Pos{File: file}, "", "file is empty")
+		return nil, false
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			l.fail(yamlErrPos(file, err), "", "%s", yamlErrMsg(err))
+			return nil, false
+		}
+		if len(n.Content) == 0 {
+			continue
+		}
+		docs = append(docs, &n)
+		if len(docs) > 1000 {
+			l.fail(Pos{File: file}, "", "more than 1000 documents in one file")
+			return nil, false
+		}
+	}
+	if len(docs) == 0 {
+		l.fail(Pos{File: file}, "", "file holds no YAML document")
+	}
+	return docs, len(docs) > 0
+}
+
+// yamlErrPos extracts "line N" from yaml.v3 syntax errors.
+func yamlErrPos(file string, err error) Pos {
+	var line int
+	msg := err.Error()
+	if i := strings.Index(msg, "line "); i >= 0 {
+		fmt.Sscanf(msg[i:], "line %d", &line)
+	}
+	return Pos{File: file, Line: line, Col: 1}
+}
+
+func yamlErrMsg(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.Index(msg, "line "); i == 0 {
+		if j := strings.Index(msg, ": "); j > 0 {
+			msg = msg[j+2:]
+		}
+	}
+	return "invalid YAML: " + msg
+}
+
+type header struct {
+	APIVersion string
+	Kind       string
+}
+
+// docHeader reads apiVersion and kind; it reports problems with them.
+func (l *loader) docHeader(d *decoder, root *yaml.Node) (header, bool) {
+	n := root.Content[0]
+	if n.Kind != yaml.MappingNode {
+		d.errAt(n, "", "expected a document (a mapping with apiVersion, kind, metadata, spec), got %s", kindName(n))
+		return header{}, false
+	}
+	var h header
+	var kindNode, apiNode *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch n.Content[i].Value {
+		case "apiVersion":
+			apiNode = n.Content[i+1]
+			h.APIVersion = apiNode.Value
+		case "kind":
+			kindNode = n.Content[i+1]
+			h.Kind = kindNode.Value
+		}
+	}
+	ok := true
+	switch {
+	case apiNode == nil:
+		d.errAt(n, "apiVersion", "required (apiVersion: %s)", APIVersion)
+		ok = false
+	case h.APIVersion != APIVersion:
+		d.errAt(apiNode, "apiVersion", "%q is not supported; use %s", h.APIVersion, APIVersion)
+		ok = false
+	}
+	switch {
+	case kindNode == nil:
+		d.errAt(n, "kind", "required (Fabric or Profile)")
+		ok = false
+	case h.Kind != KindFabric && h.Kind != KindProfile:
+		d.errAt(kindNode, "kind", "%q is not a document kind; use Fabric or Profile%s", h.Kind, suggest(h.Kind, []string{KindFabric, KindProfile}))
+		ok = false
+	}
+	return h, ok
+}
+
+func (l *loader) newDecoder(file string) *decoder {
+	return &decoder{file: file, errs: l.errs, pos: l.pos}
+}
+
+// posKey prefixes recorded positions so validation can find them per document.
+func posKey(doc, path string) string {
+	if path == "" {
+		return doc
+	}
+	return doc + "/" + path
+}
+
+func (l *loader) loadRoot(file string) *Fabric {
+	l.seen = map[string]Pos{}
+	abs, _ := filepath.Abs(file)
+	l.stack = []string{abs}
+	l.seen[abs] = Pos{File: file}
+	docs, ok := l.readDocs(file, Pos{}, "")
+	if !ok {
+		return nil
+	}
+	f := &Fabric{Profiles: map[string]*Profile{}, Source: Pos{File: file}}
+	var fabricSeen bool
+	for i, doc := range docs {
+		d := l.newDecoder(file)
+		h, ok := l.docHeader(d, doc)
+		if !ok {
+			continue
+		}
+		switch h.Kind {
+		case KindFabric:
+			if fabricSeen {
+				d.errAt(doc.Content[0], "kind", "a second Fabric document in one file; keep one fabric per file")
+				continue
+			}
+			fabricSeen = true
+			var fd Fabric
+			d.pos = map[string]Pos{}
+			d.decode(doc.Content[0], reflect.ValueOf(&fd).Elem(), "", 0)
+			for k, v := range d.pos {
+				l.pos[posKey("fabric", k)] = v
+			}
+			fd.Profiles = f.Profiles
+			fd.Source = Pos{File: file, Line: doc.Content[0].Line, Col: doc.Content[0].Column}
+			if d.aborted {
+				continue
+			}
+			l.includes(&fd, file)
+			for j := range fd.Spec.Profiles {
+				p := &fd.Spec.Profiles[j]
+				p.Source = Pos{File: file}
+				if pp, ok := l.pos[posKey("fabric", fmt.Sprintf("spec.profiles[%d]", j))]; ok {
+					p.Source = pp
+				}
+				l.addProfile(f, p, "fabric", fmt.Sprintf("spec.profiles[%d].", j))
+			}
+			*f = fd
+		case KindProfile:
+			l.decodeProfile(f, d, doc, file, i)
+		}
+	}
+	return f
+}
+
+// decodeProfile decodes one Profile document and adds it to f.
+func (l *loader) decodeProfile(f *Fabric, d *decoder, doc *yaml.Node, file string, i int) {
+	var p Profile
+	d.pos = map[string]Pos{}
+	d.decode(doc.Content[0], reflect.ValueOf(&p).Elem(), "", 0)
+	key := fmt.Sprintf("profile:%s#%d", file, i)
+	for k, v := range d.pos {
+		l.pos[posKey(key, k)] = v
+	}
+	p.Source = Pos{File: file, Line: doc.Content[0].Line, Col: doc.Content[0].Column}
+	if d.aborted {
+		return
+	}
+	l.addProfile(f, &p, key, "")
+}
+
+// profileRef remembers, per profile, where its positions are recorded.
+type profileRef struct {
+	doc    string // posKey document
+	prefix string // path prefix inside that document
+}
+
+func (l *loader) addProfile(f *Fabric, p *Profile, doc, prefix string) {
+	name := p.Metadata.Name
+	if name == "" {
+		at, ok := l.pos[posKey(doc, prefix+"metadata")]
+		if !ok {
+			at = p.Source
+		}
+		l.fail(at, prefix+"metadata.name", "required: every profile needs a name")
+		return
+	}
+	if prev, dup := f.Profiles[name]; dup {
+		l.fail(l.pos[posKey(doc, prefix+"metadata.name")], prefix+"metadata.name",
+			"profile %q is defined twice (also at %s)", name, prev.Source)
+		return
+	}
+	f.Profiles[name] = p
+	l.refs[name] = profileRef{doc: doc, prefix: prefix}
+}
+
+func (l *loader) includes(fd *Fabric, file string) {
+	dir := filepath.Dir(file)
+	for i, inc := range fd.Spec.Include {
+		path := fmt.Sprintf("spec.include[%d]", i)
+		at := l.pos[posKey("fabric", path)]
+		if inc == "" {
+			l.fail(at, path, "empty include path")
+			continue
+		}
+		target := inc
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, inc)
+		}
+		abs, _ := filepath.Abs(target)
+		if prev, dup := l.seen[abs]; dup {
+			if abs == l.stack[0] {
+				l.fail(at, path, "include cycle: %s includes itself", inc)
+			} else {
+				l.fail(at, path, "%s is included twice (first at %s)", inc, prev)
+			}
+			continue
+		}
+		l.seen[abs] = at
+		docs, ok := l.readDocs(target, at, path)
+		if !ok {
+			continue
+		}
+		for j, doc := range docs {
+			d := l.newDecoder(target)
+			h, ok := l.docHeader(d, doc)
+			if !ok {
+				continue
+			}
+			if h.Kind != KindProfile {
+				d.errAt(doc.Content[0], "kind", "included files hold Profile documents; this is a %s (include cycle or wrong file?)", h.Kind)
+				continue
+			}
+			l.decodeProfile(fd, d, doc, target, j)
+		}
+	}
+}

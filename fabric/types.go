@@ -1,0 +1,279 @@
+package fabric
+
+import "time"
+
+// Document kinds.
+const (
+	KindProfile = "Profile"
+	KindFabric  = "Fabric"
+)
+
+// Metadata names a document.
+type Metadata struct {
+	Name        string            `yaml:"name" json:"name"`
+	Description string            `yaml:"description,omitempty" json:"description,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+}
+
+// Profile says how lossless traffic is treated and which IB partitions exist.
+type Profile struct {
+	APIVersion string      `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string      `yaml:"kind" json:"kind"`
+	Metadata   Metadata    `yaml:"metadata" json:"metadata"`
+	Spec       ProfileSpec `yaml:"spec" json:"spec"`
+
+	// Source is where the document was read from (not part of the YAML).
+	Source Pos `yaml:"-" json:"-"`
+}
+
+// ProfileSpec holds the Ethernet (RoCE) and InfiniBand halves; either may be absent.
+type ProfileSpec struct {
+	Ethernet   *Ethernet   `yaml:"ethernet,omitempty" json:"ethernet,omitempty"`
+	InfiniBand *InfiniBand `yaml:"infiniband,omitempty" json:"infiniband,omitempty"`
+}
+
+// Ethernet is the lossless-Ethernet (RoCE) part of a profile.
+type Ethernet struct {
+	// MTU is the host netdev MTU.
+	MTU int `yaml:"mtu" json:"mtu"`
+	// SwitchMTU is the switch port MTU; default 9216.
+	SwitchMTU int `yaml:"switchMtu,omitempty" json:"switchMtu,omitempty"`
+	// Trust is dscp (default) or pcp.
+	Trust string `yaml:"trust,omitempty" json:"trust,omitempty" enum:"dscp,pcp"`
+	// GlobalPause is 802.3x pause; must be false where PFC is on. Default false.
+	GlobalPause *bool   `yaml:"globalPause,omitempty" json:"globalPause,omitempty"`
+	Classes     []Class `yaml:"classes" json:"classes"`
+	PFC         *PFC    `yaml:"pfc,omitempty" json:"pfc,omitempty"`
+	RoCE        *RoCE   `yaml:"roce,omitempty" json:"roce,omitempty"`
+}
+
+// Class is one traffic class.
+type Class struct {
+	Name string `yaml:"name" json:"name"`
+	// Priority is the switch priority / 802.1p value, 0..7.
+	Priority *int `yaml:"priority" json:"priority"`
+	// TrafficClass defaults to Priority.
+	TrafficClass *int `yaml:"trafficClass,omitempty" json:"trafficClass,omitempty"`
+	// Queue is the switch egress queue; defaults to TrafficClass.
+	Queue *int `yaml:"queue,omitempty" json:"queue,omitempty"`
+	// DSCP lists the DSCP values of the class, or "rest" for every DSCP no other class lists.
+	DSCP     DSCPSet `yaml:"dscp,omitempty" json:"dscp,omitempty"`
+	Lossless bool    `yaml:"lossless,omitempty" json:"lossless,omitempty"`
+	ETS      ETS     `yaml:"ets" json:"ets"`
+	// ECN is nil when absent; `ecn: off` sets Off.
+	ECN *ECN `yaml:"ecn,omitempty" json:"ecn,omitempty"`
+}
+
+// DSCPSet is a list of DSCP values or the word "rest".
+type DSCPSet struct {
+	Values []int `json:"values,omitempty"`
+	Rest   bool  `json:"rest,omitempty"`
+}
+
+// ETS is a class's scheduling: a bandwidth share or strict priority.
+type ETS struct {
+	BandwidthPercent *int `yaml:"bandwidthPercent,omitempty" json:"bandwidthPercent,omitempty"`
+	Strict           bool `yaml:"strict,omitempty" json:"strict,omitempty"`
+}
+
+// ECN holds marking thresholds; `ecn: off` in YAML sets Off.
+type ECN struct {
+	Off                bool  `yaml:"-" json:"off,omitempty"`
+	MinThreshold       Bytes `yaml:"minThreshold" json:"minThreshold"`
+	MaxThreshold       Bytes `yaml:"maxThreshold" json:"maxThreshold"`
+	MaxMarkProbability *int  `yaml:"maxMarkProbability,omitempty" json:"maxMarkProbability,omitempty"`
+}
+
+// PFC holds fabric-wide PFC settings (which priorities follows from lossless classes).
+type PFC struct {
+	// CableLength is the headroom hint (mlx5 uses the PFC delay field as cable length).
+	CableLength Meters    `yaml:"cableLength,omitempty" json:"cableLength,omitempty"`
+	Watchdog    *Watchdog `yaml:"watchdog,omitempty" json:"watchdog,omitempty"`
+}
+
+// Watchdog is the PFC storm watchdog.
+type Watchdog struct {
+	Enabled         bool     `yaml:"enabled" json:"enabled"`
+	PollInterval    Duration `yaml:"pollInterval,omitempty" json:"pollInterval,omitempty"`
+	DetectionTime   Duration `yaml:"detectionTime,omitempty" json:"detectionTime,omitempty"`
+	RestorationTime Duration `yaml:"restorationTime,omitempty" json:"restorationTime,omitempty"`
+	Action          string   `yaml:"action,omitempty" json:"action,omitempty" enum:"drop,forward,alert"`
+}
+
+// RoCE says which classes RoCE data and CNPs use.
+type RoCE struct {
+	// Mode is v2 (default) or v1 (rdma_cm default_roce_mode).
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty" enum:"v1,v2"`
+	// Class carries RoCE data; it must be lossless unless AllowLossy.
+	Class string `yaml:"class" json:"class"`
+	// AllowLossy accepts a lossy RoCE class (ECN-only fabrics). fabricctl extension.
+	AllowLossy bool `yaml:"allowLossy,omitempty" json:"allowLossy,omitempty"`
+	// ToS overrides the default dscp<<2|ECT0; must agree with the class DSCP.
+	ToS *int `yaml:"tos,omitempty" json:"tos,omitempty"`
+	// CNPClass carries congestion notification packets.
+	CNPClass string `yaml:"cnpClass,omitempty" json:"cnpClass,omitempty"`
+	DCQCN    *DCQCN `yaml:"dcqcn,omitempty" json:"dcqcn,omitempty"`
+}
+
+// DCQCN is the congestion-control algorithm; NP and RP hold optional parameters
+// by kernel file name under /sys/class/net/IF/ecn/roce_np and roce_rp.
+type DCQCN struct {
+	Enabled *bool          `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	NP      map[string]int `yaml:"np,omitempty" json:"np,omitempty"`
+	RP      map[string]int `yaml:"rp,omitempty" json:"rp,omitempty"`
+}
+
+// InfiniBand is the InfiniBand part of a profile.
+type InfiniBand struct {
+	Partitions []Partition `yaml:"partitions" json:"partitions"`
+}
+
+// Partition is one IB partition.
+type Partition struct {
+	Name string `yaml:"name" json:"name"`
+	// PKey is 0x0001..0x7ffe; the full-member bit is never written here.
+	PKey  PKey `yaml:"pkey" json:"pkey"`
+	IPoIB bool `yaml:"ipoib,omitempty" json:"ipoib,omitempty"`
+	// MTU in bytes (256..4096).
+	MTU int `yaml:"mtu,omitempty" json:"mtu,omitempty"`
+	// Rate in Gb/s.
+	Rate              float64  `yaml:"rate,omitempty" json:"rate,omitempty"`
+	ServiceLevel      *int     `yaml:"serviceLevel,omitempty" json:"serviceLevel,omitempty"`
+	DefaultMembership string   `yaml:"defaultMembership,omitempty" json:"defaultMembership,omitempty" enum:"full,limited,both"`
+	Members           []Member `yaml:"members" json:"members"`
+}
+
+// Member selects partition members: hosts by selector, one port GUID, or a
+// special OpenSM keyword (ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF).
+type Member struct {
+	Hosts      *Selector `yaml:"hosts,omitempty" json:"hosts,omitempty"`
+	GUID       string    `yaml:"guid,omitempty" json:"guid,omitempty"`
+	Special    string    `yaml:"special,omitempty" json:"special,omitempty" enum:"ALL,ALL_CAS,ALL_SWITCHES,ALL_ROUTERS,SELF"`
+	Membership string    `yaml:"membership,omitempty" json:"membership,omitempty" enum:"full,limited,both"`
+}
+
+// Selector matches fabric hosts by labels (all must match) and/or names.
+type Selector struct {
+	Labels map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	Names  []string          `yaml:"names,omitempty" json:"names,omitempty"`
+}
+
+// Fabric is a loaded, validated fabric document with its profiles.
+type Fabric struct {
+	APIVersion string     `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string     `yaml:"kind" json:"kind"`
+	Metadata   Metadata   `yaml:"metadata" json:"metadata"`
+	Spec       FabricSpec `yaml:"spec" json:"spec"`
+
+	// Profiles holds every profile, included and inline, by name.
+	Profiles map[string]*Profile `yaml:"-" json:"-"`
+	// Source is the file the fabric was loaded from.
+	Source Pos `yaml:"-" json:"-"`
+}
+
+// FabricSpec lists targets and checks.
+type FabricSpec struct {
+	// Include lists profile files, relative to the including file.
+	Include        []string        `yaml:"include,omitempty" json:"include,omitempty"`
+	Profiles       []Profile       `yaml:"profiles,omitempty" json:"profiles,omitempty"`
+	Defaults       Defaults        `yaml:"defaults,omitempty" json:"defaults,omitempty"`
+	Hosts          []Host          `yaml:"hosts,omitempty" json:"hosts,omitempty"`
+	Switches       []Switch        `yaml:"switches,omitempty" json:"switches,omitempty"`
+	SubnetManagers []SubnetManager `yaml:"subnetManagers,omitempty" json:"subnetManagers,omitempty"`
+	Checks         *Checks         `yaml:"checks,omitempty" json:"checks,omitempty"`
+}
+
+// Defaults apply to every target that does not override them.
+type Defaults struct {
+	SSH *SSH `yaml:"ssh,omitempty" json:"ssh,omitempty"`
+}
+
+// SSH says how to reach a target. Secrets never sit in YAML: PasswordEnv names an
+// environment variable.
+type SSH struct {
+	User           string `yaml:"user,omitempty" json:"user,omitempty"`
+	Port           int    `yaml:"port,omitempty" json:"port,omitempty"`
+	IdentityFile   string `yaml:"identityFile,omitempty" json:"identityFile,omitempty"`
+	KnownHostsFile string `yaml:"knownHostsFile,omitempty" json:"knownHostsFile,omitempty"`
+	PasswordEnv    string `yaml:"passwordEnv,omitempty" json:"passwordEnv,omitempty"`
+}
+
+// Host is a Linux host with RDMA NICs.
+type Host struct {
+	Name    string `yaml:"name" json:"name"`
+	Address string `yaml:"address" json:"address"`
+	Profile string `yaml:"profile" json:"profile"`
+	// Interfaces lists RoCE netdevs; empty = every netdev with an RDMA device.
+	Interfaces []string          `yaml:"interfaces,omitempty" json:"interfaces,omitempty"`
+	Labels     map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	SSH        *SSH              `yaml:"ssh,omitempty" json:"ssh,omitempty"`
+	// PortGUIDs are the host's IB port GUIDs when known; discovered otherwise. fabricctl extension.
+	PortGUIDs []string `yaml:"portGuids,omitempty" json:"portGuids,omitempty"`
+}
+
+// Switch is an Ethernet switch.
+type Switch struct {
+	Name     string            `yaml:"name" json:"name"`
+	Platform string            `yaml:"platform" json:"platform"`
+	Address  string            `yaml:"address" json:"address"`
+	Profile  string            `yaml:"profile" json:"profile"`
+	Ports    []string          `yaml:"ports" json:"ports"`
+	Labels   map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	SSH      *SSH              `yaml:"ssh,omitempty" json:"ssh,omitempty"`
+}
+
+// SubnetManager is an InfiniBand subnet manager.
+type SubnetManager struct {
+	Name    string `yaml:"name" json:"name"`
+	Kind    string `yaml:"kind" json:"kind" enum:"opensm,ufm"`
+	Address string `yaml:"address" json:"address"`
+	Profile string `yaml:"profile" json:"profile"`
+	// PartitionsFile is the OpenSM partitions.conf path (default /etc/opensm/partitions.conf).
+	PartitionsFile string `yaml:"partitionsFile,omitempty" json:"partitionsFile,omitempty"`
+	SSH            *SSH   `yaml:"ssh,omitempty" json:"ssh,omitempty"`
+}
+
+// Checks configures the validation suites.
+type Checks struct {
+	Preflight *Preflight `yaml:"preflight,omitempty" json:"preflight,omitempty"`
+	Loopback  *Loopback  `yaml:"loopback,omitempty" json:"loopback,omitempty"`
+	Pairwise  *Pairwise  `yaml:"pairwise,omitempty" json:"pairwise,omitempty"`
+}
+
+// Preflight has no settings yet; its presence enables the suite.
+type Preflight struct {
+	// ExpectedRate is the port rate in Gb/s every host must show (0 = any). fabricctl extension.
+	ExpectedRate float64 `yaml:"expectedRate,omitempty" json:"expectedRate,omitempty"`
+}
+
+// Loopback is the per-host RDMA loopback test.
+type Loopback struct {
+	Test                 string   `yaml:"test,omitempty" json:"test,omitempty" enum:"write_bw,read_bw,send_bw,atomic_bw,write_lat,read_lat,send_lat,atomic_lat"`
+	MessageSize          Bytes    `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
+	Duration             Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+	MinPercentOfPortRate int      `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
+}
+
+// Pairwise is the host-to-host RDMA sweep.
+type Pairwise struct {
+	Schedule             string   `yaml:"schedule,omitempty" json:"schedule,omitempty" enum:"all-pairs,ring,halves,cross-leaf"`
+	Test                 string   `yaml:"test,omitempty" json:"test,omitempty" enum:"write_bw,read_bw,send_bw,atomic_bw,write_lat,read_lat,send_lat,atomic_lat"`
+	MessageSize          Bytes    `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
+	Duration             Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+	MinPercentOfPortRate int      `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
+	MaxLatency           Duration `yaml:"maxLatency,omitempty" json:"maxLatency,omitempty"`
+	RetestOutliers       bool     `yaml:"retestOutliers,omitempty" json:"retestOutliers,omitempty"`
+}
+
+// Bytes is a size in bytes; YAML accepts integers or strings with a unit
+// (B, KB, KiB, MB, MiB, GB, GiB; KB = 1000 B).
+type Bytes int64
+
+// Duration accepts strings with a unit (ns, us, ms, s, m, h).
+type Duration time.Duration
+
+// Meters is a length in metres; YAML accepts integers or "5m" / "1km".
+type Meters int
+
+// PKey is an InfiniBand partition key; YAML accepts integers or "0x0002".
+type PKey uint16

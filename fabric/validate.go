@@ -1,0 +1,742 @@
+package fabric
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+type validator struct {
+	f         *Fabric
+	pos       map[string]Pos
+	refs      map[string]profileRef
+	errs      *Errors
+	platforms Platforms
+
+	// current profile context
+	doc, prefix string
+}
+
+var (
+	nameRE     = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]{0,61}[a-z0-9])?$`)
+	ifnameRE   = regexp.MustCompile(`^[A-Za-z0-9_.:@-]{1,15}$`)
+	hostnameRE = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$`)
+	envRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	guidRE     = regexp.MustCompile(`^0x[0-9a-fA-F]{16}$`)
+	labelKeyRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?$`)
+)
+
+// at returns the position of path in the current document, falling back to the
+// nearest recorded parent.
+func (v *validator) at(doc, path string) Pos {
+	for p := path; ; {
+		if pos, ok := v.pos[posKey(doc, p)]; ok {
+			return pos
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			if pos, ok := v.pos[doc]; ok {
+				return pos
+			}
+			return Pos{}
+		}
+		p = p[:i]
+	}
+}
+
+// perr reports a problem at path inside the current profile.
+func (v *validator) perr(path, format string, args ...any) {
+	*v.errs = append(*v.errs, &Error{Pos: v.at(v.doc, v.prefix+path), Path: v.prefix + path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// ferr reports a problem at path inside the fabric document.
+func (v *validator) ferr(path, format string, args ...any) {
+	pos := v.at("fabric", path)
+	if pos.File == "" {
+		pos = v.f.Source
+	}
+	*v.errs = append(*v.errs, &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) validate() {
+	names := make([]string, 0, len(v.f.Profiles))
+	for n := range v.f.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ref := v.refs[n]
+		v.doc, v.prefix = ref.doc, ref.prefix
+		v.profile(v.f.Profiles[n])
+	}
+	if v.f.Kind == KindFabric {
+		v.fabric()
+	}
+}
+
+func (v *validator) profile(p *Profile) {
+	if p.Kind != KindProfile && v.prefix != "" {
+		v.perr("kind", "inline profiles have kind: Profile, not %q", p.Kind)
+	}
+	if p.APIVersion != APIVersion && v.prefix != "" {
+		v.perr("apiVersion", "%q is not supported; use %s", p.APIVersion, APIVersion)
+	}
+	if !nameRE.MatchString(p.Metadata.Name) {
+		v.perr("metadata.name", "%q is not a valid name (lowercase letters, digits, '-', '.', '_'; at most 63)", p.Metadata.Name)
+	}
+	if p.Spec.Ethernet == nil && p.Spec.InfiniBand == nil {
+		v.perr("spec", "a profile needs ethernet, infiniband or both")
+	}
+	if e := p.Spec.Ethernet; e != nil {
+		v.ethernet(e)
+	}
+	if ib := p.Spec.InfiniBand; ib != nil {
+		v.infiniband(ib)
+	}
+}
+
+func (v *validator) ethernet(e *Ethernet) {
+	const base = "spec.ethernet."
+	switch {
+	case e.MTU == 0:
+		v.perr(base+"mtu", "required: the host netdev MTU (e.g. 9000)")
+	case e.MTU < 1280 || e.MTU > 9216:
+		v.perr(base+"mtu", "%d is outside 1280..9216", e.MTU)
+	}
+	smtu := e.SwitchMTU
+	if smtu == 0 {
+		smtu = 9216
+	}
+	if e.SwitchMTU != 0 && (e.SwitchMTU < 1500 || e.SwitchMTU > 9216) {
+		v.perr(base+"switchMtu", "%d is outside 1500..9216", e.SwitchMTU)
+	} else if e.MTU > smtu {
+		v.perr(base+"mtu", "host MTU %d is larger than the switch MTU %d; frames would be dropped", e.MTU, smtu)
+	}
+	if len(e.Classes) == 0 {
+		v.perr(base+"classes", "required: at least one traffic class")
+		return
+	}
+	byName := map[string]int{}
+	byPrio := map[int]int{}
+	byTC := map[int]int{}
+	dscpOwner := map[int]int{}
+	restAt := -1
+	lossless := 0
+	bwSum, bwClasses := 0, 0
+	for i := range e.Classes {
+		c := &e.Classes[i]
+		cp := fmt.Sprintf("%sclasses[%d].", base, i)
+		if c.Name == "" {
+			v.perr(cp+"name", "required")
+		} else if j, dup := byName[c.Name]; dup {
+			v.perr(cp+"name", "class %q is defined twice (also classes[%d])", c.Name, j)
+		} else {
+			byName[c.Name] = i
+		}
+		if c.Priority == nil {
+			v.perr(cp+"priority", "required: the switch priority 0..7")
+		} else if *c.Priority < 0 || *c.Priority > 7 {
+			v.perr(cp+"priority", "%d is outside 0..7", *c.Priority)
+		} else if j, dup := byPrio[*c.Priority]; dup {
+			v.perr(cp+"priority", "priority %d is already used by class %q", *c.Priority, e.Classes[j].Name)
+		} else {
+			byPrio[*c.Priority] = i
+		}
+		if c.TrafficClass != nil && (*c.TrafficClass < 0 || *c.TrafficClass > 7) {
+			v.perr(cp+"trafficClass", "%d is outside 0..7", *c.TrafficClass)
+		} else if tc := classTC(c); tc >= 0 {
+			if j, dup := byTC[tc]; dup {
+				v.perr(cp+"trafficClass", "traffic class %d is already used by class %q; give each class its own", tc, e.Classes[j].Name)
+			} else {
+				byTC[tc] = i
+			}
+		}
+		if c.Queue != nil && (*c.Queue < 0 || *c.Queue > 7) {
+			v.perr(cp+"queue", "%d is outside 0..7", *c.Queue)
+		}
+		if c.DSCP.Rest {
+			if restAt >= 0 {
+				v.perr(cp+"dscp", "only one class may take the rest of the DSCP values (class %q already does)", e.Classes[restAt].Name)
+			}
+			restAt = i
+		}
+		for k, d := range c.DSCP.Values {
+			dp := fmt.Sprintf("%sdscp[%d]", cp, k)
+			if d < 0 || d > 63 {
+				v.perr(dp, "DSCP %d is outside 0..63", d)
+				continue
+			}
+			if j, dup := dscpOwner[d]; dup {
+				if j == i {
+					v.perr(dp, "DSCP %d is listed twice", d)
+				} else {
+					v.perr(dp, "DSCP %d is already in class %q", d, e.Classes[j].Name)
+				}
+				continue
+			}
+			dscpOwner[d] = i
+		}
+		if !c.DSCP.Rest && len(c.DSCP.Values) == 0 && e.Trust != "pcp" {
+			v.perr(cp+"dscp", "required with trust dscp: a list of DSCP values or \"rest\"")
+		}
+		switch {
+		case c.ETS.Strict && c.ETS.BandwidthPercent != nil:
+			v.perr(cp+"ets", "strict and bandwidthPercent exclude each other")
+		case !c.ETS.Strict && c.ETS.BandwidthPercent == nil:
+			v.perr(cp+"ets", "required: {bandwidthPercent: N} or {strict: true}")
+		case c.ETS.BandwidthPercent != nil:
+			if bw := *c.ETS.BandwidthPercent; bw < 1 || bw > 100 {
+				v.perr(cp+"ets.bandwidthPercent", "%d is outside 1..100", bw)
+			}
+			bwSum += *c.ETS.BandwidthPercent
+			bwClasses++
+		}
+		if c.Lossless {
+			lossless++
+			if c.ECN == nil {
+				v.perr(cp+"ecn", "a lossless class needs ECN thresholds, or an explicit `ecn: off`")
+			}
+			if c.ETS.Strict {
+				v.perr(cp+"ets.strict", "a lossless class must not be strict priority (it could starve every other class); give it a bandwidth share")
+			}
+		}
+		if c.ECN != nil && !c.ECN.Off {
+			v.ecn(c.ECN, cp+"ecn.")
+		}
+	}
+	if bwClasses > 0 && bwSum != 100 {
+		v.perr(base+"classes", "ETS bandwidth of the non-strict classes sums to %d%%, not 100%%", bwSum)
+	}
+	if e.GlobalPause != nil && *e.GlobalPause && lossless > 0 {
+		v.perr(base+"globalPause", "802.3x global pause must be off where PFC is on (a lossless class exists)")
+	}
+	if e.PFC != nil {
+		v.pfc(e.PFC, base+"pfc.", lossless)
+	}
+	if e.RoCE != nil {
+		v.roce(e, byName)
+	}
+}
+
+// classTC returns the class's traffic class (default: its priority), or -1.
+func classTC(c *Class) int {
+	if c.TrafficClass != nil {
+		return *c.TrafficClass
+	}
+	if c.Priority != nil {
+		return *c.Priority
+	}
+	return -1
+}
+
+func (v *validator) ecn(e *ECN, p string) {
+	if e.MinThreshold <= 0 {
+		v.perr(p+"minThreshold", "required: a size such as 150KB")
+	}
+	if e.MaxThreshold <= 0 {
+		v.perr(p+"maxThreshold", "required: a size such as 1500KB")
+	}
+	if e.MinThreshold > 0 && e.MaxThreshold > 0 && e.MinThreshold > e.MaxThreshold {
+		v.perr(p+"minThreshold", "%s is above maxThreshold %s", e.MinThreshold, e.MaxThreshold)
+	}
+	if e.MaxThreshold > 256<<20 {
+		v.perr(p+"maxThreshold", "%s is larger than any switch buffer", e.MaxThreshold)
+	}
+	if e.MaxMarkProbability != nil && (*e.MaxMarkProbability < 1 || *e.MaxMarkProbability > 100) {
+		v.perr(p+"maxMarkProbability", "%d is outside 1..100 (percent)", *e.MaxMarkProbability)
+	}
+}
+
+func (v *validator) pfc(p *PFC, base string, lossless int) {
+	if p.CableLength < 0 || p.CableLength > 10000 {
+		v.perr(base+"cableLength", "%dm is outside 0..10000m", p.CableLength)
+	}
+	if w := p.Watchdog; w != nil && w.Enabled {
+		if w.PollInterval <= 0 {
+			v.perr(base+"watchdog.pollInterval", "required when the watchdog is enabled (e.g. 100ms)")
+		}
+		if w.DetectionTime <= 0 {
+			v.perr(base+"watchdog.detectionTime", "required when the watchdog is enabled (e.g. 200ms)")
+		} else if w.DetectionTime < w.PollInterval {
+			v.perr(base+"watchdog.detectionTime", "%s is shorter than pollInterval %s", w.DetectionTime, w.PollInterval)
+		}
+		if w.RestorationTime <= 0 {
+			v.perr(base+"watchdog.restorationTime", "required when the watchdog is enabled (e.g. 400ms)")
+		}
+	}
+	if lossless == 0 && p.Watchdog != nil && p.Watchdog.Enabled {
+		v.perr(base+"watchdog", "a PFC watchdog without any lossless class has nothing to watch")
+	}
+}
+
+func (v *validator) roce(e *Ethernet, byName map[string]int) {
+	const base = "spec.ethernet.roce."
+	r := e.RoCE
+	classNames := make([]string, 0, len(byName))
+	for n := range byName {
+		classNames = append(classNames, n)
+	}
+	sort.Strings(classNames)
+	var rc *Class
+	if r.Class == "" {
+		v.perr(base+"class", "required: the class RoCE data uses")
+	} else if i, ok := byName[r.Class]; !ok {
+		v.perr(base+"class", "no class named %q%s", r.Class, suggest(r.Class, classNames))
+	} else {
+		rc = &e.Classes[i]
+		if !rc.Lossless && !r.AllowLossy {
+			v.perr(base+"class", "class %q is not lossless; set lossless: true on it, or roce.allowLossy: true for an ECN-only fabric", r.Class)
+		}
+		if !rc.Lossless && r.AllowLossy && (rc.ECN == nil || rc.ECN.Off) {
+			v.perr(base+"allowLossy", "RoCE over lossy class %q needs ECN on that class", r.Class)
+		}
+	}
+	if r.CNPClass != "" {
+		if _, ok := byName[r.CNPClass]; !ok {
+			v.perr(base+"cnpClass", "no class named %q%s", r.CNPClass, suggest(r.CNPClass, classNames))
+		} else if r.CNPClass == r.Class {
+			v.perr(base+"cnpClass", "CNPs must use a different class than RoCE data (%q)", r.Class)
+		} else if c := e.Classes[byName[r.CNPClass]]; len(c.DSCP.Values) == 0 && e.Trust != "pcp" {
+			v.perr(base+"cnpClass", "class %q lists no DSCP value for CNPs", r.CNPClass)
+		}
+	}
+	if r.ToS != nil {
+		tos := *r.ToS
+		switch {
+		case tos < 0 || tos > 255:
+			v.perr(base+"tos", "%d is outside 0..255", tos)
+		case rc != nil && e.Trust != "pcp" && !containsInt(rc.DSCP.Values, tos>>2) && !rc.DSCP.Rest:
+			v.perr(base+"tos", "ToS %d carries DSCP %d, which is not in class %q (DSCP %v); use %d", tos, tos>>2, r.Class, rc.DSCP.Values, defaultToS(rc))
+		}
+	} else if rc != nil && len(rc.DSCP.Values) == 0 && e.Trust != "pcp" {
+		v.perr(base+"tos", "required: class %q has no explicit DSCP to derive the ToS from", r.Class)
+	}
+	if r.DCQCN != nil {
+		for k, val := range r.DCQCN.NP {
+			if _, ok := dcqcnNP[k]; !ok {
+				v.perr(base+"dcqcn.np."+k, "unknown parameter%s; known: %s", suggest(k, keys(dcqcnNP)), strings.Join(keys(dcqcnNP), ", "))
+			} else if val < 0 {
+				v.perr(base+"dcqcn.np."+k, "must not be negative")
+			}
+		}
+		for k, val := range r.DCQCN.RP {
+			if _, ok := dcqcnRP[k]; !ok {
+				v.perr(base+"dcqcn.rp."+k, "unknown parameter%s; known: %s", suggest(k, keys(dcqcnRP)), strings.Join(keys(dcqcnRP), ", "))
+			} else if val < 0 {
+				v.perr(base+"dcqcn.rp."+k, "must not be negative")
+			}
+		}
+	}
+}
+
+// DCQCN parameter names as the vendor sysfs ecn/roce_np and roce_rp trees name them.
+var (
+	dcqcnNP = map[string]bool{"min_time_between_cnps": true}
+	dcqcnRP = map[string]bool{
+		"clamp_tgt_rate": true, "clamp_tgt_rate_after_time_inc": true, "dce_tcp_g": true,
+		"dce_tcp_rtt": true, "initial_alpha_value": true, "rate_reduce_monitor_period": true,
+		"rate_to_set_on_first_cnp": true, "rpg_ai_rate": true, "rpg_byte_reset": true,
+		"rpg_gd": true, "rpg_hai_rate": true, "rpg_max_rate": true, "rpg_min_dec_fac": true,
+		"rpg_min_rate": true, "rpg_threshold": true, "rpg_time_reset": true,
+	}
+)
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func containsInt(s []int, x int) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultToS is dscp<<2 with ECT(0) when the class marks ECN.
+func defaultToS(c *Class) int {
+	if len(c.DSCP.Values) == 0 {
+		return 0
+	}
+	tos := c.DSCP.Values[0] << 2
+	if c.ECN != nil && !c.ECN.Off {
+		tos |= 2
+	}
+	return tos
+}
+
+func (v *validator) infiniband(ib *InfiniBand) {
+	const base = "spec.infiniband."
+	if len(ib.Partitions) == 0 {
+		v.perr(base+"partitions", "required: at least one partition")
+	}
+	names := map[string]int{}
+	pkeys := map[PKey]int{}
+	for i := range ib.Partitions {
+		p := &ib.Partitions[i]
+		pp := fmt.Sprintf("%spartitions[%d].", base, i)
+		if p.Name == "" {
+			v.perr(pp+"name", "required")
+		} else if !regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`).MatchString(p.Name) {
+			v.perr(pp+"name", "%q: partition names are letters, digits, '_', '.', '-' (OpenSM's grammar)", p.Name)
+		} else if j, dup := names[p.Name]; dup {
+			v.perr(pp+"name", "partition %q is defined twice (also partitions[%d])", p.Name, j)
+		} else {
+			names[p.Name] = i
+		}
+		switch {
+		case p.PKey == 0:
+			v.perr(pp+"pkey", "required: a partition key 0x0001..0x7ffe")
+		case p.PKey&0x8000 != 0:
+			v.perr(pp+"pkey", "0x%04x has the full-member bit set; write 0x%04x and use membership: full", uint16(p.PKey), uint16(p.PKey&0x7fff))
+		case p.PKey == 0x7fff:
+			v.perr(pp+"pkey", "0x7fff is the default partition, which always exists; pick another key")
+		default:
+			if j, dup := pkeys[p.PKey]; dup {
+				v.perr(pp+"pkey", "pkey 0x%04x is already used by partition %q", uint16(p.PKey), ib.Partitions[j].Name)
+			} else {
+				pkeys[p.PKey] = i
+			}
+		}
+		if p.MTU != 0 && MTUCode(p.MTU) == 0 {
+			v.perr(pp+"mtu", "%d is not an InfiniBand MTU (256, 512, 1024, 2048, 4096)", p.MTU)
+		}
+		if p.Rate != 0 && RateCode(p.Rate) == 0 {
+			v.perr(pp+"rate", "%g Gb/s is not an InfiniBand rate (e.g. 100, 200, 400)", p.Rate)
+		}
+		if p.ServiceLevel != nil && (*p.ServiceLevel < 0 || *p.ServiceLevel > 15) {
+			v.perr(pp+"serviceLevel", "%d is outside 0..15", *p.ServiceLevel)
+		}
+		if len(p.Members) == 0 {
+			v.perr(pp+"members", "required: at least one member")
+		}
+		guids := map[string]int{}
+		for j, m := range p.Members {
+			mp := fmt.Sprintf("%smembers[%d].", pp, j)
+			set := 0
+			if m.Hosts != nil {
+				set++
+				if len(m.Hosts.Labels) == 0 && len(m.Hosts.Names) == 0 {
+					v.perr(mp+"hosts", "an empty selector; give labels or names")
+				}
+			}
+			if m.GUID != "" {
+				set++
+				if !guidRE.MatchString(m.GUID) {
+					v.perr(mp+"guid", "%q is not a port GUID (0x followed by 16 hex digits)", m.GUID)
+				} else if k, dup := guids[strings.ToLower(m.GUID)]; dup {
+					v.perr(mp+"guid", "GUID %s is already a member (members[%d])", m.GUID, k)
+				} else {
+					guids[strings.ToLower(m.GUID)] = j
+				}
+			}
+			if m.Special != "" {
+				set++
+			}
+			if set != 1 {
+				v.perr(strings.TrimSuffix(mp, "."), "give exactly one of hosts, guid or special")
+			}
+		}
+	}
+}
+
+func (v *validator) fabric() {
+	f := v.f
+	if !nameRE.MatchString(f.Metadata.Name) {
+		v.ferr("metadata.name", "%q is not a valid name (lowercase letters, digits, '-', '.', '_')", f.Metadata.Name)
+	}
+	if len(f.Spec.Hosts)+len(f.Spec.Switches)+len(f.Spec.SubnetManagers) == 0 {
+		v.ferr("spec", "a fabric needs at least one host, switch or subnet manager")
+	}
+	profileNames := make([]string, 0, len(f.Profiles))
+	for n := range f.Profiles {
+		profileNames = append(profileNames, n)
+	}
+	sort.Strings(profileNames)
+	targets := map[string]string{}
+	addrs := map[string]string{}
+	checkTarget := func(path, kind, name, addr string) {
+		if name == "" {
+			v.ferr(path+".name", "required")
+		} else if !hostnameRE.MatchString(name) || len(name) > 63 {
+			v.ferr(path+".name", "%q is not a valid target name (letters, digits, '-', '.')", name)
+		} else if prev, dup := targets[name]; dup {
+			v.ferr(path+".name", "name %q is already used by %s", name, prev)
+		} else {
+			targets[name] = kind + " " + name
+		}
+		if addr == "" {
+			v.ferr(path+".address", "required: an IP address or host name")
+		} else if _, err := netip.ParseAddr(addr); err != nil && (!hostnameRE.MatchString(addr) || len(addr) > 253 || looksNumeric(addr)) {
+			v.ferr(path+".address", "%q is not an IP address or host name", addr)
+		} else if prev, dup := addrs[addr]; dup {
+			v.ferr(path+".address", "address %s is already used by %s", addr, prev)
+		} else {
+			addrs[addr] = kind + " " + name
+		}
+	}
+	profileOf := func(path, ref, need string) *Profile {
+		if ref == "" {
+			v.ferr(path+".profile", "required: the name of a profile")
+			return nil
+		}
+		p, ok := f.Profiles[ref]
+		if !ok {
+			v.ferr(path+".profile", "no profile named %q%s (known: %s)", ref, suggest(ref, profileNames), strings.Join(profileNames, ", "))
+			return nil
+		}
+		if need == "ethernet" && p.Spec.Ethernet == nil {
+			v.ferr(path+".profile", "profile %q has no ethernet section, which a %s needs", ref, strings.Split(path, "[")[0][5:])
+		}
+		if need == "infiniband" && p.Spec.InfiniBand == nil {
+			v.ferr(path+".profile", "profile %q has no infiniband section, which a subnet manager needs", ref)
+		}
+		return p
+	}
+	if d := f.Spec.Defaults.SSH; d != nil {
+		v.ssh("spec.defaults.ssh", d)
+	}
+	for i, h := range f.Spec.Hosts {
+		hp := fmt.Sprintf("spec.hosts[%d]", i)
+		checkTarget(hp, "host", h.Name, h.Address)
+		p := profileOf(hp, h.Profile, "")
+		if p != nil && p.Spec.Ethernet == nil && len(h.Interfaces) > 0 {
+			v.ferr(hp+".interfaces", "profile %q has no ethernet section, so RoCE interfaces make no sense here", h.Profile)
+		}
+		seen := map[string]bool{}
+		for j, ifn := range h.Interfaces {
+			if !ifnameRE.MatchString(ifn) {
+				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "%q is not a Linux interface name (1..15 characters, no '/' or spaces)", ifn)
+			} else if seen[ifn] {
+				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "interface %s is listed twice", ifn)
+			}
+			seen[ifn] = true
+		}
+		v.labels(hp+".labels", h.Labels)
+		for j, g := range h.PortGUIDs {
+			if !guidRE.MatchString(g) {
+				v.ferr(fmt.Sprintf("%s.portGuids[%d]", hp, j), "%q is not a port GUID (0x followed by 16 hex digits)", g)
+			}
+		}
+		if h.SSH != nil {
+			v.ssh(hp+".ssh", h.SSH)
+		}
+	}
+	for i, s := range f.Spec.Switches {
+		sp := fmt.Sprintf("spec.switches[%d]", i)
+		checkTarget(sp, "switch", s.Name, s.Address)
+		profileOf(sp, s.Profile, "ethernet")
+		v.switchPlatform(sp, s)
+		v.labels(sp+".labels", s.Labels)
+		if s.SSH != nil {
+			v.ssh(sp+".ssh", s.SSH)
+		}
+	}
+	for i, sm := range f.Spec.SubnetManagers {
+		mp := fmt.Sprintf("spec.subnetManagers[%d]", i)
+		checkTarget(mp, "subnet manager", sm.Name, sm.Address)
+		if sm.Kind == "" {
+			v.ferr(mp+".kind", "required: opensm or ufm")
+		}
+		p := profileOf(mp, sm.Profile, "infiniband")
+		if sm.PartitionsFile != "" && !strings.HasPrefix(sm.PartitionsFile, "/") {
+			v.ferr(mp+".partitionsFile", "%q must be an absolute path on the subnet manager", sm.PartitionsFile)
+		}
+		if sm.Kind == "ufm" && sm.PartitionsFile != "" {
+			v.ferr(mp+".partitionsFile", "UFM manages partitions through its REST API; partitionsFile is for opensm")
+		}
+		if sm.SSH != nil {
+			v.ssh(mp+".ssh", sm.SSH)
+		}
+		if p != nil && p.Spec.InfiniBand != nil {
+			v.selectors(mp, p)
+		}
+	}
+	if c := f.Spec.Checks; c != nil {
+		v.checks(c)
+	}
+}
+
+func looksNumeric(s string) bool {
+	return regexp.MustCompile(`^[0-9.]+$`).MatchString(s)
+}
+
+func (v *validator) ssh(path string, s *SSH) {
+	if s.Port != 0 && (s.Port < 1 || s.Port > 65535) {
+		v.ferr(path+".port", "%d is not a TCP port", s.Port)
+	}
+	if s.PasswordEnv != "" && !envRE.MatchString(s.PasswordEnv) {
+		v.ferr(path+".passwordEnv", "%q is not an environment variable name (the password itself never goes in YAML)", s.PasswordEnv)
+	}
+	if s.User != "" && !regexp.MustCompile(`^[a-z_][a-z0-9_.-]*\$?$`).MatchString(s.User) {
+		v.ferr(path+".user", "%q is not a user name", s.User)
+	}
+}
+
+func (v *validator) labels(path string, l map[string]string) {
+	for k := range l {
+		if !labelKeyRE.MatchString(k) {
+			v.ferr(path+"."+k, "%q is not a label key", k)
+		}
+	}
+}
+
+func (v *validator) switchPlatform(sp string, s Switch) {
+	names := DefaultPlatforms
+	if v.platforms != nil {
+		names = v.platforms.Names()
+	}
+	known := false
+	for _, n := range names {
+		known = known || n == s.Platform
+	}
+	if s.Platform == "" {
+		v.ferr(sp+".platform", "required: one of %s", strings.Join(names, ", "))
+		return
+	}
+	if !known {
+		v.ferr(sp+".platform", "unknown platform %q%s; valid: %s", s.Platform, suggest(s.Platform, names), strings.Join(names, ", "))
+		return
+	}
+	if len(s.Ports) == 0 {
+		v.ferr(sp+".ports", "required: the switch ports to configure (ranges like swp1-32 expand)")
+		return
+	}
+	seen := map[string]bool{}
+	for j, pr := range s.Ports {
+		pp := fmt.Sprintf("%s.ports[%d]", sp, j)
+		ports, err := ExpandPorts(pr)
+		if err != nil {
+			v.ferr(pp, "%v", err)
+			continue
+		}
+		for _, p := range ports {
+			if seen[p] {
+				v.ferr(pp, "port %s is listed twice", p)
+				break
+			}
+			seen[p] = true
+			if v.platforms != nil {
+				if err := v.platforms.CheckPort(s.Platform, p); err != nil {
+					v.ferr(pp, "%v", err)
+					break
+				}
+			}
+		}
+	}
+}
+
+func (v *validator) selectors(mp string, p *Profile) {
+	for i, part := range p.Spec.InfiniBand.Partitions {
+		for j, m := range part.Members {
+			if m.Hosts == nil {
+				continue
+			}
+			if len(SelectHosts(v.f.Spec.Hosts, m.Hosts)) == 0 {
+				v.ferr(mp+".profile", "profile %q partition %q members[%d]: the selector %s matches no host of this fabric", p.Metadata.Name, part.Name, j, describeSelector(m.Hosts))
+			}
+			for _, n := range m.Hosts.Names {
+				found := false
+				for _, h := range v.f.Spec.Hosts {
+					found = found || h.Name == n
+				}
+				if !found {
+					v.ferr(mp+".profile", "profile %q partition %q members[%d]: no host named %q", p.Metadata.Name, part.Name, j, n)
+				}
+			}
+			_ = i
+		}
+	}
+}
+
+func describeSelector(s *Selector) string {
+	var parts []string
+	for _, k := range sortedKeys(s.Labels) {
+		parts = append(parts, k+"="+s.Labels[k])
+	}
+	if len(s.Names) > 0 {
+		parts = append(parts, "names="+strings.Join(s.Names, ","))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SelectHosts returns the hosts matching s (all labels equal, or named), in fabric order.
+func SelectHosts(hosts []Host, s *Selector) []Host {
+	var out []Host
+	for _, h := range hosts {
+		if selects(s, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func selects(s *Selector, h Host) bool {
+	if len(s.Names) > 0 {
+		named := false
+		for _, n := range s.Names {
+			named = named || n == h.Name
+		}
+		if !named {
+			return false
+		}
+	}
+	for k, want := range s.Labels {
+		if h.Labels[k] != want {
+			return false
+		}
+	}
+	return len(s.Names) > 0 || len(s.Labels) > 0
+}
+
+func (v *validator) checks(c *Checks) {
+	if l := c.Loopback; l != nil {
+		if l.MinPercentOfPortRate < 0 || l.MinPercentOfPortRate > 100 {
+			v.ferr("spec.checks.loopback.minPercentOfPortRate", "%d is outside 0..100", l.MinPercentOfPortRate)
+		}
+		if l.Duration < 0 {
+			v.ferr("spec.checks.loopback.duration", "must be positive")
+		}
+		if l.MessageSize < 0 || l.MessageSize > 1<<30 {
+			v.ferr("spec.checks.loopback.messageSize", "%s is outside 1B..1GiB", l.MessageSize)
+		}
+	}
+	if p := c.Pairwise; p != nil {
+		if p.MinPercentOfPortRate < 0 || p.MinPercentOfPortRate > 100 {
+			v.ferr("spec.checks.pairwise.minPercentOfPortRate", "%d is outside 0..100", p.MinPercentOfPortRate)
+		}
+		if p.MessageSize < 0 || p.MessageSize > 1<<30 {
+			v.ferr("spec.checks.pairwise.messageSize", "%s is outside 1B..1GiB", p.MessageSize)
+		}
+		if p.Schedule == "cross-leaf" {
+			for i, h := range v.f.Spec.Hosts {
+				if h.Labels["leaf"] == "" {
+					v.ferr(fmt.Sprintf("spec.hosts[%d].labels", i), "schedule cross-leaf needs a leaf label on every host; %s has none", h.Name)
+				}
+			}
+		}
+		if p.MaxLatency < 0 {
+			v.ferr("spec.checks.pairwise.maxLatency", "must be positive")
+		}
+		if len(v.f.Spec.Hosts) < 2 {
+			v.ferr("spec.checks.pairwise", "a pairwise sweep needs at least two hosts")
+		}
+	}
+}

@@ -145,3 +145,27 @@ func Observe(ctx context.Context, s Session, d Driver) (fabric.SwitchIntent, err
 	got.Platform = d.Platform()
 	return got, nil
 }
+
+// LineError is what a Session returns (wrapped or not) when the device rejects
+// a command or configuration line: drivers find it with errors.As and put Line
+// into PushError. Session implementations should return it from SendConfig and
+// from Send when the output carries the NOS's error text. Added by engineer A.
+type LineError struct {
+	// Line is the command or configuration line the device rejected.
+	Line string
+	// Message is the device's error text (e.g. "% Invalid input detected").
+	Message string
+}
+
+func (e *LineError) Error() string {
+	return "device rejected " + quote(e.Line) + ": " + e.Message
+}
+
+// FailedLine returns the line of the first LineError in err's chain, or "".
+func FailedLine(err error) string {
+	var le *LineError
+	if errors.As(err, &le) {
+		return le.Line
+	}
+	return ""
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Install the host packages the soft-RoCE lab needs (Debian 12 / Ubuntu). Idempotent: when everything
+# is already installed it only runs dpkg-query and exits in well under a second.
+#   qemu-system-x86  boots the lab VMs (TCG; /dev/kvm is used when present)
+#   iproute2         ip netns / bridge / tuntap for the lab network namespace
+#   dpkg, apt        the image builder fetches and unpacks Debian packages (dpkg-deb, apt-get download)
+#   ca-certificates  so apt can use https mirrors where configured
+set -eu
+PKGS="qemu-system-x86 iproute2 dpkg apt ca-certificates"
+missing=""
+for p in $PKGS; do
+  st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  case $st in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+if [ -z "$missing" ]; then
+  echo "install-deps: all present ($PKGS)"
+  exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: need root to install:$missing" >&2
+  exit 1
+fi
+command -v apt-get >/dev/null 2>&1 || { echo "install-deps: apt-get not found; install$missing by hand" >&2; exit 1; }
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# an update is needed on a fresh machine (empty lists); retry once on a flaky mirror
+apt-get update -qq || { sleep 2; apt-get update -qq; }
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

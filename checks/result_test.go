@@ -84,3 +84,11 @@ func TestSortAndJSON(t *testing.T) {
 	}
 	testutil.Golden(t, "results.golden", b.Bytes())
 }
+
+func TestWCStatusName(t *testing.T) {
+	for n, want := range map[int]string{0: "SUCCESS", 5: "WR_FLUSH_ERR", 10: "REM_ACCESS_ERR", 12: "RETRY_EXC_ERR", 13: "RNR_RETRY_EXC_ERR", 99: "status 99", -1: "status -1"} {
+		if got := WCStatusName(n); got != want {
+			t.Errorf("WCStatusName(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package perftest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultTCPPort is the out-of-band port perftest listens on without -p.
+const DefaultTCPPort = 18515
+
+// minDuration is the shortest -D perftest accepts with its default margin of
+// 2 s ("please check that DURATION > 2*MARGIN").
+const minDuration = 5 * time.Second
+
+// Spec describes one side of one perftest run. The same Spec, with Peer set,
+// describes the client; without Peer, the server. Zero fields are left to
+// perftest's defaults and not passed.
+type Spec struct {
+	Test   Test
+	Device string // -d: RDMA device, e.g. mlx5_0 or rxe0 (required)
+	IBPort int    // -i: port of the device, 1..3 (0: perftest's default 1)
+	// GIDIndex is -x: the GID table index, required on RoCE, where it must
+	// name the RoCE v2 IPv4 GID found in /sys/class/infiniband/<dev>/ports/<n>/gids.
+	// nil lets perftest choose (fine on InfiniBand).
+	GIDIndex      *int
+	TCPPort       int           // -p: out-of-band TCP port, unique per concurrent pair (0: 18515)
+	ReportGbits   bool          // --report_gbits: bandwidth in Gb/s instead of MB/s
+	IgnoreFreq    bool          // -F: do not fail when the CPU frequency is not at its maximum
+	Duration      time.Duration // -D: run for this long (whole seconds, > 4 s); exclusive with Iterations
+	Iterations    int           // -n: exchanges per size (5..100000000); exclusive with Duration
+	Size          int64         // -s: message size in bytes; exclusive with AllSizes
+	AllSizes      bool          // -a: every size from 2 bytes to 8 MiB
+	QPs           int           // -q: queue pairs (1..16384; bandwidth tests only)
+	RDMACM        bool          // -R: connect the QPs through rdma_cm
+	Bidirectional bool          // -b: traffic both ways (bandwidth tests only)
+	// JSONFile, when set, adds --out_json --out_json_file=JSONFile (perftest
+	// releases that support it; see ParseJSON for the old invalid format).
+	JSONFile string
+	// Peer is the server's address for the client side; empty for the server.
+	// Use the RoCE interface's IP with RDMACM.
+	Peer string
+}
+
+// Validate reports, in one error per problem joined together, what perftest
+// would reject or what would make the run ambiguous.
+func (s Spec) Validate() error {
+	var probs []string
+	bad := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
+	if !s.Test.Valid() {
+		bad("test %q is not one of the ib_{write,read,send,atomic}_{bw,lat} binaries", s.Test.String())
+	}
+	if s.Device == "" {
+		bad("device is required")
+	} else if !argSafe(s.Device) {
+		bad("device %q must not start with '-' or contain spaces", s.Device)
+	}
+	if s.IBPort < 0 || s.IBPort > 3 {
+		bad("ib port %d is outside 1..3", s.IBPort)
+	}
+	if s.GIDIndex != nil && (*s.GIDIndex < 0 || *s.GIDIndex > 255) {
+		bad("gid index %d is outside 0..255", *s.GIDIndex)
+	}
+	if s.TCPPort < 0 || s.TCPPort > 65535 {
+		bad("tcp port %d is outside 1..65535", s.TCPPort)
+	}
+	if s.Duration != 0 && s.Iterations != 0 {
+		bad("duration and iterations are exclusive")
+	}
+	if s.Duration != 0 {
+		if s.Duration%time.Second != 0 {
+			bad("duration %s is not a whole number of seconds", s.Duration)
+		}
+		if s.Duration < minDuration {
+			bad("duration %s is too short: perftest needs more than twice its 2 s margin (at least %s)", s.Duration, minDuration)
+		}
+	}
+	if s.Iterations != 0 && (s.Iterations < 5 || s.Iterations > 100000000) {
+		bad("iterations %d is outside 5..100000000", s.Iterations)
+	}
+	if s.Size < 0 {
+		bad("size %d is negative", s.Size)
+	}
+	if s.AllSizes && s.Size != 0 {
+		bad("size and all sizes are exclusive")
+	}
+	if s.AllSizes && s.Duration != 0 {
+		bad("all sizes (-a) cannot run for a duration (-D)")
+	}
+	if s.QPs < 0 || s.QPs > 16384 {
+		bad("queue pairs %d is outside 1..16384", s.QPs)
+	}
+	if s.Test.Kind == Lat && (s.Bidirectional || s.QPs > 1) {
+		bad("bidirectional traffic and several queue pairs exist only in bandwidth tests")
+	}
+	if s.JSONFile != "" && (!argSafe(s.JSONFile) || strings.ContainsRune(s.JSONFile, '=')) {
+		bad("json file %q must not start with '-' or contain spaces or '='", s.JSONFile)
+	}
+	if s.Peer != "" && !argSafe(s.Peer) {
+		bad("peer %q must not start with '-' or contain spaces", s.Peer)
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrBadSpec, strings.Join(probs, "; "))
+}
+
+// argSafe rejects values that perftest's getopt would take for an option, or
+// that a careless shell join would split.
+func argSafe(v string) bool {
+	return !strings.HasPrefix(v, "-") && !strings.ContainsAny(v, " \t\n\x00")
+}
+
+// Args returns the argv of the perftest process for s, binary first, as a
+// fixed list to exec directly (never a shell string). The order is stable.
+func Args(s Spec) ([]string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("building %s arguments: %w", s.Test.Binary(), err)
+	}
+	argv := []string{s.Test.Binary(), "-d", s.Device}
+	if s.IBPort != 0 {
+		argv = append(argv, "-i", strconv.Itoa(s.IBPort))
+	}
+	if s.GIDIndex != nil {
+		argv = append(argv, "-x", strconv.Itoa(*s.GIDIndex))
+	}
+	if s.TCPPort != 0 {
+		argv = append(argv, "-p", strconv.Itoa(s.TCPPort))
+	}
+	if s.ReportGbits {
+		argv = append(argv, "--report_gbits")
+	}
+	if s.IgnoreFreq {
+		argv = append(argv, "-F")
+	}
+	if s.Duration != 0 {
+		argv = append(argv, "-D", strconv.Itoa(int(s.Duration/time.Second)))
+	}
+	if s.Iterations != 0 {
+		argv = append(argv, "-n", strconv.Itoa(s.Iterations))
+	}
+	if s.AllSizes {
+		argv = append(argv, "-a")
+	}
+	if s.Size != 0 {
+		argv = append(argv, "-s", strconv.FormatInt(s.Size, 10))
+	}
+	if s.QPs != 0 {
+		argv = append(argv, "-q", strconv.Itoa(s.QPs))
+	}
+	if s.RDMACM {
+		argv = append(argv, "-R")
+	}
+	if s.Bidirectional {
+		argv = append(argv, "-b")
+	}
+	if s.JSONFile != "" {
+		argv = append(argv, "--out_json", "--out_json_file="+s.JSONFile)
+	}
+	if s.Peer != "" {
+		argv = append(argv, s.Peer)
+	}
+	return argv, nil
+}

@@ -1,0 +1,191 @@
+package perftest
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+// failurePattern maps one perftest error line to its cause. detail, when set,
+// turns the submatches into Failure.Detail.
+type failurePattern struct {
+	re     *regexp.Regexp
+	class  checks.FailureClass
+	detail func(m []string) string
+}
+
+func group(i int) func([]string) string { return func(m []string) string { return m[i] } }
+
+// failurePatterns lists every error shape perftest prints that fabricctl
+// recognises. Order matters only within one line (the first match wins).
+var failurePatterns = []failurePattern{
+	// Out-of-band exchange (TCP port 18515 or rdma_cm).
+	{regexp.MustCompile(`Couldn't connect to (\S+)`), checks.OOBConnect, group(1)},
+	{regexp.MustCompile(`Unable to init the socket connection`), checks.OOBConnect, nil},
+	{regexp.MustCompile(`Unable to open file descriptor for socket connection`), checks.OOBConnect, nil},
+	{regexp.MustCompile(`Couldn't read remote address`), checks.OOBConnect, nil},
+	{regexp.MustCompile(`Unable to read (?:to|from) socket/rdma_cm`), checks.OOBConnect, nil},
+	{regexp.MustCompile(`Failed to exchange data between server and clients`), checks.OOBConnect, nil},
+	{regexp.MustCompile(`RDMA CM event error|Unable to perform rdma_client function|rdma_(?:resolve_addr|resolve_route|connect|accept|listen|bind_addr)\b.*(?:fail|error)`), checks.OOBConnect, nil},
+	// QP state transitions (RoCE: GID index, MTU, GRH, pkey).
+	{regexp.MustCompile(`Failed to modify QP (?:\d+ )?to (INIT|RTR|RTS)`), checks.QPBringUp, group(1)},
+	{regexp.MustCompile(`Unable to Connect the HCA's through the link`), checks.QPBringUp, nil},
+	// Work completions with an error status.
+	{regexp.MustCompile(`Completion with error at (client|server)`), checks.CompletionError, group(1)},
+	{regexp.MustCompile(`Failed status (\d+): wr_id \d+ synd\w* (0x[0-9a-fA-F]+)`), checks.CompletionError, func(m []string) string {
+		n, _ := strconv.Atoi(m[1])
+		return fmt.Sprintf("status %d %s, vendor syndrome %s", n, checks.WCStatusName(n), m[2])
+	}},
+	{regexp.MustCompile(`Completion with error`), checks.CompletionError, nil},
+	// Command-line rejections.
+	{regexp.MustCompile(`Parser function exited with Error`), checks.ArgumentError, nil},
+	{regexp.MustCompile(`is only available in \w+ test`), checks.ArgumentError, nil},
+	{regexp.MustCompile(`please check that DURATION > 2\*MARGIN`), checks.ArgumentError, nil},
+	{regexp.MustCompile(`(\S.*?) should be between (-?\d+) and (-?\d+)`), checks.ArgumentError, group(1)},
+	{regexp.MustCompile(`(?:unrecognized|invalid) option\b(.*)`), checks.ArgumentError, func(m []string) string { return strings.Trim(m[1], " -'") }},
+	// CPU clock calibration (get_clock.c) and the report it then cannot produce.
+	{regexp.MustCompile(`Correlation coefficient r\^?2?:?\s*([0-9.eE+-]*)`), checks.ClockCalibration, func(m []string) string {
+		if m[1] == "" {
+			return ""
+		}
+		return "r^2 " + m[1]
+	}},
+	{regexp.MustCompile(`Can't produce a report`), checks.ClockCalibration, nil},
+	// Device and port.
+	{regexp.MustCompile(`IB device (\S+) not found`), checks.NoDevice, group(1)},
+	{regexp.MustCompile(`No IB devices found|Unable to find the Infiniband/RoCE device|Couldn't get context for (?:the device|\S+)`), checks.NoDevice, nil},
+	{regexp.MustCompile(`Port number (\d+) state is (\w+)`), checks.PortDown, func(m []string) string { return "port " + m[1] + " " + m[2] }},
+	{regexp.MustCompile(`Couldn't set the link layer`), checks.PortDown, nil},
+	// The binary itself is missing.
+	{regexp.MustCompile(`\b(ib_(?:write|read|send|atomic)_(?:bw|lat))(?:: command not found|: not found|: No such file or directory|"?: executable file not found)`), checks.MissingTool, group(1)},
+}
+
+// specificity ranks classes from the most to the least telling: when the
+// server says "Couldn't read remote address" because the client's QP never
+// reached RTS, the cause is the QP bring-up.
+var specificity = []checks.FailureClass{
+	checks.MissingTool, checks.ArgumentError, checks.NoDevice, checks.PortDown,
+	checks.QPBringUp, checks.CompletionError, checks.ClockCalibration, checks.OOBConnect,
+}
+
+func rank(c checks.FailureClass) int {
+	for i, s := range specificity {
+		if s == c {
+			return i
+		}
+	}
+	return len(specificity)
+}
+
+// warningRe matches lines that are noise worth keeping but not failures.
+var warningRe = regexp.MustCompile(`(?i)^(?:libibverbs: Warning:|WARNING:)|Requested SQ size might be too big|Current TX depth is|Device not recognized to implement inline feature|Conflicting CPU frequency values detected`)
+
+// classify returns the failure a line reports, if any.
+func classify(line string, lineNo int) (Failure, bool) {
+	for _, p := range failurePatterns {
+		m := p.re.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		f := Failure{Class: p.class, Line: lineNo, Text: line}
+		if p.detail != nil {
+			f.Detail = p.detail(m)
+		}
+		return f, true
+	}
+	return Failure{}, false
+}
+
+// Cause returns the most specific failure across the reports of one test
+// (typically the server's and the client's), and false when none failed.
+func Cause(reports ...*Report) (Failure, bool) {
+	var best Failure
+	found := false
+	for _, r := range reports {
+		if r == nil {
+			continue
+		}
+		for _, f := range r.Failures {
+			if !found || rank(f.Class) < rank(best.Class) {
+				best, found = f, true
+			}
+		}
+	}
+	return best, found
+}
+
+// Hints explains a failure from what the banners of both sides show: an empty
+// GID table entry, RoCE without a GID index, an MTU or link-type mismatch, or
+// GIDs of different kinds (a link-local GID against an IPv4 one). Either
+// report may be nil (a loopback test or a side that printed nothing).
+func Hints(server, client *Report) []string {
+	var hints []string
+	var mtus, links, kinds = map[int]string{}, map[string]string{}, map[string]string{}
+	for i, r := range []*Report{server, client} {
+		if r == nil {
+			continue
+		}
+		who := [...]string{"server", "client"}[i]
+		if r.Header.Device != "" {
+			who += " " + r.Header.Device
+		}
+		h := r.Header
+		if h.LinkType == "Ethernet" && h.GIDIndex == nil && h.Device != "" {
+			hints = append(hints, fmt.Sprintf("%s: RoCE link without an explicit GID index; pass -x with the RoCE v2 IPv4 GID index from sysfs", who))
+		}
+		for _, e := range r.Local {
+			if e.ZeroGID() {
+				idx := "the chosen index"
+				if h.GIDIndex != nil {
+					idx = "index " + strconv.Itoa(*h.GIDIndex)
+				}
+				hints = append(hints, fmt.Sprintf("%s: local GID at %s is all zeros: the GID table entry is empty (no IP on the netdev in this namespace, or a wrong -x)", who, idx))
+				break
+			}
+			if e.GID != "" {
+				kinds[gidKind(e.GID)] = who
+			}
+		}
+		if h.MTU != 0 {
+			mtus[h.MTU] = who
+		}
+		if h.LinkType != "" {
+			links[h.LinkType] = who
+		}
+	}
+	if len(mtus) > 1 {
+		hints = append(hints, "the sides use different MTUs: "+describe(mtus))
+	}
+	if len(links) > 1 {
+		hints = append(hints, "the sides have different link types: "+describe(links))
+	}
+	if len(kinds) > 1 {
+		hints = append(hints, "the sides use GIDs of different kinds: "+describe(kinds))
+	}
+	return hints
+}
+
+// gidKind sorts a GID into the families that must match between RoCE peers.
+func gidKind(gid string) string {
+	switch {
+	case strings.HasPrefix(gid, "::ffff:"):
+		return "IPv4-mapped"
+	case strings.HasPrefix(gid, "fe80:"):
+		return "link-local"
+	default:
+		return "global IPv6"
+	}
+}
+
+// describe lists "value on who" pairs in a stable order.
+func describe[K cmp.Ordered](m map[K]string) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%v on %s", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

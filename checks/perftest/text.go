@@ -1,0 +1,298 @@
+package perftest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+// maxLine bounds one input line; perftest's widest line is under 200 bytes.
+const maxLine = 1 << 20
+
+var (
+	titleRe   = regexp.MustCompile(`^(\S.*?)\s+(?:BW|Latency|Lat)\s+Test$`)
+	dashRe    = regexp.MustCompile(`^-{10,}$`)
+	bannerRe  = regexp.MustCompile(`Waiting for client(?: rdma_cm QP)? to connect`)
+	addressRe = regexp.MustCompile(`^(local|remote) address:\s*(.*)$`)
+	gidLineRe = regexp.MustCompile(`^GID:\s*(\S+)`)
+	kvRe      = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.*#/ -]*?)\s*:\s*(\S*)`)
+	columnRe  = regexp.MustCompile(`#bytes|#sl|#iterations|(?:BW (?:peak|average|Port[12])|MsgRate(?: Port[12])?|CPU_Util|t_min|t_max|t_typical|t_avg|t_stdev|99(?:\.9)?% percentile)\[[^\]]*\]|tps average`)
+	bareRe    = regexp.MustCompile(`^-?\d+\.\d+$`)
+)
+
+type parseState int
+
+const (
+	stNone   parseState = iota // before any banner
+	stHeader                   // after the title, before the dashed line
+	stBody                     // addresses, warnings, errors
+	stRows                     // after a column header
+)
+
+// column is one column of a result table: its printed name and unit.
+type column struct {
+	name string // "#bytes", "BW average", "t_min", "99% percentile"
+	unit string // the bracketed unit: "Gb/sec", "usec"; empty for counts
+}
+
+// textParser carries the state of one Parse call.
+type textParser struct {
+	r       *Report
+	state   parseState
+	cols    []column
+	lat     bool
+	content bool
+}
+
+// Parse reads the console output of one ib_{write,read,send,atomic}_{bw,lat}
+// process, server or client side, and returns what it printed. Lines it does
+// not recognise are skipped, so wrapper logs and driver warnings around the
+// output do no harm; recognised error lines become Failures with their
+// FailureClass. Leading "> " quote markers and markdown emphasis around
+// numbers, as found in pasted output, are tolerated.
+//
+// Parse fails only when reading fails, a line exceeds 1 MiB, or the input holds
+// nothing perftest prints (ErrNoOutput).
+func Parse(rd io.Reader) (*Report, error) {
+	p := &textParser{r: &Report{}}
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		p.line(cleanLine(sc.Text()), n)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("parsing perftest output: line %d: longer than %d bytes: %w", n+1, maxLine, err)
+		}
+		return nil, fmt.Errorf("parsing perftest output: reading: %w", err)
+	}
+	if !p.content {
+		return nil, fmt.Errorf("parsing perftest output: %d lines: %w", n, ErrNoOutput)
+	}
+	return p.r, nil
+}
+
+// cleanLine strips whitespace, carriage returns and "> " quote markers.
+func cleanLine(s string) string {
+	s = strings.TrimSpace(s)
+	for strings.HasPrefix(s, ">") {
+		s = strings.TrimSpace(s[1:])
+	}
+	return s
+}
+
+func (p *textParser) line(s string, n int) {
+	if s == "" {
+		return
+	}
+	if f, ok := classify(s, n); ok {
+		p.r.Failures = append(p.r.Failures, f)
+		p.content = true
+		return
+	}
+	if warningRe.MatchString(s) {
+		p.r.Warnings = append(p.r.Warnings, s)
+		return
+	}
+	switch {
+	case bannerRe.MatchString(s):
+		p.r.ServerBanner, p.content = true, true
+	case dashRe.MatchString(s):
+		if p.state == stHeader || p.state == stRows {
+			p.state = stBody
+		}
+	case titleRe.MatchString(s):
+		p.title(s)
+	case addressRe.MatchString(s):
+		p.address(addressRe.FindStringSubmatch(s))
+	case gidLineRe.MatchString(s):
+		p.gid(gidLineRe.FindStringSubmatch(s)[1])
+	case strings.Contains(s, "#bytes"):
+		p.columns(s, n)
+	case p.state == stRows:
+		p.row(s, n)
+	case bareRe.MatchString(s):
+		v, _ := strconv.ParseFloat(s, 64)
+		p.r.Bare = append(p.r.Bare, v)
+		p.content = true
+	case p.state == stHeader:
+		for _, m := range kvRe.FindAllStringSubmatch(s, -1) {
+			p.r.Header.set(m[1], m[2])
+		}
+	}
+}
+
+func (p *textParser) title(s string) {
+	p.r.Title = s
+	if t, bidir, postList, ok := testFromTitle(s); ok {
+		p.r.Test, p.r.Bidirectional, p.r.PostList = t, bidir, postList
+	}
+	p.state = stHeader
+	p.content = true
+}
+
+// address reads "LID 0000 QPN 0x01ac PSN 0xc76db1 RKey 0x23beb2 VAddr 0x007f26a2c8b000".
+func (p *textParser) address(m []string) {
+	var e Endpoint
+	f := strings.Fields(m[2])
+	for i := 0; i+1 < len(f); i += 2 {
+		switch f[i] {
+		case "LID":
+			e.LID = f[i+1]
+		case "QPN":
+			e.QPN = f[i+1]
+		case "PSN":
+			e.PSN = f[i+1]
+		case "RKey":
+			e.RKey = f[i+1]
+		case "VAddr":
+			e.VAddr = f[i+1]
+		}
+	}
+	if m[1] == "local" {
+		p.r.Local = append(p.r.Local, e)
+	} else {
+		p.r.Remote = append(p.r.Remote, e)
+	}
+	p.state = stBody
+	p.content = true
+}
+
+// gid attaches a "GID:" line to the endpoint printed just before it.
+func (p *textParser) gid(raw string) {
+	gid, ok := gidFromDecimal(raw)
+	if !ok {
+		gid = raw
+	}
+	// The GID line follows its address line; the remote list is filled after the local one.
+	switch {
+	case len(p.r.Remote) > 0 && p.r.Remote[len(p.r.Remote)-1].GID == "":
+		p.r.Remote[len(p.r.Remote)-1].GID = gid
+	case len(p.r.Local) > 0 && p.r.Local[len(p.r.Local)-1].GID == "":
+		p.r.Local[len(p.r.Local)-1].GID = gid
+	}
+}
+
+func (p *textParser) columns(s string, n int) {
+	p.cols = p.cols[:0]
+	p.lat = false
+	for _, c := range columnRe.FindAllString(s, -1) {
+		name, unit, _ := strings.Cut(c, "[")
+		col := column{name: name, unit: strings.TrimSuffix(unit, "]")}
+		p.cols = append(p.cols, col)
+		switch {
+		case strings.HasPrefix(name, "t_") || name == "tps average" || strings.HasSuffix(name, "percentile"):
+			p.lat = true
+			p.r.LatUnit = unitOf(col.unit)
+		case strings.HasPrefix(name, "BW "):
+			p.r.BWUnit = unitOf(col.unit)
+		}
+	}
+	if len(p.cols) < 3 {
+		p.r.Truncated = true
+		p.r.Warnings = append(p.r.Warnings, fmt.Sprintf("line %d: incomplete column header %q", n, s))
+	}
+	p.state = stRows
+	p.content = true
+}
+
+func unitOf(s string) checks.Unit {
+	switch s {
+	case "Gb/sec":
+		return checks.UnitGbps
+	case "MB/sec":
+		return checks.UnitMBps
+	case "usec":
+		return checks.UnitUsec
+	case "cycles":
+		return checks.UnitCycles
+	}
+	return checks.Unit(s)
+}
+
+// row reads one result row; a row that is not all numbers ends the table.
+func (p *textParser) row(s string, n int) {
+	fields := strings.Fields(strings.ReplaceAll(s, "*", ""))
+	vals := make([]float64, 0, len(fields))
+	for _, f := range fields {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			p.state = stBody
+			return
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) < len(p.cols) || len(p.cols) < 3 {
+		p.r.Truncated = true
+		p.r.Warnings = append(p.r.Warnings, fmt.Sprintf("line %d: incomplete result row %q", n, s))
+		return
+	}
+	if p.lat {
+		p.r.Lat = append(p.r.Lat, p.latRow(vals))
+	} else {
+		p.r.BW = append(p.r.BW, p.bwRow(vals))
+	}
+}
+
+func (p *textParser) bwRow(vals []float64) BWRow {
+	var r BWRow
+	for i, c := range p.cols {
+		v := vals[i]
+		switch c.name {
+		case "#bytes":
+			r.Bytes = int64(v)
+		case "#iterations":
+			r.Iterations = int64(v)
+		case "BW peak":
+			r.BWPeak = v
+		case "BW average":
+			r.BWAverage = v
+		case "MsgRate":
+			r.MsgRate = v
+		default:
+			if r.Extra == nil {
+				r.Extra = map[string]float64{}
+			}
+			r.Extra[c.name] = v
+		}
+	}
+	return r
+}
+
+func (p *textParser) latRow(vals []float64) LatRow {
+	var r LatRow
+	for i, c := range p.cols {
+		v := vals[i]
+		switch c.name {
+		case "#bytes":
+			r.Bytes = int64(v)
+		case "#iterations":
+			r.Iterations = int64(v)
+		case "t_min":
+			r.TMin = v
+		case "t_max":
+			r.TMax = v
+		case "t_typical":
+			r.TTypical = v
+		case "t_avg":
+			r.TAvg = v
+		case "t_stdev":
+			r.TStdev = v
+		case "99% percentile":
+			r.P99 = v
+		case "99.9% percentile":
+			r.P999 = v
+		case "tps average":
+			r.TPS = v
+		}
+	}
+	return r
+}

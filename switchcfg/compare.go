@@ -264,6 +264,8 @@ func (c *comparer) pfc(w, g fabric.SwitchPFC) {
 	switch {
 	case w.Watchdog == nil:
 		// The intent does not configure a watchdog: whatever the device has is fine.
+	case g.Watchdog == nil && !w.Watchdog.Enabled:
+		// Wanted off, and the device has none: the same thing.
 	case g.Watchdog == nil:
 		c.add("pfc.watchdog.enabled", strconv.FormatBool(w.Watchdog.Enabled), Missing)
 		if w.Watchdog.Enabled {

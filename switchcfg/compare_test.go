@@ -193,3 +193,20 @@ func TestIntSetRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareDisabledWatchdogEqualsNone(t *testing.T) {
+	want, got := labIntent("sonic"), labIntent("sonic")
+	want.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: false}
+	got.PFC.Watchdog = nil
+	if diffs := Compare(want, got); len(diffs) != 0 {
+		t.Fatalf("got %v", diffs)
+	}
+	got.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100}
+	if diffs := Compare(want, got); len(diffs) != 1 || diffs[0].Field != "pfc.watchdog.enabled" {
+		t.Fatalf("got %v", diffs)
+	}
+	want.PFC.Watchdog = nil // not configured by the intent: anything goes
+	if diffs := Compare(want, got); len(diffs) != 0 {
+		t.Fatalf("got %v", diffs)
+	}
+}

@@ -1,6 +1,7 @@
 package switchcfg
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -420,4 +421,92 @@ func ParseIntSet(s string, min, max int) ([]int, error) {
 	}
 	sort.Ints(out)
 	return out, nil
+}
+
+// ErrInvalidIntent is wrapped by CheckIntent's errors: the intent contradicts
+// itself in a way no switch can express.
+var ErrInvalidIntent = errors.New("invalid switch intent")
+
+// CheckIntent checks the platform-neutral consistency every renderer relies
+// on: priorities 0..7 and unique, traffic classes and queues 0..7, DSCP 0..63
+// and in one class at most, PFC priorities equal to the lossless classes,
+// ECN 0 < min ≤ max with a probability of 0..100, DWRR bandwidth 0..100, and
+// classes sharing an egress queue agreeing on what is per queue on every
+// switch (strict/bandwidth, ECN, lossless or not). Errors wrap ErrInvalidIntent
+// and name the class.
+func CheckIntent(si fabric.SwitchIntent) error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidIntent}, args...)...))
+	}
+	prios := map[int]string{}
+	dscpOwner := map[int]string{}
+	byQueue := map[int]fabric.SwitchClass{}
+	var lossless []int
+	for _, c := range si.Classes {
+		name := "class " + strconv.Quote(className(c))
+		if c.Priority < 0 || c.Priority > 7 {
+			bad("%s: priority %d outside 0..7", name, c.Priority)
+		} else if other, dup := prios[c.Priority]; dup {
+			bad("%s: priority %d already used by class %q", name, c.Priority, other)
+		}
+		prios[c.Priority] = className(c)
+		if c.TrafficClass < 0 || c.TrafficClass > 7 {
+			bad("%s: traffic class %d outside 0..7", name, c.TrafficClass)
+		}
+		if c.Queue < 0 || c.Queue > 7 {
+			bad("%s: queue %d outside 0..7", name, c.Queue)
+		}
+		for _, d := range c.DSCP {
+			if d < 0 || d > 63 {
+				bad("%s: DSCP %d outside 0..63", name, d)
+			} else if other, dup := dscpOwner[d]; dup && other != className(c) {
+				bad("%s: DSCP %d already in class %q", name, d, other)
+			}
+			dscpOwner[d] = className(c)
+		}
+		if !c.Strict && (c.BandwidthPercent < 0 || c.BandwidthPercent > 100) {
+			bad("%s: bandwidth %d%% outside 0..100", name, c.BandwidthPercent)
+		}
+		if e := c.ECN; e != nil {
+			if e.MinBytes <= 0 || e.MaxBytes < e.MinBytes {
+				bad("%s: ECN thresholds %d-%d B need 0 < min <= max", name, e.MinBytes, e.MaxBytes)
+			}
+			if e.MaxMarkProbability < 0 || e.MaxMarkProbability > 100 {
+				bad("%s: ECN probability %d outside 0..100", name, e.MaxMarkProbability)
+			}
+		}
+		if c.Lossless {
+			lossless = append(lossless, c.Priority)
+		}
+		if o, ok := byQueue[c.Queue]; ok {
+			switch {
+			case o.Lossless != c.Lossless:
+				bad("%s shares queue %d with class %q but only one of them is lossless", name, c.Queue, className(o))
+			case o.Strict != c.Strict || (!c.Strict && o.BandwidthPercent != c.BandwidthPercent):
+				bad("%s shares queue %d with class %q but their scheduling differs", name, c.Queue, className(o))
+			case !sameECN(o.ECN, c.ECN):
+				bad("%s shares queue %d with class %q but their ECN settings differ", name, c.Queue, className(o))
+			}
+		} else {
+			byQueue[c.Queue] = c
+		}
+	}
+	for _, p := range si.PFC.Priorities {
+		if p < 0 || p > 7 {
+			bad("pfc: priority %d outside 0..7", p)
+		}
+	}
+	if !sameInts(si.PFC.Priorities, lossless) {
+		bad("pfc.priorities %s disagree with the lossless classes' priorities %s",
+			FormatIntSet(si.PFC.Priorities), FormatIntSet(lossless))
+	}
+	return errors.Join(errs...)
+}
+
+func sameECN(a, b *fabric.SwitchECN) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }

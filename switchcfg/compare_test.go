@@ -1,6 +1,8 @@
 package switchcfg
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -208,5 +210,33 @@ func TestCompareDisabledWatchdogEqualsNone(t *testing.T) {
 	want.PFC.Watchdog = nil // not configured by the intent: anything goes
 	if diffs := Compare(want, got); len(diffs) != 0 {
 		t.Fatalf("got %v", diffs)
+	}
+}
+
+func TestCheckIntent(t *testing.T) {
+	if err := CheckIntent(labIntent("sonic")); err != nil {
+		t.Fatalf("lab intent: %v", err)
+	}
+	cases := map[string]func(si *fabric.SwitchIntent){
+		"priority 3 already used":      func(si *fabric.SwitchIntent) { si.Classes[2].Priority = 3 },
+		"DSCP 26 already in class":     func(si *fabric.SwitchIntent) { si.Classes[2].DSCP = []int{26} },
+		"DSCP 64 outside":              func(si *fabric.SwitchIntent) { si.Classes[2].DSCP = []int{64} },
+		"disagree with the lossless":   func(si *fabric.SwitchIntent) { si.PFC.Priorities = []int{3, 4} },
+		"need 0 < min <= max":          func(si *fabric.SwitchIntent) { si.Classes[1].ECN.MaxBytes = 10 },
+		"only one of them is lossless": func(si *fabric.SwitchIntent) { si.Classes[0].Queue = 3 },
+		"their scheduling differs":     func(si *fabric.SwitchIntent) { si.Classes[2].Queue = 0 },
+		"queue 9 outside":              func(si *fabric.SwitchIntent) { si.Classes[2].Queue = 9 },
+		"their ECN settings differ": func(si *fabric.SwitchIntent) {
+			si.Classes[1].Lossless, si.PFC.Priorities = false, nil
+			si.Classes[1].Queue = 0
+		},
+	}
+	for want, mutate := range cases {
+		si := labIntent("sonic")
+		mutate(&si)
+		err := CheckIntent(si)
+		if err == nil || !errors.Is(err, ErrInvalidIntent) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", want, err)
+		}
 	}
 }

@@ -205,9 +205,10 @@ func ParseError(payload []byte) (ErrorMessage, error) {
 		Seq:   Order.Uint32(req[8:]),
 		PID:   Order.Uint32(req[12:]),
 	}
-	// The echoed request's own payload, when the kernel copied it and it fits.
-	if n := int(Order.Uint32(req)); n >= HdrLen && n <= len(req) {
-		m.Payload = req[HdrLen:n]
+	// Whatever of the echoed request's own payload the kernel copied: all of
+	// it by default, none with NETLINK_CAP_ACK.
+	if n := int(Order.Uint32(req)); n >= HdrLen {
+		m.Payload = req[HdrLen:min(n, len(req))]
 	}
 	return ErrorMessage{Errno: -code, Request: m}, nil
 }

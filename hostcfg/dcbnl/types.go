@@ -24,16 +24,16 @@ func tooShort(what string, got, want int) error {
 
 // ETS mirrors struct ieee_ets (59 bytes, no padding).
 type ETS struct {
-	Willing    uint8     `json:"willing"`    // ieee_ets.willing
-	ETSCap     uint8     `json:"etsCap"`     // ieee_ets.ets_cap: TCs the device supports (read-only)
-	CBS        uint8     `json:"cbs"`        // ieee_ets.cbs
-	TCTxBW     [8]uint8  `json:"tcTxBw"`     // ieee_ets.tc_tx_bw: percent per TC, used by ETS TCs
-	TCRxBW     [8]uint8  `json:"tcRxBw"`     // ieee_ets.tc_rx_bw
-	TCTSA      [8]TSA    `json:"tcTsa"`      // ieee_ets.tc_tsa
-	PrioTC     [8]uint8  `json:"prioTc"`     // ieee_ets.prio_tc: TC of each priority
-	TCRecoBW   [8]uint8  `json:"tcRecoBw"`   // ieee_ets.tc_reco_bw
-	TCRecoTSA  [8]TSA    `json:"tcRecoTsa"`  // ieee_ets.tc_reco_tsa
-	RecoPrioTC [8]uint8  `json:"recoPrioTc"` // ieee_ets.reco_prio_tc
+	Willing    uint8    `json:"willing"`    // ieee_ets.willing
+	ETSCap     uint8    `json:"etsCap"`     // ieee_ets.ets_cap: TCs the device supports (read-only)
+	CBS        uint8    `json:"cbs"`        // ieee_ets.cbs
+	TCTxBW     [8]uint8 `json:"tcTxBw"`     // ieee_ets.tc_tx_bw: percent per TC, used by ETS TCs
+	TCRxBW     [8]uint8 `json:"tcRxBw"`     // ieee_ets.tc_rx_bw
+	TCTSA      [8]TSA   `json:"tcTsa"`      // ieee_ets.tc_tsa
+	PrioTC     [8]uint8 `json:"prioTc"`     // ieee_ets.prio_tc: TC of each priority
+	TCRecoBW   [8]uint8 `json:"tcRecoBw"`   // ieee_ets.tc_reco_bw
+	TCRecoTSA  [8]TSA   `json:"tcRecoTsa"`  // ieee_ets.tc_reco_tsa
+	RecoPrioTC [8]uint8 `json:"recoPrioTc"` // ieee_ets.reco_prio_tc
 }
 
 // MarshalBinary lays e out as struct ieee_ets.

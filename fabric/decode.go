@@ -15,9 +15,10 @@ import (
 // Limits that keep hostile input from exhausting memory.
 const (
 	maxFileSize  = 16 << 20 // bytes per file
-	maxNodes     = 1 << 20  // YAML nodes visited per document, aliases counted each time
+	maxNodes     = 500000   // YAML nodes visited per document, aliases counted each time
 	maxDepth     = 64       // nesting depth
 	maxAliasUses = 10000    // alias dereferences per document
+	maxErrors    = 200      // errors reported per load; more are summarised
 )
 
 // decoder turns yaml.Node trees into Go values strictly, collecting located
@@ -33,6 +34,13 @@ type decoder struct {
 }
 
 func (d *decoder) errAt(n *yaml.Node, path, format string, args ...any) {
+	if len(*d.errs) >= maxErrors {
+		if len(*d.errs) == maxErrors {
+			*d.errs = append(*d.errs, &Error{Pos: d.nodePos(n), Msg: "too many errors; stopping here"})
+		}
+		d.aborted = true
+		return
+	}
 	*d.errs = append(*d.errs, &Error{Pos: d.nodePos(n), Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 

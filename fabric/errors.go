@@ -76,6 +76,9 @@ func (es Errors) sort() {
 func suggest(got string, candidates []string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
+		if len(got) >= 3 && (strings.HasPrefix(strings.ToLower(c), strings.ToLower(got)) || strings.HasPrefix(strings.ToLower(got), strings.ToLower(c))) {
+			return fmt.Sprintf(" (did you mean %q?)", c)
+		}
 		d := editDistance(strings.ToLower(got), strings.ToLower(c))
 		if d < bestD {
 			best, bestD = c, d

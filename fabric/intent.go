@@ -56,7 +56,7 @@ type InterfaceIntent struct {
 	// DCBX mode written with DCB_CMD_SDCBX (HOST|VER_IEEE = 0x09).
 	DCBX uint8 `json:"dcbx"`
 	// Trust is "dscp" or "pcp" (DCB_ATTR_DCB_APP_TRUST_TABLE or /sys/class/net/IF/qos/trust).
-	Trust string `json:"trust"`
+	Trust string  `json:"trust"`
 	PFC   HostPFC `json:"pfc"`
 	ETS   HostETS `json:"ets"`
 	// DSCPMap is the full DSCP→priority APP table (selector 5), sorted by DSCP;
@@ -168,7 +168,7 @@ type SwitchClass struct {
 	// Queue is the egress queue, defaults to TrafficClass.
 	Queue int `json:"queue" yaml:"queue"`
 	// DSCP values classified into this class, ascending.
-	DSCP     []int `json:"dscp" yaml:"dscp"`
+	DSCP     []int `json:"dscp" yaml:"dscp,flow"`
 	Lossless bool  `json:"lossless" yaml:"lossless"`
 	// Strict priority scheduling; when false BandwidthPercent is the DWRR/ETS share.
 	Strict           bool `json:"strict" yaml:"strict"`
@@ -187,7 +187,7 @@ type SwitchECN struct {
 // SwitchPFC is the PFC configuration of a switch.
 type SwitchPFC struct {
 	// Priorities with PFC (no-drop), ascending.
-	Priorities []int `json:"priorities" yaml:"priorities"`
+	Priorities []int `json:"priorities" yaml:"priorities,flow"`
 	// CableLengthMeters is the headroom hint.
 	CableLengthMeters int `json:"cableLengthMeters,omitempty" yaml:"cableLengthMeters,omitempty"`
 	// Watchdog is nil when the profile does not configure one.

@@ -44,6 +44,9 @@ type globals struct {
 func commands(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
+		newValidateCmd(g),
+		newRenderCmd(g),
+		newSchemaCmd(g),
 	}
 }
 

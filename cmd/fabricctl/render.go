@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/output"
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+)
+
+// artifact is one rendered file.
+type artifact struct {
+	Target  string `json:"target"`
+	Kind    string `json:"kind"` // host | switch | subnet-manager | profile
+	Path    string `json:"path"` // relative to --out
+	Content string `json:"content"`
+}
+
+type renderResult struct {
+	APIVersion string     `json:"apiVersion"`
+	Artifacts  []artifact `json:"artifacts"`
+}
+
+func newRenderCmd(g *globals) *cobra.Command {
+	var file, target, out string
+	cmd := &cobra.Command{
+		Use:   "render -f FILE [--target NAME] [--out DIR]",
+		Short: "Render the desired state of every target (host JSON, switch config, partitions.conf)",
+		Long: `Render what fabricctl would configure, without touching anything: the desired
+host state as JSON, each switch's canonical intent (YAML) and native config, and
+each subnet manager's partitions. With --out DIR one file per artifact is written
+under DIR/hosts, DIR/switches and DIR/subnet-managers; nothing is written when
+the fabric is invalid or any target fails to render.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := output.Check(g.output); err != nil {
+				return err
+			}
+			f, err := loadFabric(g.stderr, file)
+			if err != nil {
+				return err
+			}
+			arts, err := renderArtifacts(f, target)
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := writeArtifacts(out, arts); err != nil {
+					return err
+				}
+				for _, a := range arts {
+					fmt.Fprintln(g.stdout, filepath.Join(out, a.Path))
+				}
+				return nil
+			}
+			return output.Write(g.stdout, g.output, renderResult{APIVersion: fabric.APIVersion, Artifacts: arts},
+				func(*output.TableWriter) {
+					for i, a := range arts {
+						if i > 0 {
+							fmt.Fprintln(g.stdout)
+						}
+						fmt.Fprintf(g.stdout, "# ==> %s (%s %s) <==\n%s", a.Path, a.Kind, a.Target, a.Content)
+						if !strings.HasSuffix(a.Content, "\n") {
+							fmt.Fprintln(g.stdout)
+						}
+					}
+				})
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "fabric or profile file")
+	cmd.Flags().StringVar(&target, "target", "", "render only this target")
+	cmd.Flags().StringVar(&out, "out", "", "write one file per artifact under this directory")
+	return cmd
+}
+
+// renderArtifacts renders every target (or only target) of f, in memory.
+func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
+	r := f.Resolve()
+	if target != "" {
+		known := r.Targets()
+		found := false
+		for _, t := range known {
+			found = found || t == target
+		}
+		if !found {
+			return nil, fmt.Errorf("no target named %q in the fabric (targets: %s)", target, strings.Join(known, ", "))
+		}
+	}
+	want := func(name string) bool { return target == "" || target == name }
+	var arts []artifact
+	for _, h := range r.Hosts {
+		if !want(h.Host) {
+			continue
+		}
+		b, err := marshalJSON(h)
+		if err != nil {
+			return nil, err
+		}
+		arts = append(arts, artifact{Target: h.Host, Kind: "host", Path: "hosts/" + h.Host + ".json", Content: b})
+	}
+	for _, s := range r.Switches {
+		if !want(s.Name) {
+			continue
+		}
+		b, err := marshalYAML(s)
+		if err != nil {
+			return nil, err
+		}
+		arts = append(arts, artifact{Target: s.Name, Kind: "switch", Path: "switches/" + s.Name + ".intent.yaml", Content: b})
+		native, ext, err := renderSwitchNative(s)
+		if err != nil {
+			return nil, fmt.Errorf("rendering switch %s: %w", s.Name, err)
+		}
+		if native != "" {
+			arts = append(arts, artifact{Target: s.Name, Kind: "switch", Path: "switches/" + s.Name + ext, Content: native})
+		}
+	}
+	for _, sm := range r.SubnetManagers {
+		if !want(sm.Name) {
+			continue
+		}
+		content, ext, err := renderSubnetManager(sm)
+		if err != nil {
+			return nil, fmt.Errorf("rendering subnet manager %s: %w", sm.Name, err)
+		}
+		arts = append(arts, artifact{Target: sm.Name, Kind: "subnet-manager", Path: "subnet-managers/" + sm.Name + ext, Content: content})
+	}
+	if f.Kind != fabric.KindFabric && target == "" {
+		profs, err := renderProfiles(f)
+		if err != nil {
+			return nil, err
+		}
+		arts = append(arts, profs...)
+	}
+	return arts, nil
+}
+
+// renderProfiles previews a profiles-only file: what a host interface and a
+// switch would get, and the partitions.
+func renderProfiles(f *fabric.Fabric) ([]artifact, error) {
+	names := make([]string, 0, len(f.Profiles))
+	for n := range f.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var arts []artifact
+	for _, n := range names {
+		p := f.Profiles[n]
+		if e := p.Spec.Ethernet; e != nil {
+			ii := fabric.ResolveInterface(e)
+			ii.Name = fabric.AllRDMANetdevs
+			b, err := marshalJSON(ii)
+			if err != nil {
+				return nil, err
+			}
+			arts = append(arts, artifact{Target: n, Kind: "profile", Path: "profiles/" + n + ".host-interface.json", Content: b})
+			si := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Profile: n, Ports: []string{}}
+			fabric.ResolveSwitchQoS(e, &si)
+			y, err := marshalYAML(si)
+			if err != nil {
+				return nil, err
+			}
+			arts = append(arts, artifact{Target: n, Kind: "profile", Path: "profiles/" + n + ".switch-qos.yaml", Content: y})
+		}
+		if ib := p.Spec.InfiniBand; ib != nil {
+			b, err := marshalJSON(fabric.ResolvePartitions(ib, nil))
+			if err != nil {
+				return nil, err
+			}
+			arts = append(arts, artifact{Target: n, Kind: "profile", Path: "profiles/" + n + ".partitions.json", Content: b})
+		}
+	}
+	return arts, nil
+}
+
+func marshalJSON(v any) (string, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encoding JSON: %w", err)
+	}
+	return string(b) + "\n", nil
+}
+
+func marshalYAML(v any) (string, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("encoding YAML: %w", err)
+	}
+	return buf.String(), enc.Close()
+}
+
+// writeArtifacts writes every artifact under dir; each file is written to a
+// temporary name and renamed, so a reader never sees half a file.
+func writeArtifacts(dir string, arts []artifact) error {
+	for _, a := range arts {
+		path := filepath.Join(dir, filepath.FromSlash(a.Path))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("creating output directory: %w", err)
+		}
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(a.Content), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,343 @@
+package opensm
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// ErrNoGUIDs: a partition names a host whose port GUIDs are not known yet.
+// The controller must discover them (ports/N/... on the host) before rendering.
+var ErrNoGUIDs = errors.New("no known port GUIDs")
+
+// DefaultPartition is what fabricctl writes for pkey 0x7fff when the intent
+// does not define it: every port a full member, with the IPoIB broadcast
+// group. OpenSM's doc/partition-config.txt gives "Default=0x7fff,ipoib:ALL=full;"
+// as the rule equivalent to running without partition manager; without any
+// rule for 0x7fff in an existing file OpenSM would make every port but its own
+// a limited member, which cuts hosts off from each other on the default pkey.
+func DefaultPartition() fabric.PartitionIntent {
+	return fabric.PartitionIntent{
+		Name:         "Default",
+		PKey:         DefaultPKey,
+		IPoIB:        true,
+		ServiceLevel: -1,
+		Members:      []fabric.PartitionMember{{Special: "ALL", Membership: "full"}},
+	}
+}
+
+// Desired returns the canonical partition table Render writes for parts:
+// Host members replaced by their port GUIDs from guids (host → GUIDs), every
+// membership explicit (a member without one takes the partition's
+// DefaultMembership, else limited), GUIDs spelled by FormatGUID, MTU and rate
+// given both as bytes/Gb/s and as IBTA codes, members ordered keywords first
+// (ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF) then GUIDs ascending, the
+// default partition added when absent, and partitions ordered 0x7fff first,
+// then by pkey. Parse(Render(sm, guids)) returns exactly Desired(sm.Partitions,
+// guids), which is what drift compares against.
+//
+// It rejects what partitions.conf cannot say or OpenSM would read otherwise:
+// a pkey with the 0x8000 bit, duplicate pkeys, names with , : ; = # or line
+// breaks, unknown memberships, an MTU or rate without an IBTA code, SL above
+// 15, a member that is not exactly one of GUID/Host/Special, one port listed
+// with two memberships, and a Host with no known GUIDs (ErrNoGUIDs).
+func Desired(parts []fabric.PartitionIntent, guids map[string][]string) ([]fabric.PartitionIntent, error) {
+	var errs []error
+	out := make([]fabric.PartitionIntent, 0, len(parts)+1)
+	pkeys := map[uint16]string{}
+	names := map[string]bool{}
+	hasDefault := false
+	for _, in := range parts {
+		p, err := canonical(in, guids)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("partition %q: %w", in.Name, err))
+			continue
+		}
+		if p.PKey == 0 {
+			if names[p.Name] {
+				errs = append(errs, fmt.Errorf("partition %q: defined twice without a pkey", p.Name))
+				continue
+			}
+			names[p.Name] = true
+		} else if prev, dup := pkeys[p.PKey]; dup {
+			errs = append(errs, fmt.Errorf("partition %q: pkey 0x%04x already used by partition %q", p.Name, p.PKey, prev))
+			continue
+		}
+		pkeys[p.PKey] = p.Name
+		hasDefault = hasDefault || p.PKey == DefaultPKey
+		out = append(out, p)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if !hasDefault {
+		out = append(out, DefaultPartition())
+		pkeys[DefaultPKey] = "Default"
+	}
+	// OpenSM merges a definition without a pkey into an earlier partition of
+	// the same name, so such a name must be unique.
+	for _, p := range out {
+		if p.PKey != 0 {
+			continue
+		}
+		for k, n := range pkeys {
+			if k != 0 && n == p.Name {
+				errs = append(errs, fmt.Errorf("partition %q: has no pkey and shares its name with pkey 0x%04x, so OpenSM would merge them", p.Name, k))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return partitionLess(out[i], out[j]) })
+	return out, nil
+}
+
+// partitionLess orders the default partition first, then by pkey, then
+// pkey-less partitions by name.
+func partitionLess(a, b fabric.PartitionIntent) bool {
+	ra, rb := int(a.PKey), int(b.PKey)
+	if a.PKey == DefaultPKey {
+		ra = -1
+	}
+	if b.PKey == DefaultPKey {
+		rb = -1
+	}
+	if a.PKey == 0 {
+		ra = 1 << 16
+	}
+	if b.PKey == 0 {
+		rb = 1 << 16
+	}
+	if ra != rb {
+		return ra < rb
+	}
+	return a.Name < b.Name
+}
+
+func canonical(in fabric.PartitionIntent, guids map[string][]string) (fabric.PartitionIntent, error) {
+	p := in
+	if err := checkName(p); err != nil {
+		return p, err
+	}
+	if p.PKey&^pkeyMask != 0 {
+		return p, fmt.Errorf("pkey 0x%04x has the full-member bit 0x8000 set; write 0x%04x", p.PKey, p.PKey&pkeyMask)
+	}
+	switch p.DefaultMembership {
+	case "", "full", "limited", "both":
+	default:
+		return p, fmt.Errorf("defaultMembership %q is not full, limited or both", p.DefaultMembership)
+	}
+	if err := canonicalMTU(&p); err != nil {
+		return p, err
+	}
+	if err := canonicalRate(&p); err != nil {
+		return p, err
+	}
+	if p.ServiceLevel < -1 || p.ServiceLevel > 15 {
+		return p, fmt.Errorf("serviceLevel %d is out of range 0..15", p.ServiceLevel)
+	}
+	members, err := canonicalMembers(in, guids)
+	if err != nil {
+		return p, err
+	}
+	p.Members = members
+	return p, nil
+}
+
+func checkName(p fabric.PartitionIntent) error {
+	if strings.ContainsAny(p.Name, ",:;=#\n\r\x00") {
+		return fmt.Errorf("name %q contains one of , : ; = # or a line break, which partitions.conf cannot hold", p.Name)
+	}
+	if strings.TrimSpace(p.Name) != p.Name {
+		return fmt.Errorf("name %q has leading or trailing white space", p.Name)
+	}
+	if p.PKey == 0 {
+		if p.Name == "" {
+			return errors.New("a partition needs a pkey or a name")
+		}
+		if p.Name[0] >= '0' && p.Name[0] <= '9' {
+			return fmt.Errorf("name %q starts with a digit, so without a pkey OpenSM would read it as one", p.Name)
+		}
+	}
+	return nil
+}
+
+func canonicalMTU(p *fabric.PartitionIntent) error {
+	switch {
+	case p.MTUCode != 0:
+		if p.MTUCode < 1 || p.MTUCode > 5 {
+			return fmt.Errorf("mtuCode %d is not an IBTA MTU code (1..5)", p.MTUCode)
+		}
+		if bytes := 128 << p.MTUCode; p.MTU != 0 && p.MTU != bytes {
+			return fmt.Errorf("mtu %d disagrees with mtuCode %d (%d bytes)", p.MTU, p.MTUCode, bytes)
+		}
+	case p.MTU != 0:
+		if p.MTUCode = fabric.MTUCode(p.MTU); p.MTUCode == 0 {
+			return fmt.Errorf("mtu %d is not an InfiniBand MTU (256, 512, 1024, 2048 or 4096)", p.MTU)
+		}
+	default:
+		return nil
+	}
+	p.MTU = 128 << p.MTUCode
+	return nil
+}
+
+func canonicalRate(p *fabric.PartitionIntent) error {
+	switch {
+	case p.RateCode != 0:
+		gbps := fabric.RateFromCode(p.RateCode)
+		if gbps == 0 {
+			return fmt.Errorf("rateCode %d is not an IBTA rate code", p.RateCode)
+		}
+		if p.Rate != 0 && p.Rate != int(gbps) {
+			return fmt.Errorf("rate %d disagrees with rateCode %d (%g Gb/s)", p.Rate, p.RateCode, gbps)
+		}
+	case p.Rate != 0:
+		if p.RateCode = fabric.RateCode(float64(p.Rate)); p.RateCode == 0 {
+			return fmt.Errorf("rate %d Gb/s has no IBTA rate code", p.Rate)
+		}
+	default:
+		return nil
+	}
+	p.Rate = int(fabric.RateFromCode(p.RateCode))
+	return nil
+}
+
+func canonicalMembers(p fabric.PartitionIntent, guids map[string][]string) ([]fabric.PartitionMember, error) {
+	def := p.DefaultMembership
+	if def == "" {
+		def = "limited"
+	}
+	out := []fabric.PartitionMember{}
+	index := map[string]int{}
+	add := func(m fabric.PartitionMember) error {
+		k := memberKey(m)
+		if i, ok := index[k]; ok {
+			if out[i].Membership != m.Membership {
+				return fmt.Errorf("member %s listed as both %s and %s", k, out[i].Membership, m.Membership)
+			}
+			return nil
+		}
+		index[k] = len(out)
+		out = append(out, m)
+		return nil
+	}
+	var errs []error
+	for i, m := range p.Members {
+		membership := m.Membership
+		switch membership {
+		case "":
+			membership = def
+		case "full", "limited", "both":
+		default:
+			errs = append(errs, fmt.Errorf("members[%d]: membership %q is not full, limited or both", i, m.Membership))
+			continue
+		}
+		set := 0
+		for _, s := range []string{m.GUID, m.Host, m.Special} {
+			if s != "" {
+				set++
+			}
+		}
+		if set != 1 {
+			errs = append(errs, fmt.Errorf("members[%d]: exactly one of guid, host and special must be set", i))
+			continue
+		}
+		switch {
+		case m.Special != "":
+			if matchSpecial(m.Special) != m.Special {
+				errs = append(errs, fmt.Errorf("members[%d]: special %q is not one of %s", i, m.Special, strings.Join(specials, ", ")))
+				continue
+			}
+			errs = append(errs, add(fabric.PartitionMember{Special: m.Special, Membership: membership}))
+		case m.GUID != "":
+			v, err := ParseGUID(m.GUID)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("members[%d]: %w", i, err))
+				continue
+			}
+			errs = append(errs, add(fabric.PartitionMember{GUID: FormatGUID(v), Membership: membership}))
+		default:
+			list := guids[m.Host]
+			if len(list) == 0 {
+				errs = append(errs, fmt.Errorf("host %q: %w (discover the host's port GUIDs first)", m.Host, ErrNoGUIDs))
+				continue
+			}
+			for _, g := range list {
+				v, err := ParseGUID(g)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("host %q: %w", m.Host, err))
+					continue
+				}
+				errs = append(errs, add(fabric.PartitionMember{GUID: FormatGUID(v), Membership: membership}))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sortMembers(out)
+	return out, nil
+}
+
+// Render writes the partitions.conf for sm: a header comment naming fabricctl
+// and the subnet manager, then one definition per partition of Desired, in
+// that order. It is pure; guids maps host names to their port GUIDs.
+func Render(sm fabric.SubnetManagerIntent, guids map[string][]string) (string, error) {
+	parts, err := Desired(sm.Partitions, guids)
+	if err != nil {
+		return "", fmt.Errorf("rendering partitions.conf for %s: %w", sm.Name, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# OpenSM partitions.conf generated by fabricctl for subnet manager %q", sm.Name)
+	if sm.Profile != "" {
+		fmt.Fprintf(&b, " (profile %q)", sm.Profile)
+	}
+	b.WriteString(".\n# Do not edit: `fabricctl apply` overwrites this file and `fabricctl drift` reports edits.\n")
+	for _, p := range parts {
+		b.WriteString("\n")
+		writePartition(&b, p)
+	}
+	return b.String(), nil
+}
+
+func writePartition(b *strings.Builder, p fabric.PartitionIntent) {
+	b.WriteString(p.Name)
+	if p.PKey != 0 {
+		fmt.Fprintf(b, "=0x%04x", p.PKey)
+	}
+	if p.IPoIB {
+		b.WriteString(", ipoib")
+	}
+	if p.MTUCode != 0 {
+		fmt.Fprintf(b, ", mtu=%d", p.MTUCode)
+	}
+	if p.RateCode != 0 {
+		fmt.Fprintf(b, ", rate=%d", p.RateCode)
+	}
+	if p.ServiceLevel >= 0 {
+		fmt.Fprintf(b, ", sl=%d", p.ServiceLevel)
+	}
+	if p.DefaultMembership != "" {
+		fmt.Fprintf(b, ", defmember=%s", p.DefaultMembership)
+	}
+	b.WriteString(" :")
+	sep := " "
+	if len(p.Members) > 1 {
+		sep = "\n\t"
+	}
+	for i, m := range p.Members {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(sep)
+		b.WriteString(memberKey(m))
+		b.WriteString("=")
+		b.WriteString(m.Membership)
+	}
+	b.WriteString(" ;\n")
+}

@@ -1,0 +1,47 @@
+// Package cumulus is the switchcfg driver for NVIDIA Cumulus Linux managed
+// with NVUE (platform "cumulus-nvue").
+//
+// Render turns a fabric.SwitchIntent into `nv set` / `nv unset` lines on the
+// default-global QoS profiles:
+//
+//	nv set qos mapping default-global trust l3
+//	nv set qos mapping default-global dscp 26 switch-priority 3
+//	nv set qos egress-queue-mapping default-global switch-priority 3 traffic-class 3
+//	nv set qos pfc default-global switch-priority 3
+//	nv set qos congestion-control default-global traffic-class 3 min-threshold 150000
+//	nv set qos egress-scheduler default-global traffic-class 6 mode strict
+//	nv set interface swp1-32 qos pfc-watchdog
+//	nv set interface swp1-32 link mtu 9216
+//
+// The rendering is full state: it starts by unsetting the managed profiles,
+// so NVUE's own `nv config diff` decides whether anything changes. When the
+// intent is exactly what `nv set qos roce mode lossless` installs (DSCP
+// default map, SP3 lossless with ECN 150000–1500000 B, SP6 strict for CNPs,
+// everything else on TC0, TC0/TC3 DWRR 50/50, trust pcp+dscp) the one-liner is
+// rendered instead of the knobs. Limits of the platform (queue = traffic
+// class on Spectrum, drop-only watchdog detecting after whole polls, NVUE
+// value ranges) fail Render with switchcfg.ErrNotSupported; an intent that
+// contradicts itself fails with switchcfg.ErrInvalidIntent.
+//
+// Parse reads `nv config show -o json` (or its YAML form, and `nv config diff`
+// documents) with DecodeConfig/ParseTree, and for audits also the operational
+// `nv show qos roce` table (ParseShowRoCE) and qos_features.conf or the legacy
+// traffic.conf (ParseQoSFeatures). Every source is folded onto the platform
+// defaults (DSCP d → switch priority d/8, TC0 marking ECN at 150000 B, DWRR
+// 12/13 %), so a read-back yields the effective state, not just the lines a
+// user typed. Classes are the switch priorities that receive traffic under
+// the trust mode, named "sp<N>"; Compare matches them by priority.
+//
+// Not read: `netq check roce` (a pass/fail summary with no values),
+// qos_infra.conf (buffer pools and alphas, outside the canonical intent), and
+// NCLU `net add … storage-optimized` macros (their effect is read from the
+// traffic.conf they produce). QoS profiles other than default-global are not
+// read, since fabricctl never writes them.
+//
+// Push (the switchcfg.Transactor) loads the lines, asks `nv config diff`,
+// detaches when there is nothing to do, else applies with
+// `nv config apply -y --confirm <t>s` and confirms with `nv config apply -y`;
+// any failure before the apply detaches the pending revision.
+//
+// The Driver is stateless and safe for concurrent use; a Tree is not.
+package cumulus

@@ -1,0 +1,100 @@
+package cumulus
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// portRE is a Cumulus front-panel port: swpN or a breakout swpNsM.
+var portRE = regexp.MustCompile(`^swp[1-9][0-9]{0,3}(s[0-9]{1,2})?$`)
+
+var checkPort = switchcfg.PortPattern(Platform, portRE, "swp1 or swp1s0")
+
+// ifaceRE is one interface name as NVUE accepts it in a list.
+var ifaceRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:]{0,30}$`)
+
+// maxRange bounds one range so a typo cannot allocate millions of names.
+const maxRange = 4096
+
+// ExpandInterfaces expands an NVUE interface list ("swp1-4,swp6",
+// "swp1s0-3", "swp1-swp4", "eth0") into names, in the order written.
+func ExpandInterfaces(list string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(list, ",") {
+		part = strings.TrimSpace(part)
+		first, last, isRange := strings.Cut(part, "-")
+		if !ifaceRE.MatchString(first) {
+			return nil, fmt.Errorf("%q is not an interface name or range", part)
+		}
+		if !isRange {
+			out = append(out, first)
+			continue
+		}
+		prefix, lo, ok := splitLastNumber(first)
+		if !ok {
+			return nil, fmt.Errorf("interface range %q: %q does not end in a number", part, first)
+		}
+		hi, err := strconv.Atoi(last)
+		if err != nil {
+			p2, n2, ok2 := splitLastNumber(last)
+			if !ok2 || p2 != prefix {
+				return nil, fmt.Errorf("interface range %q: the end must be a number or %sN", part, prefix)
+			}
+			hi = n2
+		}
+		if hi < lo || hi-lo >= maxRange {
+			return nil, fmt.Errorf("interface range %q runs backwards or is too long", part)
+		}
+		for i := lo; i <= hi; i++ {
+			out = append(out, prefix+strconv.Itoa(i))
+		}
+	}
+	return out, nil
+}
+
+// CompressInterfaces writes names as an NVUE range list: [swp1 swp2 swp3
+// swp5 swp1s0 swp1s1] → "swp1-3,swp5,swp1s0-1" (natural order, consecutive
+// last numbers folded).
+func CompressInterfaces(names []string) string {
+	s := append([]string(nil), names...)
+	fabric.SortPorts(s)
+	var parts []string
+	for i := 0; i < len(s); {
+		prefix, n, ok := splitLastNumber(s[i])
+		j := i
+		for ok && j+1 < len(s) {
+			p2, n2, ok2 := splitLastNumber(s[j+1])
+			if !ok2 || p2 != prefix || n2 != n+(j+1-i) {
+				break
+			}
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%s%d-%d", prefix, n, n+(j-i)))
+		} else if i == 0 || s[i] != s[i-1] {
+			parts = append(parts, s[i])
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+func splitLastNumber(name string) (string, int, bool) {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i == len(name) || i == 0 {
+		return name, 0, false
+	}
+	n, err := strconv.Atoi(name[i:])
+	if err != nil || (len(name)-i > 1 && name[i] == '0') {
+		return name, 0, false
+	}
+	return name[:i], n, true
+}

@@ -1,0 +1,251 @@
+package cumulus
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// fieldSep splits NVUE's human tables: columns are separated by two or more spaces.
+var fieldSep = regexp.MustCompile(`\s{2,}`)
+
+// ParseShowRoCE reads the text of `nv show qos roce` (switch level) or
+// `nv show interface <if> qos roce status` (port level) into the canonical
+// intent. These are operational views: thresholds are NVUE's rounded
+// displays ("146.48 KB" = 149995 B, KB and MB being binary), which Compare
+// tolerates. The port-level view lists only the RoCE and CNP rows; DSCP values
+// it does not list keep the platform default map.
+func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
+	m := newModel()
+	var (
+		section, table string
+		cols           [][2]int
+		seen           bool
+		ecnTCs         []int
+		ecn            fabric.SwitchECN
+		ecnOn          = true
+	)
+	ls := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
+	for i := 0; i < len(ls); i++ {
+		line := strings.TrimRight(ls[i], " \t")
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" {
+			continue
+		}
+		// A table title is underlined with '='.
+		if i+1 < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i+1]), "===") {
+			table, cols = trimmed, nil
+			i++
+			continue
+		}
+		if strings.HasPrefix(trimmed, "---") || strings.HasPrefix(trimmed, "- ") || trimmed == "-" {
+			cols = dashColumns(line)
+			continue
+		}
+		if table != "" {
+			if cols == nil {
+				continue // header line; the dash line below gives the columns
+			}
+			if err := showTableRow(m, table, cut(line, cols)); err != nil {
+				return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d: %w", i+1, err)
+			}
+			seen = true
+			continue
+		}
+		f := fieldSep.Split(trimmed, -1)
+		key, val := f[0], ""
+		if len(f) > 1 {
+			val = f[1]
+		}
+		if !strings.HasPrefix(line, " ") {
+			section = key
+		}
+		if strings.HasPrefix(line, " ") || val != "" {
+			seen = true
+		}
+		var err error
+		switch section + "/" + key {
+		case "mode/mode":
+			m.roce = val
+		case "pfc/pfc-priority":
+			var ps []int
+			if ps, err = switchcfg.ParseIntSet(val, 0, 7); err == nil {
+				m.pfc = [8]bool{}
+				for _, p := range ps {
+					m.pfc[p] = true
+				}
+			}
+		case "pfc/cable-length":
+			m.cable, err = strconv.Atoi(val)
+		case "congestion-control/congestion-mode":
+			ecnOn = strings.Contains(strings.ToLower(val), "ecn")
+		case "congestion-control/enabled-tc":
+			ecnTCs, err = switchcfg.ParseIntSet(val, 0, 7)
+		case "congestion-control/min-threshold":
+			ecn.MinBytes, err = parseSize(val)
+		case "congestion-control/max-threshold":
+			ecn.MaxBytes, err = parseSize(val)
+		case "congestion-control/probability":
+			ecn.MaxMarkProbability, err = strconv.Atoi(val)
+		case "trust/trust-mode":
+			m.trust = trustFromShow(val)
+		}
+		if err != nil {
+			return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d (%s %s): %w", i+1, section, key, err)
+		}
+	}
+	if !seen {
+		return fabric.SwitchIntent{}, fmt.Errorf("%w: no nv show qos roce fields found", ErrSyntax)
+	}
+	if ecnTCs != nil {
+		m.ecn = [8]*fabric.SwitchECN{}
+		if ecnOn {
+			for _, tc := range ecnTCs {
+				e := ecn
+				m.ecn[tc] = &e
+			}
+		}
+	}
+	return m.intent(), nil
+}
+
+// showTableRow applies one row of the DSCP→SP or SP→TC table.
+func showTableRow(m *model, table string, cells []string) error {
+	switch {
+	case strings.Contains(table, "DSCP->SP"):
+		// [index|label] pcp dscp switch-prio
+		if len(cells) < 4 {
+			return fmt.Errorf("%w: short DSCP->SP row %q", ErrSyntax, cells)
+		}
+		sp, err := strconv.Atoi(cells[3])
+		if err != nil || sp < 0 || sp > 7 {
+			return fmt.Errorf("%w: switch-prio %q", ErrSyntax, cells[3])
+		}
+		pcps, err := switchcfg.ParseIntSet(cells[1], 0, 7)
+		if err != nil {
+			return err
+		}
+		dscps, err := switchcfg.ParseIntSet(cells[2], 0, 63)
+		if err != nil {
+			return err
+		}
+		for _, p := range pcps {
+			m.pcpSP[p] = sp
+		}
+		for _, d := range dscps {
+			m.dscpSP[d] = sp
+		}
+	case strings.Contains(table, "SP->TC"):
+		// [index|label] switch-prio traffic-class scheduler-weight
+		if len(cells) < 4 {
+			return fmt.Errorf("%w: short SP->TC row %q", ErrSyntax, cells)
+		}
+		sp, err1 := strconv.Atoi(cells[1])
+		tc, err2 := strconv.Atoi(cells[2])
+		if err1 != nil || err2 != nil || sp < 0 || sp > 7 || tc < 0 || tc > 7 {
+			return fmt.Errorf("%w: SP->TC row %q", ErrSyntax, cells)
+		}
+		m.spTC[sp] = tc
+		w := strings.ToLower(cells[3])
+		switch {
+		case strings.HasPrefix(w, "strict"):
+			m.sched[tc] = tcSched{strict: true}
+		case strings.HasPrefix(w, "dwrr-") && strings.HasSuffix(w, "%"):
+			bw, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(w, "dwrr-"), "%"))
+			if err != nil || bw < 0 || bw > 100 {
+				return fmt.Errorf("%w: scheduler-weight %q", ErrSyntax, cells[3])
+			}
+			m.sched[tc] = tcSched{bandwidth: bw}
+		default:
+			return fmt.Errorf("%w: scheduler-weight %q", ErrSyntax, cells[3])
+		}
+	}
+	return nil
+}
+
+// dashColumns returns the [start, end) of each run of '-' in an underline.
+func dashColumns(line string) [][2]int {
+	var cols [][2]int
+	start := -1
+	for i := 0; i <= len(line); i++ {
+		if i < len(line) && line[i] == '-' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			cols = append(cols, [2]int{start, i})
+			start = -1
+		}
+	}
+	return cols
+}
+
+// cut splits a table row by the columns of its underline: each cell runs from
+// its column's start to the next column's start.
+func cut(line string, cols [][2]int) []string {
+	cells := make([]string, len(cols))
+	for i, c := range cols {
+		if c[0] >= len(line) {
+			break
+		}
+		end := len(line)
+		if i+1 < len(cols) && cols[i+1][0] < end {
+			end = cols[i+1][0]
+		}
+		cells[i] = strings.TrimSpace(line[c[0]:end])
+	}
+	return cells
+}
+
+func trustFromShow(v string) string {
+	v = strings.ReplaceAll(strings.ToLower(v), " ", "")
+	switch {
+	case strings.Contains(v, "pcp") && strings.Contains(v, "dscp"), v == "both":
+		return "both"
+	case v == "dscp", v == "l3":
+		return "l3"
+	case v == "pcp", v == "l2":
+		return "l2"
+	}
+	return v
+}
+
+// parseSize reads NVUE's displayed sizes: "25000 B", "0 Bytes", "146.48 KB",
+// "1.43 MB" (KB/MB/GB are powers of 1024, as 150000 B showing as 146.48 KB
+// proves), or a bare byte count.
+func parseSize(s string) (int64, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > 2 {
+		return 0, fmt.Errorf("%w: size %q", ErrSyntax, s)
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("%w: size %q", ErrSyntax, s)
+	}
+	mult := 1.0
+	if len(f) == 2 {
+		switch strings.ToUpper(f[1]) {
+		case "B", "BYTES":
+		case "KB":
+			mult = 1 << 10
+		case "MB":
+			mult = 1 << 20
+		case "GB":
+			mult = 1 << 30
+		default:
+			return 0, fmt.Errorf("%w: size unit %q", ErrSyntax, f[1])
+		}
+	}
+	b := v * mult
+	if b > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%w: size %q too large", ErrSyntax, s)
+	}
+	return int64(math.Round(b)), nil
+}

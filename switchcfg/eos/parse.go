@@ -1,0 +1,586 @@
+package eos
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// opt is an optional integer setting: ok says whether the config sets it.
+type opt struct {
+	v  int
+	ok bool
+}
+
+func set(v int) opt { return opt{v: v, ok: true} }
+
+// or returns o when set, else fallback.
+func (o opt) or(fallback opt) opt {
+	if o.ok {
+		return o
+	}
+	return fallback
+}
+
+// txQueue is one `tx-queue N` (or `uc-tx-queue N`) block.
+type txQueue struct {
+	sched string // "strict" (priority strict), "rr" (no priority), "" (unset)
+	bw    opt    // bandwidth percent
+	ecn   *fabric.SwitchECN
+	// ecnSet: a random-detect ecn threshold line was seen (ecn stays nil when
+	// its unit is not a byte unit, e.g. segments or milliseconds).
+	ecnSet bool
+}
+
+// portQoS is the QoS of one interface or one `qos profile` block.
+type portQoS struct {
+	qos     bool   // any QoS statement at all
+	mtu     opt    // mtu
+	trust   string // "dscp", "pcp", "none" (no qos trust), "" unset
+	pfcOn   opt    // priority-flow-control on (1) / off (0)
+	noDrop  map[int]bool
+	wdOn    opt // priority-flow-control pause watchdog
+	wd      watchdogTimers
+	profile string // service-profile
+	queues  map[int]*txQueue
+}
+
+// watchdogTimers are the PFC watchdog settings, globally (default ...) or per port (port timer ...).
+type watchdogTimers struct {
+	timeout, poll, recovery opt // milliseconds
+	action                  string
+}
+
+func (w watchdogTimers) or(f watchdogTimers) watchdogTimers {
+	a := w.action
+	if a == "" {
+		a = f.action
+	}
+	return watchdogTimers{timeout: w.timeout.or(f.timeout), poll: w.poll.or(f.poll), recovery: w.recovery.or(f.recovery), action: a}
+}
+
+func (w watchdogTimers) any() bool {
+	return w.timeout.ok || w.poll.ok || w.recovery.ok || w.action != ""
+}
+
+func newPortQoS() *portQoS { return &portQoS{noDrop: map[int]bool{}, queues: map[int]*txQueue{}} }
+
+func (p *portQoS) queue(n int) *txQueue {
+	if p.queues[n] == nil {
+		p.queues[n] = &txQueue{}
+	}
+	return p.queues[n]
+}
+
+// runningConfig is what Parse keeps of `show running-config`.
+type runningConfig struct {
+	cosTC, dscpTC, tcQueue map[int]int
+	pfcAllOff              bool
+	wd                     watchdogTimers
+	profiles               map[string]*portQoS
+	ports                  map[string]*portQoS
+}
+
+// Parse reads `show running-config` into the canonical intent. Settings that
+// live per port (trust, MTU, PFC, tx-queue scheduling and ECN, through
+// service-profile qos profiles too) count only where every QoS-configured
+// Ethernet port agrees; a mixed setting reads as empty so that drift shows.
+// Class names, RoCE and CNP class names are not carried by EOS and stay empty.
+func (*Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+	out, ok := rb[ReadbackRunningConfig]
+	if !ok {
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackRunningConfig)
+	}
+	rc, err := parseRunningConfig(string(out))
+	if err != nil {
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %s: %w", Platform, ReadbackRunningConfig, err)
+	}
+	return rc.intent(), nil
+}
+
+func parseRunningConfig(text string) (*runningConfig, error) {
+	rc := &runningConfig{
+		cosTC: map[int]int{}, dscpTC: map[int]int{}, tcQueue: map[int]int{},
+		profiles: map[string]*portQoS{}, ports: map[string]*portQoS{},
+	}
+	var (
+		block  *portQoS // current interface or qos profile; nil elsewhere
+		queue  *txQueue // current tx-queue block inside it
+		qDepth int      // indentation of the tx-queue header
+	)
+	for i, raw := range strings.Split(text, "\n") {
+		raw = strings.TrimRight(raw, "\r \t")
+		trimmed := strings.TrimSpace(raw)
+		if trimmed == "" || strings.HasPrefix(trimmed, "!") {
+			continue
+		}
+		depth := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		f := strings.Fields(trimmed)
+		var err error
+		switch {
+		case depth == 0:
+			block, queue = nil, nil
+			block, err = rc.global(f)
+		case block == nil:
+			// a sub-command of a block we do not read
+		case queue != nil && depth > qDepth:
+			err = queue.statement(f)
+		default:
+			queue = nil
+			if n, ok, qerr := queueHeader(f); qerr != nil {
+				err = qerr
+			} else if ok {
+				queue, qDepth = block.queue(n), depth
+				block.qos = true
+			} else if f[0] == "mc-tx-queue" {
+				queue, qDepth = &txQueue{}, depth // multicast queues are not modelled
+			} else {
+				err = block.statement(f)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %q: %w", i+1, trimmed, err)
+		}
+	}
+	return rc, nil
+}
+
+// global handles a top-level line; it returns the block the line opens, if any.
+func (rc *runningConfig) global(f []string) (*portQoS, error) {
+	switch {
+	case len(f) == 2 && f[0] == "interface":
+		if portRE.MatchString(f[1]) {
+			p := newPortQoS()
+			rc.ports[f[1]] = p
+			return p, nil
+		}
+	case len(f) == 3 && f[0] == "qos" && f[1] == "profile":
+		p := newPortQoS()
+		rc.profiles[f[2]] = p
+		return p, nil
+	case len(f) >= 6 && f[0] == "qos" && f[1] == "map":
+		return nil, rc.qosMap(f[2:])
+	case strings.Join(f, " ") == "priority-flow-control all off":
+		rc.pfcAllOff = true
+	case len(f) >= 4 && f[0] == "priority-flow-control" && f[1] == "pause" && f[2] == "watchdog":
+		return nil, rc.globalWatchdog(f[3:])
+	}
+	return nil, nil
+}
+
+// qosMap reads `qos map {cos|dscp} L to traffic-class T [...]` and
+// `qos map traffic-class L to tx-queue Q`; other maps are ignored.
+func (rc *runningConfig) qosMap(f []string) error {
+	to := slices.Index(f, "to")
+	if to < 2 || to+2 >= len(f) {
+		return fmt.Errorf("qos map without `to <kind> <value>`")
+	}
+	var dst map[int]int
+	var srcMax, dstMax int
+	switch {
+	case f[0] == "cos" && f[to+1] == "traffic-class":
+		dst, srcMax, dstMax = rc.cosTC, 7, 7
+	case f[0] == "dscp" && f[to+1] == "traffic-class":
+		dst, srcMax, dstMax = rc.dscpTC, 63, 7
+	case f[0] == "traffic-class" && f[to+1] == "tx-queue":
+		dst, srcMax, dstMax = rc.tcQueue, 7, 7
+	default:
+		return nil
+	}
+	val, err := number(f[to+2], 0, dstMax)
+	if err != nil {
+		return err
+	}
+	for _, tok := range f[1:to] {
+		lo, hi, err := valueRange(tok, srcMax)
+		if err != nil {
+			return err
+		}
+		for v := lo; v <= hi; v++ {
+			dst[v] = val
+		}
+	}
+	return nil
+}
+
+func (rc *runningConfig) globalWatchdog(f []string) error {
+	switch {
+	case len(f) == 3 && f[0] == "default":
+		ms, err := secondsToMs(f[2])
+		if err != nil {
+			return err
+		}
+		switch f[1] {
+		case "timeout":
+			rc.wd.timeout = ms
+		case "polling-interval":
+			rc.wd.poll = ms
+		case "recovery-time":
+			rc.wd.recovery = ms
+		}
+	case len(f) == 2 && f[0] == "action":
+		rc.wd.action = canonicalAction(f[1])
+	}
+	return nil
+}
+
+// statement handles one line inside an interface or qos profile block.
+func (p *portQoS) statement(f []string) error {
+	line := strings.Join(f, " ")
+	switch {
+	case len(f) == 2 && f[0] == "mtu":
+		v, err := number(f[1], 68, 65535)
+		if err != nil {
+			return err
+		}
+		p.mtu = set(v)
+		return nil
+	case len(f) == 3 && f[0] == "qos" && f[1] == "trust":
+		p.trust = map[string]string{"dscp": "dscp", "cos": "pcp"}[f[2]]
+	case line == "no qos trust":
+		p.trust = "none"
+	case len(f) == 2 && f[0] == "service-profile":
+		p.profile = f[1]
+	case line == "priority-flow-control on":
+		p.pfcOn = set(1)
+	case line == "priority-flow-control off" || line == "no priority-flow-control":
+		p.pfcOn = set(0)
+	case len(f) == 4 && f[0] == "priority-flow-control" && f[1] == "priority":
+		prio, err := number(f[2], 0, 7)
+		if err != nil {
+			return err
+		}
+		p.noDrop[prio] = f[3] == "no-drop"
+	case line == "priority-flow-control pause watchdog":
+		p.wdOn = set(1)
+	case line == "no priority-flow-control pause watchdog":
+		p.wdOn = set(0)
+	case strings.HasPrefix(line, "priority-flow-control pause watchdog port action "):
+		p.wd.action = canonicalAction(f[len(f)-1])
+	case strings.HasPrefix(line, "priority-flow-control pause watchdog port timer "):
+		if err := p.portTimer(f[5:]); err != nil {
+			return err
+		}
+	case f[0] == "qos" || (len(f) >= 3 && f[0] == "service-policy" && f[2] == "qos"):
+		// other QoS settings (qos cos/dscp defaults, policy maps): QoS-configured, not modelled
+	default:
+		if f[0] != "priority-flow-control" {
+			return nil
+		}
+	}
+	p.qos = true
+	return nil
+}
+
+// portTimer reads `timeout X polling-interval Y|auto recovery-time Z [forced]`.
+func (p *portQoS) portTimer(f []string) error {
+	for i := 0; i+1 < len(f); i += 2 {
+		if f[i+1] == "auto" {
+			continue
+		}
+		ms, err := secondsToMs(f[i+1])
+		if err != nil {
+			return err
+		}
+		switch f[i] {
+		case "timeout":
+			p.wd.timeout = ms
+		case "polling-interval":
+			p.wd.poll = ms
+		case "recovery-time":
+			p.wd.recovery = ms
+		}
+	}
+	return nil
+}
+
+// queueHeader recognises `tx-queue N` and `uc-tx-queue N`.
+func queueHeader(f []string) (int, bool, error) {
+	if len(f) != 2 || (f[0] != "tx-queue" && f[0] != "uc-tx-queue") {
+		return 0, false, nil
+	}
+	n, err := number(f[1], 0, 7)
+	return n, err == nil, err
+}
+
+// statement handles one line inside a tx-queue block.
+func (q *txQueue) statement(f []string) error {
+	line := strings.Join(f, " ")
+	switch {
+	case line == "priority strict":
+		q.sched = "strict"
+	case line == "no priority":
+		q.sched = "rr"
+	case len(f) == 3 && f[0] == "bandwidth" && f[1] == "percent":
+		v, err := number(f[2], 0, 100)
+		if err != nil {
+			return err
+		}
+		q.bw = set(v)
+	case len(f) >= 8 && f[0] == "random-detect" && f[1] == "ecn" && f[2] == "minimum-threshold":
+		return q.randomDetect(f[2:])
+	}
+	return nil
+}
+
+// unitBytes are the EOS threshold units that convert to bytes.
+var unitBytes = map[string]int64{"bytes": 1, "kbytes": BytesPerKbyte, "mbytes": BytesPerKbyte * BytesPerKbyte}
+
+// randomDetect reads `minimum-threshold A U maximum-threshold B U [max-mark-probability P] [weight W]`.
+func (q *txQueue) randomDetect(f []string) error {
+	q.ecnSet = true
+	e := &fabric.SwitchECN{}
+	byteUnits := true
+	for i := 0; i+1 < len(f); {
+		switch f[i] {
+		case "minimum-threshold", "maximum-threshold":
+			if i+2 >= len(f) {
+				return fmt.Errorf("%s without a unit", f[i])
+			}
+			v, err := strconv.ParseInt(f[i+1], 10, 64)
+			if err != nil || v < 0 || v > math.MaxInt32 {
+				return fmt.Errorf("threshold %q is not a non-negative number", f[i+1])
+			}
+			mult, ok := unitBytes[f[i+2]]
+			byteUnits = byteUnits && ok
+			if f[i] == "minimum-threshold" {
+				e.MinBytes = v * mult
+			} else {
+				e.MaxBytes = v * mult
+			}
+			i += 3
+		case "max-mark-probability":
+			v, err := number(f[i+1], 0, maxMarkProbabilityEOS)
+			if err != nil {
+				return err
+			}
+			e.MaxMarkProbability = v
+			i += 2
+		default:
+			i += 2
+		}
+	}
+	if byteUnits {
+		q.ecn = e
+	}
+	return nil
+}
+
+// canonicalAction maps an EOS watchdog action to the canonical one.
+func canonicalAction(eos string) string {
+	for canon, kw := range watchdogActions {
+		if kw == eos {
+			return canon
+		}
+	}
+	return eos
+}
+
+// effective merges a port with the qos profile it references; settings on
+// the port win over the profile's.
+func (rc *runningConfig) effective(p *portQoS) *portQoS {
+	prof := rc.profiles[p.profile]
+	if prof == nil {
+		return p
+	}
+	e := newPortQoS()
+	e.qos = true
+	e.mtu = p.mtu.or(prof.mtu)
+	e.trust = p.trust
+	if e.trust == "" {
+		e.trust = prof.trust
+	}
+	e.pfcOn = p.pfcOn.or(prof.pfcOn)
+	for _, src := range []map[int]bool{prof.noDrop, p.noDrop} {
+		for k, v := range src {
+			e.noDrop[k] = v
+		}
+	}
+	e.wdOn = p.wdOn.or(prof.wdOn)
+	e.wd = p.wd.or(prof.wd)
+	for _, src := range []map[int]*txQueue{prof.queues, p.queues} {
+		for n, q := range src {
+			dst := e.queue(n)
+			if q.sched != "" {
+				dst.sched = q.sched
+			}
+			dst.bw = q.bw.or(dst.bw)
+			if q.ecnSet {
+				dst.ecn, dst.ecnSet = q.ecn, true
+			}
+		}
+	}
+	return e
+}
+
+// strict reports whether queue n is strict priority on this port: EOS queues
+// are strict unless `no priority` is set on them or on any higher queue,
+// except where `priority strict` is written on the queue itself.
+func (p *portQoS) strict(n int) bool {
+	if q := p.queues[n]; q != nil && q.sched == "strict" {
+		return true
+	}
+	for m, q := range p.queues {
+		if m >= n && q.sched == "rr" {
+			return false
+		}
+	}
+	return true
+}
+
+// uniform returns the value every port yields, or the zero value and false.
+func uniform[T comparable](ports []*portQoS, get func(*portQoS) T) (T, bool) {
+	var zero T
+	if len(ports) == 0 {
+		return zero, false
+	}
+	v := get(ports[0])
+	for _, p := range ports[1:] {
+		if get(p) != v {
+			return zero, false
+		}
+	}
+	return v, true
+}
+
+func (rc *runningConfig) intent() fabric.SwitchIntent {
+	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{}}
+	in.PFC.Priorities = []int{}
+	var ports []*portQoS
+	for name, p := range rc.ports {
+		if e := rc.effective(p); e.qos {
+			in.Ports = append(in.Ports, name)
+			ports = append(ports, e)
+		}
+	}
+	sort.Slice(in.Ports, func(i, j int) bool { return portLess(in.Ports[i], in.Ports[j]) })
+
+	if mtu, ok := uniform(ports, func(p *portQoS) opt { return p.mtu }); ok && mtu.ok {
+		in.MTU = mtu.v
+	}
+	if trust, ok := uniform(ports, func(p *portQoS) string { return p.trust }); ok && trust != "none" {
+		in.Trust = trust
+	}
+	if !rc.pfcAllOff {
+		for prio := 0; prio <= 7; prio++ {
+			if on, ok := uniform(ports, func(p *portQoS) bool { return p.pfcOn.v == 1 && p.noDrop[prio] }); ok && on {
+				in.PFC.Priorities = append(in.PFC.Priorities, prio)
+			}
+		}
+	}
+	in.PFC.Watchdog = rc.watchdog(ports)
+
+	// Classes are the traffic classes the cos and dscp maps send traffic to.
+	tcs := map[int]bool{}
+	for _, m := range []map[int]int{rc.cosTC, rc.dscpTC} {
+		for _, tc := range m {
+			tcs[tc] = true
+		}
+	}
+	for tc := range tcs {
+		c := fabric.SwitchClass{TrafficClass: tc, Priority: tc, Queue: tc, DSCP: []int{}}
+		if q, ok := rc.tcQueue[tc]; ok {
+			c.Queue = q
+		}
+		var cos []int
+		for p, t := range rc.cosTC {
+			if t == tc {
+				cos = append(cos, p)
+			}
+		}
+		if len(cos) > 0 && !slices.Contains(cos, tc) {
+			c.Priority = slices.Min(cos)
+		}
+		for d, t := range rc.dscpTC {
+			if t == tc {
+				c.DSCP = append(c.DSCP, d)
+			}
+		}
+		sort.Ints(c.DSCP)
+		c.Lossless = slices.Contains(in.PFC.Priorities, c.Priority)
+		if s, ok := uniform(ports, func(p *portQoS) bool { return p.strict(c.Queue) }); ok {
+			c.Strict = s
+		}
+		if bw, ok := uniform(ports, func(p *portQoS) opt { return p.queue(c.Queue).bw }); ok {
+			c.BandwidthPercent = bw.v
+		}
+		if e, ok := uniform(ports, func(p *portQoS) fabric.SwitchECN {
+			if q := p.queue(c.Queue); q.ecn != nil {
+				return *q.ecn
+			}
+			return fabric.SwitchECN{MinBytes: -1}
+		}); ok && e.MinBytes >= 0 {
+			c.ECN = &e
+		}
+		in.Classes = append(in.Classes, c)
+	}
+	sort.Slice(in.Classes, func(i, j int) bool {
+		a, b := in.Classes[i], in.Classes[j]
+		if a.Priority != b.Priority {
+			return a.Priority < b.Priority
+		}
+		return a.TrafficClass < b.TrafficClass
+	})
+	return in
+}
+
+// watchdog combines the global defaults with per-port enablement and timers;
+// nil when nothing about the PFC watchdog is configured.
+func (rc *runningConfig) watchdog(ports []*portQoS) *fabric.SwitchPFCWatchdog {
+	seen := rc.wd.any()
+	for _, p := range ports {
+		seen = seen || p.wdOn.ok || p.wd.any()
+	}
+	if !seen {
+		return nil
+	}
+	wd := &fabric.SwitchPFCWatchdog{}
+	eff := func(p *portQoS) watchdogTimers { return p.wd.or(rc.wd) }
+	if len(ports) == 0 {
+		wd.DetectionTimeMs, wd.PollIntervalMs, wd.RestorationTimeMs, wd.Action = rc.wd.timeout.v, rc.wd.poll.v, rc.wd.recovery.v, rc.wd.action
+		return wd
+	}
+	wd.Enabled, _ = uniform(ports, func(p *portQoS) bool { return p.wdOn.v == 1 })
+	if t, ok := uniform(ports, eff); ok {
+		wd.DetectionTimeMs, wd.PollIntervalMs, wd.RestorationTimeMs, wd.Action = t.timeout.v, t.poll.v, t.recovery.v, t.action
+	}
+	if *wd == (fabric.SwitchPFCWatchdog{}) {
+		return nil // only disagreement between ports: nothing in common is configured
+	}
+	return wd
+}
+
+// number parses a decimal integer within lo..hi.
+func number(s string, lo, hi int) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < lo || v > hi {
+		return 0, fmt.Errorf("%q is not a number in %d..%d", s, lo, hi)
+	}
+	return v, nil
+}
+
+// valueRange parses "N" or "N-M" (EOS accepts ranges in map lists).
+func valueRange(s string, max int) (int, int, error) {
+	lo, hi, isRange := strings.Cut(s, "-")
+	a, err := number(lo, 0, max)
+	if err != nil || !isRange {
+		return a, a, err
+	}
+	b, err := number(hi, a, max)
+	return a, b, err
+}
+
+// secondsToMs parses EOS decimal seconds ("0.05") into milliseconds.
+func secondsToMs(s string) (opt, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 86400 || math.IsNaN(v) {
+		return opt{}, fmt.Errorf("%q is not a time in seconds", s)
+	}
+	return set(int(math.Round(v * 1000))), nil
+}

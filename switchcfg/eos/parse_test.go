@@ -1,0 +1,254 @@
+package eos
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/google/go-cmp/cmp"
+)
+
+func readback(text string) switchcfg.Readback {
+	return switchcfg.Readback{ReadbackRunningConfig: []byte(text)}
+}
+
+func TestParseGolden(t *testing.T) {
+	for _, name := range []string{"running-config-roce", "running-config-drift"} {
+		t.Run(name, func(t *testing.T) {
+			text, err := os.ReadFile(filepath.Join("testdata", name+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := New().Parse(readback(string(text)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, err := json.MarshalIndent(got, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.Golden(t, "parse_"+name+".golden", append(js, '\n'))
+		})
+	}
+}
+
+// TestParseFixtureMeaning asserts by hand what the golden files hold.
+func TestParseFixtureMeaning(t *testing.T) {
+	text, err := os.ReadFile("testdata/running-config-roce.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := New().Parse(readback(string(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recipe()
+	want.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1"}
+	want.Classes[0].BandwidthPercent, want.Classes[1].BandwidthPercent = 40, 60
+	if diff := cmp.Diff(carried(want), got); diff != "" {
+		t.Errorf("roce fixture (-want +got):\n%s", diff)
+	}
+
+	text, err = os.ReadFile("testdata/running-config-drift.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = New().Parse(readback(string(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Ports, []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1", "Ethernet2/2"}) {
+		t.Errorf("ports %v", got.Ports)
+	}
+	if got.MTU != 0 || got.Trust != "" {
+		t.Errorf("mixed MTU/trust read as %d/%q, want 0/\"\"", got.MTU, got.Trust)
+	}
+	if got.Classes[1].ECN != nil {
+		t.Errorf("ECN differing between ports read as %+v", got.Classes[1].ECN)
+	}
+	if wd := got.PFC.Watchdog; wd == nil || wd.Enabled || wd.DetectionTimeMs != 200 {
+		t.Errorf("watchdog off on one port read as %+v", wd)
+	}
+	if !slices.Equal(got.PFC.Priorities, []int{3}) || !got.Classes[1].Lossless {
+		t.Errorf("PFC %v lossless=%v", got.PFC.Priorities, got.Classes[1].Lossless)
+	}
+}
+
+// corpusText returns the verbatim part of a corpus sample, without our
+// "## block:" separator lines.
+func corpusText(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, text, ok := strings.Cut(string(b), "# ----- BEGIN VERBATIM -----\n")
+	if !ok {
+		t.Fatalf("%s: no BEGIN VERBATIM marker", path)
+	}
+	var keep []string
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(l, "## block:") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestParseCorpus parses every Arista sample of the shared corpus into the
+// intent checked by hand.
+func TestParseCorpus(t *testing.T) {
+	dir := testutil.CorpusDir(t, "switches")
+	files, _ := filepath.Glob(filepath.Join(dir, "arista-*"))
+	if len(files) == 0 {
+		t.Skip("no arista samples in the corpus")
+	}
+	checks := map[string]func(t *testing.T, got fabric.SwitchIntent){
+		"arista-eos-avd-qos-intended.txt": checkAVDQoS,
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			check, ok := checks[name]
+			if !ok {
+				t.Fatalf("no hand-checked expectation for corpus sample %s", name)
+			}
+			got, err := New().Parse(readback(corpusText(t, path)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, got)
+			// Whatever parses must render and read back the same, when EOS can express it.
+			if cfg, err := New().Render(got); err == nil {
+				again, err := New().Parse(readback(cfg.Text))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(got, again); diff != "" {
+					t.Errorf("parse→render→parse differs:\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// checkAVDQoS: Arista AVD's QoS test config. Three Ethernet ports carry QoS
+// (Ethernet1 through qos profile "test", Ethernet6 through "experiment",
+// Ethernet7 through "qprof_testwithpolicy"); they disagree on trust (dscp,
+// cos, unset) and MTU (only Ethernet1 sets 1500), so both read as empty.
+// PFC is off everywhere (`priority-flow-control all off`, and the profile
+// with PFC is applied to no port); the watchdog has global timers only.
+func checkAVDQoS(t *testing.T, got fabric.SwitchIntent) {
+	if want := []string{"Ethernet1", "Ethernet6", "Ethernet7"}; !slices.Equal(got.Ports, want) {
+		t.Errorf("ports %v, want %v", got.Ports, want)
+	}
+	if got.MTU != 0 || got.Trust != "" {
+		t.Errorf("MTU %d trust %q, want 0 and \"\" (ports disagree)", got.MTU, got.Trust)
+	}
+	if len(got.PFC.Priorities) != 0 {
+		t.Errorf("PFC priorities %v, want none", got.PFC.Priorities)
+	}
+	wantWD := &fabric.SwitchPFCWatchdog{Enabled: false, PollIntervalMs: 10001, DetectionTimeMs: 50, RestorationTimeMs: 1220, Action: "forward"}
+	if diff := cmp.Diff(wantWD, got.PFC.Watchdog); diff != "" {
+		t.Errorf("watchdog (-want +got):\n%s", diff)
+	}
+	// Traffic classes 1..5 receive traffic: 1, 4, 5 from the dscp maps,
+	// 2 and 3 from the cos maps (cos 3 is moved from tc 2 to tc 3 by the later line).
+	var tcs []int
+	byTC := map[int]fabric.SwitchClass{}
+	for _, c := range got.Classes {
+		tcs = append(tcs, c.TrafficClass)
+		byTC[c.TrafficClass] = c
+	}
+	if !slices.Equal(tcs, []int{1, 2, 3, 4, 5}) {
+		t.Fatalf("traffic classes %v, want 1..5", tcs)
+	}
+	if c := byTC[4]; !slices.Equal(c.DSCP, []int{18, 20, 22, 26, 28, 30, 34, 36, 38}) || c.Priority != 4 || c.Queue != 4 {
+		t.Errorf("tc 4 = %+v", c)
+	}
+	if c := byTC[5]; !slices.Equal(c.DSCP, []int{46}) {
+		t.Errorf("tc 5 dscp %v, want [46]", c.DSCP)
+	}
+	if c := byTC[1]; len(c.DSCP) != 44 || c.DSCP[0] != 8 || c.DSCP[43] != 63 || slices.Contains(c.DSCP, 26) {
+		t.Errorf("tc 1 dscp %v", c.DSCP)
+	}
+	if c := byTC[2]; c.Priority != 2 || len(c.DSCP) != 0 || c.Queue != 2 {
+		t.Errorf("tc 2 = %+v (cos 1 2 4 map to it)", c)
+	}
+	for _, c := range got.Classes {
+		// tx-queue settings differ between the three ports' profiles.
+		if c.Strict || c.BandwidthPercent != 0 || c.ECN != nil || c.Lossless {
+			t.Errorf("tc %d: strict=%v bw=%d ecn=%v lossless=%v, want all unset", c.TrafficClass, c.Strict, c.BandwidthPercent, c.ECN, c.Lossless)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"qos map dscp 26 to traffic-class 9\n", "line 1"},
+		{"qos map dscp 70 to traffic-class 3\n", `"70"`},
+		{"qos map cos x to traffic-class 3\n", `"x"`},
+		{"!\ninterface Ethernet1\n   tx-queue 3\n      random-detect ecn minimum-threshold -5 kbytes maximum-threshold 9 kbytes\n", "line 4"},
+		{"priority-flow-control pause watchdog default timeout soon\n", "time in seconds"},
+	} {
+		_, err := New().Parse(readback(tt.text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "parsing "+Platform) {
+			t.Errorf("Parse(%q) = %v, want an error naming %s", tt.text, err, tt.want)
+		}
+	}
+	if _, err := New().Parse(switchcfg.Readback{}); err == nil {
+		t.Error("Parse of an empty read-back succeeded")
+	}
+}
+
+func TestParseEmpty(t *testing.T) {
+	got, err := New().Parse(readback("hostname x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Classes) != 0 || len(got.Ports) != 0 || len(got.PFC.Priorities) != 0 || got.PFC.Watchdog != nil {
+		t.Errorf("config without QoS parsed as %+v", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"running-config-roce.txt", "running-config-drift.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	for _, build := range intents {
+		cfg, err := New().Render(build())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(cfg.Text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		d := New()
+		got, err := d.Parse(readback(text))
+		if err != nil {
+			return
+		}
+		// Whatever parses and renders must read back to the same intent.
+		cfg, err := d.Render(got)
+		if err != nil {
+			return
+		}
+		again, err := d.Parse(readback(cfg.Text))
+		if err != nil {
+			t.Fatalf("rendered config does not parse: %v\n%s", err, cfg.Text)
+		}
+		if diff := cmp.Diff(got, again); diff != "" {
+			t.Fatalf("parse→render→parse differs:\n%s", diff)
+		}
+	})
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs fabricctl in-process and returns exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	g := &globals{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	code := execute(context.Background(), g, args)
+	return code, out.String(), errb.String()
+}
+
+const labFabric = "../../profiles/lab/fabric.yaml"
+
+func TestValidateExitCodes(t *testing.T) {
+	code, out, errs := runCLI(t, "validate", "-f", labFabric)
+	if code != 0 || !strings.Contains(out, "valid") {
+		t.Fatalf("valid fabric: code %d, stdout %q, stderr %q", code, out, errs)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("apiVersion: fabricctl.io/v1alpha1\nkind: Profile\nmetadata: {name: x}\nspec:\n  ethernet: {mtu: 99999, classes: []}\n  colour: red\n"), 0o644)
+	code, out, errs = runCLI(t, "validate", "-f", bad)
+	if code != 1 {
+		t.Fatalf("invalid file: exit %d, want 1", code)
+	}
+	if out != "" {
+		t.Errorf("invalid file printed results on stdout: %q", out)
+	}
+	for _, want := range []string{bad + ":6:3: spec.colour: unknown field", bad + ": 1 error(s)"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	code, _, errs = runCLI(t, "validate", "-f", filepath.Join(dir, "missing.yaml"))
+	if code != 1 || !strings.Contains(errs, "file does not exist") {
+		t.Errorf("missing file: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "validate", "-f", dir)
+	if code != 1 || !strings.Contains(errs, "is a directory") {
+		t.Errorf("directory: exit %d, stderr %q", code, errs)
+	}
+	code, out, _ = runCLI(t, "validate", "-f", labFabric, "-o", "json")
+	var res validateResult
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.APIVersion == "" || res.Hosts != 4 {
+		t.Errorf("json output: code %d, %q", code, out)
+	}
+}
+
+func TestRenderOut(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "render", "-f", labFabric, "--out", dir)
+	if code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"hosts/lab-h1.json", "hosts/lab-h4.json", "switches/leaf-01.intent.yaml", "switches/leaf-02.intent.yaml", "subnet-managers/sm-01"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render did not write %s; wrote:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "hosts", "lab-h1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var host struct {
+		Host       string `json:"host"`
+		Interfaces []struct {
+			Name string `json:"name"`
+			MTU  int    `json:"mtu"`
+			RoCE struct {
+				ToS int `json:"tos"`
+			} `json:"roce"`
+		} `json:"interfaces"`
+	}
+	if err := json.Unmarshal(b, &host); err != nil || host.Host != "lab-h1" || len(host.Interfaces) != 1 ||
+		host.Interfaces[0].MTU != 9000 || host.Interfaces[0].RoCE.ToS != 106 {
+		t.Errorf("hosts/lab-h1.json: %v %+v", err, host)
+	}
+
+	// --target renders one target; an unknown one is an error naming the valid ones.
+	code, out, _ = runCLI(t, "render", "-f", labFabric, "--target", "leaf-02")
+	if code != 0 || !strings.Contains(out, "leaf-02") || strings.Contains(out, "lab-h1") {
+		t.Errorf("--target leaf-02: exit %d\n%s", code, out)
+	}
+	code, _, errs = runCLI(t, "render", "-f", labFabric, "--target", "leaf-03")
+	if code != 1 || !strings.Contains(errs, `no target named "leaf-03"`) || !strings.Contains(errs, "leaf-01, leaf-02") {
+		t.Errorf("unknown target: exit %d, %s", code, errs)
+	}
+
+	// An invalid fabric writes nothing.
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("apiVersion: fabricctl.io/v1alpha1\nkind: Fabric\nmetadata: {name: x}\nspec: {hosts: [{name: a}]}\n"), 0o644)
+	empty := filepath.Join(t.TempDir(), "out")
+	code, _, _ = runCLI(t, "render", "-f", bad, "--out", empty)
+	if _, err := os.Stat(empty); code != 1 || err == nil {
+		t.Errorf("invalid fabric: exit %d, output dir exists: %v", code, err == nil)
+	}
+}
+
+func TestSchemaCommand(t *testing.T) {
+	code, out, _ := runCLI(t, "schema")
+	var s map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s["$defs"] == nil {
+		t.Fatalf("schema: exit %d, not a JSON schema", code)
+	}
+}
+
+func TestUnknownOutputFormat(t *testing.T) {
+	code, _, errs := runCLI(t, "validate", "-f", labFabric, "-o", "xml")
+	if code != 1 || !strings.Contains(errs, `unknown output format "xml"`) {
+		t.Errorf("exit %d, %s", code, errs)
+	}
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything `make test` and `make demo` need on a fresh Debian 12
+# machine: Debian packages (iproute2 for namespace tests, OpenSSH for real SSH
+# targets, time for benchmarks) and the Go modules. Idempotent and quick when
+# everything is already there. The lab's own packages (qemu) come from
+# lab/scripts/install-deps.sh, which `make lab-deps` runs.
+set -euo pipefail
+need=()
+for pair in ip:iproute2 sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-client /usr/bin/time:time ethtool:ethtool; do
+  cmd=${pair%%:*}; pkg=${pair#*:}
+  if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "$cmd" ] && [ ! -x "/usr/sbin/$cmd" ]; then need+=("$pkg"); fi
+done
+if ((${#need[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages ${need[*]}; run as root or install them" >&2
+    exit 1
+  fi
+  echo "install-deps: apt-get install ${need[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+cd "$(dirname "$0")/.."
+go mod download

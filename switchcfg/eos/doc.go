@@ -1,0 +1,68 @@
+// Package eos is the Arista EOS switch driver (platform "arista-eos").
+//
+// Render turns a fabric.SwitchIntent into the EOS commands of DESIGN.md §5,
+// laid out as `show running-config` prints them:
+//
+//	qos map cos 3 to traffic-class 3                 one per class: priority → traffic class
+//	qos map dscp 26 to traffic-class 3               trust dscp classification
+//	qos map traffic-class 3 to tx-queue 3            class → egress queue
+//	priority-flow-control pause watchdog default timeout 0.2   (+ polling-interval, recovery-time, action)
+//	interface Ethernet1/1
+//	   mtu 9214
+//	   qos trust dscp                                (cos for pcp trust)
+//	   priority-flow-control on
+//	   priority-flow-control priority 3 no-drop
+//	   priority-flow-control pause watchdog
+//	   tx-queue 3
+//	      no priority                                (priority strict for strict classes)
+//	      bandwidth percent 50
+//	      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 100
+//
+// Parse reads `show running-config` (the only ReadbackCommands entry) back
+// into the intent. Interfaces inherit what their `service-profile` qos
+// profile sets, and their own lines win. The ports of the result are the
+// Ethernet interfaces with any QoS setting; per-port settings (MTU, trust,
+// PFC, watchdog enablement, tx-queue scheduling and ECN) count only when all
+// those ports agree, and read as empty otherwise, so one drifted port shows.
+// EOS does not carry class names, the RoCE/CNP class roles or the cable
+// length: they stay empty. A tx-queue is strict unless `no priority` is set
+// on it or on a higher queue (EOS's round-robin rule), or `priority strict`
+// is written on it. ECN thresholds in segments or time units have no byte
+// value and read as no ECN.
+//
+// Units: EOS "kbytes" are taken as 1000 bytes (BytesPerKbyte), the unit of
+// the vendor RoCE recipes (150 KB → 150 kbytes); Render rounds to the nearest
+// kbyte, half up, and switchcfg.Compare tolerates the difference. Watchdog
+// times are seconds on the CLI and milliseconds in the intent; actions map
+// drop → drop, forward → no-drop, alert → notify-only.
+//
+// Render rejects, with an error naming the platform and wrapping
+// switchcfg.ErrNotSupported:
+//   - more than MaxNoDropPriorities (2) no-drop priorities: the lossless
+//     limit of the Trident/Tomahawk-based 7050X/7060X/7260X leaves (headroom
+//     for two priority groups); chassis with deeper buffers allow more, but
+//     one driver must render for all of them;
+//   - an MTU above MaxMTU (9214, EOS's largest interface MTU);
+//   - a strict class whose tx-queue is not above every round-robin class's
+//     (`no priority` makes all lower queues round-robin);
+//   - two classes on one traffic class or one priority (the maps are functions);
+//   - watchdog times outside EOS's ranges (timeout and recovery 10 ms–60 s,
+//     polling 5 ms–30 s) and unknown actions.
+//
+// Push runs one EOS configuration session, exactly these commands:
+//
+//	configure session <name>
+//	<each rendered line>
+//	show session-config diffs
+//	abort                                  no diff, dry run, or any failure before the commit
+//	commit timer <hh:mm:ss>                PushOptions.Timeout()
+//	configure session <name> commit        confirms; without it EOS rolls back when the timer ends
+//
+// Every command goes through Session.Send, in the mode the previous one left
+// (the session wrapper never changes mode by itself). Push does not copy the
+// running configuration to startup-config: SWITCH.md lists no save step for
+// EOS. Observe runs the read-back through switchcfg.Observe.
+//
+// Driver holds no state: Render, Parse, Push and Observe are safe for
+// concurrent use, one Session per goroutine.
+package eos

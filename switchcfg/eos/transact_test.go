@@ -1,0 +1,191 @@
+package eos
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// fakeEOS is a scripted Session: it records every command, answers from
+// replies, and after a command listed in drops it fails every call as a lost
+// connection would.
+type fakeEOS struct {
+	replies map[string]string
+	drops   map[string]bool
+	sent    []string
+	dead    bool
+}
+
+func (f *fakeEOS) Send(_ context.Context, cmd string) (string, error) {
+	if f.dead {
+		return "", io.ErrUnexpectedEOF
+	}
+	f.sent = append(f.sent, cmd)
+	if f.drops[cmd] {
+		f.dead = true
+		return "", io.ErrUnexpectedEOF
+	}
+	return f.replies[cmd], nil
+}
+
+func (f *fakeEOS) SendConfig(context.Context, []string) (string, error) {
+	return "", errors.New("the EOS driver sends lines inside its configuration session with Send")
+}
+
+func (f *fakeEOS) Close() error { return nil }
+
+const (
+	testSession = "fabricctl-test"
+	someDiff    = "--- system:/running-config\n+++ session:/fabricctl-test-session-config\n@@ -1,3 +1,4 @@\n hostname leaf\n+qos map dscp 26 to traffic-class 3\n"
+)
+
+func pushCase(t *testing.T, f *fakeEOS, o switchcfg.PushOptions) (switchcfg.PushResult, error, []string) {
+	t.Helper()
+	cfg, err := New().Render(recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.CheckpointName = testSession
+	res, err := New().Push(context.Background(), f, cfg, o)
+	return res, err, cfg.Lines()
+}
+
+func TestPushCommits(t *testing.T) {
+	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff}}
+	res, err, lines := pushCase(t, f, switchcfg.PushOptions{ConfirmTimeout: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{"configure session " + testSession}, lines...)
+	want = append(want, "show session-config diffs", "commit timer 00:01:30", "configure session "+testSession+" commit")
+	if !slices.Equal(f.sent, want) {
+		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.sent, "\n"), strings.Join(want, "\n"))
+	}
+	if !res.Changed || !res.Committed || res.RolledBack || !strings.Contains(res.Diff, "+qos map dscp 26") {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestPushNoDiffAborts(t *testing.T) {
+	f := &fakeEOS{replies: map[string]string{"show session-config diffs": "--- system:/running-config\n+++ session:/x\n"}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed || res.Committed || res.Diff != "" {
+		t.Errorf("result %+v, want no change", res)
+	}
+	if last := f.sent[len(f.sent)-1]; last != "abort" || slices.ContainsFunc(f.sent, func(s string) bool { return strings.HasPrefix(s, "commit") }) {
+		t.Errorf("sent %q, want the session aborted and nothing committed", f.sent)
+	}
+}
+
+func TestPushDryRun(t *testing.T) {
+	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || res.Committed || res.Diff == "" || f.sent[len(f.sent)-1] != "abort" {
+		t.Errorf("result %+v, sent %q", res, f.sent)
+	}
+}
+
+func TestPushRejectedLineAborts(t *testing.T) {
+	bad := "   priority-flow-control priority 3 no-drop"
+	f := &fakeEOS{replies: map[string]string{bad: "% Invalid input (at token 1: 'priority-flow-control')"}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) {
+		t.Fatalf("error %v, want a PushError", err)
+	}
+	if pe.Line != bad || pe.Step != "loading" || !pe.RolledBack || !res.RolledBack {
+		t.Errorf("PushError %+v, result %+v", pe, res)
+	}
+	if !strings.Contains(err.Error(), "% Invalid input") {
+		t.Errorf("error %q lacks the device message", err)
+	}
+	if got := f.sent[len(f.sent)-2:]; got[0] != bad || got[1] != "abort" {
+		t.Errorf("last commands %q, want the bad line then abort", got)
+	}
+}
+
+func TestPushConnectionDrop(t *testing.T) {
+	f := &fakeEOS{drops: map[string]bool{"show session-config diffs": true}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "diffing" || pe.RolledBack || res.RolledBack || res.Committed {
+		t.Fatalf("error %v (%+v), result %+v", err, pe, res)
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "rollback not confirmed") {
+		t.Errorf("error %q", err)
+	}
+}
+
+func TestPushCommitRefused(t *testing.T) {
+	f := &fakeEOS{replies: map[string]string{
+		"show session-config diffs": someDiff,
+		"commit timer 00:02:00":     "% Cannot commit: session has conflicting changes",
+	}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "committing" || !pe.RolledBack || res.Committed {
+		t.Fatalf("error %v, result %+v", err, res)
+	}
+	if f.sent[len(f.sent)-1] != "abort" {
+		t.Errorf("sent %q, want abort last", f.sent)
+	}
+}
+
+func TestPushConfirmLost(t *testing.T) {
+	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff},
+		drops: map[string]bool{"configure session " + testSession + " commit": true}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "confirming" || pe.RolledBack || res.Committed {
+		t.Fatalf("error %v, result %+v", err, res)
+	}
+	if !strings.Contains(err.Error(), "commit timer") {
+		t.Errorf("error %q does not say the timer rolls back", err)
+	}
+}
+
+func TestPushWrongPlatform(t *testing.T) {
+	f := &fakeEOS{}
+	_, err := New().Push(context.Background(), f, switchcfg.Config{Platform: "junos", Text: "set x"}, switchcfg.PushOptions{})
+	if err == nil || len(f.sent) != 0 {
+		t.Fatalf("err %v, sent %q", err, f.sent)
+	}
+}
+
+func TestObserve(t *testing.T) {
+	cfg, err := New().Render(recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeEOS{replies: map[string]string{ReadbackRunningConfig: cfg.Text}}
+	got, err := New().Observe(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := switchcfg.Compare(recipe(), got); len(diffs) != 0 {
+		t.Errorf("observed intent differs from the pushed one: %v", diffs)
+	}
+	if !slices.Equal(f.sent, []string{ReadbackRunningConfig}) {
+		t.Errorf("sent %q", f.sent)
+	}
+}
+
+func TestHHMMSS(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "00:00:01", 90 * time.Second: "00:01:30", 2*time.Hour + 3*time.Second: "02:00:03"} {
+		if got := hhmmss(d); got != want {
+			t.Errorf("hhmmss(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -232,3 +232,21 @@ func SplitMessages(b []byte) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// WalkAttrs returns the attributes of b the way the kernel's
+// nla_for_each_attr walks them: it stops silently at the first attribute
+// whose length does not fit, and ignores what follows (the kernel's liberal
+// parsing only warns about leftover bytes).
+func WalkAttrs(b []byte) []Attr {
+	var attrs []Attr
+	for len(b) >= AttrHdrLen {
+		n := int(Order.Uint16(b))
+		if n < AttrHdrLen || n > len(b) {
+			break
+		}
+		typ := Order.Uint16(b[2:])
+		attrs = append(attrs, Attr{Type: typ & AttrTypeMask, Nested: typ&AttrNested != 0, Data: b[AttrHdrLen:n]})
+		b = b[min(Align(n), len(b)):]
+	}
+	return attrs
+}

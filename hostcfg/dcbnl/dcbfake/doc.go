@@ -1,0 +1,2 @@
+// Package dcbfake is a fake Linux DCB kernel for tests (doc to follow).
+package dcbfake

@@ -74,7 +74,8 @@ type CompareOptions struct {
 // structures, never text:
 //
 //   - classes are matched by priority (device names differ), DSCP and PFC
-//     priority lists as sets;
+//     priority lists as sets; DSCP lists are not compared when both sides
+//     trust PCP, where they classify nothing;
 //   - ECN thresholds are equal within the larger of 10 % and the platform's
 //     programming granularity (ThresholdQuantum);
 //   - a section the device lacks yields one diff per desired field (Got =
@@ -82,6 +83,7 @@ type CompareOptions struct {
 //   - classes on the device that the intent lacks yield one diff each;
 //   - an observed zero for a watchdog time or the PFC cable length means the
 //     platform does not carry that value, and it is not compared;
+//   - a nil PFC watchdog is a disabled one;
 //   - identity fields (name, address, profile, labels, platform) and, unless
 //     asked, ports are ignored.
 //
@@ -92,7 +94,7 @@ func Compare(want, got fabric.SwitchIntent) []Diff {
 
 // Compare is Compare with options.
 func (o CompareOptions) Compare(want, got fabric.SwitchIntent) []Diff {
-	c := comparer{quantum: o.QuantumBytes, rel: o.RelativeTolerance}
+	c := comparer{quantum: o.QuantumBytes, rel: o.RelativeTolerance, pcpOnly: want.Trust == "pcp" && got.Trust == "pcp"}
 	if c.quantum <= 0 {
 		platform := want.Platform
 		if platform == "" {
@@ -121,6 +123,7 @@ func (o CompareOptions) Compare(want, got fabric.SwitchIntent) []Diff {
 }
 
 type comparer struct {
+	pcpOnly bool // both sides trust PCP: DSCP lists do not classify
 	quantum int64
 	rel     float64
 	diffs   []Diff
@@ -210,7 +213,7 @@ func (c *comparer) class(field string, w, g fabric.SwitchClass) {
 	if w.Queue != g.Queue {
 		c.add(field+".queue", strconv.Itoa(w.Queue), strconv.Itoa(g.Queue))
 	}
-	if !sameInts(w.DSCP, g.DSCP) {
+	if !c.pcpOnly && !sameInts(w.DSCP, g.DSCP) {
 		c.add(field+".dscp", FormatIntSet(w.DSCP), FormatIntSet(g.DSCP))
 	}
 	if w.Lossless != g.Lossless {
@@ -262,11 +265,13 @@ func (c *comparer) pfc(w, g fabric.SwitchPFC) {
 	if w.CableLengthMeters != 0 && g.CableLengthMeters != 0 && w.CableLengthMeters != g.CableLengthMeters {
 		c.add("pfc.cableLengthMeters", strconv.Itoa(w.CableLengthMeters), strconv.Itoa(g.CableLengthMeters))
 	}
+	// No watchdog and a disabled one are the same thing, on either side.
+	off := &fabric.SwitchPFCWatchdog{}
+	if w.Watchdog == nil {
+		w.Watchdog = off
+	}
 	switch {
-	case w.Watchdog == nil:
-		// The intent does not configure a watchdog: whatever the device has is fine.
 	case g.Watchdog == nil && !w.Watchdog.Enabled:
-		// Wanted off, and the device has none: the same thing.
 	case g.Watchdog == nil:
 		c.add("pfc.watchdog.enabled", strconv.FormatBool(w.Watchdog.Enabled), Missing)
 		if w.Watchdog.Enabled {

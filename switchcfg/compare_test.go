@@ -207,8 +207,8 @@ func TestCompareDisabledWatchdogEqualsNone(t *testing.T) {
 	if diffs := Compare(want, got); len(diffs) != 1 || diffs[0].Field != "pfc.watchdog.enabled" {
 		t.Fatalf("got %v", diffs)
 	}
-	want.PFC.Watchdog = nil // not configured by the intent: anything goes
-	if diffs := Compare(want, got); len(diffs) != 0 {
+	want.PFC.Watchdog = nil // not configured by the intent: there is none
+	if diffs := Compare(want, got); len(diffs) != 1 || diffs[0].Want != "false" {
 		t.Fatalf("got %v", diffs)
 	}
 }
@@ -238,5 +238,18 @@ func TestCheckIntent(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrInvalidIntent) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v", want, err)
 		}
+	}
+}
+
+func TestCompareIgnoresDSCPUnderPCPTrust(t *testing.T) {
+	want, got := labIntent("cumulus-nvue"), labIntent("cumulus-nvue")
+	want.Trust, got.Trust = "pcp", "pcp"
+	got.Classes[1].DSCP = []int{}
+	if diffs := Compare(want, got); len(diffs) != 0 {
+		t.Fatalf("got %v", diffs)
+	}
+	got.Trust = "dscp"
+	if diffs := Compare(want, got); len(diffs) != 2 {
+		t.Fatalf("trust and DSCP must differ: %v", diffs)
 	}
 }

@@ -87,7 +87,7 @@ func ParseQoSFeatures(text string) (fabric.SwitchIntent, error) {
 	}
 
 	// PFC groups: priorities are the union of cos_list over enabled groups.
-	if groups := p.list("pfc.port_group_list", kv["pfc.port_group_list"]); len(groups) > 0 {
+	if groups := p.groups("pfc"); len(groups) > 0 {
 		m.pfc = [8]bool{}
 		for _, g := range groups {
 			k := "pfc." + g + "."
@@ -106,19 +106,19 @@ func ParseQoSFeatures(text string) (fabric.SwitchIntent, error) {
 
 	// ECN: the default group on TC 0, then port groups.
 	p.ecnGroup(m, "default_ecn_red_conf.")
-	for _, g := range p.list("ecn_red.port_group_list", kv["ecn_red.port_group_list"]) {
+	for _, g := range p.groups("ecn_red") {
 		p.ecnGroup(m, "ecn_red."+g+".")
 		addPorts("ecn_red." + g + ".port_set")
 	}
 
 	// Egress scheduling: bw_percent 0 means strict priority.
 	p.schedGroup(m, "default_egress_sched.")
-	for _, g := range p.list("egress_sched.port_group_list", kv["egress_sched.port_group_list"]) {
+	for _, g := range p.groups("egress_sched") {
 		p.schedGroup(m, "egress_sched."+g+".")
 		addPorts("egress_sched." + g + ".port_set")
 	}
 
-	for _, g := range p.list("pfc_watchdog.port_group_list", kv["pfc_watchdog.port_group_list"]) {
+	for _, g := range p.groups("pfc_watchdog") {
 		if v, ok := kv["pfc_watchdog."+g+".port_set"]; ok {
 			names, err := ExpandInterfaces(v)
 			if err != nil {
@@ -151,6 +151,29 @@ type confParser struct {
 
 func (p *confParser) fail(key string, err error) {
 	p.errs = append(p.errs, fmt.Sprintf("line %d: %s: %v", p.lineOf[key], key, err))
+}
+
+// groups returns the port groups of a feature: those its port_group_list
+// names, or, when the file shows no list (an excerpt), every group that has
+// keys ("<feature>.<group>.<key>").
+func (p *confParser) groups(feature string) []string {
+	if v, ok := p.kv[feature+".port_group_list"]; ok {
+		return p.list(feature+".port_group_list", v)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for k := range p.kv {
+		rest, ok := strings.CutPrefix(k, feature+".")
+		if !ok {
+			continue
+		}
+		if g, _, ok := strings.Cut(rest, "."); ok && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // list reads "[a, b]" (or a bare value) into its elements.

@@ -51,7 +51,6 @@ type model struct {
 	ecn     [8]*fabric.SwitchECN // per traffic class; nil = no marking
 	wdPoll  int
 	wdRob   int
-	wdSet   bool            // timers configured explicitly
 	wdPorts map[string]bool // ports with the watchdog on
 	mtu     map[string]int  // per port; absent = defaultMTU
 	ports   map[string]bool // swp ports the config mentions
@@ -255,12 +254,12 @@ func fromTree(t Tree) (*model, error) {
 	if wd := t.node("qos", "pfc-watchdog"); wd != nil {
 		if v, ok := wd["polling-interval"]; ok {
 			if n, ok := intIn("qos.pfc-watchdog.polling-interval", v, 100, 5000); ok {
-				m.wdPoll, m.wdSet = n, true
+				m.wdPoll = n
 			}
 		}
 		if v, ok := wd["robustness"]; ok {
 			if n, ok := intIn("qos.pfc-watchdog.robustness", v, 1, 1000); ok {
-				m.wdRob, m.wdSet = n, true
+				m.wdRob = n
 			}
 		}
 	}
@@ -301,7 +300,8 @@ func isOff(v any) bool {
 
 // intent turns the effective model into the canonical intent. A class exists
 // for every switch priority that receives traffic under the trust mode: DSCP
-// values (l3, both), PCP values (l2), or the port default (port).
+// values (l3, both), PCP values (l2), or the port default (port). DSCP lists
+// are filled under DSCP trust only, where they classify.
 func (m *model) intent() fabric.SwitchIntent {
 	si := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, PFC: fabric.SwitchPFC{Priorities: []int{}}}
 	switch m.trust {
@@ -340,7 +340,7 @@ func (m *model) intent() fabric.SwitchIntent {
 			cl.BandwidthPercent = m.sched[tc].bandwidth
 		}
 		for d, dsp := range m.dscpSP {
-			if dsp == sp {
+			if dsp == sp && si.Trust == "dscp" {
 				cl.DSCP = append(cl.DSCP, d)
 			}
 		}
@@ -353,10 +353,9 @@ func (m *model) intent() fabric.SwitchIntent {
 	if len(si.PFC.Priorities) > 0 {
 		si.PFC.CableLengthMeters = m.cable
 	}
-	if m.wdSet || len(m.wdPorts) > 0 {
-		si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: len(m.wdPorts) > 0, PollIntervalMs: m.wdPoll,
-			DetectionTimeMs: m.wdPoll * m.wdRob, Action: "drop"}
-	}
+	// The watchdog is off unless a port enables it; the timers are global.
+	si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: len(m.wdPorts) > 0, PollIntervalMs: m.wdPoll,
+		DetectionTimeMs: m.wdPoll * m.wdRob, Action: "drop"}
 	si.MTU = defaultMTU
 	for p := range m.ports {
 		si.Ports = append(si.Ports, p)

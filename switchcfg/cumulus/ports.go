@@ -58,29 +58,32 @@ func ExpandInterfaces(list string) ([]string, error) {
 }
 
 // CompressInterfaces writes names as an NVUE range list: [swp1 swp2 swp3
-// swp5 swp1s0 swp1s1] → "swp1-3,swp5,swp1s0-1" (natural order, consecutive
-// last numbers folded).
+// swp5 swp1s0 swp1s1] → "swp1-3,swp5,swp1s0-1". Names sharing a prefix
+// before their last number fold into ranges; prefixes come in natural order.
 func CompressInterfaces(names []string) string {
-	s := append([]string(nil), names...)
-	fabric.SortPorts(s)
-	var parts []string
-	for i := 0; i < len(s); {
-		prefix, n, ok := splitLastNumber(s[i])
-		j := i
-		for ok && j+1 < len(s) {
-			p2, n2, ok2 := splitLastNumber(s[j+1])
-			if !ok2 || p2 != prefix || n2 != n+(j+1-i) {
-				break
-			}
-			j++
+	byPrefix := map[string][]int{}
+	var prefixes, plain []string
+	for _, n := range names {
+		prefix, num, ok := splitLastNumber(n)
+		if !ok {
+			plain = append(plain, n)
+			continue
 		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%s%d-%d", prefix, n, n+(j-i)))
-		} else if i == 0 || s[i] != s[i-1] {
-			parts = append(parts, s[i])
+		if _, seen := byPrefix[prefix]; !seen {
+			prefixes = append(prefixes, prefix)
 		}
-		i = j + 1
+		byPrefix[prefix] = append(byPrefix[prefix], num)
 	}
+	fabric.SortPorts(prefixes)
+	fabric.SortPorts(plain)
+	var parts []string
+	for _, prefix := range prefixes {
+		for _, r := range strings.Split(switchcfg.FormatIntSet(byPrefix[prefix]), ",") {
+			parts = append(parts, prefix+r)
+		}
+	}
+	parts = append(parts, plain...)
+	fabric.SortPorts(parts)
 	return strings.Join(parts, ",")
 }
 

@@ -155,22 +155,25 @@ func (w *lines) explicit(si fabric.SwitchIntent) {
 	} else {
 		w.add(q+"mapping %s trust l3", profile)
 	}
-	for _, c := range si.Classes {
-		if len(c.DSCP) > 0 {
-			w.add(q+"mapping %s dscp %s switch-priority %d", profile, switchcfg.FormatIntSet(c.DSCP), c.Priority)
-		}
-	}
 	if si.Trust == "pcp" {
-		w.pcpMap(si.Classes)
+		w.pcpMap(si.Classes) // DSCP does not classify under PCP trust
+	} else {
+		for _, c := range si.Classes {
+			if len(c.DSCP) > 0 {
+				w.add(q+"mapping %s dscp %s switch-priority %d", profile, switchcfg.FormatIntSet(c.DSCP), c.Priority)
+			}
+		}
 	}
 	for _, g := range groupTC(si.Classes, func(c fabric.SwitchClass) string { return strconv.Itoa(c.TrafficClass) }) {
 		w.add(q+"egress-queue-mapping %s switch-priority %s traffic-class %s", profile, g.prios, g.key)
 	}
 	if len(si.PFC.Priorities) > 0 {
 		w.add(q+"pfc %s switch-priority %s", profile, switchcfg.FormatIntSet(si.PFC.Priorities))
-		if si.PFC.CableLengthMeters > 0 {
-			w.add(q+"pfc %s cable-length %d", profile, si.PFC.CableLengthMeters)
+		cable := si.PFC.CableLengthMeters
+		if cable == 0 {
+			cable = defaultCableLength // written anyway: the read-back reports it
 		}
+		w.add(q+"pfc %s cable-length %d", profile, cable)
 		w.add(q+"pfc %s tx enable", profile)
 		w.add(q+"pfc %s rx enable", profile)
 	}
@@ -298,23 +301,24 @@ func groupTC(classes []fabric.SwitchClass, key func(fabric.SwitchClass) string) 
 	return out
 }
 
-// watchdog renders the global PFC watchdog timers.
+// watchdog renders the global PFC watchdog timers. No watchdog in the intent
+// means none on the switch (full state), like a disabled one.
 func (w *lines) watchdog(si fabric.SwitchIntent) {
 	wd := si.PFC.Watchdog
-	if wd == nil {
-		return
-	}
 	w.add("nv unset qos pfc-watchdog")
-	if !wd.Enabled {
+	if wd == nil || !wd.Enabled {
 		return
 	}
 	poll, rob, _ := watchdogTimers(wd)
-	if poll > 0 {
-		w.add("nv set qos pfc-watchdog polling-interval %d", poll)
+	// Defaults are written too, so that rendering a read-back gives the same lines.
+	if poll == 0 {
+		poll = defaultWDPollMs
 	}
-	if rob > 0 {
-		w.add("nv set qos pfc-watchdog robustness %d", rob)
+	if rob == 0 {
+		rob = defaultWDRobustness
 	}
+	w.add("nv set qos pfc-watchdog polling-interval %d", poll)
+	w.add("nv set qos pfc-watchdog robustness %d", rob)
 }
 
 // ports renders per-interface settings on the intent's ports.
@@ -323,11 +327,9 @@ func (w *lines) ports(si fabric.SwitchIntent) {
 		return
 	}
 	list := CompressInterfaces(si.Ports)
-	if wd := si.PFC.Watchdog; wd != nil {
-		w.add("nv unset interface %s qos pfc-watchdog", list)
-		if wd.Enabled {
-			w.add("nv set interface %s qos pfc-watchdog", list)
-		}
+	w.add("nv unset interface %s qos pfc-watchdog", list)
+	if wd := si.PFC.Watchdog; wd != nil && wd.Enabled {
+		w.add("nv set interface %s qos pfc-watchdog", list)
 	}
 	if si.MTU > 0 {
 		w.add("nv set interface %s link mtu %d", list, si.MTU)

@@ -18,18 +18,20 @@ var fieldSep = regexp.MustCompile(`\s{2,}`)
 // `nv show interface <if> qos roce status` (port level) into the canonical
 // intent. These are operational views: thresholds are NVUE's rounded
 // displays ("146.48 KB" = 149995 B, KB and MB being binary), which Compare
-// tolerates. The port-level view lists only the RoCE and CNP rows; DSCP values
-// it does not list keep the platform default map.
+// tolerates. The recipe of the displayed RoCE mode is the base the listed
+// values refine, since the port-level view lists only the RoCE and CNP rows.
 func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
-	m := newModel()
-	var (
-		section, table string
-		cols           [][2]int
-		seen           bool
-		ecnTCs         []int
-		ecn            fabric.SwitchECN
-		ecnOn          = true
-	)
+	type row struct {
+		line  int
+		table string
+		cells []string
+	}
+	kv := map[string]string{} // "section/key" → first value
+	kvLine := map[string]int{}
+	var rows []row
+	var table string
+	var cols [][2]int
+	section := ""
 	ls := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
 	for i := 0; i < len(ls); i++ {
 		line := strings.TrimRight(ls[i], " \t")
@@ -48,30 +50,41 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 			continue
 		}
 		if table != "" {
-			if cols == nil {
-				continue // header line; the dash line below gives the columns
+			if cols != nil { // before the underline comes the header
+				rows = append(rows, row{i + 1, table, cut(line, cols)})
 			}
-			if err := showTableRow(m, table, cut(line, cols)); err != nil {
-				return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d: %w", i+1, err)
-			}
-			seen = true
 			continue
 		}
 		f := fieldSep.Split(trimmed, -1)
-		key, val := f[0], ""
-		if len(f) > 1 {
-			val = f[1]
-		}
 		if !strings.HasPrefix(line, " ") {
-			section = key
+			section = f[0]
 		}
-		if strings.HasPrefix(line, " ") || val != "" {
-			seen = true
+		if len(f) > 1 {
+			kv[section+"/"+f[0]] = f[1]
+			kvLine[section+"/"+f[0]] = i + 1
+		}
+	}
+	if len(kv) == 0 && len(rows) == 0 {
+		return fabric.SwitchIntent{}, fmt.Errorf("%w: no nv show qos roce fields found", ErrSyntax)
+	}
+
+	// The RoCE mode's recipe is the base; the listed values refine it.
+	m := newModel()
+	if mode := kv["mode/mode"]; strings.HasPrefix(mode, "lossless") || strings.HasPrefix(mode, "lossy") {
+		m.applyRecipe(mode)
+	}
+	var ecn fabric.SwitchECN
+	var ecnTCs []int
+	ecnOn := true
+	for _, key := range []string{"pfc/pfc-priority", "pfc/cable-length", "congestion-control/congestion-mode",
+		"congestion-control/enabled-tc", "congestion-control/min-threshold", "congestion-control/max-threshold",
+		"congestion-control/probability", "trust/trust-mode"} {
+		val, ok := kv[key]
+		if !ok {
+			continue
 		}
 		var err error
-		switch section + "/" + key {
-		case "mode/mode":
-			m.roce = val
+		switch key {
 		case "pfc/pfc-priority":
 			var ps []int
 			if ps, err = switchcfg.ParseIntSet(val, 0, 7); err == nil {
@@ -96,11 +109,8 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 			m.trust = trustFromShow(val)
 		}
 		if err != nil {
-			return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d (%s %s): %w", i+1, section, key, err)
+			return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d (%s): %w", kvLine[key], key, err)
 		}
-	}
-	if !seen {
-		return fabric.SwitchIntent{}, fmt.Errorf("%w: no nv show qos roce fields found", ErrSyntax)
 	}
 	if ecnTCs != nil {
 		m.ecn = [8]*fabric.SwitchECN{}
@@ -109,6 +119,11 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 				e := ecn
 				m.ecn[tc] = &e
 			}
+		}
+	}
+	for _, r := range rows {
+		if err := showTableRow(m, r.table, r.cells); err != nil {
+			return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d: %w", r.line, err)
 		}
 	}
 	return m.intent(), nil

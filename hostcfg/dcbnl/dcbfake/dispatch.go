@@ -172,6 +172,19 @@ func (k *Kernel) takeAttrFailure(ifname string, attr uint16) syscall.Errno {
 	return 0
 }
 
+// appOp wraps an APP table operation with the FailApp injections.
+func (k *Kernel) appOp(d *device, op func(dcbnl.App) syscall.Errno) func(dcbnl.App) syscall.Errno {
+	return func(a dcbnl.App) syscall.Errno {
+		for i, f := range k.failApps {
+			if (f.ifname == "" || f.ifname == d.name) && f.app == a {
+				k.failApps = append(k.failApps[:i], k.failApps[i+1:]...)
+				return f.errno
+			}
+		}
+		return op(a)
+	}
+}
+
 func (k *Kernel) ieeeGet(d *device, _ map[uint16][]byte, _ *Request, reply *nlwire.Builder) syscall.Errno {
 	fill(reply, d.view())
 	return 0
@@ -286,7 +299,7 @@ func (k *Kernel) applyIEEESet(d *device, ieee map[uint16][]byte) syscall.Errno {
 		{dcbnl.AttrIEEEPFC, d.setPFC},
 		{dcbnl.AttrDCBBuffer, d.setBuffer},
 		{dcbnl.AttrRewrTable, func(b []byte) syscall.Errno { return appTableSetDel(b, d.setRewr) }},
-		{dcbnl.AttrIEEEAppTable, func(b []byte) syscall.Errno { return appTableSetDel(b, d.setApp) }},
+		{dcbnl.AttrIEEEAppTable, func(b []byte) syscall.Errno { return appTableSetDel(b, k.appOp(d, d.setApp)) }},
 		{dcbnl.AttrAppTrust, d.setTrustTable},
 	} {
 		if errno := step(s.attr, s.op); errno != 0 {
@@ -310,7 +323,7 @@ func (k *Kernel) ieeeDel(d *device, tb map[uint16][]byte, rec *Request, reply *n
 		attr uint16
 		op   func(dcbnl.App) syscall.Errno
 	}{
-		{dcbnl.AttrIEEEAppTable, d.delApp},
+		{dcbnl.AttrIEEEAppTable, k.appOp(d, d.delApp)},
 		{dcbnl.AttrRewrTable, d.delRewr},
 	} {
 		data, ok := ieee[s.attr]

@@ -22,12 +22,19 @@ type Kernel struct {
 	unprivileged bool
 	failAttr     []attrFailure
 	failReq      []reqFailure
+	failApps     []appFailure
 	log          []Request
 }
 
 type attrFailure struct {
 	ifname string
 	attr   uint16
+	errno  syscall.Errno
+}
+
+type appFailure struct {
+	ifname string
+	app    dcbnl.App
 	errno  syscall.Errno
 }
 
@@ -110,6 +117,15 @@ func (k *Kernel) FailNext(ifname string, attr uint16, errno syscall.Errno) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.failAttr = append(k.failAttr, attrFailure{ifname, attr, errno})
+}
+
+// FailApp makes the next add or delete of exactly app in ifname's APP
+// table ("" for any device) fail with errno, in-band, after the entries
+// before it in the same request were processed. Calls queue up; each fires once.
+func (k *Kernel) FailApp(ifname string, app dcbnl.App, errno syscall.Errno) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.failApps = append(k.failApps, appFailure{ifname, app, errno})
 }
 
 // FailNextRequest makes the next cmd request on ifname ("" for any) fail

@@ -1,0 +1,194 @@
+package hostparse
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// PCIDevice is one device block of lspci -vv/-vvv, reduced to what a preflight
+// checks: where it is, its NUMA node, its PCIe link and its AER status.
+type PCIDevice struct {
+	// Address is the BDF ("17:00.0", or "0000:17:00.0" with -D); empty when
+	// the capture began inside the block (Partial).
+	Address     string      `json:"address,omitempty"`
+	Class       string      `json:"class,omitempty"`       // "PCI bridge", "3D controller [0302]"
+	Description string      `json:"description,omitempty"` // "NVIDIA Corporation Device 2330 (rev a1)"
+	NUMANode    *int        `json:"numaNode,omitempty"`    // "NUMA node:"; /sys/bus/pci/devices/<bdf>/numa_node
+	LinkCap     *PCIeLink   `json:"linkCap,omitempty"`     // "LnkCap:"; /sys/bus/pci/devices/<bdf>/max_link_{speed,width}
+	LinkSta     *LinkStatus `json:"linkSta,omitempty"`     // "LnkSta:"; /sys/bus/pci/devices/<bdf>/current_link_{speed,width}
+	AER         *AER        `json:"aer,omitempty"`         // the Advanced Error Reporting capability
+	Driver      string      `json:"driver,omitempty"`      // "Kernel driver in use:"
+	Partial     bool        `json:"partial,omitempty"`
+}
+
+// PCIeLink is a link speed and width.
+type PCIeLink struct {
+	Speed string  `json:"speed,omitempty"` // as printed: "32GT/s", "2.5GT/s", "unknown"
+	GTps  float64 `json:"gtps,omitempty"`  // the speed as a number, 0 when unknown
+	Width int     `json:"width,omitempty"` // lanes: 16 for x16
+}
+
+// LinkStatus is the negotiated link and lspci's verdict on it.
+type LinkStatus struct {
+	PCIeLink
+	// SpeedDowngraded and WidthDowngraded are lspci's "(downgraded)" marks;
+	// older lspci prints none, and they are then derived from LnkCap.
+	SpeedDowngraded bool `json:"speedDowngraded,omitempty"`
+	WidthDowngraded bool `json:"widthDowngraded,omitempty"`
+}
+
+// AER holds the error bits lspci shows set ('+') in the uncorrectable and
+// correctable status registers.
+type AER struct {
+	Uncorrectable []string `json:"uncorrectable,omitempty"` // UESta: DLP, SDES, TLP, CmpltTO, …
+	Correctable   []string `json:"correctable,omitempty"`   // CESta: RxErr, BadTLP, BadDLLP, Timeout, AdvNonFatalErr, …
+}
+
+var (
+	pciHeaderRe = regexp.MustCompile(`^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+):\s*(.*)$`)
+	lnkSpeedRe  = regexp.MustCompile(`Speed ([0-9.]+GT/s|unknown)(?:\s*\((\w+)\))?`)
+	lnkWidthRe  = regexp.MustCompile(`Width x(\d+)(?:\s*\((\w+)\))?`)
+)
+
+// ParsePCI reads lspci -vv or -vvv output: any number of device blocks, or a
+// fragment of one (a capture that starts mid-block yields a Partial device).
+func ParsePCI(r io.Reader) ([]PCIDevice, error) {
+	var out []PCIDevice
+	var cur *PCIDevice
+	dev := func() *PCIDevice {
+		if cur == nil {
+			out = append(out, PCIDevice{Partial: true})
+			cur = &out[len(out)-1]
+		}
+		return cur
+	}
+	content := false
+	err := scan(r, func(n, indent int, raw string) {
+		s := strings.TrimSpace(raw)
+		if indent == 0 {
+			if m := pciHeaderRe.FindStringSubmatch(s); m != nil {
+				out = append(out, PCIDevice{Address: m[1], Class: m[2], Description: m[3]})
+				cur = &out[len(out)-1]
+				content = true
+				return
+			}
+		}
+		key, val, ok := splitKV(s)
+		if !ok {
+			return
+		}
+		switch key {
+		case "NUMA node":
+			if v, err := strconv.Atoi(val); err == nil {
+				dev().NUMANode = &v
+				content = true
+			}
+		case "LnkCap":
+			l := parseLink(val)
+			dev().LinkCap = &l.PCIeLink
+			content = true
+		case "LnkSta":
+			l := parseLink(val)
+			dev().LinkSta = &l
+			content = true
+		case "UESta":
+			d := dev()
+			if d.AER == nil {
+				d.AER = &AER{}
+			}
+			d.AER.Uncorrectable = setFlags(val)
+			content = true
+		case "CESta":
+			d := dev()
+			if d.AER == nil {
+				d.AER = &AER{}
+			}
+			d.AER.Correctable = setFlags(val)
+			content = true
+		case "Kernel driver in use":
+			dev().Driver = val
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("parsing lspci output: %w", err)
+	}
+	if !content {
+		return nil, fmt.Errorf("parsing lspci output: %w", ErrNoData)
+	}
+	for i := range out {
+		out[i].deriveDowngrade()
+	}
+	return out, nil
+}
+
+func parseLink(val string) LinkStatus {
+	var l LinkStatus
+	if m := lnkSpeedRe.FindStringSubmatch(val); m != nil {
+		l.Speed = m[1]
+		l.GTps, _ = strconv.ParseFloat(strings.TrimSuffix(m[1], "GT/s"), 64)
+		l.SpeedDowngraded = m[2] == "downgraded"
+	}
+	if m := lnkWidthRe.FindStringSubmatch(val); m != nil {
+		l.Width, _ = strconv.Atoi(m[1])
+		l.WidthDowngraded = m[2] == "downgraded"
+	}
+	return l
+}
+
+// setFlags returns the names of the flags printed with '+'.
+func setFlags(val string) []string {
+	var set []string
+	for _, f := range strings.Fields(val) {
+		if name, ok := strings.CutSuffix(strings.TrimSuffix(f, ","), "+"); ok && name != "" {
+			set = append(set, name)
+		}
+	}
+	return set
+}
+
+// deriveDowngrade compares LnkSta with LnkCap when lspci printed no verdict.
+func (d *PCIDevice) deriveDowngrade() {
+	if d.LinkCap == nil || d.LinkSta == nil {
+		return
+	}
+	if d.LinkSta.GTps > 0 && d.LinkSta.GTps < d.LinkCap.GTps {
+		d.LinkSta.SpeedDowngraded = true
+	}
+	if d.LinkSta.Width > 0 && d.LinkSta.Width < d.LinkCap.Width {
+		d.LinkSta.WidthDowngraded = true
+	}
+}
+
+// Problems lists what a preflight reports about the device: a link running
+// below its capability, and AER status bits set.
+func (d PCIDevice) Problems() []string {
+	var p []string
+	name := d.Address
+	if name == "" {
+		name = "device"
+	}
+	if s := d.LinkSta; s != nil {
+		capSpeed, capWidth := "", ""
+		if c := d.LinkCap; c != nil {
+			capSpeed, capWidth = " "+c.Speed, fmt.Sprintf(" x%d", c.Width)
+		}
+		if s.SpeedDowngraded {
+			p = append(p, fmt.Sprintf("%s: link speed %s is below its capability%s", name, s.Speed, capSpeed))
+		}
+		if s.WidthDowngraded {
+			p = append(p, fmt.Sprintf("%s: link width x%d is below its capability%s", name, s.Width, capWidth))
+		}
+	}
+	if d.AER != nil {
+		if len(d.AER.Uncorrectable) > 0 {
+			p = append(p, fmt.Sprintf("%s: AER uncorrectable errors: %s", name, strings.Join(d.AER.Uncorrectable, " ")))
+		}
+		if len(d.AER.Correctable) > 0 {
+			p = append(p, fmt.Sprintf("%s: AER correctable errors: %s", name, strings.Join(d.AER.Correctable, " ")))
+		}
+	}
+	return p
+}

@@ -19,7 +19,8 @@ import (
 // The argv built here is fixed: no element is ever meant for a shell, and
 // file paths are separate elements behind "--". An implementation over SSH,
 // where the remote side runs a command line through the login shell, must
-// therefore quote every element for that shell (single quotes, ' as '\”).
+// therefore quote every element for that shell: wrap it in single quotes
+// and write each embedded quote as quote, backslash, quote, quote.
 //
 // When the command ran and exited non-zero, the error must implement
 // ExitCode() int (as *exec.ExitError does; wrap *ssh.ExitError's

@@ -82,6 +82,8 @@ var schema = kw(map[string]*snode{
 	}),
 	"interface": coll(idIface, kw(map[string]*snode{
 		"link": kw(leaves("mtu", "state", "speed", "fec", "mac-address")),
+		"ip":   kw(map[string]*snode{"address": coll(idName, empty())}),
+		"bond": kw(map[string]*snode{"member": coll(idIface, empty())}),
 		"qos": kw(map[string]*snode{
 			"pfc-watchdog": kw(leaves("state")),
 		}),

@@ -1,0 +1,75 @@
+// Package nxos is the Cisco NX-OS (Nexus 9000) switch driver (platform
+// "cisco-nxos").
+//
+// Render turns a fabric.SwitchIntent into the NX-OS modular QoS of
+// DESIGN.md §5:
+//
+//	class-map type qos match-any roce           one per class: match dscp 26 (match cos 3 for pcp trust)
+//	policy-map type qos FABRICCTL-QOS           class roce / set qos-group 3 (the traffic class);
+//	                                            an unnamed class taking the rest of the DSCPs is class-default
+//	policy-map type queuing FABRICCTL-QUEUING   one c-out-8q-qN class per queue: priority level 1 (strict),
+//	                                            bandwidth remaining percent N, random-detect minimum-threshold
+//	                                            X kbytes maximum-threshold Y kbytes drop-probability P weight 0 ecn
+//	policy-map type network-qos FABRICCTL-NETWORK-QOS   c-8q-nqN: mtu, pause pfc-cos P (no-drop classes)
+//	system qos                                  service-policy type network-qos / queuing output
+//	priority-flow-control watch-dog-interval on (+ watch-dog interval, shutdown-multiplier, auto-restore multiplier)
+//	interface Ethernet1/1                       mtu, priority-flow-control mode on,
+//	                                            service-policy type qos input FABRICCTL-QOS
+//
+// Parse reads `show running-config` (the only ReadbackCommands entry; echoed
+// command, "!" header lines and trailing prompt are ignored). The ports are
+// the Ethernet interfaces with a QoS statement (PFC mode, a service-policy);
+// the classes are the qos-groups of the type qos policy those ports share
+// (their own or the system one), named after their class-maps (class-default
+// reads as an unnamed class with every DSCP no other class matches); trust is
+// dscp or pcp by what the class-maps match. Scheduling and ECN come from the
+// ports' queuing policy, PFC from the network-qos policy under `system qos`,
+// counted only when every port has `priority-flow-control mode on`. Settings
+// the ports disagree on read as empty. A configuration without QoS parses to
+// an intent with no ports, classes or PFC, so switchcfg.Compare plans a full
+// push. NX-OS does not carry the RoCE/CNP roles or the cable length.
+//
+// Units: "kbytes" are taken as 1000 bytes (BytesPerKbyte), as in Cisco's and
+// NVIDIA's RoCE recipes (150 KB → 150 kbytes); Render rounds to the nearest
+// kbyte, half up. Watchdog times: the interval is the poll interval (ms),
+// detection = interval × shutdown-multiplier, restoration = interval ×
+// auto-restore multiplier; the NX-OS watchdog always drops.
+//
+// Render rejects, with an error naming the platform and wrapping
+// switchcfg.ErrNotSupported:
+//   - more than MaxNoDropClasses (3) no-drop priorities: Nexus 9000
+//     cloud-scale switches support up to three no-drop classes;
+//   - a PFC priority that is no class's priority (pause pfc-cos lives in a
+//     network-qos class);
+//   - a queue other than the traffic class (in 8q mode qos-group N is served
+//     by c-out-8q-qN);
+//   - with dscp trust, a lossy class whose priority differs from its
+//     traffic class (NX-OS keeps no priority for it);
+//   - more than MaxStrictClasses (1) strict class, or a strict class with a
+//     bandwidth share (priority level 1 takes none);
+//   - an MTU outside MinMTU..MaxMTU (576..9216);
+//   - watchdog times that are not whole multiples of a 100..1000 ms interval
+//     (shutdown-multiplier 1..10, auto-restore multiplier 0..100), or an
+//     action other than drop;
+//   - class names that cannot name a class-map.
+//
+// Push works under a checkpoint, because NX-OS applies lines as they are
+// entered; exactly these commands, each through Session.Send:
+//
+//	checkpoint <name>
+//	configure terminal
+//	<each rendered line>
+//	end
+//	show diff rollback-patch checkpoint <name> running-config
+//	copy running-config startup-config            when the patch is not empty
+//	rollback running-config checkpoint <name>     on a dry run, or any failure after the checkpoint
+//
+// An empty patch means the lines changed nothing: Push returns Changed=false.
+// A dry run applies the lines and rolls them back, so ports see the change
+// briefly. When the connection drops mid-push, Push cannot roll back; the
+// error names RollbackCommand(checkpoint) to run on a new session. The
+// checkpoint is left on the switch. PushOptions.ConfirmTimeout does not apply.
+//
+// Driver holds no state: Render, Parse, Push and Observe are safe for
+// concurrent use, one Session per goroutine.
+package nxos

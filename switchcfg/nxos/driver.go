@@ -1,0 +1,81 @@
+package nxos
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// Platform is the fabric name of this driver.
+const Platform = "cisco-nxos"
+
+// ReadbackRunningConfig is the only read-back command Parse needs.
+const ReadbackRunningConfig = "show running-config"
+
+// Names of the policies Render writes.
+const (
+	QoSPolicy        = "FABRICCTL-QOS"
+	QueuingPolicy    = "FABRICCTL-QUEUING"
+	NetworkQoSPolicy = "FABRICCTL-NETWORK-QOS"
+)
+
+// Limits of NX-OS that Render enforces (see doc.go for the reasons).
+const (
+	// MaxNoDropClasses is the number of no-drop (pause pfc-cos) classes accepted.
+	MaxNoDropClasses = 3
+	// MaxStrictClasses is the number of strict-priority (priority level 1) classes accepted.
+	MaxStrictClasses = 1
+	// MinMTU and MaxMTU bound the interface and network-qos MTU.
+	MinMTU, MaxMTU = 576, 9216
+	// BytesPerKbyte is how this driver reads the CLI unit "kbytes".
+	BytesPerKbyte = 1000
+)
+
+// Driver renders, parses and pushes Cisco NX-OS (Nexus 9000) configuration.
+// It holds no state; one value serves any number of switches concurrently.
+type Driver struct{}
+
+var (
+	_ switchcfg.Driver     = (*Driver)(nil)
+	_ switchcfg.Transactor = (*Driver)(nil)
+)
+
+// New returns the NX-OS driver.
+func New() *Driver { return &Driver{} }
+
+// Register adds the NX-OS driver to r.
+func Register(r *switchcfg.Registry) { r.Add(New()) }
+
+// Platform returns "cisco-nxos".
+func (*Driver) Platform() string { return Platform }
+
+// portRE matches EthernetN/M and EthernetN/M/K (breakout).
+var portRE = regexp.MustCompile(`^Ethernet([1-9][0-9]*)/([1-9][0-9]*)(?:/([1-9][0-9]*))?$`)
+
+var checkPort = switchcfg.PortPattern(Platform, portRE, "Ethernet1/1 or Ethernet1/49/2")
+
+// CheckPort accepts NX-OS Ethernet port names.
+func (*Driver) CheckPort(name string) error { return checkPort(name) }
+
+// ReadbackCommands returns the commands whose outputs Parse reads.
+func (*Driver) ReadbackCommands() []string { return []string{ReadbackRunningConfig} }
+
+// sortPorts orders port names by slot, port and breakout lane.
+func portOrder(a, b string) int {
+	ma, mb := portRE.FindStringSubmatch(a), portRE.FindStringSubmatch(b)
+	for i := 1; ma != nil && mb != nil && i < len(ma); i++ {
+		x, _ := strconv.Atoi(ma[i])
+		y, _ := strconv.Atoi(mb[i])
+		if x != y {
+			return x - y
+		}
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,543 @@
+package nxos
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// stmt is one configuration statement with the statements indented under it.
+type stmt struct {
+	line int      // 1-based line number in the read-back
+	f    []string // the statement's words
+	kids []*stmt
+}
+
+func (s *stmt) text() string { return strings.Join(s.f, " ") }
+
+// tree builds the statement tree of a running-config from its indentation;
+// comment lines ("!...") and blank lines are skipped.
+func tree(text string) []*stmt {
+	type open struct {
+		depth int
+		s     *stmt
+	}
+	var roots []*stmt
+	var stack []open
+	for i, raw := range strings.Split(text, "\n") {
+		raw = strings.TrimRight(raw, "\r \t")
+		t := strings.TrimSpace(raw)
+		if t == "" || strings.HasPrefix(t, "!") {
+			continue
+		}
+		depth := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		s := &stmt{line: i + 1, f: strings.Fields(t)}
+		for len(stack) > 0 && stack[len(stack)-1].depth >= depth {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			roots = append(roots, s)
+		} else {
+			parent := stack[len(stack)-1].s
+			parent.kids = append(parent.kids, s)
+		}
+		stack = append(stack, open{depth, s})
+	}
+	return roots
+}
+
+// classMap is a `class-map type qos` with the DSCP and CoS values it matches.
+type classMap struct{ dscp, cos []int }
+
+// policy is a policy-map: its classes in order, each with its statements.
+type policy struct {
+	classes []*stmt // "class NAME" / "class type queuing NAME" statements
+}
+
+// iface is the QoS of one Ethernet interface.
+type iface struct {
+	qos      bool   // any QoS statement
+	mtu      int    // 0: not set
+	pfcMode  string // on | off | auto | ""
+	wdOn     string // priority-flow-control watch-dog-interval on|off
+	qosIn    string // service-policy type qos input
+	queueOut string // service-policy type queuing output
+}
+
+// runningConfig is what Parse keeps of `show running-config`.
+type runningConfig struct {
+	classMaps                  map[string]*classMap
+	policies                   map[string]*policy // by "kind name"
+	sysQoS, sysQueuing, sysNQ  string
+	wdOn                       string
+	wdInterval, wdShut, wdAuto int
+	ports                      map[string]*iface
+}
+
+// Parse reads `show running-config` into the canonical intent. Classes come
+// from the type qos policy the QoS-configured Ethernet ports use (all of them
+// must use the same one), their scheduling and ECN from the queuing policy and
+// their PFC from the network-qos policy attached under `system qos`. A
+// configuration without QoS parses to an intent with no ports, classes or PFC.
+func (*Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+	out, ok := rb[ReadbackRunningConfig]
+	if !ok {
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackRunningConfig)
+	}
+	rc, err := parseRunningConfig(string(out))
+	if err != nil {
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %s: %w", Platform, ReadbackRunningConfig, err)
+	}
+	return rc.intent(), nil
+}
+
+func parseRunningConfig(text string) (*runningConfig, error) {
+	rc := &runningConfig{classMaps: map[string]*classMap{}, policies: map[string]*policy{}, ports: map[string]*iface{}}
+	for _, s := range tree(text) {
+		if err := rc.global(s); err != nil {
+			return nil, fmt.Errorf("line %d: %q: %w", s.line, s.text(), err)
+		}
+	}
+	return rc, nil
+}
+
+func (rc *runningConfig) global(s *stmt) error {
+	f := s.f
+	switch {
+	case len(f) >= 4 && f[0] == "class-map" && f[1] == "type" && f[2] == "qos":
+		cm := &classMap{}
+		rc.classMaps[f[len(f)-1]] = cm
+		for _, k := range s.kids {
+			if err := cm.match(k.f); err != nil {
+				return fmt.Errorf("line %d: %w", k.line, err)
+			}
+		}
+	case len(f) >= 4 && f[0] == "policy-map" && f[1] == "type":
+		p := &policy{}
+		for _, k := range s.kids {
+			if len(k.f) >= 2 && k.f[0] == "class" {
+				p.classes = append(p.classes, k)
+			}
+		}
+		rc.policies[f[2]+" "+f[len(f)-1]] = p
+	case len(f) == 2 && f[0] == "system" && f[1] == "qos":
+		for _, k := range s.kids {
+			kind, name, ok := servicePolicy(k.f)
+			switch {
+			case !ok:
+			case kind == "qos":
+				rc.sysQoS = name
+			case kind == "queuing":
+				rc.sysQueuing = name
+			case kind == "network-qos":
+				rc.sysNQ = name
+			}
+		}
+	case len(f) == 2 && f[0] == "interface" && portRE.MatchString(f[1]):
+		p := &iface{}
+		rc.ports[f[1]] = p
+		for _, k := range s.kids {
+			if err := p.statement(k.f); err != nil {
+				return fmt.Errorf("line %d: %w", k.line, err)
+			}
+		}
+	case len(f) == 3 && f[0] == "priority-flow-control" && f[1] == "watch-dog-interval":
+		rc.wdOn = f[2]
+	case len(f) == 4 && f[0] == "priority-flow-control" && f[1] == "watch-dog" && f[2] == "interval":
+		return setInt(&rc.wdInterval, f[3], 1, 100000)
+	case len(f) == 4 && f[0] == "priority-flow-control" && f[1] == "watch-dog" && f[2] == "shutdown-multiplier":
+		return setInt(&rc.wdShut, f[3], 0, 1000)
+	case len(f) == 4 && f[0] == "priority-flow-control" && f[1] == "auto-restore" && f[2] == "multiplier":
+		return setInt(&rc.wdAuto, f[3], 0, 1000)
+	}
+	return nil
+}
+
+// servicePolicy reads "service-policy type KIND [input|output] NAME".
+func servicePolicy(f []string) (kind, name string, ok bool) {
+	if len(f) < 4 || f[0] != "service-policy" || f[1] != "type" {
+		return "", "", false
+	}
+	return f[2], f[len(f)-1], true
+}
+
+// match reads one statement of a qos class-map.
+func (cm *classMap) match(f []string) error {
+	if len(f) < 3 || f[0] != "match" {
+		return nil
+	}
+	var err error
+	switch f[1] {
+	case "dscp":
+		cm.dscp, err = valueList(cm.dscp, f[2:], 63)
+	case "cos":
+		cm.cos, err = valueList(cm.cos, f[2:], 7)
+	}
+	return err
+}
+
+func (p *iface) statement(f []string) error {
+	switch {
+	case len(f) == 2 && f[0] == "mtu":
+		return setInt(&p.mtu, f[1], MinMTU, 65535)
+	case len(f) >= 3 && f[0] == "priority-flow-control" && f[1] == "mode":
+		p.pfcMode = f[2]
+	case len(f) == 3 && f[0] == "priority-flow-control" && f[1] == "watch-dog-interval":
+		p.wdOn = f[2]
+	case len(f) >= 1 && f[0] == "priority-flow-control":
+	default:
+		kind, name, ok := servicePolicy(f)
+		switch {
+		case !ok:
+			return nil
+		case kind == "qos":
+			p.qosIn = name
+		case kind == "queuing" && f[3] == "output":
+			p.queueOut = name
+		}
+	}
+	p.qos = true
+	return nil
+}
+
+// systemClassRE matches the system classes of queuing (c-out-8q-q3,
+// c-out-q3 in 4q mode) and network-qos (c-8q-nq3, c-nq3) policies.
+var (
+	queuingRE = regexp.MustCompile(`^c-out-(?:8q-)?q(\d|-default)$`)
+	nqRE      = regexp.MustCompile(`^c-(?:8q-)?nq(\d|-default)$`)
+)
+
+// systemClass returns the policy's statements for the class of number n.
+func (p *policy) systemClass(re *regexp.Regexp, n int) *stmt {
+	if p == nil {
+		return nil
+	}
+	for _, c := range p.classes {
+		m := re.FindStringSubmatch(c.f[len(c.f)-1])
+		if m != nil && (m[1] == strconv.Itoa(n) || (n == 0 && m[1] == "-default")) {
+			return c
+		}
+	}
+	return nil
+}
+
+// uniform returns the value every port yields, or the zero value and false.
+func uniform[T comparable](ports []*iface, get func(*iface) T) (T, bool) {
+	var zero T
+	if len(ports) == 0 {
+		return zero, false
+	}
+	v := get(ports[0])
+	for _, p := range ports[1:] {
+		if get(p) != v {
+			return zero, false
+		}
+	}
+	return v, true
+}
+
+func (rc *runningConfig) intent() fabric.SwitchIntent {
+	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{}}
+	in.PFC.Priorities = []int{}
+	var ports []*iface
+	for name, p := range rc.ports {
+		if p.qos {
+			in.Ports = append(in.Ports, name)
+		}
+	}
+	slices.SortFunc(in.Ports, portOrder)
+	for _, name := range in.Ports {
+		ports = append(ports, rc.ports[name])
+	}
+
+	qosName := rc.sysQoS
+	if len(ports) > 0 {
+		var ok bool
+		qosName, ok = uniform(ports, func(p *iface) string {
+			if p.qosIn != "" {
+				return p.qosIn
+			}
+			return rc.sysQoS
+		})
+		if !ok {
+			qosName = ""
+		}
+	}
+	// The egress policy of a port is its own output queuing policy or the
+	// system one; ports that differ leave the classes without scheduling.
+	queuingName, ok := uniform(ports, func(p *iface) string {
+		if p.queueOut != "" {
+			return p.queueOut
+		}
+		return rc.sysQueuing
+	})
+	if !ok && len(ports) == 0 {
+		queuingName = rc.sysQueuing
+	}
+	queuing := rc.policies["queuing "+queuingName]
+	nq := rc.policies["network-qos "+rc.sysNQ]
+
+	// PFC is active where every port has `priority-flow-control mode on`.
+	pfcOn, _ := uniform(ports, func(p *iface) bool { return p.pfcMode == "on" })
+	pfcCos := func(group int) []int {
+		if s := nq.systemClass(nqRE, group); s != nil {
+			for _, k := range s.kids {
+				if len(k.f) >= 3 && k.f[0] == "pause" && k.f[1] == "pfc-cos" {
+					v, _ := valueList(nil, k.f[2:], 7)
+					return v
+				}
+			}
+		}
+		return nil
+	}
+
+	in.MTU = rc.mtu(ports, nq)
+	in.PFC.Watchdog = rc.watchdog(ports)
+	classes, trust := rc.classes(rc.policies["qos "+qosName])
+	in.Trust = trust
+	for _, c := range classes {
+		c.Queue = c.TrafficClass
+		if cos := pfcCos(c.TrafficClass); pfcOn && len(cos) > 0 {
+			for _, p := range cos {
+				if !slices.Contains(in.PFC.Priorities, p) {
+					in.PFC.Priorities = append(in.PFC.Priorities, p)
+				}
+			}
+			c.Lossless = true
+			if trust != "pcp" {
+				c.Priority = cos[0]
+			}
+		}
+		scheduling(&c, queuing.systemClass(queuingRE, c.Queue))
+		in.Classes = append(in.Classes, c)
+	}
+	slices.Sort(in.PFC.Priorities)
+	slices.SortStableFunc(in.Classes, func(a, b fabric.SwitchClass) int {
+		if a.Priority != b.Priority {
+			return a.Priority - b.Priority
+		}
+		return a.TrafficClass - b.TrafficClass
+	})
+	return in
+}
+
+// classes turns the type qos policy into classes (one per qos-group) and the
+// trust mode its class-maps imply: "dscp" when they match DSCP only, "pcp"
+// when they match CoS only, "" otherwise.
+func (rc *runningConfig) classes(p *policy) ([]fabric.SwitchClass, string) {
+	if p == nil {
+		return nil, ""
+	}
+	var out []fabric.SwitchClass
+	byGroup := map[int]int{}
+	matched := map[int]bool{}
+	defaultGroup := -1
+	anyDSCP, anyCoS := false, false
+	for _, c := range p.classes {
+		group := -1
+		for _, k := range c.kids {
+			if len(k.f) == 3 && k.f[0] == "set" && k.f[1] == "qos-group" {
+				if g, err := strconv.Atoi(k.f[2]); err == nil && g >= 0 && g <= 7 {
+					group = g
+				}
+			}
+		}
+		if group < 0 {
+			continue
+		}
+		name := c.f[len(c.f)-1]
+		if name == "class-default" {
+			defaultGroup = group
+			name = ""
+		}
+		i, ok := byGroup[group]
+		if !ok {
+			i = len(out)
+			byGroup[group] = i
+			out = append(out, fabric.SwitchClass{Name: name, Priority: group, TrafficClass: group, DSCP: []int{}})
+		}
+		if cm := rc.classMaps[name]; cm != nil {
+			anyDSCP = anyDSCP || len(cm.dscp) > 0
+			anyCoS = anyCoS || len(cm.cos) > 0
+			for _, d := range cm.dscp {
+				if !matched[d] {
+					matched[d] = true
+					out[i].DSCP = append(out[i].DSCP, d)
+				}
+			}
+			if len(cm.cos) > 0 {
+				out[i].Priority = cm.cos[0]
+				if slices.Contains(cm.cos, group) {
+					out[i].Priority = group
+				}
+			}
+		}
+	}
+	trust := ""
+	switch {
+	case anyDSCP && !anyCoS:
+		trust = "dscp"
+	case anyCoS && !anyDSCP:
+		trust = "pcp"
+	}
+	if defaultGroup >= 0 && trust == "dscp" {
+		i := byGroup[defaultGroup]
+		for d := 0; d <= 63; d++ {
+			if !matched[d] {
+				out[i].DSCP = append(out[i].DSCP, d)
+			}
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i].DSCP)
+	}
+	return out, trust
+}
+
+// scheduling applies a queuing class's statements to c.
+func scheduling(c *fabric.SwitchClass, q *stmt) {
+	if q == nil {
+		return
+	}
+	for _, k := range q.kids {
+		f := k.f
+		switch {
+		case f[0] == "priority":
+			c.Strict = true
+		case len(f) == 4 && f[0] == "bandwidth" && f[1] == "remaining" && f[2] == "percent",
+			len(f) == 3 && f[0] == "bandwidth" && f[1] == "percent":
+			if v, err := strconv.Atoi(f[len(f)-1]); err == nil && v >= 0 && v <= 100 {
+				c.BandwidthPercent = v
+			}
+		case f[0] == "random-detect" && f[len(f)-1] == "ecn":
+			c.ECN = randomDetect(f[1:])
+		}
+	}
+}
+
+// unitBytes are the NX-OS threshold units that convert to bytes.
+var unitBytes = map[string]int64{"bytes": 1, "kbytes": BytesPerKbyte, "mbytes": BytesPerKbyte * BytesPerKbyte}
+
+// randomDetect reads "minimum-threshold A U maximum-threshold B U
+// [drop-probability P] [weight W] ecn"; nil when a threshold is not in a byte
+// unit (packets, us, ms) or a value is malformed.
+func randomDetect(f []string) *fabric.SwitchECN {
+	e := &fabric.SwitchECN{}
+	seen := 0
+	for i := 0; i < len(f); i++ {
+		switch f[i] {
+		case "minimum-threshold", "maximum-threshold":
+			if i+2 >= len(f) {
+				return nil
+			}
+			v, err := strconv.ParseInt(f[i+1], 10, 64)
+			mult, ok := unitBytes[f[i+2]]
+			if err != nil || !ok || v < 0 || v > math.MaxInt32 {
+				return nil
+			}
+			if f[i] == "minimum-threshold" {
+				e.MinBytes = v * mult
+			} else {
+				e.MaxBytes = v * mult
+			}
+			seen++
+			i += 2
+		case "drop-probability":
+			if i+1 >= len(f) {
+				return nil
+			}
+			v, err := strconv.Atoi(f[i+1])
+			if err != nil || v < 0 || v > 100 {
+				return nil
+			}
+			e.MaxMarkProbability = v
+			i++
+		}
+	}
+	if seen != 2 {
+		return nil
+	}
+	return e
+}
+
+// mtu is the MTU every QoS port sets; when no port sets one, the MTU every
+// network-qos class sets.
+func (rc *runningConfig) mtu(ports []*iface, nq *policy) int {
+	if v, ok := uniform(ports, func(p *iface) int { return p.mtu }); ok && v > 0 {
+		return v
+	}
+	if slices.ContainsFunc(ports, func(p *iface) bool { return p.mtu > 0 }) || nq == nil {
+		return 0
+	}
+	mtu := 0
+	for _, c := range nq.classes {
+		for _, k := range c.kids {
+			if len(k.f) == 2 && k.f[0] == "mtu" {
+				v, err := strconv.Atoi(k.f[1])
+				if err != nil || (mtu != 0 && v != mtu) {
+					return 0
+				}
+				mtu = v
+			}
+		}
+	}
+	return mtu
+}
+
+// watchdog reads the global PFC watchdog; it is enabled globally or on every
+// QoS port. Detection and restoration are the interval times the shutdown and
+// auto-restore multipliers; the NX-OS watchdog always drops.
+func (rc *runningConfig) watchdog(ports []*iface) *fabric.SwitchPFCWatchdog {
+	perPort, _ := uniform(ports, func(p *iface) string { return p.wdOn })
+	if rc.wdOn == "" && rc.wdInterval == 0 && rc.wdShut == 0 && rc.wdAuto == 0 && perPort == "" {
+		return nil
+	}
+	return &fabric.SwitchPFCWatchdog{
+		Enabled:           rc.wdOn == "on" || perPort == "on",
+		PollIntervalMs:    rc.wdInterval,
+		DetectionTimeMs:   rc.wdInterval * rc.wdShut,
+		RestorationTimeMs: rc.wdInterval * rc.wdAuto,
+		Action:            "drop",
+	}
+}
+
+// valueList appends the values of "3", "0-25,27-47" or "1 2 3" to v.
+func valueList(v []int, words []string, max int) ([]int, error) {
+	for _, w := range words {
+		for _, part := range strings.Split(w, ",") {
+			if part == "" {
+				continue
+			}
+			lo, hi, isRange := strings.Cut(part, "-")
+			a, err := strconv.Atoi(lo)
+			b := a
+			if err == nil && isRange {
+				b, err = strconv.Atoi(hi)
+			}
+			if err != nil || a < 0 || b < a || b > max {
+				return v, fmt.Errorf("%q is not a value or range in 0..%d", part, max)
+			}
+			for x := a; x <= b; x++ {
+				if !slices.Contains(v, x) {
+					v = append(v, x)
+				}
+			}
+		}
+	}
+	return v, nil
+}
+
+func setInt(dst *int, s string, lo, hi int) error {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < lo || v > hi {
+		return fmt.Errorf("%q is not a number in %d..%d", s, lo, hi)
+	}
+	*dst = v
+	return nil
+}

@@ -1,0 +1,337 @@
+package nxos
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// errIntent marks malformed intents, as opposed to well-formed intents NX-OS
+// cannot express (switchcfg.ErrNotSupported).
+var errIntent = errors.New("invalid switch intent")
+
+func notSupported(format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), errIntent)
+}
+
+// PFC watchdog limits: the interval is 100..1000 ms, detection and
+// restoration are multiples of it (shutdown-multiplier 1..10,
+// auto-restore multiplier 0..100).
+const (
+	minWatchdogIntervalMs, maxWatchdogIntervalMs = 100, 1000
+	maxShutdownMultiplier                        = 10
+	maxRestoreMultiplier                         = 100
+)
+
+// classNameRE is what Render accepts as a class-map name.
+var classNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
+
+// className is the class-map name of c: its own name, or TC<n> when it has none.
+func className(c fabric.SwitchClass) string {
+	if c.Name == "" {
+		return "TC" + strconv.Itoa(c.TrafficClass)
+	}
+	return c.Name
+}
+
+// defaultClass returns the index of the class Render writes as the policy's
+// class-default, or -1: the first unnamed class that takes exactly the DSCPs
+// no other class matches (with pcp trust: whose priority is its qos-group).
+// That is how Parse reads a class-default back.
+func defaultClass(in fabric.SwitchIntent) int {
+	for i, c := range in.Classes {
+		if c.Name != "" {
+			continue
+		}
+		if in.Trust == "pcp" {
+			if c.Priority == c.TrafficClass {
+				return i
+			}
+			continue
+		}
+		others := map[int]bool{}
+		for j, o := range in.Classes {
+			for _, d := range o.DSCP {
+				others[d] = others[d] || j != i
+			}
+		}
+		rest := 0
+		for d := 0; d <= 63; d++ {
+			if !others[d] {
+				rest++
+			}
+		}
+		if rest == len(c.DSCP) && !slices.ContainsFunc(c.DSCP, func(d int) bool { return others[d] }) {
+			return i
+		}
+	}
+	return -1
+}
+
+// queuingClass and nqClass name the system classes of queue / qos-group n (8q mode).
+func queuingClass(n int) string {
+	if n == 0 {
+		return "c-out-8q-q-default"
+	}
+	return "c-out-8q-q" + strconv.Itoa(n)
+}
+
+func nqClass(n int) string {
+	if n == 0 {
+		return "c-8q-nq-default"
+	}
+	return "c-8q-nq" + strconv.Itoa(n)
+}
+
+// Render turns the intent into NX-OS configuration: class-maps and a type qos
+// policy (classification to qos-groups), a type queuing policy (scheduling and
+// ECN per c-out-8q queue), a type network-qos policy (MTU, pause pfc-cos),
+// `system qos`, the PFC watchdog, and per port MTU, PFC mode and the input
+// policy. It is pure.
+func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
+	if err := validate(in); err != nil {
+		return switchcfg.Config{}, err
+	}
+	var b strings.Builder
+	line := func(indent int, format string, args ...any) {
+		b.WriteString(strings.Repeat("  ", indent))
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	def := defaultClass(in)
+	for i, c := range in.Classes {
+		if i == def {
+			continue
+		}
+		line(0, "class-map type qos match-any %s", className(c))
+		switch {
+		case in.Trust == "pcp":
+			line(1, "match cos %d", c.Priority)
+		case len(c.DSCP) > 0:
+			line(1, "match dscp %s", dscpSpec(c.DSCP))
+		}
+	}
+	line(0, "policy-map type qos %s", QoSPolicy)
+	for i, c := range in.Classes {
+		if i != def {
+			line(1, "class %s", className(c))
+			line(2, "set qos-group %d", c.TrafficClass)
+		}
+	}
+	if def >= 0 {
+		line(1, "class class-default")
+		line(2, "set qos-group %d", in.Classes[def].TrafficClass)
+	}
+
+	line(0, "policy-map type queuing %s", QueuingPolicy)
+	for q := 7; q >= 0; q-- {
+		line(1, "class type queuing %s", queuingClass(q))
+		i := slices.IndexFunc(in.Classes, func(c fabric.SwitchClass) bool { return c.Queue == q })
+		if i < 0 {
+			line(2, "bandwidth remaining percent 0")
+			continue
+		}
+		c := in.Classes[i]
+		if c.Strict {
+			line(2, "priority level 1")
+		} else {
+			line(2, "bandwidth remaining percent %d", c.BandwidthPercent)
+		}
+		if e := c.ECN; e != nil {
+			s := fmt.Sprintf("random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes", kbytes(e.MinBytes), kbytes(e.MaxBytes))
+			if e.MaxMarkProbability > 0 {
+				s += fmt.Sprintf(" drop-probability %d", e.MaxMarkProbability)
+			}
+			line(2, "%s weight 0 ecn", s)
+		}
+	}
+
+	line(0, "policy-map type network-qos %s", NetworkQoSPolicy)
+	for _, c := range in.Classes {
+		lossless := slices.Contains(in.PFC.Priorities, c.Priority)
+		if in.MTU == 0 && !lossless {
+			continue
+		}
+		line(1, "class type network-qos %s", nqClass(c.TrafficClass))
+		if in.MTU > 0 {
+			line(2, "mtu %d", in.MTU)
+		}
+		if lossless {
+			line(2, "pause pfc-cos %d", c.Priority)
+		}
+	}
+	line(0, "system qos")
+	line(1, "service-policy type network-qos %s", NetworkQoSPolicy)
+	line(1, "service-policy type queuing output %s", QueuingPolicy)
+
+	if wd := in.PFC.Watchdog; wd != nil {
+		line(0, "priority-flow-control watch-dog-interval %s", map[bool]string{true: "on", false: "off"}[wd.Enabled])
+		if wd.PollIntervalMs > 0 {
+			line(0, "priority-flow-control watch-dog interval %d", wd.PollIntervalMs)
+			if wd.DetectionTimeMs > 0 {
+				line(0, "priority-flow-control watch-dog shutdown-multiplier %d", wd.DetectionTimeMs/wd.PollIntervalMs)
+			}
+			if wd.RestorationTimeMs > 0 {
+				line(0, "priority-flow-control auto-restore multiplier %d", wd.RestorationTimeMs/wd.PollIntervalMs)
+			}
+		}
+	}
+	for _, port := range in.Ports {
+		line(0, "interface %s", port)
+		if in.MTU > 0 {
+			line(1, "mtu %d", in.MTU)
+		}
+		if len(in.PFC.Priorities) > 0 {
+			line(1, "priority-flow-control mode on")
+		}
+		line(1, "service-policy type qos input %s", QoSPolicy)
+	}
+	return switchcfg.Config{Platform: Platform, Format: "commands", Text: b.String()}, nil
+}
+
+// validate rejects malformed intents and what NX-OS cannot express.
+func validate(in fabric.SwitchIntent) error {
+	if in.Trust != "dscp" && in.Trust != "pcp" {
+		return invalid("trust %q is neither dscp nor pcp", in.Trust)
+	}
+	for _, p := range in.Ports {
+		if err := checkPort(p); err != nil {
+			return fmt.Errorf("%s: %w", Platform, err)
+		}
+	}
+	if in.MTU != 0 && (in.MTU < MinMTU || in.MTU > MaxMTU) {
+		return notSupported("mtu %d outside %d..%d", in.MTU, MinMTU, MaxMTU)
+	}
+	names, groups, dscps := map[string]bool{}, map[int]string{}, map[int]string{}
+	strict := 0
+	for _, c := range in.Classes {
+		name := className(c)
+		if c.Priority < 0 || c.Priority > 7 || c.TrafficClass < 0 || c.TrafficClass > 7 || c.Queue < 0 || c.Queue > 7 {
+			return invalid("class %q: priority %d, traffic class %d, queue %d: each must be 0..7", name, c.Priority, c.TrafficClass, c.Queue)
+		}
+		if !classNameRE.MatchString(name) || strings.HasPrefix(name, "c-") || name == "class-default" {
+			return notSupported("class name %q is not a usable class-map name (letters, digits, _ . -, at most 40, not c-* or class-default)", name)
+		}
+		if names[name] {
+			return invalid("two classes are named %q", name)
+		}
+		names[name] = true
+		if c.Queue != c.TrafficClass {
+			return notSupported("class %q: queue %d differs from traffic class %d; in 8q mode qos-group N is served by c-out-8q-qN", name, c.Queue, c.TrafficClass)
+		}
+		if other, dup := groups[c.TrafficClass]; dup {
+			return notSupported("classes %q and %q share qos-group %d", other, name, c.TrafficClass)
+		}
+		groups[c.TrafficClass] = name
+		lossless := slices.Contains(in.PFC.Priorities, c.Priority)
+		if in.Trust == "dscp" && !lossless && c.Priority != c.TrafficClass {
+			return notSupported("class %q: priority %d differs from qos-group %d; with dscp trust NX-OS carries a priority only as the pfc-cos of a no-drop class", name, c.Priority, c.TrafficClass)
+		}
+		for _, d := range c.DSCP {
+			if d < 0 || d > 63 {
+				return invalid("class %q: dscp %d out of range 0..63", name, d)
+			}
+			if other, dup := dscps[d]; dup {
+				return invalid("dscp %d is in classes %q and %q", d, other, name)
+			}
+			dscps[d] = name
+		}
+		if c.Strict {
+			strict++
+			if c.BandwidthPercent > 0 {
+				return notSupported("class %q: a priority level 1 queue takes no bandwidth share (%d%%)", name, c.BandwidthPercent)
+			}
+		}
+		if c.BandwidthPercent < 0 || c.BandwidthPercent > 100 {
+			return invalid("class %q: bandwidth %d%% out of range 0..100", name, c.BandwidthPercent)
+		}
+		if e := c.ECN; e != nil {
+			if e.MinBytes < 0 || e.MaxBytes < e.MinBytes {
+				return invalid("class %q: ECN thresholds %d..%d bytes are not ascending", name, e.MinBytes, e.MaxBytes)
+			}
+			if e.MaxMarkProbability < 0 || e.MaxMarkProbability > 100 {
+				return invalid("class %q: mark probability %d out of range 0..100", name, e.MaxMarkProbability)
+			}
+		}
+	}
+	if strict > MaxStrictClasses {
+		return notSupported("%d strict-priority classes; at most %d (priority level 1)", strict, MaxStrictClasses)
+	}
+	if n := len(in.PFC.Priorities); n > MaxNoDropClasses {
+		return notSupported("%d no-drop priorities %v; at most %d no-drop classes", n, in.PFC.Priorities, MaxNoDropClasses)
+	}
+	for _, p := range in.PFC.Priorities {
+		if !slices.ContainsFunc(in.Classes, func(c fabric.SwitchClass) bool { return c.Priority == p }) {
+			return notSupported("PFC priority %d belongs to no class; pause pfc-cos is set on a network-qos class", p)
+		}
+	}
+	if in.Trust == "pcp" {
+		seen := map[int]bool{}
+		for _, c := range in.Classes {
+			if seen[c.Priority] {
+				return notSupported("two classes match cos %d", c.Priority)
+			}
+			seen[c.Priority] = true
+		}
+	}
+	return validateWatchdog(in.PFC.Watchdog)
+}
+
+func validateWatchdog(wd *fabric.SwitchPFCWatchdog) error {
+	if wd == nil {
+		return nil
+	}
+	if wd.Action != "" && wd.Action != "drop" {
+		return notSupported("PFC watchdog action %q; the NX-OS watchdog drops", wd.Action)
+	}
+	poll := wd.PollIntervalMs
+	if poll == 0 {
+		if wd.DetectionTimeMs != 0 || wd.RestorationTimeMs != 0 {
+			return notSupported("PFC watchdog times need a poll interval: NX-OS sets them as multiples of it")
+		}
+		return nil
+	}
+	if poll < minWatchdogIntervalMs || poll > maxWatchdogIntervalMs {
+		return notSupported("PFC watchdog interval %d ms outside %d..%d ms", poll, minWatchdogIntervalMs, maxWatchdogIntervalMs)
+	}
+	if d := wd.DetectionTimeMs; d < 0 || d%poll != 0 || d/poll > maxShutdownMultiplier {
+		return notSupported("PFC watchdog detection time %d ms is not 1..%d times the %d ms interval", d, maxShutdownMultiplier, poll)
+	}
+	if r := wd.RestorationTimeMs; r < 0 || r%poll != 0 || r/poll > maxRestoreMultiplier {
+		return notSupported("PFC watchdog restoration time %d ms is not 0..%d times the %d ms interval", r, maxRestoreMultiplier, poll)
+	}
+	return nil
+}
+
+// kbytes converts bytes to whole NX-OS kbytes (BytesPerKbyte), rounding half up.
+func kbytes(b int64) int64 { return (b + BytesPerKbyte/2) / BytesPerKbyte }
+
+// dscpSpec writes a DSCP list the way `match dscp` takes it: "0-25,27-47".
+func dscpSpec(v []int) string {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	var parts []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", s[i], s[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(s[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}

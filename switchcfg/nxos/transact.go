@@ -1,0 +1,161 @@
+package nxos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// errorMarkers start the output lines NX-OS prints when it rejects a command.
+var errorMarkers = []string{"% Invalid command", "% Invalid parameter", "% Incomplete command", "% Ambiguous command",
+	"% Invalid input detected", "% Unknown command", "ERROR:", "Error:"}
+
+// rollbackTimeout bounds the rollback sent after a failure, which runs even
+// when the caller's context is already cancelled.
+const rollbackTimeout = 2 * time.Minute
+
+// push is one Push in progress.
+type push struct {
+	ctx        context.Context
+	s          switchcfg.Session
+	checkpoint string
+}
+
+// send runs one command. An NX-OS error message in the output becomes a
+// *switchcfg.LineError even when the Session did not report it.
+func (p *push) send(ctx context.Context, cmd string) (string, error) {
+	out, err := p.s.Send(ctx, cmd)
+	if err != nil {
+		return out, err
+	}
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		for _, m := range errorMarkers {
+			if strings.HasPrefix(l, m) {
+				return out, &switchcfg.LineError{Line: cmd, Message: l}
+			}
+		}
+	}
+	return out, nil
+}
+
+// RollbackCommand returns the command that restores the running
+// configuration from the checkpoint a Push took (PushOptions.Checkpoint).
+// After a connection drop in the middle of a Push, run it on a new session.
+func RollbackCommand(checkpoint string) string {
+	return "rollback running-config checkpoint " + checkpoint
+}
+
+// rollback leaves configuration mode if needed and restores the checkpoint.
+func (p *push) rollback(inConfig bool) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), rollbackTimeout)
+	defer cancel()
+	if inConfig {
+		if _, err := p.send(ctx, "end"); err != nil {
+			return err
+		}
+	}
+	out, err := p.send(ctx, RollbackCommand(p.checkpoint))
+	if err == nil && strings.Contains(strings.ToLower(out), "fail") {
+		err = &switchcfg.LineError{Line: RollbackCommand(p.checkpoint), Message: strings.TrimSpace(out)}
+	}
+	return err
+}
+
+// fail rolls back to the checkpoint and builds the PushError.
+func (p *push) fail(res *switchcfg.PushResult, step, line string, cause error, inConfig bool) error {
+	pe := &switchcfg.PushError{Platform: Platform, Step: step, Line: line, Err: cause}
+	if err := p.rollback(inConfig); err != nil {
+		pe.Err = errors.Join(cause, fmt.Errorf("rolling back to checkpoint %s (run %q on a new session): %w",
+			p.checkpoint, RollbackCommand(p.checkpoint), err))
+	} else {
+		pe.RolledBack = true
+	}
+	res.RolledBack = pe.RolledBack
+	return pe
+}
+
+// Push applies cfg under a checkpoint. NX-OS has no candidate configuration:
+// lines take effect as they are entered, so the checkpoint is the undo.
+//
+//	checkpoint <name>
+//	configure terminal
+//	<each rendered line>
+//	end
+//	show diff rollback-patch checkpoint <name> running-config
+//	copy running-config startup-config      (when something changed)
+//	rollback running-config checkpoint <name>   (dry run, or any failure after the checkpoint)
+//
+// PushOptions.ConfirmTimeout does not apply: NX-OS has no confirmed commit.
+// A dry run applies the lines and rolls them back, so the ports see the
+// change for a moment.
+func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Config, o switchcfg.PushOptions) (switchcfg.PushResult, error) {
+	var res switchcfg.PushResult
+	if cfg.Platform != Platform {
+		return res, fmt.Errorf("pushing to %s: config rendered for %q", Platform, cfg.Platform)
+	}
+	p := &push{ctx: ctx, s: s, checkpoint: o.Checkpoint(time.Now())}
+	take := "checkpoint " + p.checkpoint
+	if _, err := p.send(ctx, take); err != nil {
+		// Nothing is changed yet: a refused checkpoint leaves the device as it was.
+		res.RolledBack = switchcfg.FailedLine(err) != ""
+		return res, &switchcfg.PushError{Platform: Platform, Step: "checkpointing", Line: take, Err: err, RolledBack: res.RolledBack}
+	}
+	for _, l := range append([]string{"configure terminal"}, cfg.Lines()...) {
+		if _, err := p.send(ctx, l); err != nil {
+			return res, p.fail(&res, "loading", l, err, true)
+		}
+	}
+	if _, err := p.send(ctx, "end"); err != nil {
+		return res, p.fail(&res, "loading", "end", err, false)
+	}
+	diffCmd := "show diff rollback-patch checkpoint " + p.checkpoint + " running-config"
+	out, err := p.send(ctx, diffCmd)
+	if err != nil {
+		return res, p.fail(&res, "diffing", diffCmd, err, false)
+	}
+	res.Diff = rollbackPatch(out)
+	res.Changed = res.Diff != ""
+	if !res.Changed {
+		return res, nil
+	}
+	if o.DryRun {
+		if err := p.rollback(false); err != nil {
+			return res, &switchcfg.PushError{Platform: Platform, Step: "diffing", Line: RollbackCommand(p.checkpoint), Err: err}
+		}
+		return res, nil
+	}
+	const save = "copy running-config startup-config"
+	if _, err := p.send(ctx, save); err != nil {
+		return res, p.fail(&res, "saving", save, err, false)
+	}
+	res.Committed = true
+	return res, nil
+}
+
+// Observe sends `show running-config` through s and parses it.
+func (d *Driver) Observe(ctx context.Context, s switchcfg.Session) (fabric.SwitchIntent, error) {
+	return switchcfg.Observe(ctx, s, d)
+}
+
+// rollbackPatch keeps the configuration lines of `show diff rollback-patch`:
+// empty when the patch is empty.
+func rollbackPatch(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "", strings.HasPrefix(t, "#"), strings.HasPrefix(t, "!"),
+			strings.HasPrefix(t, "Collecting "), strings.HasPrefix(t, "Generating "),
+			strings.EqualFold(t, "Rollback Patch is Empty"):
+			continue
+		}
+		keep = append(keep, strings.TrimRight(l, "\r"))
+	}
+	return strings.Join(keep, "\n")
+}

@@ -1,0 +1,162 @@
+package nxos
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// fakeNXOS is a scripted Session: it records every command, answers from
+// replies, and after a command listed in drops fails every call as a lost
+// connection would.
+type fakeNXOS struct {
+	replies map[string]string
+	drops   map[string]bool
+	sent    []string
+	dead    bool
+}
+
+func (f *fakeNXOS) Send(_ context.Context, cmd string) (string, error) {
+	if f.dead {
+		return "", io.ErrUnexpectedEOF
+	}
+	f.sent = append(f.sent, cmd)
+	if f.drops[cmd] {
+		f.dead = true
+		return "", io.ErrUnexpectedEOF
+	}
+	return f.replies[cmd], nil
+}
+
+func (f *fakeNXOS) SendConfig(context.Context, []string) (string, error) {
+	return "", errors.New("the NX-OS driver enters configure terminal itself and sends lines with Send")
+}
+
+func (f *fakeNXOS) Close() error { return nil }
+
+const (
+	testCheckpoint = "fabricctl-test"
+	diffCmd        = "show diff rollback-patch checkpoint " + testCheckpoint + " running-config"
+	rollbackCmd    = "rollback running-config checkpoint " + testCheckpoint
+	somePatch      = "Collecting Running-Config\n#Generating Rollback Patch\n!!\ninterface Ethernet1/1\n  priority-flow-control mode on\n"
+	emptyPatch     = "Collecting Running-Config\n#Generating Rollback Patch\nRollback Patch is Empty\n"
+)
+
+func pushCase(t *testing.T, f *fakeNXOS, o switchcfg.PushOptions) (switchcfg.PushResult, error, []string) {
+	t.Helper()
+	cfg, err := New().Render(recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.CheckpointName = testCheckpoint
+	res, err := New().Push(context.Background(), f, cfg, o)
+	return res, err, cfg.Lines()
+}
+
+func TestPushCommitsAndSaves(t *testing.T) {
+	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, "copy running-config startup-config": "[########################################] 100%\nCopy complete, now saving to disk (please wait)...\nCopy complete."}}
+	res, err, lines := pushCase(t, f, switchcfg.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{"checkpoint " + testCheckpoint, "configure terminal"}, lines...)
+	want = append(want, "end", diffCmd, "copy running-config startup-config")
+	if !slices.Equal(f.sent, want) {
+		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.sent, "\n"), strings.Join(want, "\n"))
+	}
+	if !res.Changed || !res.Committed || res.Diff != "interface Ethernet1/1\n  priority-flow-control mode on" {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestPushNoDiff(t *testing.T) {
+	f := &fakeNXOS{replies: map[string]string{diffCmd: emptyPatch}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed || res.Committed || f.sent[len(f.sent)-1] != diffCmd {
+		t.Errorf("result %+v, sent %q: want nothing saved or rolled back", res, f.sent)
+	}
+}
+
+func TestPushDryRunRollsBack(t *testing.T) {
+	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback completed successfully."}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || res.Committed || res.Diff == "" || f.sent[len(f.sent)-1] != rollbackCmd {
+		t.Errorf("result %+v, sent %q", res, f.sent)
+	}
+}
+
+func TestPushRejectedLineRollsBack(t *testing.T) {
+	bad := "    pause pfc-cos 3"
+	f := &fakeNXOS{replies: map[string]string{bad: "% Invalid command at '^' marker.", rollbackCmd: "Rollback completed successfully."}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) {
+		t.Fatalf("error %v, want a PushError", err)
+	}
+	if pe.Line != bad || pe.Step != "loading" || !pe.RolledBack || !res.RolledBack || res.Committed {
+		t.Errorf("PushError %+v, result %+v", pe, res)
+	}
+	if got := f.sent[len(f.sent)-3:]; !slices.Equal(got, []string{bad, "end", rollbackCmd}) {
+		t.Errorf("last commands %q, want the bad line, end, rollback", got)
+	}
+}
+
+func TestPushRollbackFails(t *testing.T) {
+	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback failed.",
+		"copy running-config startup-config": "ERROR: copy failed: no space left on device"}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "saving" || pe.RolledBack || res.RolledBack {
+		t.Fatalf("error %v, result %+v", err, res)
+	}
+	if !strings.Contains(err.Error(), "Rollback failed") || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), rollbackCmd) {
+		t.Errorf("error %q should carry both failures and the rollback command", err)
+	}
+}
+
+func TestPushConnectionDrop(t *testing.T) {
+	f := &fakeNXOS{drops: map[string]bool{"end": true}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.RolledBack || res.RolledBack || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("error %v, result %+v", err, res)
+	}
+	if !strings.Contains(err.Error(), "on a new session") {
+		t.Errorf("error %q does not say how to restore", err)
+	}
+}
+
+func TestPushCheckpointRefused(t *testing.T) {
+	f := &fakeNXOS{replies: map[string]string{"checkpoint " + testCheckpoint: "ERROR: Checkpoint name already in use"}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "checkpointing" || !pe.RolledBack || len(f.sent) != 1 || res.Changed {
+		t.Fatalf("error %v, sent %q", err, f.sent)
+	}
+}
+
+func TestObserve(t *testing.T) {
+	cfg, err := New().Render(recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeNXOS{replies: map[string]string{ReadbackRunningConfig: cfg.Text}}
+	got, err := New().Observe(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := switchcfg.Compare(recipe(), got); len(diffs) != 0 {
+		t.Errorf("observed intent differs from the pushed one: %v", diffs)
+	}
+}

@@ -88,30 +88,18 @@ var selectorNames = map[Selector]string{
 }
 
 // String returns the name iproute2's dcb uses, or the number.
-func (s Selector) String() string {
-	if n, ok := selectorNames[s]; ok {
-		return n
-	}
-	return strconv.Itoa(int(s))
-}
+func (s Selector) String() string { return enumName(selectorNames, s) }
 
 // MarshalText renders the selector as String does.
 func (s Selector) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText accepts a name from String or a decimal number.
 func (s *Selector) UnmarshalText(b []byte) error {
-	for k, n := range selectorNames {
-		if n == string(b) {
-			*s = k
-			return nil
-		}
+	v, err := parseEnum(selectorNames, "selector", b)
+	if err == nil {
+		*s = v
 	}
-	v, err := strconv.ParseUint(string(b), 10, 8)
-	if err != nil {
-		return fmt.Errorf("parsing selector %q: not a name or a number 0..255", b)
-	}
-	*s = Selector(v)
-	return nil
+	return err
 }
 
 // attrType is the entry type the kernel uses for a selector
@@ -140,30 +128,38 @@ const (
 var tsaNames = map[TSA]string{TSAStrict: "strict", TSACBS: "cbs", TSAETS: "ets", TSAVendor: "vendor"}
 
 // String returns the TSA's name as dcb ets prints it, or the number.
-func (t TSA) String() string {
-	if n, ok := tsaNames[t]; ok {
-		return n
-	}
-	return strconv.Itoa(int(t))
-}
+func (t TSA) String() string { return enumName(tsaNames, t) }
 
 // MarshalText renders the TSA as String does.
 func (t TSA) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
 // UnmarshalText accepts a name from String or a decimal number.
 func (t *TSA) UnmarshalText(b []byte) error {
-	for k, n := range tsaNames {
+	v, err := parseEnum(tsaNames, "tsa", b)
+	if err == nil {
+		*t = v
+	}
+	return err
+}
+
+func enumName[T ~uint8](names map[T]string, v T) string {
+	if n, ok := names[v]; ok {
+		return n
+	}
+	return strconv.Itoa(int(v))
+}
+
+func parseEnum[T ~uint8](names map[T]string, what string, b []byte) (T, error) {
+	for k, n := range names {
 		if n == string(b) {
-			*t = k
-			return nil
+			return k, nil
 		}
 	}
 	v, err := strconv.ParseUint(string(b), 10, 8)
 	if err != nil {
-		return fmt.Errorf("parsing tsa %q: not a name or a number 0..255", b)
+		return 0, fmt.Errorf("parsing %s %q: not a name or a number 0..255", what, b)
 	}
-	*t = TSA(v)
-	return nil
+	return T(v), nil
 }
 
 // DCBX capability flags (DCB_CAP_DCBX_*), the value of DCB_ATTR_DCBX.

@@ -136,7 +136,10 @@ func parseAppArgs(args []string) ([]App, error) {
 		sel  Selector
 	)
 	for _, a := range args {
-		if err := sel.UnmarshalText([]byte(strings.TrimSuffix(a, "-prio"))); err == nil && strings.HasSuffix(a, "-prio") {
+		if name, ok := strings.CutSuffix(a, "-prio"); ok {
+			if err := sel.UnmarshalText([]byte(name)); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		k, v, ok := strings.Cut(a, ":")

@@ -152,34 +152,34 @@ func parseIEEE(b []byte) (map[uint16][]byte, syscall.Errno) {
 	return ieee, 0
 }
 
-func (k *Kernel) takeRequestFailure(ifname string, cmd dcbnl.Command) syscall.Errno {
-	for i, f := range k.failReq {
-		if (f.ifname == "" || f.ifname == ifname) && f.cmd == cmd {
-			k.failReq = append(k.failReq[:i], k.failReq[i+1:]...)
-			return f.errno
+// takeFirst removes and returns the first element of *list that match accepts.
+func takeFirst[T any](list *[]T, match func(T) bool) (T, bool) {
+	for i, v := range *list {
+		if match(v) {
+			*list = append((*list)[:i], (*list)[i+1:]...)
+			return v, true
 		}
 	}
-	return 0
+	var zero T
+	return zero, false
+}
+
+func (k *Kernel) takeRequestFailure(ifname string, cmd dcbnl.Command) syscall.Errno {
+	f, _ := takeFirst(&k.failReq, func(f reqFailure) bool { return (f.ifname == "" || f.ifname == ifname) && f.cmd == cmd })
+	return f.errno
 }
 
 func (k *Kernel) takeAttrFailure(ifname string, attr uint16) syscall.Errno {
-	for i, f := range k.failAttr {
-		if (f.ifname == "" || f.ifname == ifname) && f.attr == attr {
-			k.failAttr = append(k.failAttr[:i], k.failAttr[i+1:]...)
-			return f.errno
-		}
-	}
-	return 0
+	f, _ := takeFirst(&k.failAttr, func(f attrFailure) bool { return (f.ifname == "" || f.ifname == ifname) && f.attr == attr })
+	return f.errno
 }
 
 // appOp wraps an APP table operation with the FailApp injections.
 func (k *Kernel) appOp(d *device, op func(dcbnl.App) syscall.Errno) func(dcbnl.App) syscall.Errno {
 	return func(a dcbnl.App) syscall.Errno {
-		for i, f := range k.failApps {
-			if (f.ifname == "" || f.ifname == d.name) && f.app == a {
-				k.failApps = append(k.failApps[:i], k.failApps[i+1:]...)
-				return f.errno
-			}
+		f, _ := takeFirst(&k.failApps, func(f appFailure) bool { return (f.ifname == "" || f.ifname == d.name) && f.app == a })
+		if f.errno != 0 {
+			return f.errno
 		}
 		return op(a)
 	}
@@ -196,22 +196,10 @@ func (k *Kernel) ieeeGet(d *device, _ map[uint16][]byte, _ *Request, reply *nlwi
 func fill(b *nlwire.Builder, st dcbnl.IEEEState) {
 	b.StringZ(dcbnl.AttrIfName, st.IfName)
 	b.Nest(dcbnl.AttrIEEE)
-	if st.ETS != nil {
-		data, _ := st.ETS.MarshalBinary()
-		b.Attr(dcbnl.AttrIEEEETS, data)
-	}
-	if st.Maxrate != nil {
-		data, _ := st.Maxrate.MarshalBinary()
-		b.Attr(dcbnl.AttrIEEEMaxrate, data)
-	}
-	if st.PFC != nil {
-		data, _ := st.PFC.MarshalBinary()
-		b.Attr(dcbnl.AttrIEEEPFC, data)
-	}
-	if st.Buffer != nil {
-		data, _ := st.Buffer.MarshalBinary()
-		b.Attr(dcbnl.AttrDCBBuffer, data)
-	}
+	putStruct(b, dcbnl.AttrIEEEETS, st.ETS)
+	putStruct(b, dcbnl.AttrIEEEMaxrate, st.Maxrate)
+	putStruct(b, dcbnl.AttrIEEEPFC, st.PFC)
+	putStruct(b, dcbnl.AttrDCBBuffer, st.Buffer)
 	b.Nest(dcbnl.AttrIEEEAppTable)
 	putApps(b, st.Apps)
 	b.End()
@@ -230,6 +218,14 @@ func fill(b *nlwire.Builder, st dcbnl.IEEEState) {
 	b.End()
 	if st.HasDCBX {
 		b.U8(dcbnl.AttrDCBX, st.DCBX)
+	}
+}
+
+// putStruct puts *v as attribute typ, unless v is nil (the driver lacks the get op).
+func putStruct[T interface{ MarshalBinary() ([]byte, error) }](b *nlwire.Builder, typ uint16, v *T) {
+	if v != nil {
+		data, _ := (*v).MarshalBinary()
+		b.Attr(typ, data)
 	}
 }
 
@@ -262,37 +258,16 @@ func validAppEntry(typ uint16, s dcbnl.Selector) bool {
 	return false
 }
 
-// ieeeSet is dcbnl_ieee_set: the parts in the kernel's order, the first
-// failure stops the rest (earlier parts stay applied), the result goes
-// in-band as DCB_ATTR_IEEE = (u8)-errno.
-func (k *Kernel) ieeeSet(d *device, tb map[uint16][]byte, rec *Request, reply *nlwire.Builder) syscall.Errno {
-	raw, ok := tb[dcbnl.AttrIEEE]
-	if !ok {
-		return syscall.EINVAL
-	}
-	ieee, errno := parseIEEE(raw)
-	if errno != 0 {
-		return errno
-	}
-	errno = k.applyIEEESet(d, ieee)
-	return inBand(reply, rec, errno)
+// ieeeStep is one part of an IEEE_SET or IEEE_DEL: the attribute and the
+// driver (or kernel list) operation it feeds.
+type ieeeStep struct {
+	attr uint16
+	op   func([]byte) syscall.Errno
 }
 
-func (k *Kernel) applyIEEESet(d *device, ieee map[uint16][]byte) syscall.Errno {
-	step := func(attr uint16, op func([]byte) syscall.Errno) syscall.Errno {
-		data, ok := ieee[attr]
-		if !ok {
-			return 0
-		}
-		if errno := k.takeAttrFailure(d.name, attr); errno != 0 {
-			return errno
-		}
-		return op(data)
-	}
-	for _, s := range []struct {
-		attr uint16
-		op   func([]byte) syscall.Errno
-	}{
+// ieeeSet is dcbnl_ieee_set: the parts in the kernel's order.
+func (k *Kernel) ieeeSet(d *device, tb map[uint16][]byte, rec *Request, reply *nlwire.Builder) syscall.Errno {
+	return k.ieeeWrite(d, tb, rec, reply, []ieeeStep{
 		{dcbnl.AttrIEEEETS, d.setETS},
 		{dcbnl.AttrIEEEMaxrate, d.setMaxrate},
 		// DCB_ATTR_IEEE_QCN would come here; neither flavour has the op.
@@ -301,16 +276,21 @@ func (k *Kernel) applyIEEESet(d *device, ieee map[uint16][]byte) syscall.Errno {
 		{dcbnl.AttrRewrTable, func(b []byte) syscall.Errno { return appTableSetDel(b, d.setRewr) }},
 		{dcbnl.AttrIEEEAppTable, func(b []byte) syscall.Errno { return appTableSetDel(b, k.appOp(d, d.setApp)) }},
 		{dcbnl.AttrAppTrust, d.setTrustTable},
-	} {
-		if errno := step(s.attr, s.op); errno != 0 {
-			return errno
-		}
-	}
-	return 0
+	})
 }
 
 // ieeeDel is dcbnl_ieee_del: APP table entries, then rewrite entries.
 func (k *Kernel) ieeeDel(d *device, tb map[uint16][]byte, rec *Request, reply *nlwire.Builder) syscall.Errno {
+	return k.ieeeWrite(d, tb, rec, reply, []ieeeStep{
+		{dcbnl.AttrIEEEAppTable, func(b []byte) syscall.Errno { return appTableSetDel(b, k.appOp(d, d.delApp)) }},
+		{dcbnl.AttrRewrTable, func(b []byte) syscall.Errno { return appTableSetDel(b, d.delRewr) }},
+	})
+}
+
+// ieeeWrite parses DCB_ATTR_IEEE (a policy failure is an NLMSG_ERROR), runs
+// the steps whose attribute is present until one fails (earlier steps stay
+// applied), and puts the result in-band as DCB_ATTR_IEEE = (u8)-errno.
+func (k *Kernel) ieeeWrite(d *device, tb map[uint16][]byte, rec *Request, reply *nlwire.Builder, steps []ieeeStep) syscall.Errno {
 	raw, ok := tb[dcbnl.AttrIEEE]
 	if !ok {
 		return syscall.EINVAL
@@ -319,19 +299,13 @@ func (k *Kernel) ieeeDel(d *device, tb map[uint16][]byte, rec *Request, reply *n
 	if errno != 0 {
 		return errno
 	}
-	for _, s := range []struct {
-		attr uint16
-		op   func(dcbnl.App) syscall.Errno
-	}{
-		{dcbnl.AttrIEEEAppTable, k.appOp(d, d.delApp)},
-		{dcbnl.AttrRewrTable, d.delRewr},
-	} {
+	for _, s := range steps {
 		data, ok := ieee[s.attr]
 		if !ok {
 			continue
 		}
 		if errno = k.takeAttrFailure(d.name, s.attr); errno == 0 {
-			errno = appTableSetDel(data, s.op)
+			errno = s.op(data)
 		}
 		if errno != 0 {
 			break

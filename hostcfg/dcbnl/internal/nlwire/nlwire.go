@@ -48,25 +48,19 @@ type Message struct {
 // length of at least the header and no more than what is left; the padding
 // after the last message may be absent.
 func ParseMessages(b []byte) ([]Message, error) {
-	var msgs []Message
-	off := 0
-	for off < len(b) {
-		rest := len(b) - off
-		if rest < HdrLen {
-			return nil, fmt.Errorf("message at offset %d: %d bytes left, a header needs %d: %w", off, rest, HdrLen, ErrMalformed)
+	raw, err := SplitMessages(b)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]Message, len(raw))
+	for i, m := range raw {
+		msgs[i] = Message{
+			Type:    Order.Uint16(m[4:]),
+			Flags:   Order.Uint16(m[6:]),
+			Seq:     Order.Uint32(m[8:]),
+			PID:     Order.Uint32(m[12:]),
+			Payload: m[HdrLen:],
 		}
-		n := int(Order.Uint32(b[off:]))
-		if n < HdrLen || n > rest {
-			return nil, fmt.Errorf("message at offset %d: length %d outside [%d, %d]: %w", off, n, HdrLen, rest, ErrMalformed)
-		}
-		msgs = append(msgs, Message{
-			Type:    Order.Uint16(b[off+4:]),
-			Flags:   Order.Uint16(b[off+6:]),
-			Seq:     Order.Uint32(b[off+8:]),
-			PID:     Order.Uint32(b[off+12:]),
-			Payload: b[off+HdrLen : off+n],
-		})
-		off += min(Align(n), rest)
 	}
 	return msgs, nil
 }

@@ -124,3 +124,27 @@ func TestRealKernelContextCancelled(t *testing.T) {
 	_, err = c.GetIEEE(context.Background(), "lo")
 	kernelError(t, err, syscall.EOPNOTSUPP)
 }
+
+// A request the kernel never answers (no NLM_F_REQUEST, no NLM_F_ACK) must
+// end at the context's deadline, and the Conn must stay usable.
+func TestRealKernelDeadline(t *testing.T) {
+	requireRoot(t)
+	conn, err := OpenConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req, _ := EncodeIEEEGet("lo")
+	order.PutUint16(req[6:], 0) // flags: neither REQUEST nor ACK
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := conn.Exchange(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("waited %v for a 200ms deadline", d)
+	}
+	_, err = New(conn).GetIEEE(context.Background(), "lo")
+	kernelError(t, err, syscall.EOPNOTSUPP)
+}

@@ -4,9 +4,11 @@ go 1.26.8
 
 require (
 	github.com/Mellanox/rdmamap v1.1.0 // indirect
+	github.com/creack/pty v1.1.23 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/scrapli/scrapligo v1.4.3 // indirect
+	github.com/sirikothe/gotextfsm v1.0.1-0.20200816110946-6aa2cfd355e4 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/vishvananda/netlink v1.3.1 // indirect

@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"time"
+)
+
+// device is one simulated NOS: its configuration store and transaction state.
+// Every method runs with Server.mu held.
+type device interface {
+	defaultUser() string
+	// banner is printed after Banner at login (the platform's own MOTD).
+	banner() string
+	newShell(user string) shell
+	// apply edits the running configuration directly (Server.Apply).
+	apply(lines []string) error
+	// readback prints the running configuration as the main read-back command does.
+	readback() string
+}
+
+// shell is one login session's CLI state (mode, candidate, here-document, ...).
+// Every method runs with Server.mu held.
+type shell interface {
+	// prompt is printed after every reply (a continuation prompt while the
+	// shell waits for more input, e.g. "> " inside a here-document).
+	prompt() string
+	// exec runs one input line.
+	exec(line string) reply
+	// eof handles a line ended by ^D.
+	eof(line string) reply
+	// reject answers line with the platform's invalid-input error (Faults.Reject).
+	reject(line string) string
+}
+
+// reply is a shell's answer to one line.
+type reply struct {
+	out    string
+	exit   bool // close the session after out
+	failed bool // exit status 1 for exec requests
+}
+
+func say(format string) reply { return reply{out: format} }
+
+func fail(out string) reply { return reply{out: out, failed: true} }
+
+// env is what devices share with their server: the clock, the hostname, the
+// counters and the single confirmed-commit timer.
+type env struct {
+	server   *Server
+	now      func() time.Time
+	hostname string
+	stats    Stats
+	timer    *confirmTimer
+}
+
+// confirmTimer is a pending confirmed commit: when it fires, rollback runs
+// (with Server.mu held).
+type confirmTimer struct {
+	t        *time.Timer
+	rollback func()
+}
+
+// armTimer starts the confirm window; an earlier pending window is replaced
+// (its rollback is dropped: the new commit was made on top of it).
+func (e *env) armTimer(d time.Duration, rollback func()) {
+	e.stopTimer()
+	ct := &confirmTimer{rollback: rollback}
+	ct.t = time.AfterFunc(d, func() {
+		e.server.mu.Lock()
+		defer e.server.mu.Unlock()
+		if e.timer == ct {
+			e.fireTimer()
+		}
+	})
+	e.timer = ct
+}
+
+// stopTimer cancels the pending window (the commit was confirmed).
+func (e *env) stopTimer() {
+	if e.timer != nil {
+		e.timer.t.Stop()
+		e.timer = nil
+	}
+}
+
+// fireTimer rolls back now; it reports whether a window was pending.
+func (e *env) fireTimer() bool {
+	ct := e.timer
+	if ct == nil {
+		return false
+	}
+	ct.t.Stop()
+	e.timer = nil
+	ct.rollback()
+	e.stats.AutoRollbacks++
+	return true
+}

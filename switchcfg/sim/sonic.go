@@ -1,0 +1,588 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// SONiC: a bash login shell. CONFIG_DB is changed with the generic config
+// updater: "sudo config checkpoint NAME", "sudo config apply-patch [--dry-run]
+// FILE" (an RFC 6902 patch, written to FILE with a here-document), "sudo
+// config rollback NAME", and saved with "sudo config save -y"; "show
+// runningconfiguration all" prints CONFIG_DB as JSON.
+
+// sonicField validates one field value; nil accepts any string.
+type sonicTable struct {
+	key    *regexp.Regexp
+	fields map[string]*regexp.Regexp // nil: any field; "*" matches any field name
+	// refs name fields that must point at an existing entry of another table.
+	refs map[string]string
+}
+
+var (
+	reTC      = anchored(`[0-7]`)
+	rePct     = anchored(`\d{1,2}|100`)
+	reBytes   = anchored(`\d+`)
+	reBool    = anchored(`true|false`)
+	reName    = anchored(`[A-Za-z0-9][A-Za-z0-9_.\-]*`)
+	rePort    = `Ethernet\d+`
+	reAny     = anchored(`.*`)
+	reTCList  = anchored(`[0-7](?:,[0-7])*`)
+	reSeconds = anchored(`\d+`)
+)
+
+func mapTable(keyMax int) sonicTable {
+	fields := map[string]*regexp.Regexp{}
+	for i := 0; i <= keyMax; i++ {
+		fields[strconv.Itoa(i)] = reTC
+	}
+	return sonicTable{key: reName, fields: fields}
+}
+
+var sonicSchema = map[string]sonicTable{
+	"DEVICE_METADATA": {key: anchored(`localhost`)},
+	"PORT": {key: anchored(rePort), fields: map[string]*regexp.Regexp{
+		"admin_status": anchored(`up|down`), "alias": reAny, "lanes": anchored(`\d+(?:,\d+)*`),
+		"mtu": anchored(`\d{3,4}`), "speed": anchored(`\d+`), "fec": anchored(`none|rs|fc|auto`),
+		"index": anchored(`\d+`), "description": reAny, "pfc_asym": anchored(`on|off`),
+		"autoneg": anchored(`on|off`)}},
+	"DSCP_TO_TC_MAP":                     mapTable(63),
+	"DOT1P_TO_TC_MAP":                    mapTable(7),
+	"TC_TO_QUEUE_MAP":                    mapTable(7),
+	"TC_TO_PRIORITY_GROUP_MAP":           mapTable(7),
+	"MAP_PFC_PRIORITY_TO_QUEUE":          mapTable(7),
+	"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": mapTable(7),
+	"PORT_QOS_MAP": {key: anchored(rePort + `|global`), fields: map[string]*regexp.Regexp{
+		"dscp_to_tc_map": reName, "dot1p_to_tc_map": reName, "tc_to_queue_map": reName,
+		"tc_to_pg_map": reName, "pfc_to_queue_map": reName, "pfc_to_pg_map": reName,
+		"pfc_enable": reTCList, "pfcwd_sw_enable": reTCList, "scheduler": reName},
+		refs: map[string]string{"dscp_to_tc_map": "DSCP_TO_TC_MAP", "dot1p_to_tc_map": "DOT1P_TO_TC_MAP",
+			"tc_to_queue_map": "TC_TO_QUEUE_MAP", "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP",
+			"pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE", "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+			"scheduler": "SCHEDULER"}},
+	"WRED_PROFILE": {key: reName, fields: map[string]*regexp.Regexp{
+		"ecn":               anchored(`ecn_none|ecn_green|ecn_yellow|ecn_red|ecn_green_yellow|ecn_green_red|ecn_yellow_red|ecn_all`),
+		"wred_green_enable": reBool, "wred_yellow_enable": reBool, "wred_red_enable": reBool,
+		"green_min_threshold": reBytes, "green_max_threshold": reBytes, "green_drop_probability": rePct,
+		"yellow_min_threshold": reBytes, "yellow_max_threshold": reBytes, "yellow_drop_probability": rePct,
+		"red_min_threshold": reBytes, "red_max_threshold": reBytes, "red_drop_probability": rePct}},
+	"QUEUE": {key: anchored(rePort + `\|[0-7](?:-[0-7])?`), fields: map[string]*regexp.Regexp{
+		"scheduler": reName, "wred_profile": reName, "buffer_profile": reName},
+		refs: map[string]string{"scheduler": "SCHEDULER", "wred_profile": "WRED_PROFILE"}},
+	"SCHEDULER": {key: reName, fields: map[string]*regexp.Regexp{
+		"type": anchored(`DWRR|WRR|STRICT`), "weight": anchored(`\d{1,3}`), "priority": anchored(`\d+`),
+		"meter_type": anchored(`packets|bytes`), "cir": reBytes, "cbs": reBytes, "pir": reBytes, "pbs": reBytes}},
+	"PFC_WD": {key: anchored(rePort + `|GLOBAL`), fields: map[string]*regexp.Regexp{
+		"action": anchored(`drop|forward|alert`), "detection_time": reSeconds, "restoration_time": reSeconds,
+		"POLL_INTERVAL": reSeconds}},
+	"BUFFER_POOL":        {key: reName},
+	"BUFFER_PROFILE":     {key: reName},
+	"BUFFER_PG":          {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
+	"BUFFER_QUEUE":       {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
+	"CABLE_LENGTH":       {key: reName},
+	"FLEX_COUNTER_TABLE": {key: reName},
+}
+
+// validateConfigDB checks a whole CONFIG_DB the way GCU's YANG validation
+// does for the tables fabricctl touches; it returns the first problem.
+func validateConfigDB(db map[string]any) error {
+	for _, table := range sortedMapKeys(db) {
+		schema, known := sonicSchema[table]
+		if !known {
+			return fmt.Errorf("Data Loading Failed\nTable %s is not modelled by any YANG model", table)
+		}
+		entries, ok := db[table].(map[string]any)
+		if !ok {
+			return fmt.Errorf("Data Loading Failed\nTable %s is not an object", table)
+		}
+		if len(entries) == 0 {
+			return fmt.Errorf("Table %s is empty; empty tables are not allowed in ConfigDb", table)
+		}
+		for _, key := range sortedMapKeys(entries) {
+			if !schema.key.MatchString(key) {
+				return fmt.Errorf("Data Loading Failed\nInvalid key %q in table %s", key, table)
+			}
+			if strings.HasPrefix(key, "Ethernet") && table != "PORT" {
+				port, _, _ := strings.Cut(key, "|")
+				if ports, _ := db["PORT"].(map[string]any); ports[port] == nil {
+					return fmt.Errorf("Data Loading Failed\nLeafref \"/sonic-port:sonic-port/PORT/PORT_LIST/name\" of value %q points to a non-existing leaf (%s|%s)", port, table, key)
+				}
+			}
+			fields, ok := entries[key].(map[string]any)
+			if !ok {
+				return fmt.Errorf("Data Loading Failed\nEntry %s|%s is not an object", table, key)
+			}
+			for _, f := range sortedMapKeys(fields) {
+				s, isStr := fields[f].(string)
+				if !isStr {
+					if _, isList := fields[f].([]any); !isList {
+						return fmt.Errorf("Data Loading Failed\n%s|%s field %s must be a string", table, key, f)
+					}
+					continue
+				}
+				if schema.fields != nil {
+					re, known := schema.fields[f]
+					if !known {
+						return fmt.Errorf("Data Loading Failed\nField %s is not allowed in %s|%s", f, table, key)
+					}
+					if !re.MatchString(s) {
+						return fmt.Errorf("Data Loading Failed\nValue %q of %s|%s field %s does not satisfy the YANG pattern", s, table, key, f)
+					}
+				}
+				if target, ok := schema.refs[f]; ok {
+					t, _ := db[target].(map[string]any)
+					if t[s] == nil {
+						return fmt.Errorf("Data Loading Failed\nLeafref of %s|%s field %s value %q points to a non-existing %s entry", table, key, f, s, target)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func sortedMapKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+type sonic struct {
+	env         *env
+	db          map[string]any
+	startup     map[string]any
+	checkpoints map[string]map[string]any
+	files       map[string]string // the simulated file system (/tmp, ...)
+	tmpSeq      int
+}
+
+func newSONiC(e *env) device {
+	d := &sonic{env: e, checkpoints: map[string]map[string]any{}, files: map[string]string{}}
+	ports := map[string]any{}
+	for i := 0; i < 32; i++ {
+		ports["Ethernet"+strconv.Itoa(4*i)] = map[string]any{
+			"admin_status": "up", "alias": "etp" + strconv.Itoa(i+1), "index": strconv.Itoa(i + 1),
+			"lanes": fmt.Sprintf("%d,%d,%d,%d", 4*i, 4*i+1, 4*i+2, 4*i+3), "mtu": "9100", "speed": "100000"}
+	}
+	d.db = map[string]any{
+		"DEVICE_METADATA": map[string]any{"localhost": map[string]any{
+			"hostname": e.hostname, "hwsku": "fabricctl-SIMULATOR", "platform": "x86_64-fabricctl_sim-r0",
+			"mac": "52:54:00:12:34:56", "type": "LeafRouter"}},
+		"PORT": ports,
+	}
+	d.startup = deepCopyAny(d.db).(map[string]any)
+	return d
+}
+
+func (d *sonic) defaultUser() string { return "admin" }
+func (d *sonic) banner() string {
+	return "Debian GNU/Linux 12 -- SONiC Software Version: SONiC.202405 SIMULATOR (fabricctl test double)\n"
+}
+
+// apply takes one JSON patch document (the lines are joined).
+func (d *sonic) apply(lines []string) error {
+	ops, err := parsePatch([]byte(strings.Join(lines, "\n")))
+	if err != nil {
+		return err
+	}
+	next, err := applyPatch(d.db, ops)
+	if err != nil {
+		return err
+	}
+	if err := validateConfigDB(next); err != nil {
+		return err
+	}
+	d.db = next
+	return nil
+}
+
+func (d *sonic) readback() string { return dbJSON(d.db) }
+
+// dbJSON prints CONFIG_DB like sonic-cfggen --print-data (4-space indent, sorted keys).
+func dbJSON(db map[string]any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "    ")
+	_ = enc.Encode(db)
+	return b.String()
+}
+
+type sonicShell struct {
+	d    *sonic
+	user string
+	// here-document in progress
+	heredoc   []string
+	delimiter string
+	pending   func(stdin string) reply
+}
+
+func (d *sonic) newShell(user string) shell { return &sonicShell{d: d, user: user} }
+
+func (s *sonicShell) prompt() string {
+	if s.pending != nil {
+		return "> "
+	}
+	return s.user + "@" + s.d.env.hostname + ":~$ "
+}
+
+func (s *sonicShell) eof(line string) reply {
+	if s.pending == nil && strings.TrimSpace(line) == "" {
+		return reply{out: "logout", exit: true}
+	}
+	return reply{}
+}
+
+func (s *sonicShell) reject(line string) string {
+	f := strings.Fields(line)
+	if len(f) > 0 {
+		return "-bash: " + f[0] + ": command not found"
+	}
+	return ""
+}
+
+var heredocRe = regexp.MustCompile(`<<-?\s*(?:'([^']+)'|"([^"]+)"|(\w+))`)
+
+func (s *sonicShell) exec(raw string) reply {
+	if s.pending != nil {
+		if strings.TrimSpace(raw) == s.delimiter {
+			body := strings.Join(s.heredoc, "\n")
+			if len(s.heredoc) > 0 {
+				body += "\n"
+			}
+			run := s.pending
+			s.pending, s.heredoc = nil, nil
+			return run(body)
+		}
+		s.heredoc = append(s.heredoc, raw)
+		return reply{}
+	}
+	line := strings.TrimSpace(raw)
+	if m := heredocRe.FindStringSubmatchIndex(line); m != nil {
+		delim := ""
+		for g := 1; g <= 3; g++ {
+			if m[2*g] >= 0 {
+				delim = line[m[2*g]:m[2*g+1]]
+			}
+		}
+		cmd := strings.TrimSpace(line[:m[0]] + " " + line[m[1]:])
+		s.delimiter = delim
+		s.pending = func(stdin string) reply { return s.run(cmd, stdin) }
+		return reply{}
+	}
+	return s.run(line, "")
+}
+
+// run executes one simple command line with stdin.
+func (s *sonicShell) run(line, stdin string) reply {
+	d := s.d
+	args, redirect, appendTo, err := shellSplit(line)
+	if err != nil {
+		return fail("-bash: " + err.Error())
+	}
+	if len(args) == 0 {
+		return reply{}
+	}
+	sudo := false
+	if args[0] == "sudo" {
+		sudo, args = true, args[1:]
+		if len(args) == 0 {
+			return fail("usage: sudo command")
+		}
+	}
+	var r reply
+	switch args[0] {
+	case "exit", "logout":
+		return reply{exit: true}
+	case "export", "true", ":", "cd":
+		r = reply{}
+	case "echo":
+		r = say(strings.Join(args[1:], " ") + "\n")
+	case "cat", "tee":
+		if len(args) == 1 || args[0] == "tee" {
+			r = say(stdin)
+			if args[0] == "tee" && len(args) > 1 {
+				d.files[args[len(args)-1]] = stdin
+			}
+			break
+		}
+		var out strings.Builder
+		for _, f := range args[1:] {
+			c, ok := d.files[f]
+			if !ok {
+				return fail("cat: " + f + ": No such file or directory")
+			}
+			out.WriteString(c)
+		}
+		r = say(out.String())
+	case "rm":
+		for _, f := range args[1:] {
+			if strings.HasPrefix(f, "-") {
+				continue
+			}
+			if _, ok := d.files[f]; !ok && !strings.Contains(line, "-f") {
+				return fail("rm: cannot remove '" + f + "': No such file or directory")
+			}
+			delete(d.files, f)
+		}
+	case "mktemp":
+		d.tmpSeq++
+		name := fmt.Sprintf("/tmp/tmp.sim%06d", d.tmpSeq)
+		d.files[name] = ""
+		r = say(name + "\n")
+	case "show":
+		r = s.show(args[1:])
+	case "config":
+		if !sudo {
+			return fail("Root privileges are required for this operation")
+		}
+		r = s.config(args[1:])
+	default:
+		return fail("-bash: " + args[0] + ": command not found")
+	}
+	if redirect != "" {
+		if appendTo {
+			d.files[redirect] += r.out
+		} else {
+			d.files[redirect] = r.out
+		}
+		r.out = ""
+	}
+	return r
+}
+
+// shellSplit splits a command line into words (single and double quotes) and
+// a final "> file" / ">> file" redirection.
+func shellSplit(line string) (args []string, redirect string, appendTo bool, err error) {
+	var cur strings.Builder
+	inWord, quote := false, rune(0)
+	var words []string
+	for _, r := range line {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case r == '>':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+			if n := len(words); n > 0 && words[n-1] == ">" {
+				words[n-1] = ">>"
+			} else {
+				words = append(words, ">")
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, "", false, fmt.Errorf("unexpected EOF while looking for matching `%c'", quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	for i := 0; i < len(words); i++ {
+		if words[i] == ">" || words[i] == ">>" {
+			if i+1 >= len(words) {
+				return nil, "", false, fmt.Errorf("syntax error near unexpected token `newline'")
+			}
+			redirect, appendTo = words[i+1], words[i] == ">>"
+			i++
+			continue
+		}
+		args = append(args, words[i])
+	}
+	return args, redirect, appendTo, nil
+}
+
+func (s *sonicShell) show(args []string) reply {
+	switch strings.Join(args, " ") {
+	case "runningconfiguration all":
+		return say(dbJSON(s.d.db))
+	case "startupconfiguration all":
+		return say(dbJSON(s.d.startup))
+	case "version":
+		return say("SONiC Software Version: SONiC.202405 SIMULATOR\nHwSKU: fabricctl-SIMULATOR\n")
+	}
+	return fail("Usage: show [OPTIONS] COMMAND [ARGS]...\nTry \"show -h\" for help.\n\nError: No such command \"" +
+		strings.Join(args, " ") + "\".")
+}
+
+const gcu = "Patch Applier: localhost"
+
+func (s *sonicShell) config(args []string) reply {
+	d := s.d
+	usage := func(msg string) reply {
+		return fail("Usage: config [OPTIONS] COMMAND [ARGS]...\nTry \"config -h\" for help.\n\nError: " + msg)
+	}
+	if len(args) == 0 {
+		return usage("Missing command.")
+	}
+	switch args[0] {
+	case "checkpoint":
+		if len(args) != 2 {
+			return usage("Missing argument \"CHECKPOINT_NAME\".")
+		}
+		d.checkpoints[args[1]] = deepCopyAny(d.db).(map[string]any)
+		return say("Config Rollbacker: Config checkpoint starting.\nConfig Rollbacker: Checkpoint name: " + args[1] +
+			".\nConfig Rollbacker: Getting current config db.\nConfig Rollbacker: Getting checkpoint full-path.\n" +
+			"Config Rollbacker: Ensuring checkpoint directory exist.\nConfig Rollbacker: Saving config db content to /etc/sonic/checkpoints/" +
+			args[1] + ".cp.json.\nConfig Rollbacker: Config checkpoint completed.\nCheckpoint created successfully.")
+	case "delete-checkpoint":
+		if len(args) != 2 {
+			return usage("Missing argument \"CHECKPOINT_NAME\".")
+		}
+		if _, ok := d.checkpoints[args[1]]; !ok {
+			return fail("Failed to delete checkpoint due to: Checkpoint '" + args[1] + "' does not exist\n" +
+				"Error: Checkpoint '" + args[1] + "' does not exist")
+		}
+		delete(d.checkpoints, args[1])
+		return say("Checkpoint deleted successfully.")
+	case "list-checkpoints":
+		names := make([]any, 0, len(d.checkpoints))
+		for _, n := range sortedMapKeys(func() map[string]any {
+			m := map[string]any{}
+			for k := range d.checkpoints {
+				m[k] = true
+			}
+			return m
+		}()) {
+			names = append(names, n)
+		}
+		return say(jsonText(names))
+	case "rollback":
+		if len(args) != 2 {
+			return usage("Missing argument \"CHECKPOINT_NAME\".")
+		}
+		cp, ok := d.checkpoints[args[1]]
+		if !ok {
+			return fail("Config Rollbacker: Config rollbacking starting.\nConfig Rollbacker: Checkpoint name: " + args[1] +
+				".\nFailed to rollback config due to: Checkpoint '" + args[1] + "' does not exist\n" +
+				"Error: Checkpoint '" + args[1] + "' does not exist")
+		}
+		d.db = deepCopyAny(cp).(map[string]any)
+		d.env.stats.Rollbacks++
+		return say("Config Rollbacker: Config rollbacking starting.\nConfig Rollbacker: Checkpoint name: " + args[1] +
+			".\nConfig Rollbacker: Verifying '" + args[1] + "' exists.\nConfig Rollbacker: Loading checkpoint into memory.\n" +
+			"Config Rollbacker: Replacing config using 'Config Replacer'.\nConfig Rollbacker: Config rollbacking completed.\n" +
+			"Config rolled back successfully.")
+	case "save":
+		if len(args) != 2 || (args[1] != "-y" && args[1] != "--yes") {
+			return fail("Existing files will be overwritten, continue? [y/N]: Aborted!")
+		}
+		d.startup = deepCopyAny(d.db).(map[string]any)
+		d.env.stats.Saves++
+		return say("Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json")
+	case "apply-patch":
+		return s.applyPatch(args[1:])
+	}
+	return usage("No such command \"" + args[0] + "\".")
+}
+
+func (s *sonicShell) applyPatch(args []string) reply {
+	d := s.d
+	dry := false
+	file := ""
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-d", "--dry-run":
+			dry = true
+		case "-f", "--format":
+			if i+1 >= len(args) || (args[i+1] != "CONFIGDB" && args[i+1] != "SONICYANG") {
+				return fail("Error: Invalid value for \"-f\" / \"--format\"")
+			}
+			i++
+		case "-i", "--ignore-path", "-p", "--parallel", "-n", "--ignore-non-yang-tables", "-v", "--verbose":
+			if args[i] == "-i" || args[i] == "--ignore-path" {
+				i++
+			}
+		default:
+			if file != "" {
+				return fail("Error: Got unexpected extra argument (" + args[i] + ")")
+			}
+			file = args[i]
+		}
+	}
+	if file == "" {
+		return fail("Usage: config apply-patch [OPTIONS] PATCH_FILE_PATH\n\nError: Missing argument \"PATCH_FILE_PATH\".")
+	}
+	content, ok := d.files[file]
+	if !ok {
+		return fail("Usage: config apply-patch [OPTIONS] PATCH_FILE_PATH\n\nError: Invalid value for \"PATCH_FILE_PATH\": Path \"" +
+			file + "\" does not exist.")
+	}
+	failed := func(why string) reply {
+		return fail("Failed to apply patch due to: " + why + "\nUsage: config apply-patch [OPTIONS] PATCH_FILE_PATH\n" +
+			"Try \"config apply-patch -h\" for help.\n\nError: " + why)
+	}
+	ops, err := parsePatch([]byte(content))
+	if err != nil {
+		return failed(err.Error())
+	}
+	compact, _ := json.Marshal(ops)
+	var out strings.Builder
+	out.WriteString(gcu + ": Patch application starting.\n")
+	out.WriteString(gcu + ": Patch: " + string(compact) + "\n")
+	out.WriteString(gcu + " getting current config db.\n")
+	out.WriteString(gcu + ": simulating the target full config after applying the patch.\n")
+	next, err := applyPatch(d.db, ops)
+	if err != nil {
+		return failed(err.Error())
+	}
+	out.WriteString(gcu + ": validating all JsonPatch operations are permitted on the specified fields\n")
+	out.WriteString(gcu + ": validating target config does not have empty tables, since they do not show up in ConfigDb.\n")
+	if err := validateConfigDB(next); err != nil {
+		return reply{out: out.String() + failed("Given patch will produce invalid config. Error: "+err.Error()).out, failed: true}
+	}
+	out.WriteString(gcu + ": sorting patch updates.\n")
+	changes := leafChanges(d.db, next, "")
+	n := len(changes)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	colon := "."
+	if n > 0 {
+		colon = ":"
+	}
+	fmt.Fprintf(&out, "%s: The localhost patch was converted into %d change%s%s\n", gcu, n, plural, colon)
+	for _, c := range changes {
+		out.WriteString(gcu + ":   * " + c + "\n")
+	}
+	fmt.Fprintf(&out, "%s: applying %d change%s in order%s\n", gcu, n, plural, colon)
+	for _, c := range changes {
+		out.WriteString(gcu + ":   * " + c + "\n")
+	}
+	out.WriteString(gcu + ": verifying patch updates are reflected on ConfigDB.\n")
+	out.WriteString(gcu + ": patch application completed.\n")
+	out.WriteString("Patch applied successfully.")
+	if !dry {
+		if n > 0 {
+			d.env.stats.Commits++
+		}
+		d.db = next
+	}
+	return say(out.String())
+}

@@ -364,7 +364,7 @@ func ResolvePartitions(ib *InfiniBand, hosts []Host) []PartitionIntent {
 						pi.Members = append(pi.Members, PartitionMember{Host: h.Name, Membership: ms})
 					}
 					for _, g := range h.PortGUIDs {
-						pi.Members = append(pi.Members, PartitionMember{GUID: strings.ToLower(g), Host: h.Name, Membership: ms})
+						pi.Members = append(pi.Members, PartitionMember{GUID: strings.ToLower(g), Membership: ms})
 					}
 				}
 			}

@@ -126,9 +126,9 @@ func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
 		if !want(sm.Name) {
 			continue
 		}
-		content, ext, err := renderSubnetManager(sm)
+		content, ext, err := renderSubnetManager(sm, hostGUIDs(f))
 		if err != nil {
-			return nil, fmt.Errorf("rendering subnet manager %s: %w", sm.Name, err)
+			return nil, err
 		}
 		arts = append(arts, artifact{Target: sm.Name, Kind: "subnet-manager", Path: "subnet-managers/" + sm.Name + ext, Content: content})
 	}

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/fabricctl/fabricctl/fabric"
+import (
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/opensm"
+)
 
 // renderSwitchNative renders a switch's native config with its platform driver;
 // it returns "" while no driver is registered for the platform.
@@ -8,8 +11,25 @@ func renderSwitchNative(s fabric.SwitchIntent) (text, ext string, err error) {
 	return "", "", nil
 }
 
-// renderSubnetManager renders a subnet manager's partitions.
-func renderSubnetManager(sm fabric.SubnetManagerIntent) (text, ext string, err error) {
+// renderSubnetManager renders a subnet manager's partitions: partitions.conf
+// for OpenSM, the partition intent as JSON for UFM (its REST payloads are
+// built from it at apply time). guids maps host names to port GUIDs.
+func renderSubnetManager(sm fabric.SubnetManagerIntent, guids map[string][]string) (text, ext string, err error) {
+	if sm.Kind == "opensm" {
+		s, err := opensm.Render(sm, guids)
+		return s, ".partitions.conf", err
+	}
 	s, err := marshalJSON(sm)
 	return s, ".json", err
+}
+
+// hostGUIDs maps every host with known port GUIDs to them.
+func hostGUIDs(f *fabric.Fabric) map[string][]string {
+	out := map[string][]string{}
+	for _, h := range f.Spec.Hosts {
+		if len(h.PortGUIDs) > 0 {
+			out[h.Name] = h.PortGUIDs
+		}
+	}
+	return out
 }

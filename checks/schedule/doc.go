@@ -1,0 +1,28 @@
+// Package schedule decides which hosts test against which, and when.
+//
+// A pairwise sweep runs in rounds; within a round no host appears twice, so
+// every NIC runs one perftest at a time and the rounds run back to back:
+//
+//	plan, err := schedule.Build(schedule.KindAllPairs, hosts)
+//	for _, round := range plan.Rounds {
+//		// start every pair of the round at once (unique TCP port per pair),
+//		// wait for all of them, then go on
+//	}
+//
+// The schedules (checks.pairwise.schedule in the fabric file):
+//
+//	all-pairs   every pair exactly once as a round-robin tournament (circle
+//	            method): n−1 rounds of n/2 pairs for even n, the lower bound;
+//	            n rounds with one idle host each for odd n
+//	ring        each host with the next one: 2 rounds (3 for odd n)
+//	halves      the first half against the second, in one round (bisection)
+//	cross-leaf  every pair on different "leaf" labels; two leaves of p ≤ q
+//	            hosts take q rounds
+//
+// After a sweep, PlanRetests finds the outliers (below 93% of the fleet's best
+// pair, evaluate.DefaultRelativeFloor), clears every host that reached the
+// floor with some partner, and pairs each remaining suspect with known-good
+// partners; an outlier between two cleared hosts is run again as it was.
+//
+// All functions are pure and safe for concurrent use.
+package schedule

@@ -47,6 +47,7 @@ func commands(g *globals) []*cobra.Command {
 		newValidateCmd(g),
 		newRenderCmd(g),
 		newSchemaCmd(g),
+		newLabCmd(g),
 	}
 }
 

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/fabricctl/fabricctl/lab"
+	"github.com/fabricctl/fabricctl/lab/image"
+)
+
+// labTopologyFromFabric converts a fabric file's hosts into the lab topology (`lab up -f`).
+// Wired by the fabric integration; nil means -f is not available yet.
+var labTopologyFromFabric func(ctx context.Context, path string) (lab.Topology, error)
+
+type labFlags struct {
+	stateDir string
+	netns    string
+}
+
+func (f *labFlags) options() lab.Options { return lab.Options{StateDir: f.stateDir, Netns: f.netns} }
+
+func newLabCmd(g *globals) *cobra.Command {
+	f := &labFlags{}
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "The soft-RoCE lab: one qemu VM per host with a real RoCE v2 device (rdma_rxe), on a bridge in a private network namespace",
+	}
+	cmd.PersistentFlags().StringVar(&f.stateDir, "state-dir", lab.DefaultStateDir, "where a running lab keeps its state, keys and logs")
+	cmd.PersistentFlags().StringVar(&f.netns, "netns", lab.DefaultNetns, "name of the lab's network namespace")
+	cmd.AddCommand(newLabBuildCmd(g), newLabUpCmd(g, f), newLabDownCmd(g, f), newLabStatusCmd(g, f),
+		newLabRunCmd(g, f), newLabExecCmd(g, f))
+	return cmd
+}
+
+// phase prints how long a phase took, on stderr (make lab-test relies on these lines).
+func phase(g *globals, name string, d time.Duration) {
+	fmt.Fprintf(g.stderr, "lab: phase %-22s %6.1fs\n", name, d.Seconds())
+}
+
+func buildImage(ctx context.Context, g *globals) (image.Image, error) {
+	b := &image.Builder{Log: g.log}
+	img, err := b.Build(ctx)
+	if err != nil {
+		return img, err
+	}
+	if img.Reused {
+		phase(g, "image (cached)", 0)
+	} else {
+		phase(g, "package fetch", img.FetchTime)
+		phase(g, "image build", img.BuildTime)
+	}
+	return img, nil
+}
+
+func newLabBuildCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "build",
+		Short: "Fetch the pinned Debian packages and build the lab image (only when its inputs changed)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			img, err := buildImage(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stdout, "kernel %s\ninitrd %s\nkernel-version %s\nhash %s\n", img.Kernel, img.Initrd, img.KernelVersion, img.Hash)
+			return nil
+		},
+	}
+}
+
+func newLabUpCmd(g *globals, f *labFlags) *cobra.Command {
+	var fabricFile, hosts string
+	var o lab.Options
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Build the image if needed, boot one VM per host and wait until each answers over SSH",
+		Long: `Boots the lab: a network namespace with a bridge (the controller's address on it), one tap and
+one qemu VM per host, each with rxe0 on eth0 at the host's address, a loopback device rxelb and
+sshd (its own host key; the lab key authorised; known_hosts written for the controller).
+Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/24) are used.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			topo := lab.DefaultTopology()
+			switch {
+			case fabricFile != "" && hosts != "":
+				return errors.New("use -f or --hosts, not both")
+			case fabricFile != "":
+				if labTopologyFromFabric == nil {
+					return errors.New("lab up -f: reading a fabric file is not wired yet; use --hosts NAME=ADDR,...")
+				}
+				t, err := labTopologyFromFabric(ctx, fabricFile)
+				if err != nil {
+					return err
+				}
+				topo = t
+			case hosts != "":
+				h, err := lab.ParseHosts(hosts)
+				if err != nil {
+					return err
+				}
+				topo.Hosts = h
+			}
+			if err := topo.Validate(); err != nil {
+				return err
+			}
+			img, err := buildImage(ctx, g)
+			if err != nil {
+				return err
+			}
+			o.StateDir, o.Netns = f.stateDir, f.netns
+			t0 := time.Now()
+			s, err := lab.Up(ctx, topo, img, o, g.log)
+			if err != nil {
+				return err
+			}
+			phase(g, fmt.Sprintf("boot+ssh (%d VMs)", len(s.VMs)), time.Since(t0))
+			return printLabState(g, s)
+		},
+	}
+	cmd.Flags().StringVarP(&fabricFile, "file", "f", "", "fabric file whose hosts become the lab's VM-hosts")
+	cmd.Flags().StringVar(&hosts, "hosts", "", "VM-hosts as NAME=ADDR,... (inside 10.99.0.0/24)")
+	cmd.Flags().IntVar(&o.MemoryMB, "memory", lab.DefaultMemoryMB, "MiB of memory per VM")
+	cmd.Flags().IntVar(&o.CPUs, "cpus", lab.DefaultCPUs, "virtual CPUs per VM")
+	cmd.Flags().DurationVar(&o.BootTimeout, "boot-timeout", lab.DefaultBootTimeout, "bound on boot until every VM answers over SSH; a VM over it is killed")
+	return cmd
+}
+
+func printLabState(g *globals, s *lab.State) error {
+	if g.output == "json" {
+		return writeJSON(g.stdout, s)
+	}
+	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "HOST\tADDRESS\tPID\tBOOT\tCONSOLE\n")
+	for _, v := range s.VMs {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.1fs\t%s\n", v.Name, v.Address, v.Pid, v.BootSeconds, v.Console)
+	}
+	w.Flush()
+	fmt.Fprintf(g.stdout, "netns %s  controller %s  user %s\nkey %s\nknown_hosts %s\n",
+		s.Netns, s.Topology.Controller, s.User, s.KeyPath, s.KnownHosts)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newLabDownCmd(g *globals, f *labFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "down",
+		Short: "Stop every VM and delete the lab namespace (idempotent)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lab.Down(cmd.Context(), f.stateDir, f.netns, g.log)
+		},
+	}
+}
+
+func newLabStatusCmd(g *globals, f *labFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the lab's VM-hosts: qemu running, SSH answering",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := lab.Load(f.stateDir)
+			if err != nil {
+				return err
+			}
+			st := s.Status(cmd.Context())
+			bad := false
+			for _, h := range st {
+				bad = bad || !h.SSH
+			}
+			if g.output == "json" {
+				if err := writeJSON(g.stdout, map[string]any{"apiVersion": lab.APIVersion, "state": s, "hosts": st}); err != nil {
+					return err
+				}
+			} else {
+				w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintf(w, "HOST\tADDRESS\tPID\tQEMU\tSSH\tERROR\n")
+				for _, h := range st {
+					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", h.Name, h.Address, h.Pid, yes(h.Running, "running", "stopped"), yes(h.SSH, "ok", "-"), h.Error)
+				}
+				w.Flush()
+			}
+			if bad {
+				return exitCodeError{exitError}
+			}
+			return nil
+		},
+	}
+}
+
+func yes(b bool, y, n string) string {
+	if b {
+		return y
+	}
+	return n
+}
+
+func newLabRunCmd(g *globals, f *labFlags) *cobra.Command {
+	var names []string
+	for _, s := range lab.Scenarios() {
+		names = append(names, s.Name)
+	}
+	return &cobra.Command{
+		Use:       "run SCENARIO...",
+		Short:     "Run scenarios against the running lab (" + strings.Join(names, ", ") + ")",
+		Long:      scenarioHelp(),
+		Args:      cobra.MinimumNArgs(1),
+		ValidArgs: names,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := lab.Load(f.stateDir)
+			if err != nil {
+				return err
+			}
+			failed := false
+			var results []*lab.Result
+			for _, name := range args {
+				t0 := time.Now()
+				res, err := s.RunScenario(cmd.Context(), name, g.log)
+				phase(g, "scenario "+name, time.Since(t0))
+				if res != nil {
+					results = append(results, res)
+					failed = failed || !res.Passed
+				}
+				if err != nil {
+					if res == nil {
+						return err
+					}
+					fmt.Fprintf(g.stderr, "fabricctl: %v\n", err)
+				}
+			}
+			if g.output == "json" {
+				if len(results) == 1 {
+					err = writeJSON(g.stdout, results[0])
+				} else {
+					err = writeJSON(g.stdout, results)
+				}
+				if err != nil {
+					return err
+				}
+			} else {
+				for _, res := range results {
+					printResult(g.stdout, s, res)
+				}
+			}
+			if failed {
+				return exitCodeError{exitError}
+			}
+			return nil
+		},
+	}
+}
+
+func scenarioHelp() string {
+	var b strings.Builder
+	b.WriteString("Scenarios (results: STATE-DIR/results/NAME.json; -o json prints them):\n")
+	for _, s := range lab.Scenarios() {
+		fmt.Fprintf(&b, "  %-9s %s (bound %s)\n", s.Name, s.Description, s.Timeout)
+	}
+	return b.String()
+}
+
+func printResult(w io.Writer, s *lab.State, res *lab.Result) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range res.Checks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", yes(c.Passed, "PASS", "FAIL"), c.Name, c.Detail)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "scenario %s: %s in %.1fs (%s)\n", res.Scenario, yes(res.Passed, "passed", "FAILED"),
+		float64(res.DurationMS)/1000, s.ResultPath(res.Scenario))
+}
+
+func newLabExecCmd(g *globals, f *labFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "exec HOST -- CMD [ARG...]",
+		Short: "Run a command on a VM-host over SSH (from inside the lab namespace, host keys checked)",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := lab.Load(f.stateDir)
+			if err != nil {
+				return err
+			}
+			err = s.Run(cmd.Context(), args[0], strings.Join(args[1:], " "), g.stdout, g.stderr)
+			var ee *ssh.ExitError
+			if errors.As(err, &ee) {
+				return exitCodeError{ee.ExitStatus()}
+			}
+			return err
+		},
+	}
+}

@@ -1,0 +1,113 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// command runs a host program and returns its error with the program's stderr in it.
+func command(ctx context.Context, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("running %s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+// NetnsPath is the bind mount of the lab namespace (as `ip netns add` creates it).
+func (s *State) NetnsPath() string { return filepath.Join("/run/netns", s.Netns) }
+
+func netnsExists(name string) bool {
+	_, err := os.Stat(filepath.Join("/run/netns", name))
+	return err == nil
+}
+
+// setupNetwork creates the lab namespace: loopback up, the bridge with the controller's (and
+// the extra) addresses and one tap per VM enslaved to it. Nothing in it is connected to any other
+// namespace, so lab traffic never leaves it.
+func (s *State) setupNetwork(ctx context.Context) error {
+	ns := s.Netns
+	bits := s.Topology.Subnet.Bits()
+	steps := [][]string{
+		{"netns", "add", ns},
+		{"-n", ns, "link", "set", "lo", "up"},
+		{"-n", ns, "link", "add", s.Bridge, "type", "bridge"},
+		{"-n", ns, "link", "set", s.Bridge, "address", MAC(s.Topology.Controller)},
+		{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", s.Topology.Controller, bits), "dev", s.Bridge},
+	}
+	for _, a := range s.Topology.Extra {
+		steps = append(steps, []string{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", a, bits), "dev", s.Bridge})
+	}
+	steps = append(steps, []string{"-n", ns, "link", "set", s.Bridge, "up"})
+	for _, v := range s.VMs {
+		steps = append(steps,
+			[]string{"-n", ns, "tuntap", "add", "dev", v.Tap, "mode", "tap"},
+			[]string{"-n", ns, "link", "set", v.Tap, "master", s.Bridge},
+			[]string{"-n", ns, "link", "set", v.Tap, "up"})
+	}
+	for _, st := range steps {
+		if err := command(ctx, "ip", st...); err != nil {
+			return fmt.Errorf("creating the lab network: %w", err)
+		}
+	}
+	return nil
+}
+
+// InNetns runs fn on an OS thread that has entered the lab namespace; sockets fn creates live in
+// the namespace. The thread returns to its namespace afterwards (or is discarded if it cannot).
+func (s *State) InNetns(fn func() error) error {
+	target, err := os.Open(s.NetnsPath())
+	if err != nil {
+		return fmt.Errorf("opening the lab namespace: %w (is the lab up?)", err)
+	}
+	defer target.Close()
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := os.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()))
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("opening the current namespace: %w", err)
+			return
+		}
+		defer orig.Close()
+		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("entering the lab namespace: %w (needs root)", err)
+			return
+		}
+		ferr := fn()
+		if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
+			// leave the thread locked: Go discards it when this goroutine ends
+			errc <- ferr
+			return
+		}
+		runtime.UnlockOSThread()
+		errc <- ferr
+	}()
+	return <-errc
+}
+
+// Dial connects to addr from inside the lab namespace (the controller's view of the fabric). It
+// is a drop-in dialer for SSH clients, switch-driver sessions and HTTP transports.
+func (s *State) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := s.InNetns(func() error {
+		var err error
+		c, err = (&net.Dialer{}).DialContext(ctx, network, addr)
+		return err
+	})
+	return c, err
+}

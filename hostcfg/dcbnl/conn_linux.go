@@ -107,8 +107,12 @@ func (c *Conn) Exchange(ctx context.Context, req []byte) ([]byte, error) {
 	stop := context.AfterFunc(ctx, func() { c.f.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
+	// Every socket deadline comes from ctx (its deadline, or AfterFunc on
+	// cancel), so a timed-out wait means ctx is done or about to be: the
+	// poller's timer may fire a moment before the context's own.
 	ctxErr := func(err error) error {
-		if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			<-ctx.Done()
 			return ctx.Err()
 		}
 		return err

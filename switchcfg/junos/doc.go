@@ -1,0 +1,83 @@
+// Package junos is the Junos (QFX) class-of-service driver (platform "junos").
+//
+// Render turns a fabric.SwitchIntent into set statements (Config.Format
+// "set"), one hierarchy of DESIGN.md §5 after the other:
+//
+//	forwarding-classes class roce queue-num 3 / no-loss / pfc-priority 3     one class per intent class
+//	classifiers dscp FABRICCTL-CLASSIFIER forwarding-class roce loss-priority low code-points 011010
+//	                                         (6-bit binary; ieee-802.1 with 3-bit code points for pcp trust)
+//	drop-profiles roce-dp interpolate fill-level [ 5 50 ] / drop-probability [ 0 100 ]
+//	schedulers roce-sched transmit-rate percent 50 / priority strict-high / drop-profile-map
+//	                      loss-priority any protocol any drop-profile roce-dp / explicit-congestion-notification
+//	scheduler-maps FABRICCTL-SCHEDULER-MAP forwarding-class roce scheduler roce-sched
+//	congestion-notification-profile FABRICCTL-CNP input dscp code-point 011010 pfc
+//	                                              output ieee-802.1 code-point 011 flow-control-queue 3
+//	                                              pfc-watchdog poll-interval / detection / recovery / watchdog-action
+//	interfaces et-0/0/0 mtu 9216
+//	class-of-service interfaces et-0/0/0 congestion-notification-profile / scheduler-map / unit * classifiers
+//
+// A class's queue may differ from its priority: Juniper's AI/ML designs put
+// PFC priority 3 on queue 4 (Queue 4, pfc-priority 3, flow-control-queue 4).
+//
+// Parse reads `show configuration class-of-service` and `show configuration
+// interfaces`, as set statements (`| display set`, what ReadbackCommands
+// asks for) or curly braces, sub-hierarchy or whole configuration: each
+// read-back key names the command, and curly text of a sub-hierarchy is taken
+// relative to it. Prompts, "{master:0}", comments and inactive statements are
+// skipped; DSCP and IEEE 802.1 code-point aliases (af31, ef, cs6, ...) are
+// understood. The ports are the interfaces with class-of-service bindings; a
+// wildcard entry (et-*, et-0/0/*) stands for every matching port of the
+// interfaces hierarchy except channelized parents (number-of-sub-ports), and
+// a port's own entry overrides the wildcard's settings. The classifier,
+// scheduler map and congestion-notification profile count only when every
+// port uses the same one; a mixed one reads as missing so drift shows. The
+// classes are the forwarding classes of that classifier, named after them.
+// PFC counts for a no-loss class whose code points the profile's input
+// pauses; its priority is its pfc-priority (or, with pcp trust, its code
+// point). Junos carries no priority for a lossy class under DSCP trust: it
+// reads as the queue number, and the traffic class always equals the
+// priority. The MTU is the one every port sets. Junos does not carry the
+// RoCE/CNP roles or the cable length.
+//
+// Units: drop-profile fill levels are percents of a reference queue buffer,
+// Driver.QueueBufferBytes (New: DefaultQueueBufferBytes = 3,000,000 B, a
+// reference size chosen so the 150 KB / 1500 KB recipe lands on whole
+// percents, 5 and 50; set it to your platform's per-queue buffer when you know
+// it). Render rounds bytes to the nearest percent, half up; Parse multiplies
+// back, so a threshold reads back within ThresholdQuantumBytes (1 % of the
+// buffer). The ECN mark probability is the last interpolate point's drop
+// probability. Watchdog: poll-interval and recovery are milliseconds,
+// detection counts poll intervals; a watchdog without times uses Junos's
+// defaults, action drop.
+//
+// Render rejects, with an error naming the platform and wrapping
+// switchcfg.ErrNotSupported:
+//   - more than MaxNoLossClasses (6) no-loss forwarding classes, the QFX limit;
+//   - more than 8 classes (unicast queues 0..7);
+//   - a traffic class different from the priority (Junos has none);
+//   - with dscp trust, a lossy class whose priority differs from its queue,
+//     or a lossless class without DSCPs (DSCP-based PFC pauses by code point);
+//   - two lossless classes on one priority, or a PFC priority without a
+//     lossless class;
+//   - an ECN maximum threshold above QueueBufferBytes (more than 100 % fill);
+//   - an MTU outside MinMTU..MaxMTU (256..9216);
+//   - a watchdog action other than drop or forward, a detection time that is
+//     not whole poll intervals, a watchdog without PFC;
+//   - class names that cannot name a forwarding class.
+//
+// Push edits a private candidate, exactly these commands through Session.Send:
+//
+//	configure private
+//	<each set statement>
+//	show | compare
+//	rollback 0 + exit              no difference, dry run, or any failure before the commit
+//	commit confirmed <minutes>     PushOptions.Timeout() rounded up to whole minutes
+//	commit                         confirms; without it Junos rolls back when the minutes end
+//	exit
+//
+// A commit counts only with "commit complete" in its reply. Junos commits are
+// persistent: there is no save step.
+//
+// A Driver is not modified by its methods: Render, Parse, Push and Observe
+// are safe for concurrent use, one Session per goroutine.
+package junos

@@ -1,0 +1,565 @@
+package junos
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// forwardingClass is one `forwarding-classes class NAME ...`.
+type forwardingClass struct {
+	queue       int
+	noLoss      bool
+	pfcPriority int // -1: none
+}
+
+// cnProfile is one congestion-notification-profile.
+type cnProfile struct {
+	inDSCP, inPCP []int       // input code-points with pfc
+	out           map[int]int // output ieee-802.1 code-point → flow-control-queue
+	watchdog      bool
+	poll, detect  int // detect in polling intervals
+	recovery      int
+	action        string
+}
+
+// scheduler is one `schedulers NAME`.
+type scheduler struct {
+	strict      bool
+	percent     int
+	ecn         bool
+	dropProfile string
+}
+
+// binding is the class-of-service of one interface entry (a port or a wildcard).
+type binding struct {
+	cnp, schedMap  string
+	classifierKind string // dscp | ieee-802.1
+	classifier     string
+}
+
+// cosConfig is what Parse keeps of the configuration.
+type cosConfig struct {
+	classifiers map[string]map[string]map[string][]int // kind → name → forwarding class → code-points
+	fcs         map[string]*forwardingClass
+	cnps        map[string]*cnProfile
+	fill, prob  map[string][]int // drop profile → interpolate points
+	schedulers  map[string]*scheduler
+	schedMaps   map[string]map[string]string // map → forwarding class → scheduler
+	bindings    map[string]*binding          // class-of-service interfaces, by name or wildcard
+	mtu         map[string]int               // interfaces NAME mtu
+	physical    map[string]bool              // interfaces present in the interfaces hierarchy
+	channelized map[string]bool              // interfaces split into channels (number-of-sub-ports)
+}
+
+// defaultQueues are the queues of QFX's predefined forwarding classes.
+var defaultQueues = map[string]int{"best-effort": 0, "fcoe": 3, "no-loss": 4, "network-control": 7}
+
+// dscpAliases are the DSCP names Junos accepts for code points.
+var dscpAliases = map[string]int{"be": 0, "ef": 46, "nc1": 48, "nc2": 56,
+	"af11": 10, "af12": 12, "af13": 14, "af21": 18, "af22": 20, "af23": 22,
+	"af31": 26, "af32": 28, "af33": 30, "af41": 34, "af42": 36, "af43": 38,
+	"cs0": 0, "cs1": 8, "cs2": 16, "cs3": 24, "cs4": 32, "cs5": 40, "cs6": 48, "cs7": 56}
+
+// pcpAliases are the IEEE 802.1 names Junos accepts for code points.
+var pcpAliases = map[string]int{"be": 0, "be1": 1, "ef": 2, "ef1": 3, "af11": 4, "af12": 5, "nc1": 6, "nc2": 7}
+
+// Parse reads the class-of-service and interfaces configuration (set
+// statements or curly braces; each read-back key names the hierarchy it
+// shows, e.g. "show configuration class-of-service") into the canonical
+// intent. See doc.go for how ports, wildcards and per-port settings read.
+func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+	cfg := &cosConfig{
+		classifiers: map[string]map[string]map[string][]int{}, fcs: map[string]*forwardingClass{},
+		cnps: map[string]*cnProfile{}, fill: map[string][]int{}, prob: map[string][]int{},
+		schedulers: map[string]*scheduler{}, schedMaps: map[string]map[string]string{},
+		bindings: map[string]*binding{}, mtu: map[string]int{}, physical: map[string]bool{}, channelized: map[string]bool{},
+	}
+	keys := make([]string, 0, len(rb))
+	for k := range rb {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	cos := false
+	for _, cmd := range keys {
+		rest, ok := strings.CutPrefix(cmd, "show configuration")
+		if !ok {
+			continue
+		}
+		path, _, _ := strings.Cut(rest, "|")
+		base := strings.Fields(path)
+		cos = cos || len(base) == 0 || base[0] == "class-of-service"
+		sts, err := parseConfig(string(rb[cmd]), base)
+		if err != nil {
+			return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %q: %w", Platform, cmd, err)
+		}
+		for _, st := range sts {
+			if err := cfg.statement(st.words); err != nil {
+				return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %q: line %d: %q: %w", Platform, cmd, st.line, strings.Join(st.words, " "), err)
+			}
+		}
+	}
+	if !cos {
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackClassOfService)
+	}
+	return cfg.intent(d.queueBuffer()), nil
+}
+
+// statement files one absolute statement.
+func (c *cosConfig) statement(w []string) error {
+	switch {
+	case len(w) >= 3 && w[0] == "interfaces":
+		return c.iface(w[1], w[2:])
+	case len(w) >= 3 && w[0] == "class-of-service":
+		return c.cos(w[1], w[2:])
+	}
+	return nil
+}
+
+func (c *cosConfig) iface(name string, w []string) error {
+	c.physical[name] = true
+	switch w[0] {
+	case "mtu":
+		if len(w) < 2 {
+			return fmt.Errorf("mtu without a value")
+		}
+		return setInt(func(v int) { c.mtu[name] = v }, w[1], MinMTU, 65535)
+	case "number-of-sub-ports":
+		c.channelized[name] = true
+	}
+	return nil
+}
+
+func (c *cosConfig) cos(section string, w []string) error {
+	switch section {
+	case "classifiers":
+		return c.classifier(w)
+	case "forwarding-classes":
+		return c.forwardingClass(w)
+	case "congestion-notification-profile":
+		return c.cnp(w)
+	case "drop-profiles":
+		if len(w) >= 4 && w[1] == "interpolate" && (w[2] == "fill-level" || w[2] == "drop-probability") {
+			dst := map[string]map[string][]int{"fill-level": c.fill, "drop-probability": c.prob}[w[2]]
+			for _, v := range values(w[3:]) {
+				if err := setInt(func(n int) { dst[w[0]] = append(dst[w[0]], n) }, v, 0, 100); err != nil {
+					return err
+				}
+			}
+		}
+	case "schedulers":
+		return c.scheduler(w)
+	case "scheduler-maps":
+		if len(w) >= 5 && w[1] == "forwarding-class" && w[3] == "scheduler" {
+			if c.schedMaps[w[0]] == nil {
+				c.schedMaps[w[0]] = map[string]string{}
+			}
+			c.schedMaps[w[0]][w[2]] = w[4]
+		}
+	case "interfaces":
+		c.binding(w)
+	}
+	return nil
+}
+
+// classifier reads "KIND NAME forwarding-class FC loss-priority LP code-points V...".
+func (c *cosConfig) classifier(w []string) error {
+	if len(w) < 7 || w[2] != "forwarding-class" || w[4] != "loss-priority" || (w[6] != "code-points" && w[6] != "code-point") {
+		return nil
+	}
+	kind, name, fc := w[0], w[1], w[3]
+	if kind != "dscp" && kind != "ieee-802.1" {
+		return nil
+	}
+	if c.classifiers[kind] == nil {
+		c.classifiers[kind] = map[string]map[string][]int{}
+	}
+	if c.classifiers[kind][name] == nil {
+		c.classifiers[kind][name] = map[string][]int{}
+	}
+	for _, v := range values(w[7:]) {
+		cp, err := codePoint(kind, v)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(c.classifiers[kind][name][fc], cp) {
+			c.classifiers[kind][name][fc] = append(c.classifiers[kind][name][fc], cp)
+		}
+	}
+	return nil
+}
+
+// codePoint reads a 6-bit (dscp) or 3-bit (ieee-802.1) binary code point or its alias.
+func codePoint(kind, v string) (int, error) {
+	bits, aliases := 6, dscpAliases
+	if kind == "ieee-802.1" {
+		bits, aliases = 3, pcpAliases
+	}
+	if n, ok := aliases[v]; ok {
+		return n, nil
+	}
+	n, err := strconv.ParseUint(v, 2, 8)
+	if err != nil || len(v) != bits {
+		return 0, fmt.Errorf("code point %q is neither %d binary digits nor a known alias", v, bits)
+	}
+	return int(n), nil
+}
+
+// forwardingClass reads "class NAME [queue-num N] [no-loss] [pfc-priority P] ..."
+// and the older "queue N NAME".
+func (c *cosConfig) forwardingClass(w []string) error {
+	if len(w) == 3 && w[0] == "queue" {
+		return setInt(func(n int) { c.fc(w[2]).queue = n }, w[1], 0, 15)
+	}
+	if len(w) < 2 || w[0] != "class" {
+		return nil
+	}
+	fc := c.fc(w[1])
+	for i := 2; i < len(w); i++ {
+		switch w[i] {
+		case "no-loss":
+			fc.noLoss = true
+		case "queue-num", "pfc-priority":
+			if i+1 >= len(w) {
+				return fmt.Errorf("%s without a value", w[i])
+			}
+			dst, hi := &fc.queue, 15
+			if w[i] == "pfc-priority" {
+				dst, hi = &fc.pfcPriority, 7
+			}
+			if err := setInt(func(n int) { *dst = n }, w[i+1], 0, hi); err != nil {
+				return err
+			}
+			i++
+		}
+	}
+	return nil
+}
+
+func (c *cosConfig) fc(name string) *forwardingClass {
+	if c.fcs[name] == nil {
+		q, ok := defaultQueues[name]
+		if !ok {
+			q = 0
+		}
+		c.fcs[name] = &forwardingClass{queue: q, pfcPriority: -1}
+	}
+	return c.fcs[name]
+}
+
+// cnp reads a congestion-notification-profile statement.
+func (c *cosConfig) cnp(w []string) error {
+	p := c.cnps[w[0]]
+	if p == nil {
+		p = &cnProfile{out: map[int]int{}}
+		c.cnps[w[0]] = p
+	}
+	switch {
+	case len(w) >= 6 && w[1] == "input" && w[3] == "code-point" && w[5] == "pfc":
+		cp, err := codePoint(w[2], w[4])
+		if err != nil {
+			return err
+		}
+		if w[2] == "dscp" {
+			p.inDSCP = append(p.inDSCP, cp)
+		} else {
+			p.inPCP = append(p.inPCP, cp)
+		}
+	case len(w) >= 7 && w[1] == "output" && w[2] == "ieee-802.1" && w[3] == "code-point" && w[5] == "flow-control-queue":
+		cp, err := codePoint("ieee-802.1", w[4])
+		if err != nil {
+			return err
+		}
+		q := values(w[6:])
+		if len(q) == 0 {
+			return fmt.Errorf("flow-control-queue without a value")
+		}
+		return setInt(func(n int) { p.out[cp] = n }, q[0], 0, 15)
+	case len(w) >= 2 && w[1] == "pfc-watchdog":
+		p.watchdog = true
+		if len(w) >= 4 {
+			switch w[2] {
+			case "poll-interval":
+				return setInt(func(n int) { p.poll = n }, w[3], 1, 100000)
+			case "detection":
+				return setInt(func(n int) { p.detect = n }, w[3], 1, 100000)
+			case "recovery":
+				return setInt(func(n int) { p.recovery = n }, w[3], 1, 1000000)
+			case "watchdog-action":
+				p.action = w[3]
+			}
+		}
+	}
+	return nil
+}
+
+// scheduler reads a schedulers statement.
+func (c *cosConfig) scheduler(w []string) error {
+	s := c.schedulers[w[0]]
+	if s == nil {
+		s = &scheduler{}
+		c.schedulers[w[0]] = s
+	}
+	switch {
+	case len(w) >= 4 && w[1] == "transmit-rate" && w[2] == "percent":
+		return setInt(func(n int) { s.percent = n }, w[3], 0, 100)
+	case len(w) >= 3 && w[1] == "priority":
+		s.strict = w[2] == "strict-high"
+	case len(w) >= 2 && w[1] == "explicit-congestion-notification":
+		s.ecn = true
+	case len(w) >= 3 && w[1] == "drop-profile-map":
+		if i := slices.Index(w, "drop-profile"); i > 0 && i+1 < len(w) && (s.dropProfile == "" || slices.Contains(w, "any")) {
+			s.dropProfile = w[i+1]
+		}
+	}
+	return nil
+}
+
+// binding reads "NAME congestion-notification-profile X", "NAME scheduler-map X"
+// and "NAME unit U classifiers KIND X".
+func (c *cosConfig) binding(w []string) {
+	b := c.bindings[w[0]]
+	if b == nil {
+		b = &binding{}
+		c.bindings[w[0]] = b
+	}
+	switch {
+	case len(w) >= 3 && w[1] == "congestion-notification-profile":
+		b.cnp = w[2]
+	case len(w) >= 3 && w[1] == "scheduler-map":
+		b.schedMap = w[2]
+	case len(w) >= 6 && w[1] == "unit" && w[3] == "classifiers" && (w[4] == "dscp" || w[4] == "ieee-802.1"):
+		if b.classifier == "" || w[2] == "0" || w[2] == wildcardUnit {
+			b.classifierKind, b.classifier = w[4], w[5]
+		}
+	}
+}
+
+// wildcardRE turns a Junos interface wildcard ("et-*", "et-0/0/*") into a regexp.
+func wildcardRE(pattern string) *regexp.Regexp {
+	return regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$")
+}
+
+// effective merges the wildcard entries that match port (shorter patterns
+// first) with the port's own entry.
+func (c *cosConfig) effective(port string) binding {
+	var patterns []string
+	for p := range c.bindings {
+		if strings.Contains(p, "*") && wildcardRE(p).MatchString(port) {
+			patterns = append(patterns, p)
+		}
+	}
+	sort.Slice(patterns, func(i, j int) bool {
+		return len(patterns[i]) < len(patterns[j]) || (len(patterns[i]) == len(patterns[j]) && patterns[i] < patterns[j])
+	})
+	if _, ok := c.bindings[port]; ok {
+		patterns = append(patterns, port)
+	}
+	var e binding
+	for _, p := range patterns {
+		b := c.bindings[p]
+		if b.cnp != "" {
+			e.cnp = b.cnp
+		}
+		if b.schedMap != "" {
+			e.schedMap = b.schedMap
+		}
+		if b.classifier != "" {
+			e.classifierKind, e.classifier = b.classifierKind, b.classifier
+		}
+	}
+	return e
+}
+
+// ports are the interfaces class-of-service applies to: explicit port
+// entries, and the physical interfaces (not channelized parents) that a
+// wildcard entry matches.
+func (c *cosConfig) ports() []string {
+	set := map[string]bool{}
+	for name, b := range c.bindings {
+		if *b == (binding{}) {
+			continue
+		}
+		if portRE.MatchString(name) {
+			set[name] = true
+			continue
+		}
+		if strings.Contains(name, "*") {
+			re := wildcardRE(name)
+			for phys := range c.physical {
+				if portRE.MatchString(phys) && !c.channelized[phys] && re.MatchString(phys) {
+					set[phys] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, comparePorts)
+	return out
+}
+
+// common returns what get yields for every port, or "" when they differ.
+// Without ports it returns the only name defined (names lists them), if one.
+func common(ports []binding, get func(binding) string, names []string) string {
+	if len(ports) == 0 {
+		if len(names) == 1 {
+			return names[0]
+		}
+		return ""
+	}
+	v := get(ports[0])
+	for _, p := range ports[1:] {
+		if get(p) != v {
+			return ""
+		}
+	}
+	return v
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *cosConfig) intent(buffer int64) fabric.SwitchIntent {
+	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Classes: []fabric.SwitchClass{}}
+	in.PFC.Priorities = []int{}
+	in.Ports = c.ports()
+	var eff []binding
+	for _, p := range in.Ports {
+		eff = append(eff, c.effective(p))
+	}
+	in.MTU = c.commonMTU(in.Ports)
+
+	var definedClassifiers []string
+	for kind, byName := range c.classifiers {
+		for name := range byName {
+			definedClassifiers = append(definedClassifiers, kind+" "+name)
+		}
+	}
+	kindName := common(eff, func(b binding) string {
+		if b.classifier == "" {
+			return ""
+		}
+		return b.classifierKind + " " + b.classifier
+	}, definedClassifiers)
+	kind, name, _ := strings.Cut(kindName, " ")
+	in.Trust = map[string]string{"dscp": "dscp", "ieee-802.1": "pcp"}[kind]
+	cnp := c.cnps[common(eff, func(b binding) string { return b.cnp }, keysOf(c.cnps))]
+	schedMap := c.schedMaps[common(eff, func(b binding) string { return b.schedMap }, keysOf(c.schedMaps))]
+
+	classifier := c.classifiers[kind][name]
+	for _, fcName := range keysOf(classifier) {
+		fc := c.fc(fcName)
+		cps := slices.Clone(classifier[fcName])
+		slices.Sort(cps)
+		cl := fabric.SwitchClass{Name: fcName, Queue: fc.queue, DSCP: []int{}}
+		switch {
+		case kind == "ieee-802.1":
+			cl.Priority = cps[0]
+		case fc.noLoss && fc.pfcPriority >= 0:
+			cl.Priority = fc.pfcPriority
+		default:
+			cl.Priority = fc.queue
+		}
+		if kind == "dscp" {
+			cl.DSCP = cps
+		}
+		cl.TrafficClass = cl.Priority
+		if cnp != nil && fc.noLoss && c.pauses(cnp, kind, cps) {
+			cl.Lossless = true
+			if !slices.Contains(in.PFC.Priorities, cl.Priority) {
+				in.PFC.Priorities = append(in.PFC.Priorities, cl.Priority)
+			}
+		}
+		if s := c.schedulers[schedMap[fcName]]; s != nil {
+			cl.Strict, cl.BandwidthPercent = s.strict, s.percent
+			if s.ecn {
+				cl.ECN = c.ecn(s.dropProfile, buffer)
+			}
+		}
+		in.Classes = append(in.Classes, cl)
+	}
+	slices.Sort(in.PFC.Priorities)
+	slices.SortStableFunc(in.Classes, func(a, b fabric.SwitchClass) int {
+		if a.Priority != b.Priority {
+			return a.Priority - b.Priority
+		}
+		return a.Queue - b.Queue
+	})
+	if cnp != nil && cnp.watchdog {
+		wd := &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: cnp.poll, DetectionTimeMs: cnp.poll * cnp.detect,
+			RestorationTimeMs: cnp.recovery, Action: cnp.action}
+		if wd.Action == "" {
+			wd.Action = "drop" // the Junos default
+		}
+		in.PFC.Watchdog = wd
+	}
+	return in
+}
+
+// pauses reports whether the profile enables PFC for traffic classified by
+// the code points cps (input with pfc on one of them).
+func (c *cosConfig) pauses(p *cnProfile, kind string, cps []int) bool {
+	in := p.inDSCP
+	if kind == "ieee-802.1" {
+		in = p.inPCP
+	}
+	return slices.ContainsFunc(cps, func(cp int) bool { return slices.Contains(in, cp) })
+}
+
+// ecn converts a two-point interpolated drop profile to byte thresholds:
+// fill levels are percent of the queue buffer; the mark probability is the
+// last point's.
+func (c *cosConfig) ecn(profile string, buffer int64) *fabric.SwitchECN {
+	fill, prob := c.fill[profile], c.prob[profile]
+	if len(fill) < 2 || len(prob) != len(fill) {
+		return nil
+	}
+	return &fabric.SwitchECN{
+		MinBytes:           percentToBytes(fill[0], buffer),
+		MaxBytes:           percentToBytes(fill[len(fill)-1], buffer),
+		MaxMarkProbability: prob[len(prob)-1],
+	}
+}
+
+// commonMTU is the MTU every port sets, or 0.
+func (c *cosConfig) commonMTU(ports []string) int {
+	mtu := 0
+	for i, p := range ports {
+		v := c.mtu[p]
+		if v == 0 || (i > 0 && v != mtu) {
+			return 0
+		}
+		mtu = v
+	}
+	return mtu
+}
+
+// bytesToPercent and percentToBytes convert thresholds and fill levels;
+// bytesToPercent rounds to the nearest percent, half up.
+func bytesToPercent(b, buffer int64) int { return int((b*200 + buffer) / (2 * buffer)) }
+
+func percentToBytes(p int, buffer int64) int64 { return int64(p) * buffer / 100 }
+
+func setInt(set func(int), s string, lo, hi int) error {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < lo || v > hi {
+		return fmt.Errorf("%q is not a number in %d..%d", s, lo, hi)
+	}
+	set(v)
+	return nil
+}

@@ -1,0 +1,414 @@
+package junos
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/google/go-cmp/cmp"
+)
+
+// curlyReadback reads the curly-brace fixtures prefix-cos.txt and
+// prefix-interfaces.txt, as `show configuration class-of-service` and
+// `show configuration interfaces` print them.
+func curlyReadback(t testing.TB, cos, ifs string) switchcfg.Readback {
+	t.Helper()
+	rb := switchcfg.Readback{}
+	for cmd, name := range map[string]string{"show configuration class-of-service": cos, "show configuration interfaces": ifs} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb[cmd] = b
+	}
+	return rb
+}
+
+var fixtures = map[string][2]string{
+	"roce":  {"show-configuration-class-of-service.txt", "show-configuration-interfaces.txt"},
+	"drift": {"drift-class-of-service.txt", "drift-interfaces.txt"},
+}
+
+func TestParseGolden(t *testing.T) {
+	for name, files := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			got, err := New().Parse(curlyReadback(t, files[0], files[1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, err := json.MarshalIndent(got, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.Golden(t, "parse_"+name+".golden", append(js, '\n'))
+		})
+	}
+}
+
+// TestParseFixtureMeaning asserts by hand what the golden files hold: the
+// et-0/0/* wildcard covers every et port of the interfaces hierarchy except
+// the channelized parent et-0/0/2; af31 and ef are DSCP aliases; the
+// inactive drop profile is ignored.
+func TestParseFixtureMeaning(t *testing.T) {
+	got, err := New().Parse(curlyReadback(t, fixtures["roce"][0], fixtures["roce"][1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := carried(recipe())
+	want.Ports = []string{"et-0/0/0", "et-0/0/1", "et-0/0/2:0", "et-0/0/2:1", "et-0/0/31"}
+	want.Classes[0].Name, want.Classes[1].Name, want.Classes[2].Name = "BEST-EFFORT", "ROCE", "CNP"
+	want.Classes[0].BandwidthPercent, want.Classes[1].BandwidthPercent = 40, 60
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("roce fixture (-want +got):\n%s", diff)
+	}
+
+	got, err = New().Parse(curlyReadback(t, fixtures["drift"][0], fixtures["drift"][1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MTU != 0 {
+		t.Errorf("MTU %d, want 0 (et-0/0/1 has 1514)", got.MTU)
+	}
+	for _, c := range got.Classes {
+		if c.Strict || c.BandwidthPercent != 0 || c.ECN != nil {
+			t.Errorf("class %s keeps scheduling %v/%d/%v although et-0/0/31 uses another scheduler map", c.Name, c.Strict, c.BandwidthPercent, c.ECN)
+		}
+	}
+	if !slices.Equal(got.PFC.Priorities, []int{3}) {
+		t.Errorf("PFC %v", got.PFC.Priorities)
+	}
+}
+
+// TestParseSetAndCurlyAgree parses the display-set form of a rendered
+// configuration and its curly form (as the simulator or a switch prints
+// either) to the same intent.
+func TestParseSetAndCurlyAgree(t *testing.T) {
+	cfg, err := New().Render(recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSet, err := New().Parse(setReadback(cfg.Text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	curly := `classifiers {
+    dscp FABRICCTL-CLASSIFIER {
+        forwarding-class default {
+            loss-priority low code-points [ ` + strings.Join(dscpBits(recipe().Classes[0].DSCP), " ") + ` ];
+        }
+        forwarding-class roce {
+            loss-priority low code-points 011010;
+        }
+        forwarding-class cnp {
+            loss-priority low code-points 110000;
+        }
+    }
+}
+drop-profiles {
+    roce-dp {
+        interpolate {
+            fill-level [ 5 50 ];
+            drop-probability [ 0 100 ];
+        }
+    }
+}
+forwarding-classes {
+    class default queue-num 0;
+    class roce queue-num 3 no-loss pfc-priority 3;
+    class cnp queue-num 6;
+}
+congestion-notification-profile {
+    FABRICCTL-CNP {
+        input {
+            dscp {
+                code-point 011010 {
+                    pfc;
+                }
+            }
+        }
+        output {
+            ieee-802.1 {
+                code-point 011 {
+                    flow-control-queue 3;
+                }
+            }
+        }
+        pfc-watchdog {
+            poll-interval 100;
+            detection 2;
+            recovery 400;
+            watchdog-action drop;
+        }
+    }
+}
+interfaces {
+    et-0/0/0 {
+        congestion-notification-profile FABRICCTL-CNP;
+        scheduler-map FABRICCTL-SCHEDULER-MAP;
+        unit * {
+            classifiers {
+                dscp FABRICCTL-CLASSIFIER;
+            }
+        }
+    }
+    et-0/0/1 {
+        congestion-notification-profile FABRICCTL-CNP;
+        scheduler-map FABRICCTL-SCHEDULER-MAP;
+        unit * {
+            classifiers {
+                dscp FABRICCTL-CLASSIFIER;
+            }
+        }
+    }
+    et-0/0/12:1 {
+        congestion-notification-profile FABRICCTL-CNP;
+        scheduler-map FABRICCTL-SCHEDULER-MAP;
+        unit * {
+            classifiers {
+                dscp FABRICCTL-CLASSIFIER;
+            }
+        }
+    }
+}
+scheduler-maps {
+    FABRICCTL-SCHEDULER-MAP {
+        forwarding-class default scheduler default-sched;
+        forwarding-class roce scheduler roce-sched;
+        forwarding-class cnp scheduler cnp-sched;
+    }
+}
+schedulers {
+    default-sched {
+        transmit-rate percent 50;
+    }
+    roce-sched {
+        transmit-rate percent 50;
+        drop-profile-map loss-priority any protocol any drop-profile roce-dp;
+        explicit-congestion-notification;
+    }
+    cnp-sched {
+        priority strict-high;
+    }
+}
+`
+	fromCurly, err := New().Parse(switchcfg.Readback{
+		"show configuration class-of-service": []byte(curly),
+		ReadbackInterfaces:                    setReadback(cfg.Text)[ReadbackInterfaces],
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fromSet, fromCurly); diff != "" {
+		t.Errorf("set vs curly (-set +curly):\n%s", diff)
+	}
+}
+
+func dscpBits(v []int) []string {
+	var out []string
+	for _, d := range v {
+		out = append(out, bits(d, 6))
+	}
+	return out
+}
+
+// corpusText returns the verbatim part of a corpus sample.
+func corpusText(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, text, ok := strings.Cut(string(b), "# ----- BEGIN VERBATIM -----\n")
+	if !ok {
+		t.Fatalf("%s: no BEGIN VERBATIM marker", path)
+	}
+	return []byte(text)
+}
+
+// TestParseCorpus parses every Junos sample of the shared corpus into the
+// intent checked by hand.
+func TestParseCorpus(t *testing.T) {
+	dir := testutil.CorpusDir(t, "switches")
+	files, _ := filepath.Glob(filepath.Join(dir, "junos-*"))
+	if len(files) == 0 {
+		t.Skip("no junos samples in the corpus")
+	}
+	checks := map[string]struct {
+		cmd   string // the command that printed the sample
+		check func(t *testing.T, got fabric.SwitchIntent)
+	}{
+		"junos-jvd-aiml-leaf-qfx5240-full-config.txt": {"show configuration", checkAIML},
+		"junos-jvd-storage-leaf-qfx5130-cos.txt":      {"show configuration class-of-service", checkStorage},
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			c, ok := checks[name]
+			if !ok {
+				t.Fatalf("no hand-checked expectation for corpus sample %s", name)
+			}
+			got, err := New().Parse(switchcfg.Readback{c.cmd: corpusText(t, path)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, got)
+			if cfg, err := New().Render(got); err == nil {
+				again, err := New().Parse(setReadback(cfg.Text))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(got, again); diff != "" {
+					t.Errorf("parse→render→parse differs:\n%s", diff)
+				}
+			} else {
+				t.Logf("not renderable back: %v", err)
+			}
+		})
+	}
+}
+
+// checkAIML: Juniper's AI/ML leaf (full `show configuration`). The et-*
+// wildcard binds classifier mydscp, CNP profile cnp and scheduler map sm1 to
+// every et port that is not a channelized parent. NO-LOSS (DSCP 26) is
+// no-loss with pfc-priority 3 on queue 4, ECN at fill levels 55–90 %; CNP
+// (DSCP 48) is on queue 3, strict-high with 5 %, and — lossy, with DSCP
+// trust — reads with its queue as priority. The watchdog is on with Junos's
+// defaults (no times configured, action drop).
+func checkAIML(t *testing.T, got fabric.SwitchIntent) {
+	if got.Trust != "dscp" || !slices.Equal(got.PFC.Priorities, []int{3}) {
+		t.Errorf("trust %q, PFC %v", got.Trust, got.PFC.Priorities)
+	}
+	for _, p := range []string{"et-0/0/0:0", "et-0/0/12:1", "et-0/0/2", "et-0/0/11"} {
+		if !slices.Contains(got.Ports, p) {
+			t.Errorf("port %s missing from %v", p, got.Ports)
+		}
+	}
+	for _, p := range []string{"et-0/0/0", "et-0/0/12", "lo0"} {
+		if slices.Contains(got.Ports, p) {
+			t.Errorf("port %s (channelized parent or not a port) in %v", p, got.Ports)
+		}
+	}
+	if got.MTU != 0 {
+		t.Errorf("MTU %d, want 0: breakout ports set 9216, et-0/0/2 and others none", got.MTU)
+	}
+	want := []fabric.SwitchClass{
+		{Name: "CNP", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{48}, Strict: true, BandwidthPercent: 5},
+		{Name: "NO-LOSS", Priority: 3, TrafficClass: 3, Queue: 4, DSCP: []int{26}, Lossless: true,
+			ECN: &fabric.SwitchECN{MinBytes: 1_650_000, MaxBytes: 2_700_000, MaxMarkProbability: 100}},
+	}
+	if diff := cmp.Diff(want, got.Classes); diff != "" {
+		t.Errorf("classes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&fabric.SwitchPFCWatchdog{Enabled: true, Action: "drop"}, got.PFC.Watchdog); diff != "" {
+		t.Errorf("watchdog (-want +got):\n%s", diff)
+	}
+}
+
+// checkStorage: Juniper's storage leaf CoS stanza. Three ports share
+// classifier and scheduler map; the CNP profile (output only) is on
+// et-0/0/2 alone, so there is no PFC. Eight forwarding classes exist, five
+// are classified; lossy ones read with their queue as priority.
+func checkStorage(t *testing.T, got fabric.SwitchIntent) {
+	if !slices.Equal(got.Ports, []string{"et-0/0/0", "et-0/0/1", "et-0/0/2"}) || got.Trust != "dscp" || got.MTU != 0 {
+		t.Errorf("ports %v trust %q MTU %d", got.Ports, got.Trust, got.MTU)
+	}
+	if len(got.PFC.Priorities) != 0 || got.PFC.Watchdog != nil {
+		t.Errorf("PFC %v watchdog %v, want none", got.PFC.Priorities, got.PFC.Watchdog)
+	}
+	var names []string
+	for _, c := range got.Classes {
+		names = append(names, c.Name)
+		if c.Priority != c.Queue || c.TrafficClass != c.Priority || c.Lossless {
+			t.Errorf("class %+v", c)
+		}
+	}
+	if !slices.Equal(names, []string{"fc0", "fc1", "fc5", "fc6", "fc7"}) {
+		t.Fatalf("classes %v", names)
+	}
+	fc := func(i int) fabric.SwitchClass { return got.Classes[i] }
+	if !slices.Equal(fc(0).DSCP, []int{10}) || !slices.Equal(fc(2).DSCP, []int{8, 26}) || !slices.Equal(fc(3).DSCP, []int{46, 56}) || !slices.Equal(fc(4).DSCP, []int{48}) {
+		t.Errorf("dscp %v %v %v %v", fc(0).DSCP, fc(2).DSCP, fc(3).DSCP, fc(4).DSCP)
+	}
+	if n := len(fc(1).DSCP); n != 58 {
+		t.Errorf("fc1 has %d DSCPs, want the 58 others", n)
+	}
+	if diff := cmp.Diff(&fabric.SwitchECN{MinBytes: 0, MaxBytes: 600_000, MaxMarkProbability: 100}, fc(0).ECN); diff != "" {
+		t.Errorf("fc0 ECN (dp0 fill 0–20 %%):\n%s", diff)
+	}
+	if diff := cmp.Diff(&fabric.SwitchECN{MinBytes: 30_000, MaxBytes: 60_000, MaxMarkProbability: 100}, fc(2).ECN); diff != "" {
+		t.Errorf("fc5 ECN (dp1 fill 1–2 %%):\n%s", diff)
+	}
+	if fc(0).BandwidthPercent != 49 || fc(1).BandwidthPercent != 2 || fc(1).ECN != nil || !fc(3).Strict || !fc(4).Strict || fc(0).Strict {
+		t.Errorf("scheduling %+v", got.Classes)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"forwarding-classes {\n    class X queue-num 99;\n}\n", "line 2"},
+		{"classifiers {\n    dscp C {\n        forwarding-class X {\n            loss-priority low code-points 0110;\n", "unterminated"},
+		{"classifiers { dscp C { forwarding-class X { loss-priority low code-points 01101x; } } }\n", "01101x"},
+		{"}\n", "unexpected }"},
+		{"set class-of-service drop-profiles d interpolate fill-level 120\n", `"120"`},
+		{"description \"open\n", "quoted"},
+	} {
+		_, err := New().Parse(switchcfg.Readback{"show configuration class-of-service": []byte(tt.text)})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "parsing "+Platform) {
+			t.Errorf("Parse(%q) = %v, want an error naming %s", tt.text, err, tt.want)
+		}
+	}
+	if _, err := New().Parse(switchcfg.Readback{ReadbackInterfaces: []byte("set interfaces et-0/0/0 mtu 9216")}); err == nil {
+		t.Error("Parse without the class-of-service read-back succeeded")
+	}
+}
+
+func TestParseEmpty(t *testing.T) {
+	got, err := New().Parse(switchcfg.Readback{ReadbackClassOfService: nil, ReadbackInterfaces: []byte("set interfaces et-0/0/0 mtu 9216\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Classes) != 0 || len(got.Ports) != 0 || len(got.PFC.Priorities) != 0 || got.Trust != "" {
+		t.Errorf("empty class-of-service parsed as %+v", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, files := range fixtures {
+		f.Add(string(curlyReadback(f, files[0], files[1])["show configuration class-of-service"]), false)
+	}
+	for _, build := range intents {
+		cfg, err := New().Render(build())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(cfg.Text, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, set bool) {
+		d := New()
+		cmd := "show configuration class-of-service"
+		if set {
+			cmd = ReadbackClassOfService
+		}
+		got, err := d.Parse(switchcfg.Readback{cmd: []byte(text)})
+		if err != nil {
+			return
+		}
+		cfg, err := d.Render(got)
+		if err != nil {
+			return
+		}
+		again, err := d.Parse(setReadback(cfg.Text))
+		if err != nil {
+			t.Fatalf("rendered config does not parse: %v\n%s", err, cfg.Text)
+		}
+		if diff := cmp.Diff(got, again); diff != "" {
+			t.Fatalf("parse→render→parse differs:\n%s\n%s", diff, cfg.Text)
+		}
+	})
+}

@@ -1,0 +1,273 @@
+package junos
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// errIntent marks malformed intents, as opposed to well-formed intents Junos
+// cannot express (switchcfg.ErrNotSupported).
+var errIntent = errors.New("invalid switch intent")
+
+func notSupported(format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), errIntent)
+}
+
+// identRE is what Render accepts as a forwarding-class name (it also names
+// the class's scheduler and drop profile).
+var identRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,58}$`)
+
+// fcName is the forwarding-class name of c: its own name, or tc<priority>.
+func fcName(c fabric.SwitchClass) string {
+	if c.Name == "" {
+		return unnamedClassPrefix + strconv.Itoa(c.Priority)
+	}
+	return c.Name
+}
+
+// bits writes v as a binary code point of n digits.
+func bits(v, n int) string { return fmt.Sprintf("%0*b", n, v) }
+
+// list writes one value, or several in brackets.
+func list(v []string) string {
+	if len(v) == 1 {
+		return v[0]
+	}
+	return "[ " + strings.Join(v, " ") + " ]"
+}
+
+// Render turns the intent into Junos set statements: forwarding classes
+// (queue-num, no-loss, pfc-priority), a DSCP or IEEE 802.1 classifier with
+// binary code points, a congestion-notification-profile (PFC input and
+// output, PFC watchdog), drop profiles in fill-level percent, schedulers
+// (ECN, strict-high, transmit-rate) and their scheduler map, and per port the
+// MTU and class-of-service bindings. It is pure.
+func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
+	buffer := d.queueBuffer()
+	if err := validate(in, buffer); err != nil {
+		return switchcfg.Config{}, err
+	}
+	var b strings.Builder
+	set := func(format string, args ...any) {
+		b.WriteString("set ")
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	const cos = "class-of-service "
+	kind := "dscp"
+	if in.Trust == "pcp" {
+		kind = "ieee-802.1"
+	}
+	lossless := func(c fabric.SwitchClass) bool { return c.Lossless }
+
+	for _, c := range in.Classes {
+		fc := fcName(c)
+		set(cos+"forwarding-classes class %s queue-num %d", fc, c.Queue)
+		if lossless(c) {
+			set(cos+"forwarding-classes class %s no-loss", fc)
+			if in.Trust == "dscp" {
+				set(cos+"forwarding-classes class %s pfc-priority %d", fc, c.Priority)
+			}
+		}
+	}
+	for _, c := range in.Classes {
+		var cps []string
+		if in.Trust == "pcp" {
+			cps = []string{bits(c.Priority, 3)}
+		} else {
+			for _, d := range c.DSCP {
+				cps = append(cps, bits(d, 6))
+			}
+		}
+		if len(cps) > 0 {
+			set(cos+"classifiers %s %s forwarding-class %s loss-priority %s code-points %s", kind, ClassifierName, fcName(c), defaultLossPriority, list(cps))
+		}
+	}
+	for _, c := range in.Classes {
+		if e := c.ECN; e != nil {
+			dp := fcName(c) + dropProfileSuffix
+			set(cos+"drop-profiles %s interpolate fill-level [ %d %d ]", dp, bytesToPercent(e.MinBytes, buffer), bytesToPercent(e.MaxBytes, buffer))
+			set(cos+"drop-profiles %s interpolate drop-probability [ 0 %d ]", dp, e.MaxMarkProbability)
+		}
+	}
+	for _, c := range in.Classes {
+		s := fcName(c) + schedulerSuffix
+		if c.BandwidthPercent > 0 {
+			set(cos+"schedulers %s transmit-rate percent %d", s, c.BandwidthPercent)
+		}
+		if c.Strict {
+			set(cos+"schedulers %s priority strict-high", s)
+		} else if c.BandwidthPercent == 0 && c.ECN == nil {
+			set(cos+"schedulers %s priority low", s) // a scheduler needs one statement to exist
+		}
+		if c.ECN != nil {
+			set(cos+"schedulers %s drop-profile-map loss-priority any protocol any drop-profile %s", s, fcName(c)+dropProfileSuffix)
+			set(cos+"schedulers %s explicit-congestion-notification", s)
+		}
+	}
+	for _, c := range in.Classes {
+		set(cos+"scheduler-maps %s forwarding-class %s scheduler %s", SchedulerMapName, fcName(c), fcName(c)+schedulerSuffix)
+	}
+
+	pfc := len(in.PFC.Priorities) > 0
+	if pfc {
+		for _, c := range in.Classes {
+			if !lossless(c) {
+				continue
+			}
+			if in.Trust == "pcp" {
+				set(cos+"congestion-notification-profile %s input ieee-802.1 code-point %s pfc", CongestionProfile, bits(c.Priority, 3))
+			} else {
+				for _, d := range c.DSCP {
+					set(cos+"congestion-notification-profile %s input dscp code-point %s pfc", CongestionProfile, bits(d, 6))
+				}
+			}
+			set(cos+"congestion-notification-profile %s output ieee-802.1 code-point %s flow-control-queue %d", CongestionProfile, bits(c.Priority, 3), c.Queue)
+		}
+		if wd := in.PFC.Watchdog; wd != nil && wd.Enabled {
+			p := cos + "congestion-notification-profile " + CongestionProfile + " pfc-watchdog"
+			set("%s", p)
+			if wd.PollIntervalMs > 0 {
+				set("%s poll-interval %d", p, wd.PollIntervalMs)
+				if wd.DetectionTimeMs > 0 {
+					set("%s detection %d", p, wd.DetectionTimeMs/wd.PollIntervalMs)
+				}
+			}
+			if wd.RestorationTimeMs > 0 {
+				set("%s recovery %d", p, wd.RestorationTimeMs)
+			}
+			if wd.Action != "" {
+				set("%s watchdog-action %s", p, wd.Action)
+			}
+		}
+	}
+	for _, port := range in.Ports {
+		if in.MTU > 0 {
+			set("interfaces %s mtu %d", port, in.MTU)
+		}
+		if pfc {
+			set(cos+"interfaces %s congestion-notification-profile %s", port, CongestionProfile)
+		}
+		set(cos+"interfaces %s scheduler-map %s", port, SchedulerMapName)
+		set(cos+"interfaces %s unit %s classifiers %s %s", port, wildcardUnit, kind, ClassifierName)
+	}
+	return switchcfg.Config{Platform: Platform, Format: "set", Text: b.String()}, nil
+}
+
+// validate rejects malformed intents and what Junos cannot express.
+func validate(in fabric.SwitchIntent, buffer int64) error {
+	if in.Trust != "dscp" && in.Trust != "pcp" {
+		return invalid("trust %q is neither dscp nor pcp", in.Trust)
+	}
+	for _, p := range in.Ports {
+		if err := checkPort(p); err != nil {
+			return fmt.Errorf("%s: %w", Platform, err)
+		}
+	}
+	if in.MTU != 0 && (in.MTU < MinMTU || in.MTU > MaxMTU) {
+		return notSupported("mtu %d outside %d..%d", in.MTU, MinMTU, MaxMTU)
+	}
+	if len(in.Classes) > maxForwardingClasses {
+		return notSupported("%d classes; Junos has %d unicast queues", len(in.Classes), maxForwardingClasses)
+	}
+	names, dscps, prios := map[string]bool{}, map[int]string{}, map[int]string{}
+	noLoss := 0
+	for _, c := range in.Classes {
+		name := fcName(c)
+		if c.Priority < 0 || c.Priority > 7 || c.TrafficClass < 0 || c.TrafficClass > 7 || c.Queue < 0 || c.Queue > 7 {
+			return invalid("class %q: priority %d, traffic class %d, queue %d: each must be 0..7", name, c.Priority, c.TrafficClass, c.Queue)
+		}
+		if !identRE.MatchString(name) {
+			return notSupported("class name %q cannot name a forwarding class (a letter, then letters, digits, _ or -)", name)
+		}
+		if names[name] {
+			return invalid("two classes are named %q", name)
+		}
+		names[name] = true
+		if c.TrafficClass != c.Priority {
+			return notSupported("class %q: traffic class %d differs from priority %d; Junos has forwarding classes and queues, no separate traffic class", name, c.TrafficClass, c.Priority)
+		}
+		switch {
+		case c.Lossless:
+			noLoss++
+			if other, dup := prios[c.Priority]; dup {
+				return notSupported("lossless classes %q and %q share PFC priority %d", other, name, c.Priority)
+			}
+			if !slices.Contains(in.PFC.Priorities, c.Priority) {
+				return invalid("lossless class %q: priority %d is not among the PFC priorities %v", name, c.Priority, in.PFC.Priorities)
+			}
+			prios[c.Priority] = name
+			if in.Trust == "dscp" && len(c.DSCP) == 0 {
+				return notSupported("lossless class %q has no DSCP: DSCP-based PFC pauses by code point", name)
+			}
+		case in.Trust == "dscp" && c.Priority != c.Queue:
+			return notSupported("class %q: priority %d differs from queue %d; with dscp trust Junos carries a priority only as the pfc-priority of a no-loss class", name, c.Priority, c.Queue)
+		}
+		for _, d := range c.DSCP {
+			if d < 0 || d > 63 {
+				return invalid("class %q: dscp %d out of range 0..63", name, d)
+			}
+			if other, dup := dscps[d]; dup {
+				return invalid("dscp %d is in classes %q and %q", d, other, name)
+			}
+			dscps[d] = name
+		}
+		if c.BandwidthPercent < 0 || c.BandwidthPercent > 100 {
+			return invalid("class %q: bandwidth %d%% out of range 0..100", name, c.BandwidthPercent)
+		}
+		if e := c.ECN; e != nil {
+			if e.MinBytes < 0 || e.MaxBytes < e.MinBytes {
+				return invalid("class %q: ECN thresholds %d..%d bytes are not ascending", name, e.MinBytes, e.MaxBytes)
+			}
+			if e.MaxBytes > buffer {
+				return notSupported("class %q: ECN maximum threshold %d B exceeds the %d B queue buffer that fill levels are a percentage of", name, e.MaxBytes, buffer)
+			}
+			if e.MaxMarkProbability < 0 || e.MaxMarkProbability > 100 {
+				return invalid("class %q: mark probability %d out of range 0..100", name, e.MaxMarkProbability)
+			}
+		}
+	}
+	if in.Trust == "pcp" {
+		seen := map[int]bool{}
+		for _, c := range in.Classes {
+			if seen[c.Priority] {
+				return notSupported("two classes use IEEE 802.1 code point %d", c.Priority)
+			}
+			seen[c.Priority] = true
+		}
+	}
+	if noLoss > MaxNoLossClasses {
+		return notSupported("%d no-loss classes; at most %d", noLoss, MaxNoLossClasses)
+	}
+	for _, p := range in.PFC.Priorities {
+		if _, ok := prios[p]; !ok {
+			return notSupported("PFC priority %d belongs to no lossless class; Junos pauses no-loss forwarding classes", p)
+		}
+	}
+	if wd := in.PFC.Watchdog; wd != nil {
+		if wd.Action != "" && wd.Action != "drop" && wd.Action != "forward" {
+			return notSupported("PFC watchdog action %q; Junos knows drop and forward", wd.Action)
+		}
+		if wd.DetectionTimeMs < 0 || wd.PollIntervalMs < 0 || wd.RestorationTimeMs < 0 {
+			return invalid("negative PFC watchdog time")
+		}
+		if wd.DetectionTimeMs > 0 && (wd.PollIntervalMs == 0 || wd.DetectionTimeMs%wd.PollIntervalMs != 0) {
+			return notSupported("PFC watchdog detection %d ms is not a whole number of %d ms poll intervals", wd.DetectionTimeMs, wd.PollIntervalMs)
+		}
+		if wd.Enabled && len(in.PFC.Priorities) == 0 {
+			return notSupported("a PFC watchdog without PFC: Junos configures it in the congestion-notification-profile")
+		}
+	}
+	return nil
+}

@@ -93,6 +93,15 @@ func (b *Backend) Observe(ctx context.Context) ([]fabric.PartitionIntent, error)
 	return toIntents(live)
 }
 
+// decodePKeys turns a GET .../pkeys reply into partitions.
+func decodePKeys(data []byte) ([]fabric.PartitionIntent, error) {
+	live, err := parsePKeyMap(data)
+	if err != nil {
+		return nil, err
+	}
+	return toIntents(live)
+}
+
 func toIntents(live map[uint16]PKey) ([]fabric.PartitionIntent, error) {
 	out := make([]fabric.PartitionIntent, 0, len(live))
 	for k, p := range live {

@@ -177,15 +177,28 @@ func FormatGUID(g string) (string, error) {
 
 // ListPKeys returns every pkey with its members and QoS.
 func (c *Client) ListPKeys(ctx context.Context) (map[uint16]PKey, error) {
-	var raw map[string]PKey
+	var raw json.RawMessage
 	if err := c.do(ctx, http.MethodGet, pkeysPath, url.Values{"guids_data": {"true"}, "qos_conf": {"true"}}, nil, &raw); err != nil {
 		return nil, fmt.Errorf("listing pkeys: %w", err)
+	}
+	out, err := parsePKeyMap(raw)
+	if err != nil {
+		return nil, fmt.Errorf("listing pkeys: %w", err)
+	}
+	return out, nil
+}
+
+// parsePKeyMap decodes the reply of GET .../pkeys (an object keyed by "0x…").
+func parsePKeyMap(data []byte) (map[uint16]PKey, error) {
+	var raw map[string]PKey
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("decoding UFM's reply: %w", err)
 	}
 	out := make(map[uint16]PKey, len(raw))
 	for k, v := range raw {
 		key, err := ParsePKey(k)
 		if err != nil {
-			return nil, fmt.Errorf("listing pkeys: UFM returned %w", err)
+			return nil, fmt.Errorf("UFM returned %w", err)
 		}
 		out[key] = v
 	}

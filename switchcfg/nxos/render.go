@@ -275,14 +275,12 @@ func validate(in fabric.SwitchIntent) error {
 			return notSupported("PFC priority %d belongs to no class; pause pfc-cos is set on a network-qos class", p)
 		}
 	}
-	if in.Trust == "pcp" {
-		seen := map[int]bool{}
-		for _, c := range in.Classes {
-			if seen[c.Priority] {
-				return notSupported("two classes match cos %d", c.Priority)
-			}
-			seen[c.Priority] = true
+	seen := map[int]string{}
+	for _, c := range in.Classes {
+		if other, dup := seen[c.Priority]; dup {
+			return notSupported("classes %q and %q share priority %d (a cos match or pfc-cos names one class)", other, className(c), c.Priority)
 		}
+		seen[c.Priority] = className(c)
 	}
 	return validateWatchdog(in.PFC.Watchdog)
 }

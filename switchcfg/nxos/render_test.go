@@ -82,6 +82,10 @@ func TestRenderRejects(t *testing.T) {
 		{"watchdog interval too short", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.PollIntervalMs = 50 }, true, "interval 50 ms"},
 		{"mtu too large", func(in *fabric.SwitchIntent) { in.MTU = 9300 }, true, "mtu 9300"},
 		{"class name", func(in *fabric.SwitchIntent) { in.Classes[1].Name = "ro ce" }, true, `"ro ce"`},
+		{"shared priority", func(in *fabric.SwitchIntent) {
+			in.PFC.Priorities, in.Classes[1].Priority = []int{4}, 4
+			in.Classes = append(in.Classes, fabric.SwitchClass{Name: "x", Priority: 4, TrafficClass: 4, Queue: 4})
+		}, true, "share priority 4"},
 		{"bad port", func(in *fabric.SwitchIntent) { in.Ports = append(in.Ports, "Ethernet1") }, false, `"Ethernet1"`},
 		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "" }, false, "trust"},
 		{"dscp twice", func(in *fabric.SwitchIntent) { in.Classes[2].DSCP = []int{26} }, false, "dscp 26"},

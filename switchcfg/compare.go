@@ -515,3 +515,26 @@ func sameECN(a, b *fabric.SwitchECN) bool {
 	}
 	return *a == *b
 }
+
+// DefaultClass picks the class that takes traffic no class claims (the DSCP
+// values or PCPs a renderer must still map somewhere): the class holding
+// DSCP 0, else the lowest lossy class that is not strict, else the first.
+// ok is false when there are no classes.
+func DefaultClass(classes []fabric.SwitchClass) (c fabric.SwitchClass, ok bool) {
+	for _, c := range classes {
+		for _, d := range c.DSCP {
+			if d == 0 {
+				return c, true
+			}
+		}
+	}
+	for _, c := range classes {
+		if !c.Lossless && !c.Strict {
+			return c, true
+		}
+	}
+	if len(classes) > 0 {
+		return classes[0], true
+	}
+	return fabric.SwitchClass{}, false
+}

@@ -253,3 +253,20 @@ func TestCompareIgnoresDSCPUnderPCPTrust(t *testing.T) {
 		t.Fatalf("trust and DSCP must differ: %v", diffs)
 	}
 }
+
+func TestDefaultClass(t *testing.T) {
+	si := labIntent("sonic")
+	if c, ok := DefaultClass(si.Classes); !ok || c.Name != "default" {
+		t.Fatalf("got %v %v", c.Name, ok)
+	}
+	si.Classes[0].DSCP = []int{1} // nobody holds DSCP 0: the lowest lossy DWRR class
+	if c, _ := DefaultClass(si.Classes); c.Name != "default" {
+		t.Fatalf("got %v", c.Name)
+	}
+	if c, _ := DefaultClass(si.Classes[1:]); c.Name != "roce" { // only lossless and strict left: the first
+		t.Fatalf("got %v", c.Name)
+	}
+	if _, ok := DefaultClass(nil); ok {
+		t.Fatal("no classes, no default")
+	}
+}

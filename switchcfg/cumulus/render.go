@@ -214,28 +214,9 @@ func (w *lines) pcpMap(classes []fabric.SwitchClass) {
 			rest = append(rest, p)
 		}
 	}
-	if def, ok := defaultClass(classes); ok && len(rest) > 0 {
+	if def, ok := switchcfg.DefaultClass(classes); ok && len(rest) > 0 {
 		w.add("nv set qos mapping %s pcp %s switch-priority %d", profile, switchcfg.FormatIntSet(rest), def.Priority)
 	}
-}
-
-func defaultClass(classes []fabric.SwitchClass) (fabric.SwitchClass, bool) {
-	for _, c := range classes {
-		for _, d := range c.DSCP {
-			if d == 0 {
-				return c, true
-			}
-		}
-	}
-	for _, c := range classes {
-		if !c.Lossless && !c.Strict {
-			return c, true
-		}
-	}
-	if len(classes) > 0 {
-		return classes[0], true
-	}
-	return fabric.SwitchClass{}, false
 }
 
 func ecnKey(c fabric.SwitchClass) string {

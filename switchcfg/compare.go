@@ -81,6 +81,8 @@ type CompareOptions struct {
 //   - a section the device lacks yields one diff per desired field (Got =
 //     Missing), so a device without QoS plans a full push;
 //   - classes on the device that the intent lacks yield one diff each;
+//   - a DSCP value the intent wants lossless that the device classifies into
+//     a lossy class gets its own diff, "classes[roce].dscp[26]";
 //   - an observed zero for a watchdog time or the PFC cable length means the
 //     platform does not carry that value, and it is not compared;
 //   - a nil PFC watchdog is a disabled one;
@@ -157,6 +159,33 @@ func (c *comparer) classes(want, got []fabric.SwitchClass) {
 		}
 		seen[g.Priority] = true
 		c.add("classes["+className(g)+"]", Absent, describeClass(g))
+	}
+	c.losslessDSCP(want, got)
+}
+
+// losslessDSCP names each DSCP value the intent wants lossless that the
+// device classifies into a lossy class (SONiC's stock map sends DSCP 26 to
+// lossy TC 1): the one diff that says why RoCE traffic would be dropped.
+func (c *comparer) losslessDSCP(want, got []fabric.SwitchClass) {
+	if c.pcpOnly {
+		return
+	}
+	gotByDSCP := map[int]fabric.SwitchClass{}
+	for _, g := range got {
+		for _, d := range g.DSCP {
+			gotByDSCP[d] = g
+		}
+	}
+	for _, w := range want {
+		if !w.Lossless {
+			continue
+		}
+		for _, d := range w.DSCP {
+			if g, ok := gotByDSCP[d]; ok && !g.Lossless {
+				c.add(fmt.Sprintf("classes[%s].dscp[%d]", className(w), d),
+					fmt.Sprintf("lossless (priority %d)", w.Priority), fmt.Sprintf("lossy (priority %d)", g.Priority))
+			}
+		}
 	}
 }
 

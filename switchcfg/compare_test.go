@@ -156,6 +156,7 @@ func TestCompareNamesEachChangedField(t *testing.T) {
 		{"classes[default].ecn", "off", "1-2 B"},
 		{"classes[priority5]", Absent, "priority 5, trafficClass 5, dscp 40"},
 		{"classes[roce].dscp", "26", "24,26"},
+		{"classes[roce].dscp[26]", "lossless (priority 3)", "lossy (priority 3)"},
 		{"classes[roce].lossless", "true", "false"},
 		{"mtu", "9000", "9216"},
 		{"pfc.priorities", "3", "3-4"},
@@ -268,5 +269,24 @@ func TestDefaultClass(t *testing.T) {
 	}
 	if _, ok := DefaultClass(nil); ok {
 		t.Fatal("no classes, no default")
+	}
+}
+
+func TestCompareLosslessDSCPInLossyClass(t *testing.T) {
+	// SONiC's stock AZURE map: DSCP 26 in lossy TC 1, lossless on 3 and 4.
+	want := labIntent("sonic")
+	got := labIntent("sonic")
+	got.Classes = []fabric.SwitchClass{
+		{Name: "tc1", Priority: 1, TrafficClass: 1, Queue: 1, DSCP: []int{0, 1, 2, 26, 48}},
+		{Name: "tc3", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{3}, Lossless: true},
+	}
+	var found bool
+	for _, d := range Compare(want, got) {
+		if d.Field == "classes[roce].dscp[26]" {
+			found = d.Want == "lossless (priority 3)" && d.Got == "lossy (priority 1)"
+		}
+	}
+	if !found {
+		t.Fatalf("DSCP 26 in a lossy class not reported: %v", Compare(want, got))
 	}
 }

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fabricctl/fabricctl/fabric"
+
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
 
 // Sentinels for errors.Is.
 var (
-	// ErrNotSupported: the device or driver cannot do a setting.
-	ErrNotSupported = errors.New("not supported")
+	// ErrNotSupported: the device or driver cannot do a setting (fabric's sentinel).
+	ErrNotSupported = fabric.ErrNotSupported
 	// ErrNoInterface: the desired netdev does not exist on the host.
 	ErrNoInterface = errors.New("no such interface")
 	// ErrNoRDMADevice: no RDMA device port serves the netdev.

@@ -262,8 +262,17 @@ func (i *iface) bindDCB(ctx context.Context, setting string) binding {
 			if err != nil {
 				return err
 			}
+			// "firmware" parses to 0: drivers refuse to be set to a mode
+			// without the host bit and take 0 as "hand DCBX back to the
+			// firmware" instead. That is how a rollback restores it.
 			ch, err := dcb.UpdateDCBX(ctx, i.name, m)
-			return converged(err, ch.Converged)
+			if err != nil {
+				return err
+			}
+			if got := formatDCBX(ch.After); got != v {
+				return fmt.Errorf("wrote %s, read back %s: %w", v, got, ErrNotConverged)
+			}
+			return nil
 		}
 	case SettingPFCEnable, SettingPFCDelay:
 		if st.PFC == nil {

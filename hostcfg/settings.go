@@ -104,6 +104,7 @@ type desiredValue struct {
 //   - MTU 0: the MTU is left alone;
 //   - Trust "": no QoS at all (DCBX, pause, DSCP map, trust, ETS, PFC, ECN, CNP, DCQCN);
 //   - DCBX 0: the DCBX mode is left alone;
+//   - PFC.Delay 0: the PFC delay (mlx5's cable length, which ignores 0) is left alone;
 //   - RoCE.Mode "": neither default_roce_mode nor default_roce_tos is written;
 //   - DCQCN parameters not listed in NP/RP are left alone.
 //
@@ -123,7 +124,9 @@ func desiredSettings(in fabric.InterfaceIntent) []desiredValue {
 		add(SettingDSCPMap, formatDSCPMap(in.DSCPMap))
 		add(SettingTrust, in.Trust)
 		add(SettingETS, formatETS(etsValue{PrioTC: in.ETS.PrioTC, TSA: in.ETS.TSA, Bandwidth: in.ETS.Bandwidth}))
-		add(SettingPFCDelay, strconv.Itoa(int(in.PFC.Delay)))
+		if in.PFC.Delay > 0 {
+			add(SettingPFCDelay, strconv.Itoa(int(in.PFC.Delay)))
+		}
 		add(SettingPFCEnable, formatPrios(in.PFC.Enable|prioBits(in.PFC.Priorities)))
 		ecn := prioBits(in.ECN.Priorities)
 		add(SettingECNNP, formatPrios(ecn))

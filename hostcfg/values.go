@@ -17,7 +17,7 @@ import (
 // to what it was formatted from (a rollback is a plan like any other).
 //
 //	priorities   "none" | "3" | "3,4"                     pfc.enable, ecn.np, ecn.rp
-//	dcbx         "none" | "host,ieee" (+ "0x40" for bits without a name)
+//	dcbx         "firmware" | "host,ieee" (+ "0x40" for bits without a name)
 //	pause        "off" | "rx,tx" | "autoneg,rx" …          global-pause
 //	dscp map     "none" | "0-25:0 26:3 27-47:0 48:6 49-63:0"
 //	ets          "prio-tc=0,0,0,3,0,0,6,0 tsa=ets,…,strict,ets bw=50,0,0,50,0,0,0,0"
@@ -54,6 +54,9 @@ func parsePrios(s string) (uint8, error) {
 		}
 		bits |= 1 << p
 	}
+	if formatPrios(bits) != s {
+		return 0, fmt.Errorf("parsing priorities %q: not canonical (want %q): %w", s, formatPrios(bits), ErrBadValue)
+	}
 	return bits, nil
 }
 
@@ -77,9 +80,16 @@ var dcbxNames = []struct {
 	{fabric.DCBXVerIEEE, "ieee"}, {fabric.DCBXStatic, "static"},
 }
 
+// dcbxFirmware is the canonical value of every mode without the host and
+// LLD-managed bits: an embedded agent (the NIC firmware) runs DCBX, and its
+// version bits are its own business (mlx5 reports "cee,ieee" at load and
+// "ieee" after being handed back). Writing it writes 0, which drivers take
+// as "give DCBX back to the firmware".
+const dcbxFirmware = "firmware"
+
 func formatDCBX(m uint8) string {
-	if m == 0 {
-		return none
+	if m&(fabric.DCBXHost|fabric.DCBXLLD) == 0 {
+		return dcbxFirmware
 	}
 	var parts []string
 	for _, n := range dcbxNames {
@@ -95,7 +105,7 @@ func formatDCBX(m uint8) string {
 }
 
 func parseDCBX(s string) (uint8, error) {
-	if s == none {
+	if s == dcbxFirmware {
 		return 0, nil
 	}
 	var m uint8
@@ -112,6 +122,9 @@ next:
 			return 0, fmt.Errorf("parsing dcbx mode %q: %q is not a flag name or 0x bits: %w", s, f, ErrBadValue)
 		}
 		m |= uint8(v)
+	}
+	if formatDCBX(m) != s {
+		return 0, fmt.Errorf("parsing dcbx mode %q: not canonical (want %q): %w", s, formatDCBX(m), ErrBadValue)
 	}
 	return m, nil
 }
@@ -154,6 +167,9 @@ func parsePause(s string) (ethtool.Pause, error) {
 			return p, fmt.Errorf("parsing pause %q: %s listed twice: %w", s, f, ErrBadValue)
 		}
 		*b = true
+	}
+	if formatPause(p) != s {
+		return p, fmt.Errorf("parsing pause %q: not canonical (want %q): %w", s, formatPause(p), ErrBadValue)
 	}
 	return p, nil
 }

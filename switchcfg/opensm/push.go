@@ -96,6 +96,12 @@ type PushResult struct {
 	RolledBack bool `json:"rolledBack,omitempty"`
 }
 
+// NewPusher returns a Pusher for sm's host: its partitions file is
+// sm.PartitionsFile (DefaultPartitionsFile when empty), the rest stock.
+func NewPusher(r Remote, sm fabric.SubnetManagerIntent) *Pusher {
+	return &Pusher{Remote: r, Path: sm.PartitionsFile}
+}
+
 func (p *Pusher) path() string {
 	if p.Path != "" {
 		return p.Path

@@ -215,6 +215,23 @@ func TestPushRollbackRemovesNewFile(t *testing.T) {
 	}
 }
 
+func TestNewPusherPath(t *testing.T) {
+	f := newFake(nil)
+	sm, guids := labIntent()
+	sm.PartitionsFile = "/opt/ufm/files/conf/opensm/partitions.conf"
+	p := NewPusher(f, sm)
+	p.Settle = time.Millisecond
+	if _, err := p.Push(context.Background(), sm, guids); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.files[sm.PartitionsFile]; !ok || len(f.files) != 1 {
+		t.Errorf("wrote %v, want only %s", f.log, sm.PartitionsFile)
+	}
+	if got := NewPusher(f, fabric.SubnetManagerIntent{}).path(); got != DefaultPartitionsFile {
+		t.Errorf("default path %s", got)
+	}
+}
+
 func TestObserveAndPlan(t *testing.T) {
 	f := newFake(nil)
 	p := newPusher(f)

@@ -1,0 +1,44 @@
+// Package sonic is the switchcfg driver for SONiC (platform "sonic"), which
+// is configured through CONFIG_DB tables from a bash shell.
+//
+// Render turns a fabric.SwitchIntent into the QoS tables, as JSON:
+//
+//	DSCP_TO_TC_MAP|FABRICCTL       all 64 code points (DOT1P_TO_TC_MAP for pcp trust)
+//	TC_TO_QUEUE_MAP|FABRICCTL      class priority → queue
+//	TC_TO_PRIORITY_GROUP_MAP|…     lossless TC → PG of the same number, others → PG 0
+//	MAP_PFC_PRIORITY_TO_QUEUE|…    PFC priority → queue
+//	SCHEDULER|FABRICCTL_STRICT, FABRICCTL_DWRR_<weight>
+//	WRED_PROFILE|FABRICCTL_Q<q>    ecn_all, green/yellow/red thresholds in bytes
+//	PORT_QOS_MAP|EthernetN         the maps above, pfc_enable "3,4"
+//	QUEUE|EthernetN|q              scheduler, wred_profile
+//	PFC_WD|EthernetN, PFC_WD|GLOBAL POLL_INTERVAL
+//	CABLE_LENGTH|…|EthernetN "5m", PORT|EthernetN mtu
+//
+// The DSCP map is always written in full: SONiC's stock AZURE map sends DSCP
+// 26 (RoCE's usual code point) to lossy TC 1, and a partial map would leave
+// that in force. switchcfg.Compare reports the case as
+// "classes[roce].dscp[26]: want lossless (priority 3), got lossy (priority 1)".
+//
+// SONiC's traffic class is the priority PFC pauses, so a class's trafficClass
+// must equal its priority (its queue may differ); other limits (MTU
+// 1500..9216, `config pfcwd` ranges) are in validate. Violations fail Render
+// with switchcfg.ErrNotSupported; self-contradicting intents with
+// switchcfg.ErrInvalidIntent.
+//
+// Parse reads `show runningconfiguration all` (DecodeConfigDB, then
+// ParseConfigDB); `show pfcwd config` (ParseShowPFCWD) may stand in for the
+// PFC_WD table. Not read: `show buffer configuration` (buffer pools and
+// profiles, outside the canonical intent), and the CLI reference's `show ecn`,
+// `show pfc priority` and `config …` examples, which show the same CONFIG_DB
+// data fabricctl reads from the running configuration.
+//
+// Push (the switchcfg.Transactor) reads the running configuration, computes
+// an RFC 6902 patch for what fabricctl manages (BuildPatch; FABRICCTL*
+// entries whole, shared entries field by field), and applies it with the
+// generic config updater under a checkpoint: apply-patch --dry-run, then
+// apply-patch, then config save; rollback to the checkpoint on failure. An
+// empty patch is no change and touches nothing. ApplyPatch models the
+// switch's side for simulators and tests.
+//
+// The Driver is stateless and safe for concurrent use; a ConfigDB is not.
+package sonic

@@ -1,0 +1,291 @@
+package sonic
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// PatchOp is one RFC 6902 operation, as `config apply-patch` reads it.
+type PatchOp struct {
+	Op    string `json:"op"` // add | replace | remove
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// ownedTables hold whole entries fabricctl owns: FABRICCTL* keys.
+var ownedTables = []string{tDSCPToTC, tDot1pToTC, tTCToQueue, tTCToPG, tPFCToQueue, tScheduler, tWRED}
+
+// managedFields are the fields fabricctl manages in entries it shares with
+// the rest of the configuration; others are left alone.
+var managedFields = map[string][]string{
+	tPortQoSMap: {"dot1p_to_tc_map", "dscp_to_tc_map", "pfc_enable", "pfc_to_queue_map", "tc_to_pg_map", "tc_to_queue_map"},
+	tQueue:      {"scheduler", "wred_profile"},
+	tPFCWD:      {"action", "detection_time", "restoration_time"},
+	tPort:       {"mtu"},
+}
+
+// BuildPatch computes the RFC 6902 patch that turns the observed CONFIG_DB
+// into desired (Render's tables) for what fabricctl manages:
+//
+//   - FABRICCTL* entries of the map, SCHEDULER and WRED_PROFILE tables are
+//     added or replaced whole; stale FABRICCTL* entries are removed;
+//   - on each port of desired's PORT_QOS_MAP: the map and pfc_enable fields,
+//     scheduler and wred_profile of the queues the intent uses, the PFC_WD
+//     entry (removed when the watchdog is off), PFC_WD|GLOBAL POLL_INTERVAL,
+//     the port's CABLE_LENGTH value (under whichever CABLE_LENGTH key holds
+//     it), and PORT mtu — fields are added, replaced or removed one by one,
+//     so everything else on the port stays.
+//
+// A port missing from the observed PORT table, or a queue the observed QUEUE
+// table covers only with a multi-queue key ("Ethernet0|0-2"), is an error:
+// nothing is patched. An empty result means the switch already matches.
+func BuildPatch(observed, desired ConfigDB) ([]PatchOp, error) {
+	var adds, fields, removes []PatchOp
+	ports := sortedKeys(desired[tPortQoSMap])
+	for _, p := range ports {
+		if _, ok := observed[tPort][p]; !ok {
+			return nil, fmt.Errorf("building the %s patch: port %s is not in the switch's PORT table", Platform, p)
+		}
+	}
+
+	for _, table := range ownedTables {
+		for _, key := range sortedKeys(desired[table]) {
+			want := desired[table][key]
+			got, ok := observed[table][key]
+			switch {
+			case observed[table] == nil:
+				adds = append(adds, PatchOp{Op: "add", Path: pointer(table), Value: desired[table]})
+			case !ok:
+				adds = append(adds, PatchOp{Op: "add", Path: pointer(table, key), Value: want})
+			case !sameFields(want, got):
+				adds = append(adds, PatchOp{Op: "replace", Path: pointer(table, key), Value: want})
+			}
+			if observed[table] == nil {
+				break // the whole table was added
+			}
+		}
+		for _, key := range sortedKeys(observed[table]) {
+			if strings.HasPrefix(key, Name) && desired[table][key] == nil {
+				removes = append(removes, PatchOp{Op: "remove", Path: pointer(table, key)})
+			}
+		}
+	}
+
+	managedQueues := map[string]bool{}
+	for key := range desired[tQueue] {
+		managedQueues[key] = true
+	}
+	queueOwner := map[string]string{} // "port|q" → the observed key covering it
+	for key := range observed[tQueue] {
+		ps, qs, ok := splitKey(key)
+		if !ok {
+			continue
+		}
+		queues, err := expandQueues(qs)
+		if err != nil {
+			continue
+		}
+		for _, p := range expandPortList(ps) {
+			for _, q := range queues {
+				queueOwner[fmt.Sprintf("%s|%d", p, q)] = key
+			}
+		}
+	}
+	for key := range managedQueues {
+		if owner, ok := queueOwner[key]; ok && owner != key {
+			return nil, fmt.Errorf("building the %s patch: %w: QUEUE|%s is configured through QUEUE|%s; split that key into single queues first",
+				Platform, switchcfg.ErrNotSupported, key, owner)
+		}
+	}
+
+	for _, table := range []string{tPortQoSMap, tQueue, tPFCWD, tPort} {
+		if observed[table] == nil && len(desired[table]) > 0 {
+			adds = append(adds, PatchOp{Op: "add", Path: pointer(table), Value: desired[table]})
+			continue
+		}
+		for _, key := range sortedKeys(desired[table]) {
+			fields = append(fields, entryOps(observed, table, key, desired[table][key])...)
+		}
+	}
+	// Watchdog off: remove the port's PFC_WD entry.
+	for _, p := range ports {
+		if desired[tPFCWD][p] == nil && observed[tPFCWD][p] != nil {
+			removes = append(removes, PatchOp{Op: "remove", Path: pointer(tPFCWD, p)})
+		}
+	}
+	fields = append(fields, cableOps(observed, desired)...)
+
+	ops := append(append(adds, fields...), removes...)
+	return ops, nil
+}
+
+// entryOps patches the managed fields of table|key to want.
+func entryOps(observed ConfigDB, table, key string, want map[string]string) []PatchOp {
+	got, ok := observed[table][key]
+	if !ok {
+		return []PatchOp{{Op: "add", Path: pointer(table, key), Value: want}}
+	}
+	managed := managedFields[table]
+	if key == pfcwdGlobal {
+		managed = []string{fPollInterval}
+	}
+	var ops []PatchOp
+	for _, f := range managed {
+		w, wok := want[f]
+		g, gok := got[f]
+		switch {
+		case wok && !gok:
+			ops = append(ops, PatchOp{Op: "add", Path: pointer(table, key, f), Value: w})
+		case wok && w != g:
+			ops = append(ops, PatchOp{Op: "replace", Path: pointer(table, key, f), Value: w})
+		case !wok && gok:
+			ops = append(ops, PatchOp{Op: "remove", Path: pointer(table, key, f)})
+		}
+	}
+	return ops
+}
+
+// cableOps sets each port's cable length under the CABLE_LENGTH key that
+// already holds it (SONiC keeps one per buffer template, usually AZURE).
+func cableOps(observed, desired ConfigDB) []PatchOp {
+	want := map[string]string{}
+	for _, key := range sortedKeys(desired[tCableLength]) {
+		for p, v := range desired[tCableLength][key] {
+			want[p] = v
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	if len(observed[tCableLength]) == 0 {
+		return []PatchOp{{Op: "add", Path: pointer(tCableLength), Value: map[string]map[string]string{Name: want}}}
+	}
+	keys := sortedKeys(observed[tCableLength])
+	var ops []PatchOp
+	ports := make([]string, 0, len(want))
+	for p := range want {
+		ports = append(ports, p)
+	}
+	sort.Strings(ports)
+	for _, p := range ports {
+		holder := ""
+		for _, k := range keys {
+			if _, ok := observed[tCableLength][k][p]; ok {
+				holder = k
+				break
+			}
+		}
+		switch {
+		case holder == "":
+			ops = append(ops, PatchOp{Op: "add", Path: pointer(tCableLength, keys[0], p), Value: want[p]})
+		case observed[tCableLength][holder][p] != want[p]:
+			ops = append(ops, PatchOp{Op: "replace", Path: pointer(tCableLength, holder, p), Value: want[p]})
+		}
+	}
+	return ops
+}
+
+func sameFields(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// pointer builds an RFC 6901 JSON pointer.
+func pointer(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
+	}
+	return b.String()
+}
+
+// PatchJSON prints ops as `config apply-patch` reads them.
+func PatchJSON(ops []PatchOp) []byte {
+	if ops == nil {
+		ops = []PatchOp{}
+	}
+	b, _ := json.MarshalIndent(ops, "", "  ") // strings and maps of strings always marshal
+	return append(b, '\n')
+}
+
+// ApplyPatch applies ops to db in place, as the switch would: the
+// simulator's and the tests' model of `config apply-patch`. Paths must be
+// one to three levels deep (table, key, field).
+func ApplyPatch(db ConfigDB, ops []PatchOp) error {
+	for i, op := range ops {
+		parts, err := splitPointer(op.Path)
+		if err != nil || len(parts) == 0 || len(parts) > 3 {
+			return fmt.Errorf("applying patch op %d: bad path %q", i, op.Path)
+		}
+		table := parts[0]
+		switch op.Op {
+		case "remove":
+			switch len(parts) {
+			case 1:
+				delete(db, table)
+			case 2:
+				delete(db[table], parts[1])
+			case 3:
+				delete(db[table][parts[1]], parts[2])
+			}
+			continue
+		case "add", "replace":
+		default:
+			return fmt.Errorf("applying patch op %d: unknown op %q", i, op.Op)
+		}
+		b, err := json.Marshal(op.Value)
+		if err != nil {
+			return fmt.Errorf("applying patch op %d: %w", i, err)
+		}
+		switch len(parts) {
+		case 1:
+			var v map[string]map[string]string
+			if err := json.Unmarshal(b, &v); err != nil {
+				return fmt.Errorf("applying patch op %d: %s value: %w", i, op.Path, err)
+			}
+			db[table] = v
+		case 2:
+			var v map[string]string
+			if err := json.Unmarshal(b, &v); err != nil {
+				return fmt.Errorf("applying patch op %d: %s value: %w", i, op.Path, err)
+			}
+			if db[table] == nil {
+				return fmt.Errorf("applying patch op %d: no table %s", i, table)
+			}
+			db[table][parts[1]] = v
+		case 3:
+			var v string
+			if err := json.Unmarshal(b, &v); err != nil {
+				return fmt.Errorf("applying patch op %d: %s value: %w", i, op.Path, err)
+			}
+			if db[table][parts[1]] == nil {
+				return fmt.Errorf("applying patch op %d: no entry %s|%s", i, table, parts[1])
+			}
+			db[table][parts[1]][parts[2]] = v
+		}
+	}
+	return nil
+}
+
+func splitPointer(p string) ([]string, error) {
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("pointer %q does not start with /", p)
+	}
+	parts := strings.Split(p[1:], "/")
+	for i, s := range parts {
+		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+	}
+	return parts, nil
+}

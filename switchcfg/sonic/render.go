@@ -1,0 +1,232 @@
+package sonic
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// Name is the name of every CONFIG_DB map fabricctl writes; schedulers and
+// WRED profiles it writes start with it.
+const Name = "FABRICCTL"
+
+// Limits of SONiC's CLI and YANG models that Render enforces.
+const (
+	MinMTU              = 1500
+	MaxMTU              = 9216
+	minWDPollMs         = 100 // config pfcwd interval
+	maxWDPollMs         = 3000
+	minWDDetectMs       = 100 // config pfcwd start … detection-time
+	maxWDDetectMs       = 5000
+	minWDRestoreMs      = 100 // --restoration-time
+	maxWDRestoreMs      = 60000
+	schedulerStrict     = Name + "_STRICT"
+	schedulerDWRRPrefix = Name + "_DWRR_"
+	wredPrefix          = Name + "_Q"
+)
+
+// Render turns the intent into the CONFIG_DB tables fabricctl manages, as a
+// JSON document (Format "json"): the full DSCP_TO_TC_MAP (all 64 code
+// points, so SONiC's stock AZURE map, which sends DSCP 26 to lossy TC 1, is
+// never left in force) or DOT1P_TO_TC_MAP, TC_TO_QUEUE_MAP,
+// TC_TO_PRIORITY_GROUP_MAP, MAP_PFC_PRIORITY_TO_QUEUE, SCHEDULER,
+// WRED_PROFILE (bytes, ecn_all), and per port PORT_QOS_MAP (maps and
+// pfc_enable "3,4"), QUEUE (scheduler, wred_profile), PFC_WD, CABLE_LENGTH
+// and PORT mtu. Push turns it into an RFC 6902 patch against the switch's
+// running configuration (BuildPatch). Pure.
+func (d *Driver) Render(si fabric.SwitchIntent) (switchcfg.Config, error) {
+	db, err := Desired(si)
+	if err != nil {
+		return switchcfg.Config{}, err
+	}
+	return switchcfg.Config{Platform: Platform, Format: "json", Text: string(db.JSON())}, nil
+}
+
+// notSupported wraps switchcfg.ErrNotSupported.
+func notSupported(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{switchcfg.ErrNotSupported}, args...)...)
+}
+
+// validate checks what SONiC cannot express:
+//   - trust other than dscp or pcp;
+//   - a traffic class other than the priority: SONiC's TC is the priority
+//     PFC pauses (pfc_enable lists TCs); classes reach other queues through
+//     queue (TC_TO_QUEUE_MAP);
+//   - an MTU outside 1500..9216;
+//   - watchdog times outside `config pfcwd`'s ranges (poll 100..3000 ms,
+//     detection 100..5000 ms, restoration 100..60000 ms) or an action other
+//     than drop, forward or alert.
+//
+// Lossless priorities other than 3 and 4 are accepted; with SONiC's
+// traditional buffer model their lossless BUFFER_PG entries must exist (the
+// dynamic buffer model creates them from pfc_enable); fabricctl does not
+// write buffers.
+func validate(si fabric.SwitchIntent) error {
+	var errs []error
+	if err := switchcfg.CheckIntent(si); err != nil {
+		errs = append(errs, err)
+	}
+	if si.Trust != "dscp" && si.Trust != "pcp" {
+		errs = append(errs, notSupported("trust %q (want dscp or pcp)", si.Trust))
+	}
+	for _, c := range si.Classes {
+		if c.TrafficClass != c.Priority {
+			errs = append(errs, notSupported("class %q: traffic class %d differs from priority %d (SONiC's traffic class is the priority; use queue)",
+				c.Name, c.TrafficClass, c.Priority))
+		}
+	}
+	if si.MTU != 0 && (si.MTU < MinMTU || si.MTU > MaxMTU) {
+		errs = append(errs, notSupported("MTU %d outside %d..%d", si.MTU, MinMTU, MaxMTU))
+	}
+	if wd := si.PFC.Watchdog; wd != nil && wd.Enabled {
+		switch wd.Action {
+		case "", "drop", "forward", "alert":
+		default:
+			errs = append(errs, notSupported("PFC watchdog action %q (drop, forward or alert)", wd.Action))
+		}
+		for _, r := range []struct {
+			what      string
+			v, lo, hi int
+		}{
+			{"poll interval", wd.PollIntervalMs, minWDPollMs, maxWDPollMs},
+			{"detection time", wd.DetectionTimeMs, minWDDetectMs, maxWDDetectMs},
+			{"restoration time", wd.RestorationTimeMs, minWDRestoreMs, maxWDRestoreMs},
+		} {
+			if r.v != 0 && (r.v < r.lo || r.v > r.hi) {
+				errs = append(errs, notSupported("PFC watchdog %s %d ms outside %d..%d", r.what, r.v, r.lo, r.hi))
+			}
+		}
+	}
+	for _, p := range si.Ports {
+		if err := checkPort(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Desired is Render's result as tables.
+func Desired(si fabric.SwitchIntent) (ConfigDB, error) {
+	if err := validate(si); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", Platform, err)
+	}
+	db := ConfigDB{}
+	def, hasDefault := switchcfg.DefaultClass(si.Classes)
+	byPrio := map[int]fabric.SwitchClass{}
+	for _, c := range si.Classes {
+		byPrio[c.Priority] = c
+	}
+
+	mapField := "dscp_to_tc_map"
+	if si.Trust == "pcp" {
+		mapField = "dot1p_to_tc_map"
+		for p := 0; p < 8; p++ {
+			tc := p
+			if _, ok := byPrio[p]; !ok && hasDefault {
+				tc = def.Priority
+			}
+			db.set(tDot1pToTC, Name, strconv.Itoa(p), strconv.Itoa(tc))
+		}
+	} else {
+		owner := map[int]int{}
+		for _, c := range si.Classes {
+			for _, d := range c.DSCP {
+				owner[d] = c.Priority
+			}
+		}
+		for d := 0; d < 64; d++ {
+			tc, ok := owner[d]
+			if !ok {
+				tc = def.Priority // every code point is written: no stock entry survives
+			}
+			db.set(tDSCPToTC, Name, strconv.Itoa(d), strconv.Itoa(tc))
+		}
+	}
+	lossless := map[int]bool{}
+	for _, p := range si.PFC.Priorities {
+		lossless[p] = true
+	}
+	for tc := 0; tc < 8; tc++ {
+		q, pg := tc, 0
+		if c, ok := byPrio[tc]; ok {
+			q = c.Queue
+		}
+		if lossless[tc] {
+			pg = tc
+		}
+		db.set(tTCToQueue, Name, strconv.Itoa(tc), strconv.Itoa(q))
+		db.set(tTCToPG, Name, strconv.Itoa(tc), strconv.Itoa(pg))
+		db.set(tPFCToQueue, Name, strconv.Itoa(tc), strconv.Itoa(q))
+	}
+
+	// One scheduler per distinct scheduling, one WRED profile per marking queue.
+	queueSched := map[int]string{}
+	queueWRED := map[int]string{}
+	for _, c := range si.Classes {
+		name := schedulerStrict
+		if c.Strict {
+			db.set(tScheduler, name, "type", "STRICT")
+		} else {
+			name = schedulerDWRRPrefix + strconv.Itoa(c.BandwidthPercent)
+			db.set(tScheduler, name, "type", "DWRR")
+			db.set(tScheduler, name, "weight", strconv.Itoa(c.BandwidthPercent))
+		}
+		queueSched[c.Queue] = name
+		if e := c.ECN; e != nil {
+			w := wredPrefix + strconv.Itoa(c.Queue)
+			queueWRED[c.Queue] = w
+			db.set(tWRED, w, "ecn", "ecn_all")
+			for _, color := range []string{"green", "yellow", "red"} {
+				db.set(tWRED, w, "wred_"+color+"_enable", "true")
+				db.set(tWRED, w, color+"_min_threshold", strconv.FormatInt(e.MinBytes, 10))
+				db.set(tWRED, w, color+"_max_threshold", strconv.FormatInt(e.MaxBytes, 10))
+				db.set(tWRED, w, color+"_drop_probability", strconv.Itoa(e.MaxMarkProbability))
+			}
+		}
+	}
+
+	wd := si.PFC.Watchdog
+	wdOn := wd != nil && wd.Enabled
+	if wdOn && wd.PollIntervalMs > 0 {
+		db.set(tPFCWD, pfcwdGlobal, fPollInterval, strconv.Itoa(wd.PollIntervalMs))
+	}
+	for _, p := range si.Ports {
+		db.set(tPortQoSMap, p, mapField, Name)
+		for _, f := range []string{"tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"} {
+			db.set(tPortQoSMap, p, f, Name)
+		}
+		if len(si.PFC.Priorities) > 0 {
+			db.set(tPortQoSMap, p, "pfc_enable", switchcfg.FormatIntSet(si.PFC.Priorities))
+			if si.PFC.CableLengthMeters > 0 {
+				db.set(tCableLength, Name, p, strconv.Itoa(si.PFC.CableLengthMeters)+"m")
+			}
+		}
+		for q, s := range queueSched {
+			key := p + "|" + strconv.Itoa(q)
+			db.set(tQueue, key, "scheduler", s)
+			if w, ok := queueWRED[q]; ok {
+				db.set(tQueue, key, "wred_profile", w)
+			}
+		}
+		if wdOn {
+			action := wd.Action
+			if action == "" {
+				action = "drop"
+			}
+			db.set(tPFCWD, p, "action", action)
+			if wd.DetectionTimeMs > 0 {
+				db.set(tPFCWD, p, "detection_time", strconv.Itoa(wd.DetectionTimeMs))
+			}
+			if wd.RestorationTimeMs > 0 {
+				db.set(tPFCWD, p, "restoration_time", strconv.Itoa(wd.RestorationTimeMs))
+			}
+		}
+		if si.MTU > 0 {
+			db.set(tPort, p, "mtu", strconv.Itoa(si.MTU))
+		}
+	}
+	return db, nil
+}

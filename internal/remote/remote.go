@@ -401,3 +401,6 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ExitCode returns the remote command's exit status.
+func (e *ExitError) ExitCode() int { return e.Status }

@@ -32,15 +32,15 @@ type profile struct {
 func lineStart(prefixes ...string) []*regexp.Regexp {
 	out := make([]*regexp.Regexp, 0, len(prefixes))
 	for _, p := range prefixes {
-		out = append(out, regexp.MustCompile(`(?m)^\s*`+regexp.QuoteMeta(p)))
+		out = append(out, regexp.MustCompile(`(?m)^[ \t]*`+regexp.QuoteMeta(p)))
 	}
 	return out
 }
 
 var (
 	bashFailures = []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^-?bash: .*: command not found\s*$`),
-		regexp.MustCompile(`(?m)^-?bash: .*: (Permission denied|No such file or directory)\s*$`),
+		regexp.MustCompile(`(?m)^-?bash: .*: command not found[ \t]*$`),
+		regexp.MustCompile(`(?m)^-?bash: .*: (Permission denied|No such file or directory)[ \t]*$`),
 	}
 
 	profiles = map[string]profile{
@@ -94,15 +94,15 @@ func lookupProfile(name string) (profile, error) {
 
 // failure returns the first output line that reports a device error, or "".
 func (p profile) failure(output string) string {
+	first := -1
 	for _, re := range p.failures {
-		if loc := re.FindStringIndex(output); loc != nil {
-			end := strings.IndexByte(output[loc[0]:], '\n')
-			line := output[loc[0]:]
-			if end >= 0 {
-				line = line[:end]
-			}
-			return strings.TrimSpace(line)
+		if loc := re.FindStringIndex(output); loc != nil && (first < 0 || loc[0] < first) {
+			first = loc[0]
 		}
 	}
-	return ""
+	if first < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(output[first:], "\n")
+	return strings.TrimSpace(line)
 }

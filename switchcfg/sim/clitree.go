@@ -35,6 +35,16 @@ type cliRule struct {
 	// canon, when set, is the template of the line as the device stores and
 	// prints it (NX-OS prints "class type qos X" as "class X").
 	canon string
+	// natural prints statements of this rule sorted by key (interfaces,
+	// tx-queues); otherwise they keep the order they were entered in (classes
+	// of a policy-map, whose order matters).
+	natural bool
+}
+
+// sortedByKey marks the rule's statements as printed in natural key order.
+func (r cliRule) sortedByKey() cliRule {
+	r.natural = true
+	return r
 }
 
 // as sets the stored form of the statement.
@@ -77,6 +87,7 @@ type cliNode struct {
 	mode   string // submode of a mode statement ("" for leaves; "global" for the root)
 	suffix string // prompt suffix of that submode
 	fixed  bool   // built in (a physical interface): "no" clears it instead of deleting
+	sorted bool   // printed in natural key order among its rule's statements
 	kids   []*cliNode
 }
 
@@ -114,14 +125,18 @@ func (n *cliNode) remove(key string) bool {
 	return false
 }
 
-// sorted returns the children in canonical order: by rule, then naturally by key.
-func (n *cliNode) sorted() []*cliNode {
+// ordered returns the children in canonical order: by rule, then naturally
+// by key where the rule says so, else in the order they were entered.
+func (n *cliNode) ordered() []*cliNode {
 	out := append([]*cliNode(nil), n.kids...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].rank != out[j].rank {
 			return out[i].rank < out[j].rank
 		}
-		return naturalLess(out[i].key, out[j].key)
+		if out[i].sorted && out[j].sorted {
+			return naturalLess(out[i].key, out[j].key)
+		}
+		return false
 	})
 	return out
 }
@@ -260,7 +275,7 @@ func (g cliGrammar) put(c *cliCursor, parent *cliNode, rank int, r cliRule, line
 	}
 	n := parent.find(key)
 	if n == nil {
-		n = &cliNode{line: line, key: key, rank: rank, mode: r.enter}
+		n = &cliNode{line: line, key: key, rank: rank, mode: r.enter, sorted: r.natural}
 		if r.enter != "" {
 			n.suffix = r.suffix(parent.suffix, m)
 		}
@@ -294,7 +309,7 @@ func expand(tmpl string, m []string) string {
 // between top-level statements ("!" for EOS, "" for NX-OS blank lines).
 func (n *cliNode) render(b *strings.Builder, indent int, sep func(prev, cur *cliNode) (string, bool), nested string) {
 	var prev *cliNode
-	for _, k := range n.sorted() {
+	for _, k := range n.ordered() {
 		if s, ok := sep(prev, k); ok {
 			b.WriteString(s)
 			b.WriteByte('\n')
@@ -309,7 +324,7 @@ func (n *cliNode) render(b *strings.Builder, indent int, sep func(prev, cur *cli
 func (n *cliNode) write(b *strings.Builder, depth, indent int, nested string) {
 	pad := strings.Repeat(" ", depth*indent)
 	b.WriteString(pad + n.line + "\n")
-	for _, k := range n.sorted() {
+	for _, k := range n.ordered() {
 		if k.mode != "" && nested != "" {
 			b.WriteString(strings.Repeat(" ", (depth+1)*indent) + nested + "\n")
 		}
@@ -398,7 +413,7 @@ func mapHook(prefix, target string, maxValue int) func(*cliNode, int, []string, 
 		if n != nil {
 			cur = mapValues(n.line, prefix)
 		} else {
-			n = &cliNode{key: keyOf(to), rank: rank}
+			n = &cliNode{key: keyOf(to), rank: rank, sorted: true}
 			parent.kids = append(parent.kids, n)
 		}
 		for v := range vals {

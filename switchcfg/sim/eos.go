@@ -41,9 +41,9 @@ var eosQoSRules = []cliRule{
 	rule(`priority-flow-control pause watchdog port timer timeout (\d+(?:\.\d+)?) polling-interval (auto|\d+(?:\.\d+)?) recovery-time (\d+(?:\.\d+)?)(?: forced)?`,
 		"priority-flow-control pause watchdog port timer"),
 	block(`tx-queue ([0-7])`, "tx-queue $1", "txq",
-		func(p string, m []string) string { return p + "-txq-" + m[1] }),
+		func(p string, m []string) string { return p + "-txq-" + m[1] }).sortedByKey(),
 	block(`uc-tx-queue ([0-7])`, "uc-tx-queue $1", "txq",
-		func(p string, m []string) string { return p + "-uc-txq-" + m[1] }),
+		func(p string, m []string) string { return p + "-uc-txq-" + m[1] }).sortedByKey(),
 }
 
 var eosGrammar = cliGrammar{
@@ -53,7 +53,7 @@ var eosGrammar = cliGrammar{
 		block(`qos profile (\S+)`, "qos profile $1", "qosprof",
 			func(_ string, m []string) string { return "-qos-profile-" + m[1] }),
 		block(`interface ((?:Ethernet\d+(?:/\d+){0,2})|Port-Channel\d+|Management\d+|Loopback\d+)`,
-			"interface $1", "if", eosIfSuffix),
+			"interface $1", "if", eosIfSuffix).sortedByKey(),
 		rule(`qos rewrite dscp`, "qos rewrite dscp"),
 		{re: regexp.MustCompile(`^qos map cos ((?:[0-7] )*[0-7]) to traffic-class ([0-7])$`),
 			negRe: regexp.MustCompile(`^qos map cos ((?:[0-7] )*[0-7])()(?: to traffic-class ([0-7]))?$`),
@@ -288,7 +288,7 @@ func (s *eosShell) show(line string) reply {
 	case len(f) == 5 && f[1] == "session-config" && f[2] == "named" && f[4] == "diffs":
 		sess, ok := d.sessions[f[3]]
 		if !ok {
-			return fail("% Session " + f[3] + " does not exist")
+			return fail("% Error: session " + f[3] + " does not exist")
 		}
 		return say(d.diff(sess.cand, sess.name))
 	}
@@ -321,9 +321,9 @@ func (s *eosShell) enterSession(name string) reply {
 	sess, ok := s.d.sessions[name]
 	switch {
 	case ok && sess.state == "completed":
-		return fail("% Cannot enter session " + name + " (session has already been completed)")
+		return fail("% Error: cannot enter session " + name + " (session has already been completed)")
 	case ok && sess.state == "pendingCommitTimer":
-		return fail("% Cannot enter session " + name + " (session is pending commit timer)")
+		return fail("% Error: cannot enter session " + name + " (session is pending commit timer)")
 	case !ok:
 		pending := 0
 		for _, x := range s.d.sessions {
@@ -375,7 +375,7 @@ func (s *eosShell) config(line string) reply {
 		})
 		return reply{}
 	case (line == "commit" || line == "abort" || strings.HasPrefix(line, "commit ")) && s.session == nil:
-		return fail("% Not in a configuration session")
+		return fail("% Invalid input")
 	case len(f) == 3 && f[0] == "configure" && f[1] == "session":
 		s.leave()
 		return s.enterSession(f[2])
@@ -427,7 +427,7 @@ func (s *eosShell) abortNamed(name string) reply {
 	case !ok:
 		return fail("% Error: session " + name + " does not exist")
 	case sess.state != "pending":
-		return fail("% Cannot abort session " + name + " (session is " + sess.state + ")")
+		return fail("% Error: cannot abort session " + name + " (session is " + sess.state + ")")
 	}
 	delete(d.sessions, name)
 	d.env.stats.Aborts++

@@ -458,16 +458,34 @@ func (n *jnode) lookup(tokens []string) (*jnode, error) {
 	return cur, nil
 }
 
-// compare prints the "show | compare" of a (committed) and b (candidate).
+// jcompare prints the "show | compare" of a (committed) and c (candidate):
+// in configuration order, each changed statement under the "[edit ...]"
+// header of its hierarchy level, "+" added, "-" removed.
 func jcompare(b *strings.Builder, a, c *jnode, path []string) {
-	var changes []string
-	var sub []func()
+	last := ""
+	jcompareAt(b, a, c, path, &last)
+}
+
+func jcompareAt(b *strings.Builder, a, c *jnode, path []string, last *string) {
+	header := "[edit" + strings.TrimRight(" "+strings.Join(path, " "), " ") + "]"
 	emit := func(op byte, n *jnode) {
-		n.curlyLines(func(l string) { changes = append(changes, string(op)+"   "+l) }, 0)
+		if *last != header {
+			b.WriteString(header + "\n")
+			*last = header
+		}
+		n.curlyLines(func(l string) { b.WriteString(string(op) + "   " + l + "\n") }, 0)
 	}
 	ids := map[string]bool{}
 	for _, kc := range c.kids {
 		ids[kc.id()] = true
+	}
+	// Removed statements first where they stood, then the candidate's order.
+	for _, ka := range a.kids {
+		if !ids[ka.id()] {
+			emit('-', ka)
+		}
+	}
+	for _, kc := range c.kids {
 		ka := a.findID(kc.id())
 		switch {
 		case ka == nil:
@@ -477,24 +495,9 @@ func jcompare(b *strings.Builder, a, c *jnode, path []string) {
 				emit('-', ka)
 				emit('+', kc)
 			}
-		case kc.def.kind == jContainer || kc.def.kind == jList:
-			ka, kc := ka, kc
-			sub = append(sub, func() { jcompare(b, ka, kc, append(append([]string(nil), path...), kc.head())) })
+		default:
+			jcompareAt(b, ka, kc, append(append([]string(nil), path...), kc.head()), last)
 		}
-	}
-	for _, ka := range a.kids {
-		if !ids[ka.id()] {
-			emit('-', ka)
-		}
-	}
-	if len(changes) > 0 {
-		b.WriteString("[edit" + strings.TrimRight(" "+strings.Join(path, " "), " ") + "]\n")
-		for _, l := range changes {
-			b.WriteString(l + "\n")
-		}
-	}
-	for _, f := range sub {
-		f()
 	}
 }
 

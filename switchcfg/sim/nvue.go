@@ -476,7 +476,7 @@ func (d *nvue) apply(lines []string) error {
 
 func (d *nvue) header() obj {
 	return obj{"header": obj{"model": "SIMULATOR", "nvue-api-version": "nvue_v1",
-		"rev-id": strconv.Itoa(d.rev) + ".0", "version": "Cumulus Linux 5.14.0"}}
+		"rev-id": "1.0", "version": "Cumulus Linux 5.14.0"}}
 }
 
 func (d *nvue) readback() string {

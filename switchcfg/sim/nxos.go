@@ -31,7 +31,7 @@ var nxosGrammar = cliGrammar{
 		block(`policy-map type queuing (\S+)`, "policy-map type queuing $1", "pmapque", fixedSuffix("-pmap-que")),
 		block(`policy-map type network-qos (\S+)`, "policy-map type network-qos $1", "pmapnq", fixedSuffix("-pmap-nqos")),
 		block(`system qos`, "system qos", "sysqos", fixedSuffix("-sys-qos")),
-		block(`interface (Ethernet\d+/\d+(?:/\d+)?|mgmt0|loopback\d+|port-channel\d+)`, "interface $1", "if", fixedSuffix("-if")),
+		block(`interface (Ethernet\d+/\d+(?:/\d+)?|mgmt0|loopback\d+|port-channel\d+)`, "interface $1", "if", fixedSuffix("-if")).sortedByKey(),
 	},
 	"cmapqos": {
 		rule(`match dscp `+nxDSCPList, "match dscp"),
@@ -165,7 +165,7 @@ func (d *nxos) body(root *cliNode) string {
 func nxPatch(b *strings.Builder, from, to *cliNode, depth int) {
 	pad := strings.Repeat("  ", depth)
 	seen := map[string]bool{}
-	for _, t := range to.sorted() {
+	for _, t := range to.ordered() {
 		seen[t.key] = true
 		f := from.find(t.key)
 		switch {
@@ -181,7 +181,7 @@ func nxPatch(b *strings.Builder, from, to *cliNode, depth int) {
 			}
 		}
 	}
-	for _, f := range from.sorted() {
+	for _, f := range from.ordered() {
 		if !seen[f.key] {
 			if strings.HasPrefix(f.line, "no ") {
 				b.WriteString(pad + strings.TrimPrefix(f.line, "no ") + "\n")
@@ -202,9 +202,9 @@ func (d *nxos) newShell(string) shell { return &nxosShell{d: d} }
 
 func (s *nxosShell) prompt() string {
 	if s.cursor != nil {
-		return s.d.env.hostname + "(config" + s.cursor.suffix() + ")#"
+		return s.d.env.hostname + "(config" + s.cursor.suffix() + ")# "
 	}
-	return s.d.env.hostname + "#"
+	return s.d.env.hostname + "# "
 }
 
 func (s *nxosShell) eof(string) reply { return reply{} }

@@ -430,7 +430,8 @@ func (s *sonicShell) show(args []string) reply {
 		strings.Join(args, " ") + "\".")
 }
 
-const gcu = "Patch Applier: localhost"
+// gcu prefixes the Patch Applier's log lines; scope is "localhost".
+const gcu = "Patch Applier"
 
 func (s *sonicShell) config(args []string) reply {
 	d := s.d
@@ -543,20 +544,20 @@ func (s *sonicShell) applyPatch(args []string) reply {
 	}
 	compact, _ := json.Marshal(ops)
 	var out strings.Builder
-	out.WriteString(gcu + ": Patch application starting.\n")
-	out.WriteString(gcu + ": Patch: " + string(compact) + "\n")
-	out.WriteString(gcu + " getting current config db.\n")
-	out.WriteString(gcu + ": simulating the target full config after applying the patch.\n")
+	out.WriteString(gcu + ": localhost: Patch application starting.\n")
+	out.WriteString(gcu + ": localhost: Patch: " + string(compact) + "\n")
+	out.WriteString(gcu + ": localhost getting current config db.\n")
+	out.WriteString(gcu + ": localhost: simulating the target full config after applying the patch.\n")
 	next, err := applyPatch(d.db, ops)
 	if err != nil {
 		return failed(err.Error())
 	}
-	out.WriteString(gcu + ": validating all JsonPatch operations are permitted on the specified fields\n")
-	out.WriteString(gcu + ": validating target config does not have empty tables, since they do not show up in ConfigDb.\n")
+	out.WriteString(gcu + ": localhost: validating all JsonPatch operations are permitted on the specified fields\n")
+	out.WriteString(gcu + ": localhost: validating target config does not have empty tables, since they do not show up in ConfigDb.\n")
 	if err := validateConfigDB(next); err != nil {
 		return reply{out: out.String() + failed("Given patch will produce invalid config. Error: "+err.Error()).out, failed: true}
 	}
-	out.WriteString(gcu + ": sorting patch updates.\n")
+	out.WriteString(gcu + ": localhost: sorting patch updates.\n")
 	changes := leafChanges(d.db, next, "")
 	n := len(changes)
 	plural := "s"
@@ -571,12 +572,12 @@ func (s *sonicShell) applyPatch(args []string) reply {
 	for _, c := range changes {
 		out.WriteString(gcu + ":   * " + c + "\n")
 	}
-	fmt.Fprintf(&out, "%s: applying %d change%s in order%s\n", gcu, n, plural, colon)
+	fmt.Fprintf(&out, "%s: localhost: applying %d change%s in order%s\n", gcu, n, plural, colon)
 	for _, c := range changes {
 		out.WriteString(gcu + ":   * " + c + "\n")
 	}
-	out.WriteString(gcu + ": verifying patch updates are reflected on ConfigDB.\n")
-	out.WriteString(gcu + ": patch application completed.\n")
+	out.WriteString(gcu + ": localhost: verifying patch updates are reflected on ConfigDB.\n")
+	out.WriteString(gcu + ": localhost: patch application completed.\n")
 	out.WriteString("Patch applied successfully.")
 	if !dry {
 		if n > 0 {

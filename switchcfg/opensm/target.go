@@ -27,7 +27,7 @@ func (t *Target) Plan(ctx context.Context) ([]fabric.Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	return changes(diffs), nil
+	return Changes(diffs), nil
 }
 
 // Apply pushes partitions.conf (backup, atomic write, SIGHUP, verify; the
@@ -43,7 +43,8 @@ func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change,
 	return t.Plan(ctx)
 }
 
-func changes(diffs []Diff) []fabric.Change {
+// Changes converts partition diffs into engine changes (one per field).
+func Changes(diffs []Diff) []fabric.Change {
 	out := make([]fabric.Change, 0, len(diffs))
 	for _, d := range diffs {
 		out = append(out, fabric.Change{Component: fmt.Sprintf("pkey 0x%04x", d.PKey), Setting: d.Field, Old: d.Got, New: d.Want})

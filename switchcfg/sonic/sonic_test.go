@@ -1,0 +1,272 @@
+package sonic
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// labSwitch resolves the repository's lab fabric and returns its SONiC switch.
+func labSwitch(t *testing.T) fabric.SwitchIntent {
+	t.Helper()
+	f, err := fabric.Load(filepath.Join(testutil.RepoRoot(t), "profiles", "lab", "fabric.yaml"))
+	if err != nil {
+		t.Fatalf("loading the lab fabric: %v", err)
+	}
+	for _, s := range f.Resolve().Switches {
+		if s.Platform == Platform {
+			return s
+		}
+	}
+	t.Fatalf("the lab fabric has no %s switch", Platform)
+	return fabric.SwitchIntent{}
+}
+
+func profileIntent(t *testing.T, file, name string, ports ...string) fabric.SwitchIntent {
+	t.Helper()
+	f, err := fabric.Load(filepath.Join(testutil.RepoRoot(t), "profiles", file))
+	if err != nil {
+		t.Fatalf("loading %s: %v", file, err)
+	}
+	p := f.Profiles[name]
+	if p == nil || p.Spec.Ethernet == nil {
+		t.Fatalf("%s has no Ethernet profile %q", file, name)
+	}
+	si := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: ports}
+	fabric.ResolveSwitchQoS(p.Spec.Ethernet, &si)
+	return si
+}
+
+// queueShiftIntent puts lossless priority 3 on queue 4 (as Junos fabrics
+// do), with PCP trust and a forwarding watchdog.
+func queueShiftIntent() fabric.SwitchIntent {
+	return fabric.SwitchIntent{Platform: Platform, Ports: []string{"Ethernet8", "Ethernet12"}, MTU: 9216, Trust: "pcp",
+		Classes: []fabric.SwitchClass{
+			{Name: "be", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: []int{}, BandwidthPercent: 40},
+			{Name: "rdma", Priority: 3, TrafficClass: 3, Queue: 4, DSCP: []int{}, Lossless: true, BandwidthPercent: 60,
+				ECN: &fabric.SwitchECN{MinBytes: 200000, MaxBytes: 800000, MaxMarkProbability: 30}},
+			{Name: "nc", Priority: 7, TrafficClass: 7, Queue: 7, DSCP: []int{}, Strict: true},
+		},
+		PFC: fabric.SwitchPFC{Priorities: []int{3}, CableLengthMeters: 300,
+			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 200, DetectionTimeMs: 400, RestorationTimeMs: 2000, Action: "forward"}},
+	}
+}
+
+func intents(t *testing.T) map[string]fabric.SwitchIntent {
+	return map[string]fabric.SwitchIntent{
+		"lab":         labSwitch(t),
+		"lossy-ecn":   profileIntent(t, "roce-lossy-ecn.yaml", "roce-lossy-ecn", "Ethernet0", "Ethernet4"),
+		"queue-shift": queueShiftIntent(),
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	for name, si := range intents(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := New().Render(si)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Format != "json" || cfg.Platform != Platform {
+				t.Errorf("header %q %q", cfg.Platform, cfg.Format)
+			}
+			testutil.Golden(t, "render-"+name+".golden", []byte(cfg.Text))
+		})
+	}
+}
+
+// TestRenderWritesTheWholeDSCPMap: every code point, 26 to the lossless class.
+func TestRenderWritesTheWholeDSCPMap(t *testing.T) {
+	db, err := Desired(labSwitch(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := db[tDSCPToTC][Name]
+	if len(m) != 64 || m["26"] != "3" || m["48"] != "6" || m["0"] != "0" || m["24"] != "0" {
+		t.Fatalf("DSCP map %v", m)
+	}
+	q := db.entry(tPortQoSMap, "Ethernet0")
+	if q["pfc_enable"] != "3" || q["dscp_to_tc_map"] != Name {
+		t.Errorf("PORT_QOS_MAP %v", q)
+	}
+	if w := db.entry(tWRED, "FABRICCTL_Q3"); w["ecn"] != "ecn_all" || w["green_min_threshold"] != "150000" || w["green_max_threshold"] != "1500000" {
+		t.Errorf("WRED %v", w)
+	}
+	if db.entry(tQueue, "Ethernet0|6")["scheduler"] != schedulerStrict || db.entry(tQueue, "Ethernet0|0")["wred_profile"] != "" {
+		t.Errorf("QUEUE %v", db[tQueue])
+	}
+	if wd := db.entry(tPFCWD, "Ethernet12"); wd["detection_time"] != "200" || wd["restoration_time"] != "400" || wd["action"] != "drop" {
+		t.Errorf("PFC_WD %v", wd)
+	}
+	if db.entry(tCableLength, Name)["Ethernet4"] != "5m" || db.entry(tPort, "Ethernet8")["mtu"] != "9216" {
+		t.Errorf("cable %v port %v", db[tCableLength], db[tPort])
+	}
+}
+
+func TestRenderParseRenderStable(t *testing.T) {
+	d := New()
+	for name, si := range intents(t) {
+		t.Run(name, func(t *testing.T) {
+			first, err := d.Render(si)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.Parse(switchcfg.Readback{CmdRunningConfig: []byte(first.Text)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(si, got); len(diffs) != 0 {
+				t.Fatalf("read-back differs: %v", diffs)
+			}
+			second, err := d.Render(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if second.Text != first.Text {
+				t.Fatalf("not stable:\n%s\n---\n%s", first.Text, second.Text)
+			}
+		})
+	}
+}
+
+func TestRenderRejects(t *testing.T) {
+	cases := map[string]struct {
+		mutate func(si *fabric.SwitchIntent)
+		notSup bool
+		want   string
+	}{
+		"tc differs":  {func(si *fabric.SwitchIntent) { si.Classes[1].TrafficClass = 5; si.Classes[1].Queue = 5 }, true, "traffic class 5 differs from priority 3"},
+		"bad port":    {func(si *fabric.SwitchIntent) { si.Ports = append(si.Ports, "swp1") }, false, `port "swp1" is not a sonic port name`},
+		"wd action":   {func(si *fabric.SwitchIntent) { si.PFC.Watchdog.Action = "shutdown" }, true, `action "shutdown"`},
+		"wd restore":  {func(si *fabric.SwitchIntent) { si.PFC.Watchdog.RestorationTimeMs = 70000 }, true, "restoration time 70000 ms"},
+		"mtu":         {func(si *fabric.SwitchIntent) { si.MTU = 1000 }, true, "MTU 1000"},
+		"trust":       {func(si *fabric.SwitchIntent) { si.Trust = "" }, true, `trust ""`},
+		"dscp shared": {func(si *fabric.SwitchIntent) { si.Classes[2].DSCP = append(si.Classes[2].DSCP, 26) }, false, "DSCP 26 already in class"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			si := labSwitch(t)
+			tc.mutate(&si)
+			_, err := New().Render(si)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), Platform) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if errors.Is(err, switchcfg.ErrNotSupported) != tc.notSup {
+				t.Errorf("ErrNotSupported: %v", err)
+			}
+		})
+	}
+}
+
+func TestParseDefaultFixture(t *testing.T) {
+	si, err := New().Parse(switchcfg.Readback{CmdRunningConfig: readFixture(t, "running-config-default.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(si, "", "  ")
+	testutil.Golden(t, "parse-running-config-default.golden", append(b, '\n'))
+
+	// Hand-checked: two bound ports, lossless 3,4, DSCP 26 in lossy TC 1.
+	if strings.Join(si.Ports, ",") != "Ethernet0,Ethernet4" || si.Trust != "dscp" || si.MTU != 9100 {
+		t.Errorf("ports %v trust %s mtu %d", si.Ports, si.Trust, si.MTU)
+	}
+	if switchcfg.FormatIntSet(si.PFC.Priorities) != "3-4" || si.PFC.CableLengthMeters != 40 {
+		t.Errorf("pfc %+v", si.PFC)
+	}
+	byPrio := map[int]fabric.SwitchClass{}
+	for _, c := range si.Classes {
+		byPrio[c.Priority] = c
+	}
+	if c := byPrio[1]; c.Lossless || !contains(c.DSCP, 26) || c.BandwidthPercent != 20 || c.ECN != nil {
+		t.Errorf("TC1 %+v", c)
+	}
+	if c := byPrio[3]; !c.Lossless || switchcfg.FormatIntSet(c.DSCP) != "3" || c.BandwidthPercent != 30 ||
+		c.ECN == nil || *c.ECN != (fabric.SwitchECN{MinBytes: 500000, MaxBytes: 2000000, MaxMarkProbability: 10}) {
+		t.Errorf("TC3 %+v", c)
+	}
+	if wd := si.PFC.Watchdog; !wd.Enabled || wd.PollIntervalMs != 200 || wd.DetectionTimeMs != 400 || wd.Action != "drop" {
+		t.Errorf("watchdog %+v", wd)
+	}
+	// The stock-map case, as drift against the lab intent.
+	lab := labSwitch(t)
+	var stock bool
+	for _, d := range switchcfg.Compare(lab, si) {
+		stock = stock || (d.Field == "classes[roce].dscp[26]" && d.Got == "lossy (priority 1)")
+	}
+	if !stock {
+		t.Errorf("DSCP 26 in lossy TC 1 not reported: %v", switchcfg.Compare(lab, si))
+	}
+}
+
+func TestParseShowPFCWDOverrides(t *testing.T) {
+	si, err := New().Parse(switchcfg.Readback{
+		CmdRunningConfig: readFixture(t, "running-config-default.json"),
+		CmdShowPFCWD:     readFixture(t, "show-pfcwd.txt"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wd := si.PFC.Watchdog; !wd.Enabled || wd.Action != "forward" || wd.DetectionTimeMs != 300 || wd.RestorationTimeMs != 900 || wd.PollIntervalMs != 250 {
+		t.Errorf("watchdog %+v", wd)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := map[string]switchcfg.Readback{
+		"missing":                 {"show version": nil},
+		"decoding JSON":           {CmdRunningConfig: []byte("{")},
+		"empty document":          {CmdRunningConfig: []byte("")},
+		"table PORT_QOS_MAP":      {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": []}`)},
+		"pfc_enable":              {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,9"}}}`)},
+		`DSCP_TO_TC_MAP|M entry`:  {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "M"}}, "DSCP_TO_TC_MAP": {"M": {"64": "1"}}}`)},
+		"green_min_threshold":     {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "M"}}, "DSCP_TO_TC_MAP": {"M": {"1": "0"}}, "QUEUE": {"Ethernet0|0": {"wred_profile": "W"}}, "WRED_PROFILE": {"W": {"ecn": "ecn_all", "green_min_threshold": "x"}}}`)},
+		"no show pfcwd config":    {CmdRunningConfig: []byte(`{}`), CmdShowPFCWD: []byte("nothing")},
+		"line 3: time":            {CmdRunningConfig: []byte(`{}`), CmdShowPFCWD: []byte("PORT ACTION DETECTION RESTORATION\n---\nEthernet0 drop soon 200\n")},
+		`"swp1" is not a port`:    {CmdRunningConfig: []byte(`{}`), CmdShowPFCWD: []byte("PORT ACTION\nswp1 drop 200 200\n")},
+		"field pfc_enable: unexp": {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": {"a": 1}}}}`)},
+	}
+	for want, rb := range cases {
+		if _, err := New().Parse(rb); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
+}
+
+func TestCheckPort(t *testing.T) {
+	d := New()
+	for _, ok := range []string{"Ethernet0", "Ethernet124"} {
+		if err := d.CheckPort(ok); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, bad := range []string{"Ethernet", "Ethernet01", "ethernet0", "Ethernet1/1", "swp1", "PortChannel1"} {
+		if d.CheckPort(bad) == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+func contains(set []int, v int) bool {
+	for _, e := range set {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}

@@ -14,7 +14,8 @@ const defaultMTU = 9100
 
 // ParseConfigDB turns CONFIG_DB tables into the canonical intent.
 //
-// The ports are those PORT_QOS_MAP binds. The first of them (natural order)
+// The ports are those PORT_QOS_MAP binds to fabricctl's maps (named Name),
+// or, when none is, every port it binds. The first of them (natural order)
 // stands for the switch: its DSCP_TO_TC_MAP (trust dscp) or DOT1P_TO_TC_MAP
 // (trust pcp) gives the classes — one per SONiC traffic class that receives
 // traffic, whose number is the canonical priority — its TC_TO_QUEUE_MAP the
@@ -42,9 +43,17 @@ func ParseConfigDB(db ConfigDB) (fabric.SwitchIntent, error) {
 			}
 		}
 	}
-	set := map[string]bool{}
-	for p := range bindings {
+	// Ports bound to fabricctl's maps are the ones it manages; when there
+	// are any, other bound ports are someone else's and do not count.
+	set, ours := map[string]bool{}, map[string]bool{}
+	for p, b := range bindings {
 		set[p] = true
+		if b["dscp_to_tc_map"] == Name || b["dot1p_to_tc_map"] == Name {
+			ours[p] = true
+		}
+	}
+	if len(ours) > 0 {
+		set = ours
 	}
 	si.Ports = sortedPorts(set)
 	si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{}

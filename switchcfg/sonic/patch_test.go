@@ -1,0 +1,211 @@
+package sonic
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+func defaultDB(t *testing.T) ConfigDB {
+	t.Helper()
+	db, err := DecodeConfigDB(readFixture(t, "running-config-default.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestPatchConvergesAndIsIdempotent: the patch against the default config,
+// applied, reads back as the intent; a second patch is empty; tables
+// fabricctl does not manage are untouched.
+func TestPatchConvergesAndIsIdempotent(t *testing.T) {
+	for name, si := range intents(t) {
+		t.Run(name, func(t *testing.T) {
+			observed := defaultDB(t)
+			desired, err := Desired(si)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops, err := BuildPatch(observed, desired)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == "lab" {
+				testutil.Golden(t, "patch-lab-on-default.golden", PatchJSON(ops))
+			}
+			if err := ApplyPatch(observed, ops); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseConfigDB(observed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(si, got); len(diffs) != 0 {
+				t.Fatalf("after the patch: %v", diffs)
+			}
+			again, err := BuildPatch(observed, desired)
+			if err != nil || len(again) != 0 {
+				t.Fatalf("second patch not empty: %s %v", PatchJSON(again), err)
+			}
+			if observed[tPort]["Ethernet0"]["speed"] != "100000" || observed[tDSCPToTC]["DEFAULT"]["26"] != "1" {
+				t.Errorf("unmanaged data changed")
+			}
+		})
+	}
+}
+
+func TestPatchOperations(t *testing.T) {
+	si := labSwitch(t)
+	observed := defaultDB(t)
+	desired, err := Desired(si)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := BuildPatch(observed, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(op, path string) bool {
+		for _, o := range ops {
+			if o.Op == op && o.Path == path {
+				return true
+			}
+		}
+		return false
+	}
+	for _, want := range []struct{ op, path string }{
+		{"add", "/DSCP_TO_TC_MAP/FABRICCTL"},
+		{"replace", "/PORT_QOS_MAP/Ethernet0/dscp_to_tc_map"},
+		{"replace", "/PORT_QOS_MAP/Ethernet0/pfc_enable"},
+		{"add", "/PORT_QOS_MAP/Ethernet8"},          // not bound before
+		{"replace", "/QUEUE/Ethernet0|3/wred_profile"}, // WRED_LOSSLESS → FABRICCTL_Q3
+		{"replace", "/CABLE_LENGTH/AZURE/Ethernet0"},   // under the key that holds it
+		{"replace", "/PORT/Ethernet0/mtu"},
+		{"replace", "/PFC_WD/GLOBAL/POLL_INTERVAL"},
+		{"add", "/PFC_WD/Ethernet8"},
+	} {
+		if !has(want.op, want.path) {
+			t.Errorf("missing %s %s in\n%s", want.op, want.path, PatchJSON(ops))
+		}
+	}
+	for _, o := range ops {
+		if strings.HasPrefix(o.Path, "/DSCP_TO_TC_MAP/DEFAULT") || strings.HasPrefix(o.Path, "/LOOPBACK") || strings.HasPrefix(o.Path, "/DEVICE_METADATA") {
+			t.Errorf("touches what fabricctl does not own: %+v", o)
+		}
+	}
+	// Queues the intent does not use keep their settings.
+	if has("remove", "/QUEUE/Ethernet0|4/wred_profile") || has("replace", "/QUEUE/Ethernet0|4/scheduler") {
+		t.Errorf("queue 4 is not the intent's")
+	}
+}
+
+func TestPatchRemovesWhatTheIntentDropped(t *testing.T) {
+	si := labSwitch(t)
+	observed := defaultDB(t)
+	desired, _ := Desired(si)
+	ops, _ := BuildPatch(observed, desired)
+	if err := ApplyPatch(observed, ops); err != nil {
+		t.Fatal(err)
+	}
+	// Now without PFC, ECN and the watchdog.
+	si.PFC.Priorities, si.PFC.Watchdog = nil, nil
+	for i := range si.Classes {
+		si.Classes[i].Lossless, si.Classes[i].ECN = false, nil
+	}
+	desired, err := Desired(si)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err = BuildPatch(observed, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{
+		"remove /PORT_QOS_MAP/Ethernet0/pfc_enable":     false,
+		"remove /QUEUE/Ethernet0|3/wred_profile":        false,
+		"remove /PFC_WD/Ethernet0":                      false,
+		"remove /WRED_PROFILE/FABRICCTL_Q3":             false,
+		"replace /TC_TO_PRIORITY_GROUP_MAP/FABRICCTL":   false,
+		"replace /MAP_PFC_PRIORITY_TO_QUEUE/FABRICCTL":  true, // unchanged: queues did not move
+		"remove /CABLE_LENGTH/AZURE/Ethernet0":          true, // cable length is left as it was
+		"remove /PFC_WD/GLOBAL":                         true,
+		"replace /DSCP_TO_TC_MAP/FABRICCTL":             true,
+		"remove /SCHEDULER/FABRICCTL_STRICT":            true,
+		"remove /PORT_QOS_MAP/Ethernet0/dscp_to_tc_map": true,
+	}
+	got := map[string]bool{}
+	for _, o := range ops {
+		got[o.Op+" "+o.Path] = true
+	}
+	for op, absent := range want {
+		if got[op] == absent {
+			t.Errorf("%s: present=%v\n%s", op, got[op], PatchJSON(ops))
+		}
+	}
+	if err := ApplyPatch(observed, ops); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := ParseConfigDB(observed)
+	if diffs := switchcfg.Compare(si, back); len(diffs) != 0 {
+		t.Fatalf("after removal: %v", diffs)
+	}
+}
+
+func TestPatchRefuses(t *testing.T) {
+	si := labSwitch(t)
+	desired, _ := Desired(si)
+
+	observed := defaultDB(t)
+	delete(observed[tPort], "Ethernet12")
+	if _, err := BuildPatch(observed, desired); err == nil || !strings.Contains(err.Error(), "port Ethernet12 is not in the switch's PORT table") {
+		t.Errorf("missing port: %v", err)
+	}
+
+	observed = defaultDB(t)
+	observed[tQueue]["Ethernet8|0-2"] = map[string]string{"scheduler": "sched.lossy"}
+	_, err := BuildPatch(observed, desired)
+	if !errors.Is(err, switchcfg.ErrNotSupported) || !strings.Contains(err.Error(), "QUEUE|Ethernet8|0 is configured through QUEUE|Ethernet8|0-2") {
+		t.Errorf("ranged queue key: %v", err)
+	}
+}
+
+func TestPatchIntoAnEmptyDatabase(t *testing.T) {
+	si := labSwitch(t)
+	observed := ConfigDB{tPort: {}}
+	for _, p := range si.Ports {
+		observed[tPort][p] = map[string]string{"speed": "100000"}
+	}
+	desired, _ := Desired(si)
+	ops, err := BuildPatch(observed, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyPatch(observed, ops); err != nil {
+		t.Fatalf("%v\n%s", err, PatchJSON(ops))
+	}
+	got, _ := ParseConfigDB(observed)
+	if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(si, got); len(diffs) != 0 {
+		t.Fatal(diffs)
+	}
+}
+
+func TestApplyPatchErrors(t *testing.T) {
+	for _, ops := range [][]PatchOp{
+		{{Op: "move", Path: "/PORT"}},
+		{{Op: "add", Path: "PORT"}},
+		{{Op: "add", Path: "/A/b/c/d", Value: "x"}},
+		{{Op: "add", Path: "/NOPE/key", Value: map[string]string{}}},
+		{{Op: "add", Path: "/PORT/Ethernet99/mtu", Value: "9100"}},
+		{{Op: "add", Path: "/PORT/Ethernet0/mtu", Value: 9100}},
+	} {
+		if err := ApplyPatch(defaultDB(t), ops); err == nil {
+			t.Errorf("%+v accepted", ops)
+		}
+	}
+	if p := pointer("A/B", "x~y"); p != "/A~1B/x~0y" {
+		t.Errorf("pointer %q", p)
+	}
+}

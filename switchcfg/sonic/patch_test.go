@@ -80,7 +80,7 @@ func TestPatchOperations(t *testing.T) {
 		{"add", "/DSCP_TO_TC_MAP/FABRICCTL"},
 		{"replace", "/PORT_QOS_MAP/Ethernet0/dscp_to_tc_map"},
 		{"replace", "/PORT_QOS_MAP/Ethernet0/pfc_enable"},
-		{"add", "/PORT_QOS_MAP/Ethernet8"},          // not bound before
+		{"add", "/PORT_QOS_MAP/Ethernet8"},             // not bound before
 		{"replace", "/QUEUE/Ethernet0|3/wred_profile"}, // WRED_LOSSLESS → FABRICCTL_Q3
 		{"replace", "/CABLE_LENGTH/AZURE/Ethernet0"},   // under the key that holds it
 		{"replace", "/PORT/Ethernet0/mtu"},

@@ -1,0 +1,223 @@
+package sonic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// fakeSONiC is a scripted stand-in for a SONiC shell: a running CONFIG_DB,
+// checkpoints, files written by here-documents and the generic config
+// updater's commands. The real simulator lives in switchcfg/sim.
+type fakeSONiC struct {
+	running     ConfigDB
+	checkpoints map[string][]byte
+	files       map[string]string
+	log         []string
+	fail        map[string]error // by command prefix
+}
+
+func newFakeSONiC(t *testing.T) *fakeSONiC {
+	return &fakeSONiC{running: defaultDB(t), checkpoints: map[string][]byte{}, files: map[string]string{}, fail: map[string]error{}}
+}
+
+func (f *fakeSONiC) Send(ctx context.Context, cmd string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	f.log = append(f.log, cmd)
+	for prefix, err := range f.fail {
+		if strings.HasPrefix(cmd, prefix) {
+			return "", err
+		}
+	}
+	fields := strings.Fields(cmd)
+	switch {
+	case cmd == CmdRunningConfig:
+		return string(f.running.JSON()), nil
+	case strings.HasPrefix(cmd, "sudo config checkpoint "):
+		f.checkpoints[fields[3]] = f.running.JSON()
+	case strings.HasPrefix(cmd, "cat > "):
+		head, body, _ := strings.Cut(cmd, "\n")
+		body = strings.TrimSuffix(body, "\n"+heredocEnd)
+		f.files[strings.Fields(head)[2]] = body
+	case strings.HasPrefix(cmd, "sudo config apply-patch "):
+		var ops []PatchOp
+		if err := json.Unmarshal([]byte(f.files[fields[len(fields)-1]]), &ops); err != nil {
+			return "Failed to apply patch: " + err.Error(), nil
+		}
+		target := f.running
+		if fields[3] == "--dry-run" {
+			target, _ = DecodeConfigDB(f.running.JSON())
+		}
+		if err := ApplyPatch(target, ops); err != nil {
+			return "Failed to apply patch: " + err.Error(), nil
+		}
+		return "Patch applied successfully.", nil
+	case strings.HasPrefix(cmd, "sudo config rollback "):
+		saved, ok := f.checkpoints[fields[3]]
+		if !ok {
+			return "Error: checkpoint not found", nil
+		}
+		f.running, _ = DecodeConfigDB(saved)
+	case cmd == "sudo config save -y":
+	default:
+		return "", errors.New("fake: unknown command " + cmd)
+	}
+	return "", nil
+}
+
+func (f *fakeSONiC) SendConfig(ctx context.Context, lines []string) (string, error) {
+	return "", errors.New("fake: SONiC has no configuration mode")
+}
+
+func (f *fakeSONiC) Close() error { return nil }
+
+func (f *fakeSONiC) sent(prefix string) bool {
+	for _, l := range f.log {
+		if strings.HasPrefix(l, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func renderLab(t *testing.T) switchcfg.Config {
+	t.Helper()
+	cfg, err := New().Render(labSwitch(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestPushObservePushAgain(t *testing.T) {
+	ctx := context.Background()
+	d, f := New(), newFakeSONiC(t)
+	opt := switchcfg.PushOptions{CheckpointName: "fabricctl-test"}
+	res, err := d.Push(ctx, f, renderLab(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || !res.Committed || !strings.Contains(res.Diff, "/DSCP_TO_TC_MAP/FABRICCTL") {
+		t.Fatalf("first push %+v", res)
+	}
+	for _, want := range []string{"sudo config checkpoint fabricctl-test", "cat > /tmp/fabricctl-test.json-patch <<'FABRICCTL_PATCH'\n",
+		"sudo config apply-patch --dry-run /tmp/fabricctl-test.json-patch", "sudo config apply-patch /tmp/fabricctl-test.json-patch", "sudo config save -y"} {
+		if !f.sent(want) {
+			t.Errorf("not sent: %q", want)
+		}
+	}
+	got, err := d.Observe(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(labSwitch(t), got); len(diffs) != 0 {
+		t.Fatalf("drift after push: %v", diffs)
+	}
+
+	f.log = nil
+	res, err = d.Push(ctx, f, renderLab(t), opt)
+	if err != nil || res.Changed || res.Committed {
+		t.Fatalf("second push %+v %v", res, err)
+	}
+	if len(f.log) != 1 || f.log[0] != CmdRunningConfig {
+		t.Fatalf("an unchanged switch gets only the read: %q", f.log)
+	}
+}
+
+func TestPushDryRunTakesNoCheckpoint(t *testing.T) {
+	d, f := New(), newFakeSONiC(t)
+	before := string(f.running.JSON())
+	res, err := d.Push(context.Background(), f, renderLab(t), switchcfg.PushOptions{DryRun: true})
+	if err != nil || !res.Changed || res.Committed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if f.sent("sudo config checkpoint") || !f.sent("sudo config apply-patch --dry-run") || string(f.running.JSON()) != before {
+		t.Fatalf("log %q", f.log)
+	}
+}
+
+func TestPushFailuresRestoreTheRunningConfig(t *testing.T) {
+	cases := map[string]struct {
+		failPrefix string
+		step       string
+		rolledBack bool
+		rollback   bool // a rollback command was needed
+	}{
+		"checkpoint fails": {"sudo config checkpoint", "checkpointing", true, false},
+		"dry run fails":    {"sudo config apply-patch --dry-run", "diffing", true, false},
+		"apply fails":      {"sudo config apply-patch /tmp", "committing", true, true},
+		"save fails":       {"sudo config save", "saving", true, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d, f := New(), newFakeSONiC(t)
+			before := string(f.running.JSON())
+			f.fail[tc.failPrefix] = errors.New("Failed to apply patch due to: connection lost")
+			_, err := d.Push(context.Background(), f, renderLab(t), switchcfg.PushOptions{CheckpointName: "cp1"})
+			var pe *switchcfg.PushError
+			if !errors.As(err, &pe) || pe.Step != tc.step || pe.RolledBack != tc.rolledBack || !strings.HasPrefix(pe.Line, tc.failPrefix) {
+				t.Fatalf("got %#v (%v)", pe, err)
+			}
+			if f.sent("sudo config rollback cp1") != tc.rollback {
+				t.Errorf("rollback sent: %v, want %v (%q)", !tc.rollback, tc.rollback, f.log)
+			}
+			if string(f.running.JSON()) != before {
+				t.Error("running configuration changed")
+			}
+		})
+	}
+}
+
+func TestPushApplyRejectedByTheSwitchRollsBack(t *testing.T) {
+	d, f := New(), newFakeSONiC(t)
+	before := string(f.running.JSON())
+	// The switch applies part of the patch, then reports failure.
+	wrapped := &partialApply{fakeSONiC: f}
+	_, err := d.Push(context.Background(), wrapped, renderLab(t), switchcfg.PushOptions{CheckpointName: "cp2"})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "committing" || !pe.RolledBack || !strings.Contains(err.Error(), "Failed to apply patch") {
+		t.Fatalf("got %v", err)
+	}
+	if string(f.running.JSON()) != before {
+		t.Error("running configuration not restored")
+	}
+}
+
+// partialApply changes the running config and then fails, as a patch that
+// breaks half-way does.
+type partialApply struct{ *fakeSONiC }
+
+func (p *partialApply) Send(ctx context.Context, cmd string) (string, error) {
+	if strings.HasPrefix(cmd, "sudo config apply-patch /tmp") {
+		p.log = append(p.log, cmd)
+		p.running.set(tPort, "Ethernet0", "mtu", "1500")
+		return "Failed to apply patch due to: YANG validation failed", nil
+	}
+	return p.fakeSONiC.Send(ctx, cmd)
+}
+
+func TestPushRefusesBeforeTouching(t *testing.T) {
+	d, f := New(), newFakeSONiC(t)
+	if _, err := d.Push(context.Background(), f, switchcfg.Config{Platform: "cumulus-nvue", Text: "nv set x"}, switchcfg.PushOptions{}); err == nil {
+		t.Error("foreign config accepted")
+	}
+	if _, err := d.Push(context.Background(), f, switchcfg.Config{Platform: Platform, Text: "not json"}, switchcfg.PushOptions{}); err == nil {
+		t.Error("bad JSON accepted")
+	}
+	delete(f.running[tPort], "Ethernet8")
+	_, err := d.Push(context.Background(), f, renderLab(t), switchcfg.PushOptions{})
+	if err == nil || !strings.Contains(err.Error(), "Ethernet8") {
+		t.Errorf("missing port: %v", err)
+	}
+	for _, l := range f.log {
+		if l != CmdRunningConfig {
+			t.Errorf("touched the switch: %q", l)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/scrapli/scrapligo/driver/options"
@@ -12,8 +14,9 @@ import (
 )
 
 // DefaultReplayTimeout bounds each command of a replayed session: a command
-// the transcript does not answer fails after this long.
-const DefaultReplayTimeout = 3 * time.Second
+// the transcript does not answer fails after this long. The file transport
+// yields one byte per read, so long read-backs need seconds under -race.
+const DefaultReplayTimeout = 20 * time.Second
 
 // Replay opens a session that plays back a transcript recorded with
 // Options.Record, through scrapligo's file transport: no network is used, and
@@ -36,6 +39,9 @@ func Replay(ctx context.Context, platformName, transcript string, commandTimeout
 		// The file transport yields one byte per read; a read delay would
 		// make replays of long read-backs take seconds.
 		options.WithReadDelay(0),
+		// The prompt is the last line: searching the last 256 bytes instead
+		// of 1000 after every byte keeps long replays fast.
+		options.WithPromptSearchDepth(256),
 		options.WithLogger(scrapliLogger(nil, "")),
 	}
 	c, err := newConn(platformName, prof, "replay", "replay of "+transcript, commandTimeout, "", opts)
@@ -46,4 +52,33 @@ func Replay(ctx context.Context, platformName, transcript string, commandTimeout
 		return nil, err
 	}
 	return c, nil
+}
+
+// Recorder collects a transcript (Options.Record) safely while scrapligo's
+// read loop writes to it; WriteFile stores it for Replay.
+type Recorder struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p; it is safe for concurrent use.
+func (r *Recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.Write(p)
+}
+
+// Bytes returns a copy of the transcript so far.
+func (r *Recorder) Bytes() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Clone(r.buf.Bytes())
+}
+
+// WriteFile stores the transcript at path.
+func (r *Recorder) WriteFile(path string) error {
+	if err := os.WriteFile(path, r.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing transcript: %w", err)
+	}
+	return nil
 }

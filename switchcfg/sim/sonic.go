@@ -243,7 +243,12 @@ func (s *sonicShell) eof(line string) reply {
 
 func (s *sonicShell) reject(line string) string {
 	f := strings.Fields(line)
-	if len(f) > 0 {
+	switch {
+	case strings.Contains(line, "config apply-patch"):
+		return "Failed to apply patch due to: Given patch will produce invalid config. Error: rejected (simulator fault)"
+	case strings.Contains(line, "config "):
+		return "Error: rejected (simulator fault)"
+	case len(f) > 0:
 		return "-bash: " + f[0] + ": command not found"
 	}
 	return ""

@@ -292,3 +292,28 @@ func TestRollbackOnDriverFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentObserve runs Observe from several goroutines on one Host
+// (run with -race): the Host and its backends are safe for concurrent use.
+func TestConcurrentObserve(t *testing.T) {
+	f := load(t, "mlx5-ofed")
+	d := desired(t, "mlx5-ofed")
+	want, _ := plan(t, f, d)
+	errs := make(chan error, 4)
+	got := make(chan hostcfg.Observed, 4)
+	for range 4 {
+		go func() {
+			o, err := f.Host.Observe(context.Background(), d)
+			errs <- err
+			got <- o
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(values(want), values(<-got)); diff != "" {
+			t.Errorf("concurrent Observe differs (-want +got):\n%s", diff)
+		}
+	}
+}

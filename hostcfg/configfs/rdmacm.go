@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -51,13 +52,16 @@ type FS struct {
 	root  string
 	dirs  DirMaker
 	mount func(target string) error
+	// mu serialises the mkdir/use/rmdir cycles of this FS and its copies, so
+	// that one caller never removes a device directory another is using.
+	mu *sync.Mutex
 }
 
 // NewFS returns the configfs tree mounted at root. When root is DefaultRoot
 // and configfs is not mounted there, the first call that needs rdma_cm mounts it.
 func NewFS(root string) FS {
 	root = filepath.Clean(root)
-	f := FS{root: root, dirs: osDirs{}}
+	f := FS{root: root, dirs: osDirs{}, mu: new(sync.Mutex)}
 	if root == DefaultRoot {
 		f.mount = mountConfigfs
 	}
@@ -65,7 +69,9 @@ func NewFS(root string) FS {
 }
 
 // NewFSWith returns the tree at root whose directories are made by d; it never mounts.
-func NewFSWith(root string, d DirMaker) FS { return FS{root: filepath.Clean(root), dirs: d} }
+func NewFSWith(root string, d DirMaker) FS {
+	return FS{root: filepath.Clean(root), dirs: d, mu: new(sync.Mutex)}
+}
 
 // Root returns the directory the tree is rooted at.
 func (f FS) Root() string { return f.root }
@@ -111,14 +117,27 @@ func (f FS) Ready(ctx context.Context) error {
 
 // withPort runs fn on rdma_cm/<dev>/ports/<port>. When rdma_cm/<dev> does not
 // exist it is made first and removed afterwards; the kernel keeps the values
-// written meanwhile. A directory that already existed is left in place.
-func (f FS) withPort(ctx context.Context, dev string, port int, fn func(dir string) error) (err error) {
+// written meanwhile. A directory that already existed is left in place. When
+// another process removes the directory under fn (ENOENT), fn runs once more.
+func (f FS) withPort(ctx context.Context, dev string, port int, fn func(dir string) error) error {
 	if dev == "" || strings.ContainsAny(dev, "/\x00") || dev == "." || dev == ".." {
 		return fmt.Errorf("%q is not an rdma device name: %w", dev, ErrNoDevice)
 	}
 	if err := f.Ready(ctx); err != nil {
 		return err
 	}
+	if f.mu != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+	}
+	err := f.onceWithPort(dev, port, fn)
+	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNoPort) {
+		err = f.onceWithPort(dev, port, fn)
+	}
+	return err
+}
+
+func (f FS) onceWithPort(dev string, port int, fn func(dir string) error) (err error) {
 	devDir := f.Path("rdma_cm", dev)
 	if _, serr := os.Stat(devDir); errors.Is(serr, fs.ErrNotExist) {
 		switch merr := f.dirs.Mkdir(devDir); {

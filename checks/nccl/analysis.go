@@ -1,0 +1,137 @@
+package nccl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+// Analysis is what a set of NCCL_DEBUG=INFO logs says, host by host, and
+// what is wrong with it. Every list is sorted.
+type Analysis struct {
+	Hosts    []Host    `json:"hosts"`
+	Tests    []Perf    `json:"tests,omitempty"`
+	Findings []Finding `json:"findings"`
+}
+
+// UnknownHost names the host of lines printed without the "host:pid:tid
+// [dev]" prefix (trimmed excerpts, banners no line can be tied to).
+const UnknownHost = "(unknown)"
+
+// Host gathers what the processes of one host printed.
+type Host struct {
+	Name       string   `json:"name"`
+	Versions   []string `json:"versions,omitempty"`   // "NCCL version 2.19.3+cuda12.3"
+	CUDADriver string   `json:"cudaDriver,omitempty"` // "cudaDriverVersion 12030"
+	PIDs       []int    `json:"pids,omitempty"`
+	Ranks      []int    `json:"ranks,omitempty"`    // global ranks that printed here
+	Networks   []string `json:"networks,omitempty"` // "Using network IB|Socket|IBext_v8|…"
+	// IBDevices are the NET/IB ports NCCL chose ("[0]mlx5_0:1/RoCE").
+	IBDevices       []IBDevice `json:"ibDevices,omitempty"`
+	RelaxedOrdering bool       `json:"relaxedOrdering,omitempty"` // "[RO]"
+	NoIBDevice      bool       `json:"noIBDevice,omitempty"`      // "NET/IB : No device found."
+	// OOB is the interface NET/IB exchanges connection data over; Bootstrap
+	// the one NCCL bootstraps over; Sockets those of the socket transport.
+	OOB       []Iface `json:"oob,omitempty"`
+	Bootstrap []Iface `json:"bootstrap,omitempty"`
+	Sockets   []Iface `json:"sockets,omitempty"`
+	// Env holds NCCL_* settings NCCL reported ("NCCL_IB_HCA set to mlx5_4").
+	Env map[string]string `json:"env,omitempty"`
+	// Transports counts channel connections by transport: P2P/CUMEM, P2P/IPC,
+	// SHM, NET/IB, NET/IBext_v8, NET/Socket, …
+	Transports map[string]int `json:"transports,omitempty"`
+	// GDRDMA is set when a NET channel runs GPUDirect RDMA (".../GDRDMA").
+	GDRDMA bool `json:"gdrdma"`
+	// NICDistance holds older NCCL's "CUDA Dev N[M], IB NIC distance : PIX".
+	NICDistance map[string]string `json:"nicDistance,omitempty"`
+}
+
+// IBDevice is one port of a NET/IB "Using" list.
+type IBDevice struct {
+	Name      string `json:"name"`
+	Port      int    `json:"port"`
+	LinkLayer string `json:"linkLayer"` // IB or RoCE
+	SHARP     bool   `json:"sharp,omitempty"`
+}
+
+func (d IBDevice) String() string { return fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer) }
+
+// Iface is a network interface and the address NCCL used on it.
+type Iface struct {
+	Name string `json:"name"`
+	Addr string `json:"addr,omitempty"`
+}
+
+func (i Iface) String() string {
+	if i.Addr == "" {
+		return i.Name
+	}
+	return i.Name + ":" + i.Addr
+}
+
+// Kind names a finding.
+type Kind string
+
+// The findings.
+const (
+	SocketFallback      Kind = "socket-fallback"      // NCCL runs over TCP sockets, not RDMA
+	NoIBDevice          Kind = "no-ib-device"         // "NET/IB : No device found"
+	VersionSkew         Kind = "version-skew"         // hosts run different NCCL versions
+	UnexpectedInterface Kind = "unexpected-interface" // loopback, container overlays, or not the expected ones
+	UnexpectedHCA       Kind = "unexpected-hca"       // an IB device outside the expected list
+	MixedLinkLayers     Kind = "mixed-link-layers"    // NET/IB mixes InfiniBand and RoCE ports
+	IBCompletionError   Kind = "ib-completion-error"  // "NET/IB : Got completion from peer … with error N"
+	NCCLWarning         Kind = "nccl-warning"         // any other NCCL WARN line
+	NoGDRDMA            Kind = "no-gdrdma"            // NET/IB channels without GPUDirect RDMA
+	DuplicateRank       Kind = "duplicate-rank"       // nccl-tests printed one rank on several hosts
+	WrongResults        Kind = "wrong-results"        // nccl-tests counted wrong results
+	BusBWCollapse       Kind = "busbw-collapse"       // bus bandwidth falls by half at larger sizes
+)
+
+// Finding is one thing wrong in the logs, with where it was first seen.
+type Finding struct {
+	Kind    Kind                `json:"kind"`
+	Status  checks.Status       `json:"status"` // fail or warn
+	Class   checks.FailureClass `json:"class,omitempty"`
+	Host    string              `json:"host,omitempty"` // empty for fleet-wide findings
+	Message string              `json:"message"`
+	Where   string              `json:"where"`           // "file:line" of the first evidence
+	Count   int                 `json:"count,omitempty"` // how many lines showed it, when more than one
+}
+
+// Clean reports whether the analysis has no findings.
+func (a *Analysis) Clean() bool { return len(a.Findings) == 0 }
+
+// Results turns the analysis into check results: one per host (ID "nccl"),
+// with the host's findings as evidence, plus one for fleet-wide findings.
+func (a *Analysis) Results() []checks.Result {
+	byHost := map[string][]Finding{}
+	for _, f := range a.Findings {
+		byHost[f.Host] = append(byHost[f.Host], f)
+	}
+	var out []checks.Result
+	add := func(target string, fs []Finding) {
+		r := checks.Result{ID: "nccl", Target: target, Status: checks.StatusPass, Summary: "no findings"}
+		var kinds []string
+		for _, f := range fs {
+			if f.Status.Worse(r.Status) {
+				r.Status, r.Class = f.Status, f.Class
+			}
+			kinds = append(kinds, string(f.Kind))
+			r.Evidence = append(r.Evidence, f.Message+" ("+f.Where+")")
+		}
+		if len(fs) > 0 {
+			r.Summary = strings.Join(kinds, ", ")
+		}
+		out = append(out, r)
+	}
+	for _, h := range a.Hosts {
+		add(h.Name, byHost[h.Name])
+	}
+	if fs, ok := byHost[""]; ok {
+		add("fleet", fs)
+	}
+	checks.Sort(out)
+	return out
+}

@@ -1,0 +1,207 @@
+package nccl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/google/go-cmp/cmp"
+)
+
+func analyzeFile(t *testing.T, opt Options, names ...string) *Analysis {
+	t.Helper()
+	var srcs []Source
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, Source{Name: n, R: bytes.NewReader(b)})
+	}
+	a, err := Analyze(opt, srcs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func kinds(a *Analysis) []string {
+	var out []string
+	for _, f := range a.Findings {
+		out = append(out, f.Host+"/"+string(f.Kind))
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*.log")
+	if len(paths) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".log")
+		t.Run(name, func(t *testing.T) {
+			a := analyzeFile(t, Options{}, filepath.Base(p))
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(a); err != nil {
+				t.Fatal(err)
+			}
+			testutil.Golden(t, name+".golden", b.Bytes())
+		})
+	}
+}
+
+func TestCleanRun(t *testing.T) {
+	a := analyzeFile(t, Options{Interfaces: []string{"ens1f0np0"}, HCAs: []string{"mlx5_0", "mlx5_1"}}, "two_hosts_roce_clean.log")
+	if !a.Clean() {
+		t.Fatalf("findings on a clean run: %v", kinds(a))
+	}
+	h := a.Hosts[0]
+	if h.Name != "gpu-01" || h.Versions[0] != "2.21.5+cuda12.4" || !slices.Equal(h.Ranks, []int{0, 1}) || !h.GDRDMA ||
+		h.Transports["NET/IB"] != 2 || h.Transports["P2P/CUMEM"] != 1 || h.OOB[0].String() != "ens1f0np0:10.0.1.11" ||
+		h.Env["NCCL_IB_GID_INDEX"] != "3" || len(h.IBDevices) != 2 || h.IBDevices[1].String() != "mlx5_1:1/RoCE" {
+		t.Errorf("host %+v", h)
+	}
+	for _, r := range a.Results() {
+		if r.Status != checks.StatusPass || r.ID != "nccl" {
+			t.Errorf("result %+v", r)
+		}
+	}
+}
+
+func TestProblemRun(t *testing.T) {
+	a := analyzeFile(t, Options{}, "mpirun_socket_fallback_skew.log")
+	want := []string{
+		"/version-skew",
+		"node-a/no-ib-device",
+		"node-a/socket-fallback",
+		"node-a/unexpected-interface",
+		"node-b/ib-completion-error",
+		"node-b/mixed-link-layers",
+		"node-b/nccl-warning",
+		"node-b/no-gdrdma",
+	}
+	if d := cmp.Diff(want, kinds(a)); d != "" {
+		t.Fatalf("findings (-want +got):\n%s", d)
+	}
+	byKind := map[Kind]Finding{}
+	for _, f := range a.Findings {
+		byKind[f.Kind] = f
+	}
+	if f := byKind[IBCompletionError]; f.Count != 2 || f.Class != checks.CompletionError ||
+		f.Message != "NET/IB completion error 12 (RETRY_EXC_ERR) from peer 192.168.10.5<41872>, vendor err 129 (Send)" {
+		t.Errorf("completion finding %+v", f)
+	}
+	if f := byKind[VersionSkew]; f.Message != "NCCL versions differ: 2.18.5+cuda12.2 on node-a; 2.19.3+cuda12.3 on node-b" || f.Where != "mpirun_socket_fallback_skew.log:4" {
+		t.Errorf("skew %+v", f)
+	}
+	if f := byKind[UnexpectedInterface]; !strings.Contains(f.Message, "docker0:172.17.0.1 for its socket transport") {
+		t.Errorf("interface %+v", f)
+	}
+	results := a.Results()
+	if len(results) != 3 || results[0].Target != "fleet" || results[1].Status != checks.StatusFail || len(results[2].Evidence) != 4 {
+		t.Errorf("results %+v", results)
+	}
+
+	relaxed := analyzeFile(t, Options{AllowSocket: true}, "mpirun_socket_fallback_skew.log")
+	for _, k := range kinds(relaxed) {
+		if strings.HasSuffix(k, "/socket-fallback") || strings.HasSuffix(k, "/no-ib-device") {
+			t.Errorf("AllowSocket still reports %s", k)
+		}
+	}
+}
+
+func TestOptionsExpectations(t *testing.T) {
+	a := analyzeFile(t, Options{Interfaces: []string{"ens2f0np0"}, HCAs: []string{"mlx5_0"}}, "two_hosts_roce_clean.log")
+	got := kinds(a)
+	want := []string{"gpu-01/unexpected-hca", "gpu-01/unexpected-interface", "gpu-02/unexpected-hca", "gpu-02/unexpected-interface"}
+	if d := cmp.Diff(want, slices.Compact(got)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestNCCLTestsTable(t *testing.T) {
+	a := analyzeFile(t, Options{}, "srun_all_reduce_perf_wrong.log")
+	if len(a.Tests) != 1 {
+		t.Fatalf("tests %+v", a.Tests)
+	}
+	p := a.Tests[0]
+	if len(p.Rows) != 8 || p.OutOfBounds != 3 || p.AvgBusBW != 12.4419 || p.MaxBusBW() != 13.21 || p.Rows[3].OutOfPlace.Wrong != 3 {
+		t.Errorf("perf %+v", p)
+	}
+	if d := cmp.Diff([]string{"/wrong-results", "gpu-01/no-gdrdma", "gpu-02/no-gdrdma"}, kinds(a)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if a.Hosts[0].Name != "gpu-01" || !slices.Equal(a.Hosts[0].Ranks, []int{0}) || a.Hosts[0].Versions[0] != "2.21.5+cuda12.4" {
+		t.Errorf("srun-prefixed host %+v", a.Hosts[0])
+	}
+}
+
+func TestAnalyzeErrors(t *testing.T) {
+	_, err := Analyze(Options{},
+		Source{Name: "empty.log", R: strings.NewReader("")},
+		Source{Name: "ok.log", R: strings.NewReader("h:1:1 [0] NCCL INFO Using network IB\n")},
+		Source{Name: "other.log", R: strings.NewReader("Epoch 1/10 loss=0.3\n")},
+	)
+	if !errors.Is(err, ErrNoNCCL) || !strings.Contains(err.Error(), "empty.log") || !strings.Contains(err.Error(), "other.log: 1 lines") || strings.Contains(err.Error(), "ok.log") {
+		t.Errorf("got %v", err)
+	}
+	long := "h:1:1 [0] NCCL INFO x\n" + strings.Repeat("a", maxLine+1)
+	if _, err := Analyze(Options{}, Source{Name: "long.log", R: strings.NewReader(long)}); err == nil || !strings.Contains(err.Error(), "long.log: line 2") {
+		t.Errorf("over-long line: %v", err)
+	}
+}
+
+func TestSplitLine(t *testing.T) {
+	cases := []struct {
+		in   string
+		want record
+	}{
+		{"h1:12:13 [2] NCCL INFO Using network IB", record{host: "h1", pid: 12, dev: 2, level: "INFO", msg: "Using network IB"}},
+		{"[1,3]<stdout>:h1:12:13 [2] NCCL INFO x", record{stream: "1,3", host: "h1", pid: 12, dev: 2, level: "INFO", msg: "x"}},
+		{"[155] h1:12:13 [3] NCCL INFO x", record{stream: "155", host: "h1", pid: 12, dev: 3, level: "INFO", msg: "x"}},
+		{"7: h1:12:13 [0] NCCL INFO x", record{stream: "7", host: "h1", pid: 12, dev: 0, level: "INFO", msg: "x"}},
+		{"\th1:12:13 [0] NCCL INFO x", record{host: "h1", pid: 12, dev: 0, level: "INFO", msg: "x"}},
+		{"h1:12:13 [0] misc/socket.cc:50 NCCL WARN Net : Connect failed", record{host: "h1", pid: 12, dev: 0, level: "WARN", msg: "Net : Connect failed"}},
+		{"NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", record{dev: -1, level: "INFO", msg: "NET/Socket : Using [0]eth0:10.0.0.1<0>"}},
+		{"NCCL version 2.19.3+cuda12.3", record{dev: -1, msg: "NCCL version 2.19.3+cuda12.3"}},
+	}
+	for _, c := range cases {
+		if d := cmp.Diff(c.want, splitLine(c.in), cmp.AllowUnexported(record{})); d != "" {
+			t.Errorf("%q (-want +got):\n%s", c.in, d)
+		}
+	}
+}
+
+func FuzzAnalyze(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/*.log")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := Analyze(Options{Interfaces: []string{"eth0"}, HCAs: []string{"mlx5_0"}}, Source{Name: "fuzz", R: bytes.NewReader(data)})
+		if err != nil {
+			return
+		}
+		for _, f := range a.Findings {
+			if f.Status != checks.StatusFail && f.Status != checks.StatusWarn || f.Where == "" {
+				t.Fatalf("finding %+v", f)
+			}
+		}
+		a.Results()
+	})
+}

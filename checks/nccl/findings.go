@@ -1,0 +1,124 @@
+package nccl
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+// virtualIfRe matches interfaces that never carry a fabric: loopback and the
+// bridges, tunnels and overlays of containers and VMs.
+var virtualIfRe = regexp.MustCompile(`^(?:lo|docker\d*|br-\w+|virbr\d*|veth\w*|flannel\.\w+|cni\d*|cali\w+|cilium_\w+|vxlan[\w.]*|tunl\d+|weave|kube-\w+|tailscale\d*|wg\d+|podman\d*|lxcbr\d*|genev_sys_\w+|ovs-system)$`)
+
+// hostFindings reports what is wrong with one host.
+func (a *analyzer) hostFindings(h *hostState) {
+	if !a.opt.AllowSocket {
+		if h.socketWhere != "" {
+			msg := "channels run via NET/Socket: NCCL moves data over TCP, not RDMA"
+			if h.networks["Socket"] {
+				msg = "NCCL chose the socket transport (Using network Socket): data moves over TCP, not RDMA"
+			}
+			a.add(Finding{Kind: SocketFallback, Status: checks.StatusFail, Host: h.Name, Message: msg, Where: h.socketWhere})
+		}
+		if h.NoIBDevice {
+			a.add(Finding{Kind: NoIBDevice, Status: checks.StatusFail, Host: h.Name, Where: h.noIBWhere,
+				Message: "NET/IB found no device: no usable IB/RoCE port (driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)"})
+		}
+	}
+	a.interfaceFindings(h)
+	a.hcaFindings(h)
+	if !h.GDRDMA && h.netWhere != "" && hasRDMANet(h.Transports) {
+		a.add(Finding{Kind: NoGDRDMA, Status: checks.StatusWarn, Host: h.Name, Where: h.netWhere,
+			Message: "NET channels do not use GPUDirect RDMA (no /GDRDMA): check nvidia-peermem and the GPU↔NIC PCIe path"})
+	}
+}
+
+func hasRDMANet(transports map[string]int) bool {
+	for t := range transports {
+		if strings.HasPrefix(t, "NET/") && t != "NET/Socket" && t != "NET/FastSocket" {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analyzer) interfaceFindings(h *hostState) {
+	roles := []struct {
+		name string
+		set  map[string]bool
+	}{{"bootstrap", h.boot}, {"NET/IB out-of-band exchange", h.oob}, {"socket transport", h.sock}}
+	for _, role := range roles {
+		for _, i := range ifaceList(role.set) {
+			var why string
+			switch {
+			case i.Name == "lo":
+				why = "loopback cannot reach other hosts"
+			case virtualIfRe.MatchString(i.Name):
+				why = "a container or VM bridge/overlay, not the fabric"
+			case len(a.opt.Interfaces) > 0 && !slices.Contains(a.opt.Interfaces, i.Name):
+				why = "not one of the expected interfaces (" + strings.Join(a.opt.Interfaces, ", ") + ")"
+			default:
+				continue
+			}
+			a.add(Finding{Kind: UnexpectedInterface, Status: checks.StatusWarn, Host: h.Name, Where: h.ifaceWhere[i.Name],
+				Message: fmt.Sprintf("NCCL uses %s for its %s: %s", i, role.name, why)})
+		}
+	}
+}
+
+func (a *analyzer) hcaFindings(h *hostState) {
+	layers := map[string][]string{}
+	for _, d := range h.IBDevices {
+		layers[d.LinkLayer] = append(layers[d.LinkLayer], d.String())
+		if len(a.opt.HCAs) > 0 && !slices.Contains(a.opt.HCAs, d.Name) {
+			a.add(Finding{Kind: UnexpectedHCA, Status: checks.StatusWarn, Host: h.Name, Where: h.ibWhere,
+				Message: fmt.Sprintf("NET/IB uses %s, not one of the expected devices (%s)", d, strings.Join(a.opt.HCAs, ", "))})
+		}
+	}
+	if len(layers) > 1 {
+		minority, majority := "RoCE", "IB"
+		if len(layers["RoCE"]) > len(layers["IB"]) {
+			minority, majority = majority, minority
+		}
+		a.add(Finding{Kind: MixedLinkLayers, Status: checks.StatusWarn, Host: h.Name, Where: h.ibWhere,
+			Message: fmt.Sprintf("NET/IB mixes InfiniBand and RoCE ports: %s among %d %s ports; restrict NCCL_IB_HCA",
+				strings.Join(layers[minority], " "), len(layers[majority]), majority)})
+	}
+}
+
+// fleetFindings compares hosts: NCCL versions, and ranks nccl-tests printed twice.
+func (a *analyzer) fleetFindings() {
+	byVersion := map[string][]string{}
+	where := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(a.hosts)) {
+		h := a.hosts[name]
+		for v := range h.versions {
+			byVersion[v] = append(byVersion[v], name)
+			if _, ok := where[v]; !ok {
+				where[v] = h.versionWhere
+			}
+		}
+	}
+	if len(byVersion) > 1 {
+		var parts []string
+		versions := slices.Sorted(maps.Keys(byVersion))
+		for _, v := range versions {
+			parts = append(parts, v+" on "+strings.Join(byVersion[v], ", "))
+		}
+		a.add(Finding{Kind: VersionSkew, Status: checks.StatusFail, Where: where[versions[1]],
+			Message: "NCCL versions differ: " + strings.Join(parts, "; ")})
+	}
+	for _, rank := range slices.Sorted(maps.Keys(a.testRanks)) {
+		hosts := a.testRanks[rank]
+		if len(hosts) < 2 {
+			continue
+		}
+		names := slices.Sorted(maps.Keys(hosts))
+		a.add(Finding{Kind: DuplicateRank, Status: checks.StatusFail, Where: hosts[names[1]],
+			Message: fmt.Sprintf("nccl-tests printed rank %d on %s: the processes ran as separate jobs (a binary built without MPI=1, or a launcher that does not wire ranks)", rank, strings.Join(names, " and "))})
+	}
+}

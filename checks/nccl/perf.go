@@ -1,0 +1,219 @@
+package nccl
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+// Perf is one nccl-tests result table (all_reduce_perf and its siblings).
+type Perf struct {
+	Source string    `json:"source"`
+	Where  string    `json:"where"` // "file:line" of the column header
+	Rows   []PerfRow `json:"rows"`
+	// AvgBusBW is the "# Avg bus bandwidth" footer, GB/s; 0 when absent.
+	AvgBusBW float64 `json:"avgBusBW,omitempty"`
+	// OutOfBounds is the "# Out of bounds values" footer; -1 when absent.
+	OutOfBounds int `json:"outOfBounds"`
+}
+
+// PerfRow is one message size.
+type PerfRow struct {
+	Bytes      int64   `json:"bytes"`
+	Count      int64   `json:"count"`
+	Type       string  `json:"type"`
+	Redop      string  `json:"redop"`
+	Root       int     `json:"root"` // -1 for rootless collectives and old tables without the column
+	OutOfPlace PerfRun `json:"outOfPlace"`
+	InPlace    PerfRun `json:"inPlace"`
+	Where      string  `json:"where"`
+}
+
+// PerfRun is the time and bandwidth of one placement.
+type PerfRun struct {
+	TimeUs float64 `json:"timeUs"`
+	AlgBW  float64 `json:"algBW"` // GB/s
+	BusBW  float64 `json:"busBW"` // GB/s
+	Wrong  int     `json:"wrong"` // -1 for N/A (validation off)
+}
+
+var (
+	perfHeaderRe = regexp.MustCompile(`^#\s+size\s+count\s+type\s+redop\s+(root\s+)?time\s+algbw\s+busbw\s+(?:#wrong|error)`)
+	perfTagRe    = regexp.MustCompile(`\[\d+\]`)
+	outOfBoundRe = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)`)
+	avgBusBWRe   = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*([0-9.]+)`)
+	wordRe       = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
+
+// perfParser reads the nccl-tests table of one source.
+type perfParser struct {
+	source  string
+	where   string
+	header  bool
+	root    bool
+	rows    []PerfRow
+	avg     float64
+	oob     int
+	hasOOB  bool
+	content bool
+}
+
+// line handles one line without the NCCL prefix and reports whether it was
+// nccl-tests output.
+func (p *perfParser) line(s, where string) bool {
+	s = strings.TrimSpace(perfTagRe.ReplaceAllString(s, " "))
+	switch {
+	case perfHeaderRe.MatchString(s):
+		p.header, p.root = true, perfHeaderRe.FindStringSubmatch(s)[1] != ""
+		if p.where == "" {
+			p.where = where
+		}
+	case outOfBoundRe.MatchString(s):
+		p.oob, _ = strconv.Atoi(outOfBoundRe.FindStringSubmatch(s)[1])
+		p.hasOOB = true
+	case avgBusBWRe.MatchString(s):
+		p.avg, _ = strconv.ParseFloat(avgBusBWRe.FindStringSubmatch(s)[1], 64)
+	case strings.HasPrefix(s, "#"):
+		// "# nThread 1 nGpus 1 …", "# Using devices", "# (B) (elements) …"
+		if strings.HasPrefix(s, "# nThread") || strings.Contains(s, "(elements)") || strings.Contains(s, "out-of-place") {
+			p.content = true
+			return true
+		}
+		return false
+	default:
+		row, ok := p.row(strings.Fields(s), where)
+		if !ok {
+			return false
+		}
+		p.rows = append(p.rows, row)
+	}
+	p.content = true
+	if p.where == "" {
+		p.where = where
+	}
+	return true
+}
+
+// row reads "size count type redop [root] time algbw busbw #wrong time algbw
+// busbw #wrong". Without a header (an excerpt that starts below it) the root
+// column is inferred from the number of fields.
+func (p *perfParser) row(f []string, where string) (PerfRow, bool) {
+	root := p.root
+	if !p.header {
+		root = len(f) == 13 || len(f) == 9
+	}
+	want := 12
+	if root {
+		want = 13
+	}
+	if len(f) != want && len(f) != want-4 { // some collectives print out-of-place only
+		return PerfRow{}, false
+	}
+	if !wordRe.MatchString(f[2]) || !wordRe.MatchString(f[3]) {
+		return PerfRow{}, false
+	}
+	var r PerfRow
+	var err error
+	if r.Bytes, err = strconv.ParseInt(f[0], 10, 64); err != nil {
+		return PerfRow{}, false
+	}
+	if r.Count, err = strconv.ParseInt(f[1], 10, 64); err != nil {
+		return PerfRow{}, false
+	}
+	r.Type, r.Redop, r.Root, r.Where = f[2], f[3], -1, where
+	rest := f[4:]
+	if root {
+		if r.Root, err = strconv.Atoi(f[4]); err != nil {
+			return PerfRow{}, false
+		}
+		rest = f[5:]
+	}
+	var ok bool
+	if r.OutOfPlace, ok = perfRun(rest[:4]); !ok {
+		return PerfRow{}, false
+	}
+	if len(rest) == 8 {
+		if r.InPlace, ok = perfRun(rest[4:]); !ok {
+			return PerfRow{}, false
+		}
+	}
+	return r, true
+}
+
+func perfRun(f []string) (PerfRun, bool) {
+	var r PerfRun
+	var err error
+	if r.TimeUs, err = strconv.ParseFloat(f[0], 64); err != nil {
+		return r, false
+	}
+	if r.AlgBW, err = strconv.ParseFloat(f[1], 64); err != nil {
+		return r, false
+	}
+	if r.BusBW, err = strconv.ParseFloat(f[2], 64); err != nil {
+		return r, false
+	}
+	if f[3] == "N/A" {
+		r.Wrong = -1
+	} else if r.Wrong, err = strconv.Atoi(f[3]); err != nil {
+		return r, false
+	}
+	return r, true
+}
+
+// result returns the table of the source, if it had one.
+func (p *perfParser) result() (Perf, bool) {
+	if len(p.rows) == 0 && !p.hasOOB && p.avg == 0 {
+		return Perf{}, false
+	}
+	out := Perf{Source: p.source, Where: p.where, Rows: p.rows, AvgBusBW: p.avg, OutOfBounds: -1}
+	if p.hasOOB {
+		out.OutOfBounds = p.oob
+	}
+	return out, true
+}
+
+// collapseMin is the smallest message size at which a fall in bus bandwidth
+// counts: below it latency dominates and numbers jump around.
+const collapseMin = 1 << 20
+
+// findings reports wrong results and a collapse of bus bandwidth: a size of
+// at least 1 MiB reaching less than half the best busbw of the sizes before it.
+func (p Perf) findings() []Finding {
+	var out []Finding
+	wrong := 0
+	for _, r := range p.Rows {
+		wrong += max(r.OutOfPlace.Wrong, 0) + max(r.InPlace.Wrong, 0)
+	}
+	if wrong > 0 || p.OutOfBounds > 0 {
+		out = append(out, Finding{Kind: WrongResults, Status: checks.StatusFail, Where: p.Where,
+			Message: fmt.Sprintf("nccl-tests found wrong results (%d wrong, %d out of bounds) in %s", wrong, max(p.OutOfBounds, 0), p.Source)})
+	}
+	var best PerfRow
+	for _, r := range p.Rows {
+		if r.Bytes < collapseMin {
+			continue
+		}
+		if best.Bytes != 0 && r.OutOfPlace.BusBW < best.OutOfPlace.BusBW/2 {
+			out = append(out, Finding{Kind: BusBWCollapse, Status: checks.StatusWarn, Where: r.Where,
+				Message: fmt.Sprintf("bus bandwidth falls from %.2f GB/s at %d bytes to %.2f GB/s at %d bytes in %s",
+					best.OutOfPlace.BusBW, best.Bytes, r.OutOfPlace.BusBW, r.Bytes, p.Source)})
+			break
+		}
+		if r.OutOfPlace.BusBW > best.OutOfPlace.BusBW {
+			best = r
+		}
+	}
+	return out
+}
+
+// MaxBusBW returns the best out-of-place bus bandwidth of the table, GB/s.
+func (p Perf) MaxBusBW() float64 {
+	m := 0.0
+	for _, r := range p.Rows {
+		m = max(m, r.OutOfPlace.BusBW, r.InPlace.BusBW)
+	}
+	return m
+}

@@ -567,3 +567,37 @@ func DefaultClass(classes []fabric.SwitchClass) (c fabric.SwitchClass, ok bool) 
 	}
 	return fabric.SwitchClass{}, false
 }
+
+// Limits are the platform limits most renderers check besides CheckIntent.
+type Limits struct {
+	// Platform names the platform in errors.
+	Platform string
+	// CheckPort is the driver's port-name check.
+	CheckPort func(string) error
+	// MinMTU and MaxMTU bound a non-zero MTU.
+	MinMTU, MaxMTU int
+}
+
+// Check runs CheckIntent, then checks trust (dscp or pcp), the MTU range and
+// every port name. Platform limits wrap ErrNotSupported; all problems are
+// joined, none is lost.
+func (l Limits) Check(si fabric.SwitchIntent) []error {
+	var errs []error
+	if err := CheckIntent(si); err != nil {
+		errs = append(errs, err)
+	}
+	if si.Trust != "dscp" && si.Trust != "pcp" {
+		errs = append(errs, fmt.Errorf("%w: trust %q (want dscp or pcp)", ErrNotSupported, si.Trust))
+	}
+	if si.MTU != 0 && (si.MTU < l.MinMTU || si.MTU > l.MaxMTU) {
+		errs = append(errs, fmt.Errorf("%w: MTU %d outside %s's %d..%d", ErrNotSupported, si.MTU, l.Platform, l.MinMTU, l.MaxMTU))
+	}
+	if l.CheckPort != nil {
+		for _, p := range si.Ports {
+			if err := l.CheckPort(p); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}

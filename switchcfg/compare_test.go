@@ -290,3 +290,22 @@ func TestCompareLosslessDSCPInLossyClass(t *testing.T) {
 		t.Fatalf("DSCP 26 in a lossy class not reported: %v", Compare(want, got))
 	}
 }
+
+func TestLimits(t *testing.T) {
+	l := Limits{Platform: "x-os", CheckPort: func(p string) error {
+		if p != "p1" {
+			return errors.New("bad port " + p)
+		}
+		return nil
+	}, MinMTU: 1500, MaxMTU: 9216}
+	si := labIntent("x-os")
+	si.Ports = []string{"p1"}
+	if errs := l.Check(si); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	si.Ports, si.MTU, si.Trust = []string{"p1", "p2"}, 9600, "port"
+	errs := l.Check(si)
+	if len(errs) != 3 || !errors.Is(errs[0], ErrNotSupported) || !strings.Contains(errs[1].Error(), "MTU 9600 outside x-os's 1500..9216") || errs[2].Error() != "bad port p2" {
+		t.Fatalf("got %v", errs)
+	}
+}

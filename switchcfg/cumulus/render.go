@@ -55,13 +55,7 @@ func notSupported(format string, args ...any) error {
 // Several lossless priorities are accepted (NVUE takes a list); each needs its
 // own traffic class, which CheckIntent's queue rules already ensure.
 func validate(si fabric.SwitchIntent) error {
-	var errs []error
-	if err := switchcfg.CheckIntent(si); err != nil {
-		errs = append(errs, err)
-	}
-	if si.Trust != "dscp" && si.Trust != "pcp" {
-		errs = append(errs, notSupported("trust %q (want dscp or pcp)", si.Trust))
-	}
+	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: 552, MaxMTU: 9216}.Check(si)
 	for _, c := range si.Classes {
 		if c.Queue != c.TrafficClass {
 			errs = append(errs, notSupported("class %q: queue %d differs from traffic class %d (a Spectrum egress queue is the traffic class)",
@@ -74,19 +68,11 @@ func validate(si fabric.SwitchIntent) error {
 			errs = append(errs, notSupported("class %q: ECN probability %d outside NVUE's 1..100", c.Name, c.ECN.MaxMarkProbability))
 		}
 	}
-	if si.MTU != 0 && (si.MTU < 552 || si.MTU > 9216) {
-		errs = append(errs, notSupported("MTU %d outside NVUE's 552..9216", si.MTU))
-	}
 	if wd := si.PFC.Watchdog; wd != nil && wd.Enabled {
 		if wd.Action != "" && wd.Action != "drop" {
 			errs = append(errs, notSupported("PFC watchdog action %q (Cumulus drops only)", wd.Action))
 		}
 		if _, _, err := watchdogTimers(wd); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, p := range si.Ports {
-		if err := checkPort(p); err != nil {
 			errs = append(errs, err)
 		}
 	}

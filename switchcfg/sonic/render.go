@@ -65,21 +65,12 @@ func notSupported(format string, args ...any) error {
 // dynamic buffer model creates them from pfc_enable); fabricctl does not
 // write buffers.
 func validate(si fabric.SwitchIntent) error {
-	var errs []error
-	if err := switchcfg.CheckIntent(si); err != nil {
-		errs = append(errs, err)
-	}
-	if si.Trust != "dscp" && si.Trust != "pcp" {
-		errs = append(errs, notSupported("trust %q (want dscp or pcp)", si.Trust))
-	}
+	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(si)
 	for _, c := range si.Classes {
 		if c.TrafficClass != c.Priority {
 			errs = append(errs, notSupported("class %q: traffic class %d differs from priority %d (SONiC's traffic class is the priority; use queue)",
 				c.Name, c.TrafficClass, c.Priority))
 		}
-	}
-	if si.MTU != 0 && (si.MTU < MinMTU || si.MTU > MaxMTU) {
-		errs = append(errs, notSupported("MTU %d outside %d..%d", si.MTU, MinMTU, MaxMTU))
 	}
 	if wd := si.PFC.Watchdog; wd != nil && wd.Enabled {
 		switch wd.Action {
@@ -98,11 +89,6 @@ func validate(si fabric.SwitchIntent) error {
 			if r.v != 0 && (r.v < r.lo || r.v > r.hi) {
 				errs = append(errs, notSupported("PFC watchdog %s %d ms outside %d..%d", r.what, r.v, r.lo, r.hi))
 			}
-		}
-	}
-	for _, p := range si.Ports {
-		if err := checkPort(p); err != nil {
-			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

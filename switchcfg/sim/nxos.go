@@ -94,6 +94,9 @@ var nxosGrammar = cliGrammar{
 	},
 }
 
+// maxCheckpoints is NX-OS's limit of user checkpoints per switch.
+const maxCheckpoints = 10
+
 type nxos struct {
 	env         *env
 	running     *cliNode
@@ -254,6 +257,10 @@ func (s *nxosShell) exec(raw string) reply {
 		if _, ok := d.checkpoints[f[1]]; ok {
 			return fail("ERROR: Checkpoint name " + f[1] + " is already in use")
 		}
+		if len(d.checkpoints) >= maxCheckpoints {
+			return fail("ERROR: Maximum number of user checkpoints (" + strconv.Itoa(maxCheckpoints) +
+				") reached; delete one with 'no checkpoint NAME'")
+		}
 		d.checkpoints[f[1]] = d.running.clone()
 		return say("Done")
 	case len(f) == 3 && f[0] == "no" && f[1] == "checkpoint":
@@ -286,8 +293,7 @@ func (s *nxosShell) exec(raw string) reply {
 		d.running = cp.clone()
 		d.touch()
 		d.env.stats.Rollbacks++
-		return say("Note: Applying config parallelly may fail Rollback verification\n" +
-			"Collecting Running-Config\n#Generating Rollback Patch\nExecuting Rollback Patch\n" +
+		return say("Collecting Running-Config\n#Generating Rollback Patch\nExecuting Rollback Patch\n" +
 			"Generating Running-config for verification\n#Generating Patch for verification\n" +
 			"Verification is Successful.\n\nRollback completed successfully.")
 	case line == "copy running-config startup-config" || line == "copy run start":

@@ -74,7 +74,7 @@ type Faults struct {
 	// (DropAfter+1)-th command since SetFaults arrives.
 	DropAfter int
 	// DropOn closes the connection, without executing it, when a command
-	// containing this text arrives.
+	// equal to this text (surrounding spaces ignored) arrives.
 	DropOn string
 	// Reject answers a command or configuration line equal to this text
 	// (surrounding spaces ignored) with the platform's invalid-input error.
@@ -448,7 +448,7 @@ func (s *Server) faultFor(line string) (string, time.Duration) {
 	case f.DropAfter > 0 && s.counted > f.DropAfter:
 		f.DropAfter = 0
 		return "drop", 0
-	case f.DropOn != "" && strings.Contains(line, f.DropOn):
+	case f.DropOn != "" && strings.TrimSpace(line) == strings.TrimSpace(f.DropOn):
 		f.DropOn = ""
 		return "drop", 0
 	case f.StallOn != "" && strings.Contains(line, f.StallOn):

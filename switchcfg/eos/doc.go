@@ -18,12 +18,22 @@
 //	      bandwidth percent 50
 //	      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 100
 //
+// The rendering is the full state of what fabricctl manages, not a patch:
+// map entries of priorities, DSCPs and traffic classes no class uses are
+// removed ("no qos map dscp 5 to traffic-class N" for every N), PFC
+// priorities outside the intent, tx-queues without a class, bandwidth and ECN
+// a class does not set, per-port watchdog overrides and service-profile are
+// reset with "no" commands. Pushing it therefore also undoes what drifted in;
+// ports outside the intent are never touched.
+//
 // Parse reads `show running-config` (the only ReadbackCommands entry) back
 // into the intent. Interfaces inherit what their `service-profile` qos
 // profile sets, and their own lines win. The ports of the result are the
 // Ethernet interfaces with any QoS setting; per-port settings (MTU, trust,
 // PFC, watchdog enablement, tx-queue scheduling and ECN) count only when all
 // those ports agree, and read as empty otherwise, so one drifted port shows.
+// ParsePorts does the same over the intent's ports only, so uplinks with
+// other QoS do not blur the reading.
 // EOS does not carry class names, the RoCE/CNP class roles or the cable
 // length: they stay empty. A tx-queue is strict unless `no priority` is set
 // on it or on a higher queue (EOS's round-robin rule), or `priority strict`
@@ -38,10 +48,10 @@
 //
 // Render rejects, with an error naming the platform and wrapping
 // switchcfg.ErrNotSupported:
-//   - more than MaxNoDropPriorities (2) no-drop priorities: the lossless
-//     limit of the Trident/Tomahawk-based 7050X/7060X/7260X leaves (headroom
-//     for two priority groups); chassis with deeper buffers allow more, but
-//     one driver must render for all of them;
+//   - more than MaxNoDropPriorities (2) no-drop priorities: a conservative
+//     choice for the fixed-configuration (Trident/Tomahawk) leaves, whose
+//     lossless headroom is provisioned per priority; platforms with deeper
+//     buffers allow more, but one driver renders for all of them;
 //   - an MTU above MaxMTU (9214, EOS's largest interface MTU);
 //   - a strict class whose tx-queue is not above every round-robin class's
 //     (`no priority` makes all lower queues round-robin);

@@ -92,7 +92,16 @@ type runningConfig struct {
 // service-profile qos profiles too) count only where every QoS-configured
 // Ethernet port agrees; a mixed setting reads as empty so that drift shows.
 // Class names, RoCE and CNP class names are not carried by EOS and stay empty.
-func (*Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+	return d.ParsePorts(rb, nil)
+}
+
+// ParsePorts is Parse restricted to the given ports (nil: every port with
+// QoS): per-port settings count where all of these ports agree, and ports
+// outside the list — uplinks configured by other means — do not blur the
+// result. A listed port without QoS makes those settings read as empty. The
+// result's Ports are the listed ports that carry QoS.
+func (*Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchIntent, error) {
 	out, ok := rb[ReadbackRunningConfig]
 	if !ok {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackRunningConfig)
@@ -101,7 +110,7 @@ func (*Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
 	if err != nil {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %s: %w", Platform, ReadbackRunningConfig, err)
 	}
-	return rc.intent(), nil
+	return rc.intent(ports), nil
 }
 
 func parseRunningConfig(text string) (*runningConfig, error) {
@@ -449,17 +458,30 @@ func uniform[T comparable](ports []*portQoS, get func(*portQoS) T) (T, bool) {
 	return v, true
 }
 
-func (rc *runningConfig) intent() fabric.SwitchIntent {
+func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{}}
 	in.PFC.Priorities = []int{}
+	names := slices.Clone(only)
+	if names == nil {
+		for name := range rc.ports {
+			names = append(names, name)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool { return portLess(names[i], names[j]) })
 	var ports []*portQoS
-	for name, p := range rc.ports {
-		if e := rc.effective(p); e.qos {
+	for _, name := range slices.Compact(names) {
+		p := rc.ports[name]
+		if p == nil {
+			p = newPortQoS()
+		}
+		e := rc.effective(p)
+		if e.qos {
 			in.Ports = append(in.Ports, name)
+		}
+		if e.qos || only != nil {
 			ports = append(ports, e)
 		}
 	}
-	sort.Slice(in.Ports, func(i, j int) bool { return portLess(in.Ports[i], in.Ports[j]) })
 
 	if mtu, ok := uniform(ports, func(p *portQoS) opt { return p.mtu }); ok && mtu.ok {
 		in.MTU = mtu.v

@@ -3,6 +3,7 @@ package eos
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,7 +38,10 @@ var watchdogActions = map[string]string{"drop": "drop", "forward": "no-drop", "a
 
 // Render turns the intent into EOS configuration commands, laid out as
 // `show running-config` prints them: global maps and watchdog timers first,
-// then one block per port. It is pure.
+// then one block per port. The rendering is the full state of what fabricctl
+// manages: maps, PFC priorities and tx-queues the intent does not use are
+// reset with "no" commands, so pushing it also removes what drifted in. It
+// is pure.
 func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	if err := validate(in); err != nil {
 		return switchcfg.Config{}, err
@@ -51,52 +55,96 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		fmt.Fprintf(&b, format, args...)
 		b.WriteByte('\n')
 	}
+	// unused lists 0..max without the values get returns for the classes.
+	unused := func(max int, get func(fabric.SwitchClass) []int) []int {
+		var out []int
+		for v := 0; v <= max; v++ {
+			if !slices.ContainsFunc(classes, func(c fabric.SwitchClass) bool { return slices.Contains(get(c), v) }) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	// unmap removes explicit map entries of values no class uses, whatever
+	// they map to: the full "no qos map KIND VALUES to TARGET N" form, once
+	// per possible target.
+	unmap := func(kind, target string, values []int) {
+		for t := 0; len(values) > 0 && t <= 7; t++ {
+			line(0, "no qos map %s %s to %s %d", kind, joinInts(values), target, t)
+		}
+	}
 	for _, c := range classes {
 		line(0, "qos map cos %d to traffic-class %d", c.Priority, c.TrafficClass)
 	}
+	unmap("cos", "traffic-class", unused(7, func(c fabric.SwitchClass) []int { return []int{c.Priority} }))
 	for _, c := range classes {
 		if len(c.DSCP) > 0 {
 			line(0, "qos map dscp %s to traffic-class %d", joinInts(c.DSCP), c.TrafficClass)
 		}
 	}
+	unmap("dscp", "traffic-class", unused(63, func(c fabric.SwitchClass) []int { return c.DSCP }))
 	for _, c := range classes {
 		line(0, "qos map traffic-class %d to tx-queue %d", c.TrafficClass, c.Queue)
 	}
-	if wd := in.PFC.Watchdog; wd != nil {
-		if wd.DetectionTimeMs > 0 {
-			line(0, "priority-flow-control pause watchdog default timeout %s", seconds(wd.DetectionTimeMs))
-		}
-		if wd.PollIntervalMs > 0 {
-			line(0, "priority-flow-control pause watchdog default polling-interval %s", seconds(wd.PollIntervalMs))
-		}
-		if wd.RestorationTimeMs > 0 {
-			line(0, "priority-flow-control pause watchdog default recovery-time %s", seconds(wd.RestorationTimeMs))
-		}
-		if wd.Action != "" {
-			line(0, "priority-flow-control pause watchdog action %s", watchdogActions[wd.Action])
+	unmap("traffic-class", "tx-queue", unused(7, func(c fabric.SwitchClass) []int { return []int{c.TrafficClass} }))
+	if len(in.PFC.Priorities) > 0 {
+		line(0, "no priority-flow-control all off")
+	}
+	wd := in.PFC.Watchdog
+	if wd == nil {
+		wd = &fabric.SwitchPFCWatchdog{}
+	}
+	for _, t := range []struct {
+		setting string
+		ms      int
+	}{{"timeout", wd.DetectionTimeMs}, {"polling-interval", wd.PollIntervalMs}, {"recovery-time", wd.RestorationTimeMs}} {
+		if t.ms > 0 {
+			line(0, "priority-flow-control pause watchdog default %s %s", t.setting, seconds(t.ms))
+		} else {
+			line(0, "no priority-flow-control pause watchdog default %s", t.setting)
 		}
 	}
+	if wd.Action != "" {
+		line(0, "priority-flow-control pause watchdog action %s", watchdogActions[wd.Action])
+	} else {
+		line(0, "no priority-flow-control pause watchdog action")
+	}
 
-	byQueue := append([]fabric.SwitchClass(nil), classes...)
-	sort.SliceStable(byQueue, func(i, j int) bool { return byQueue[i].Queue < byQueue[j].Queue })
 	trust := map[string]string{"dscp": "dscp", "pcp": "cos"}[in.Trust]
 	for _, port := range in.Ports {
 		line(0, "interface %s", port)
 		if in.MTU > 0 {
 			line(3, "mtu %d", in.MTU)
 		}
+		line(3, "no service-profile")
 		line(3, "qos trust %s", trust)
 		if len(in.PFC.Priorities) > 0 {
 			line(3, "priority-flow-control on")
-			for _, p := range in.PFC.Priorities {
-				line(3, "priority-flow-control priority %d no-drop", p)
+			for p := 0; p <= 7; p++ {
+				if slices.Contains(in.PFC.Priorities, p) {
+					line(3, "priority-flow-control priority %d no-drop", p)
+				} else {
+					line(3, "no priority-flow-control priority %d", p)
+				}
 			}
+		} else {
+			line(3, "no priority-flow-control on")
 		}
-		if wd := in.PFC.Watchdog; wd != nil && wd.Enabled {
+		if wd.Enabled {
 			line(3, "priority-flow-control pause watchdog")
+			line(3, "no priority-flow-control pause watchdog port action")
+			line(3, "no priority-flow-control pause watchdog port timer")
+		} else {
+			line(3, "no priority-flow-control pause watchdog")
 		}
-		for _, c := range byQueue {
-			line(3, "tx-queue %d", c.Queue)
+		for q := 0; q <= 7; q++ {
+			i := slices.IndexFunc(classes, func(c fabric.SwitchClass) bool { return c.Queue == q })
+			if i < 0 {
+				line(3, "no tx-queue %d", q)
+				continue
+			}
+			c := classes[i]
+			line(3, "tx-queue %d", q)
 			if c.Strict {
 				line(6, "priority strict")
 			} else {
@@ -104,6 +152,8 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 			}
 			if c.BandwidthPercent > 0 {
 				line(6, "bandwidth percent %d", c.BandwidthPercent)
+			} else {
+				line(6, "no bandwidth percent")
 			}
 			if e := c.ECN; e != nil {
 				s := fmt.Sprintf("random-detect ecn minimum-threshold %d kbytes maximum-threshold %d kbytes",
@@ -112,6 +162,8 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 					s += fmt.Sprintf(" max-mark-probability %d", e.MaxMarkProbability)
 				}
 				line(6, "%s", s)
+			} else {
+				line(6, "no random-detect ecn")
 			}
 		}
 	}
@@ -134,7 +186,7 @@ func validate(in fabric.SwitchIntent) error {
 		}
 		return invalid("mtu %d out of range", in.MTU)
 	}
-	seenTC, seenPrio, seenDSCP := map[int]string{}, map[int]string{}, map[int]string{}
+	seenTC, seenPrio, seenQueue, seenDSCP := map[int]string{}, map[int]string{}, map[int]string{}, map[int]string{}
 	for _, c := range in.Classes {
 		if c.Priority < 0 || c.Priority > 7 || c.TrafficClass < 0 || c.TrafficClass > 7 || c.Queue < 0 || c.Queue > 7 {
 			return invalid("class %q: priority %d, traffic class %d, tx-queue %d: each must be 0..7", c.Name, c.Priority, c.TrafficClass, c.Queue)
@@ -143,6 +195,10 @@ func validate(in fabric.SwitchIntent) error {
 			return notSupported("classes %q and %q share traffic class %d; EOS classes are traffic classes", other, c.Name, c.TrafficClass)
 		}
 		seenTC[c.TrafficClass] = c.Name
+		if other, dup := seenQueue[c.Queue]; dup {
+			return notSupported("classes %q and %q share tx-queue %d; scheduling and ECN live on the queue", other, c.Name, c.Queue)
+		}
+		seenQueue[c.Queue] = c.Name
 		if other, dup := seenPrio[c.Priority]; dup {
 			return notSupported("classes %q and %q share priority %d; the EOS cos map sends one priority to one traffic class", other, c.Name, c.Priority)
 		}

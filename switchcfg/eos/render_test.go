@@ -43,7 +43,7 @@ func TestRenderParseRender(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := d.Parse(switchcfg.Readback{ReadbackRunningConfig: []byte(cfg.Text)})
+			got, err := d.Parse(asRunning(cfg.Text))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,6 +74,7 @@ func TestRenderRejects(t *testing.T) {
 		{"shared traffic class", func(in *fabric.SwitchIntent) { in.Classes[2].TrafficClass = 3 }, true, "share traffic class"},
 		{"watchdog too fast", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.DetectionTimeMs = 5 }, true, "detection time"},
 		{"unknown action", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.Action = "reboot" }, true, "action"},
+		{"shared tx-queue", func(in *fabric.SwitchIntent) { in.Classes[0].Queue = 3 }, true, "share tx-queue 3"},
 		{"bad port", func(in *fabric.SwitchIntent) { in.Ports = append(in.Ports, "swp1") }, false, `"swp1"`},
 		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "ip" }, false, "trust"},
 		{"dscp out of range", func(in *fabric.SwitchIntent) { in.Classes[1].DSCP = []int{64} }, false, "dscp 64"},

@@ -92,7 +92,7 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	if cfg.Platform != Platform {
 		return res, fmt.Errorf("pushing to %s: config rendered for %q", Platform, cfg.Platform)
 	}
-	p := &push{ctx: ctx, s: s, session: o.Checkpoint(time.Now())}
+	p := &push{ctx: ctx, s: s, session: sessionName(o, time.Now())}
 	open := "configure session " + p.session
 	if _, err := p.send(open); err != nil {
 		// No session was opened: when EOS refused the command, nothing changed.
@@ -149,6 +149,16 @@ func sessionDiff(out string) string {
 		return ""
 	}
 	return strings.TrimSpace(out)
+}
+
+// sessionName is PushOptions.CheckpointName, or a name unique to the
+// nanosecond: EOS refuses to reopen a completed session, so two pushes within
+// one second must not share the default name.
+func sessionName(o switchcfg.PushOptions, now time.Time) string {
+	if o.CheckpointName != "" {
+		return o.CheckpointName
+	}
+	return fmt.Sprintf("%s-%09d", o.Checkpoint(now), now.Nanosecond())
 }
 
 // hhmmss formats a duration for `commit timer` (at least one second).

@@ -169,7 +169,7 @@ func TestObserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeEOS{replies: map[string]string{ReadbackRunningConfig: cfg.Text}}
+	f := &fakeEOS{replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
 	got, err := New().Observe(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)

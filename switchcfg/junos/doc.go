@@ -16,6 +16,13 @@
 //	interfaces et-0/0/0 mtu 9216
 //	class-of-service interfaces et-0/0/0 congestion-notification-profile / scheduler-map / unit * classifiers
 //
+// Before the set statements come delete statements for everything Render
+// defines — its classifier, scheduler map and congestion-notification
+// profile, each class's forwarding class, scheduler and drop profile, each
+// port's bindings — so the rendering is the full state: in the private
+// candidate `show | compare` shows only real differences, and stale
+// leftovers go away. Other class-of-service configuration is left alone.
+//
 // A class's queue may differ from its priority: Juniper's AI/ML designs put
 // PFC priority 3 on queue 4 (Queue 4, pfc-priority 3, flow-control-queue 4).
 //
@@ -30,7 +37,8 @@
 // interfaces hierarchy except channelized parents (number-of-sub-ports), and
 // a port's own entry overrides the wildcard's settings. The classifier,
 // scheduler map and congestion-notification profile count only when every
-// port uses the same one; a mixed one reads as missing so drift shows. The
+// port uses the same one; a mixed one reads as missing so drift shows
+// (ParsePorts: every port of the intent). The
 // classes are the forwarding classes of that classifier, named after them.
 // PFC counts for a no-loss class whose code points the profile's input
 // pauses; its priority is its pfc-priority (or, with pcp trust, its code
@@ -68,7 +76,7 @@
 // Push edits a private candidate, exactly these commands through Session.Send:
 //
 //	configure private
-//	<each set statement>
+//	<each delete and set statement>
 //	show | compare
 //	rollback 0 + exit              no difference, dry run, or any failure before the commit
 //	commit confirmed <minutes>     PushOptions.Timeout() rounded up to whole minutes

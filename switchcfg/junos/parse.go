@@ -75,6 +75,15 @@ var pcpAliases = map[string]int{"be": 0, "be1": 1, "ef": 2, "ef1": 3, "af11": 4,
 // shows, e.g. "show configuration class-of-service") into the canonical
 // intent. See doc.go for how ports, wildcards and per-port settings read.
 func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+	return d.ParsePorts(rb, nil)
+}
+
+// ParsePorts is Parse restricted to the given ports (nil: every port with
+// class-of-service bindings): the classifier, scheduler map and profile count
+// where all of these ports share them, so ports outside the list do not blur
+// the result. A listed port without bindings makes them read as missing. The
+// result's Ports are the listed ports that have bindings.
+func (d *Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchIntent, error) {
 	cfg := &cosConfig{
 		classifiers: map[string]map[string]map[string][]int{}, fcs: map[string]*forwardingClass{},
 		cnps: map[string]*cnProfile{}, fill: map[string][]int{}, prob: map[string][]int{},
@@ -108,7 +117,7 @@ func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
 	if !cos {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackClassOfService)
 	}
-	return cfg.intent(d.queueBuffer()), nil
+	return cfg.intent(d.queueBuffer(), ports), nil
 }
 
 // statement files one absolute statement.
@@ -434,15 +443,23 @@ func keysOf[V any](m map[string]V) []string {
 	return out
 }
 
-func (c *cosConfig) intent(buffer int64) fabric.SwitchIntent {
+func (c *cosConfig) intent(buffer int64, only []string) fabric.SwitchIntent {
 	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Classes: []fabric.SwitchClass{}}
 	in.PFC.Priorities = []int{}
-	in.Ports = c.ports()
-	var eff []binding
-	for _, p := range in.Ports {
-		eff = append(eff, c.effective(p))
+	names := c.ports()
+	if only != nil {
+		names = slices.Compact(slices.SortedFunc(slices.Values(only), comparePorts))
 	}
-	in.MTU = c.commonMTU(in.Ports)
+	in.Ports = []string{}
+	var eff []binding
+	for _, p := range names {
+		e := c.effective(p)
+		if e != (binding{}) {
+			in.Ports = append(in.Ports, p)
+		}
+		eff = append(eff, e)
+	}
+	in.MTU = c.commonMTU(names)
 
 	var definedClassifiers []string
 	for kind, byName := range c.classifiers {

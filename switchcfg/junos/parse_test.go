@@ -85,6 +85,31 @@ func TestParseFixtureMeaning(t *testing.T) {
 	}
 }
 
+// TestParsePorts restricts the reading to the intent's ports: et-0/0/31
+// with its own scheduler map stops counting, and a listed port without
+// bindings makes them read as missing.
+func TestParsePorts(t *testing.T) {
+	rb := curlyReadback(t, fixtures["drift"][0], fixtures["drift"][1])
+	got, err := New().ParsePorts(rb, []string{"et-0/0/2:0", "et-0/0/0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := carried(recipe())
+	want.Ports = []string{"et-0/0/0", "et-0/0/2:0"}
+	want.Classes[0].Name, want.Classes[1].Name, want.Classes[2].Name = "BEST-EFFORT", "ROCE", "CNP"
+	want.Classes[0].BandwidthPercent, want.Classes[1].BandwidthPercent = 40, 60
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParsePorts(et-0/0/0, et-0/0/2:0) (-want +got):\n%s", diff)
+	}
+	got, err = New().ParsePorts(rb, []string{"et-0/0/0", "xe-0/0/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Ports, []string{"et-0/0/0"}) || got.Trust != "" || len(got.Classes) != 0 || got.MTU != 0 {
+		t.Errorf("with a port without bindings: %+v", got)
+	}
+}
+
 // TestParseSetAndCurlyAgree parses the display-set form of a rendered
 // configuration and its curly form (as the simulator or a switch prints
 // either) to the same intent.

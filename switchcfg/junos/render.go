@@ -47,7 +47,7 @@ func list(v []string) string {
 	return "[ " + strings.Join(v, " ") + " ]"
 }
 
-// Render turns the intent into Junos set statements: forwarding classes
+// Render turns the intent into Junos delete and set statements: forwarding classes
 // (queue-num, no-loss, pfc-priority), a DSCP or IEEE 802.1 classifier with
 // binary code points, a congestion-notification-profile (PFC input and
 // output, PFC watchdog), drop profiles in fill-level percent, schedulers
@@ -70,6 +70,32 @@ func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		kind = "ieee-802.1"
 	}
 	lossless := func(c fabric.SwitchClass) bool { return c.Lossless }
+
+	// Full state: first delete what fabricctl defines (its classifier, map,
+	// profile, the classes' objects, the ports' bindings), then set it anew.
+	// Both happen in one candidate, so `show | compare` shows only real
+	// differences and stale leftovers disappear.
+	del := func(format string, args ...any) {
+		b.WriteString("delete ")
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	del(cos+"classifiers dscp %s", ClassifierName)
+	del(cos+"classifiers ieee-802.1 %s", ClassifierName)
+	del(cos+"scheduler-maps %s", SchedulerMapName)
+	del(cos+"congestion-notification-profile %s", CongestionProfile)
+	for _, c := range in.Classes {
+		del(cos+"forwarding-classes class %s", fcName(c))
+		del(cos+"schedulers %s", fcName(c)+schedulerSuffix)
+		del(cos+"drop-profiles %s", fcName(c)+dropProfileSuffix)
+	}
+	for _, port := range in.Ports {
+		del(cos+"interfaces %s congestion-notification-profile", port)
+		del(cos+"interfaces %s scheduler-map", port)
+		for _, unit := range []string{wildcardUnit, "0"} {
+			del(cos+"interfaces %s unit %s classifiers", port, unit)
+		}
+	}
 
 	for _, c := range in.Classes {
 		fc := fcName(c)

@@ -81,7 +81,7 @@ func (p *push) fail(res *switchcfg.PushResult, step, line string, cause error) e
 // Push applies cfg in a private candidate configuration:
 //
 //	configure private
-//	<each set statement>
+//	<each delete and set statement>
 //	show | compare
 //	rollback 0 + exit                 no difference, dry run, or any failure before the commit
 //	commit confirmed <minutes>        PushOptions.Timeout(), rounded up to whole minutes
@@ -96,8 +96,8 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	}
 	lines := cfg.Lines()
 	for _, l := range lines {
-		if !strings.HasPrefix(strings.TrimSpace(l), "set ") {
-			return res, fmt.Errorf("pushing to %s: %q is not a set statement", Platform, l)
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "set ") && !strings.HasPrefix(t, "delete ") {
+			return res, fmt.Errorf("pushing to %s: %q is not a set or delete statement", Platform, l)
 		}
 	}
 	p := &push{ctx: ctx, s: s}

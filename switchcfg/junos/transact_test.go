@@ -152,7 +152,7 @@ func TestPushConnectionDrop(t *testing.T) {
 
 func TestPushRefusesNonSetLines(t *testing.T) {
 	f := &fakeJunos{}
-	_, err := New().Push(context.Background(), f, switchcfg.Config{Platform: Platform, Format: "set", Text: "delete class-of-service\n"}, switchcfg.PushOptions{})
+	_, err := New().Push(context.Background(), f, switchcfg.Config{Platform: Platform, Format: "set", Text: "rollback 1\n"}, switchcfg.PushOptions{})
 	if err == nil || len(f.sent) != 0 {
 		t.Fatalf("err %v, sent %q", err, f.sent)
 	}

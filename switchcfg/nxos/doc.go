@@ -16,6 +16,15 @@
 //	interface Ethernet1/1                       mtu, priority-flow-control mode on,
 //	                                            service-policy type qos input FABRICCTL-QOS
 //
+// Within what it manages the rendering is the full state: every c-out-8q
+// queue class and every c-8q-nq class is written whole ("no priority level 1",
+// "no random-detect", "no pause pfc-cos" where the intent has none), ports
+// get "no priority-flow-control mode on" without PFC, the watchdog is turned
+// off without one, and class-maps drop the match kind of the other trust.
+// One thing is not undone: a class removed from the intent stays in
+// FABRICCTL-QOS (its name is unknown to a pure render); remove it with
+// "policy-map type qos FABRICCTL-QOS" / "no class NAME".
+//
 // Parse reads `show running-config` (the only ReadbackCommands entry; echoed
 // command, "!" header lines and trailing prompt are ignored). The ports are
 // the Ethernet interfaces with a QoS statement (PFC mode, a service-policy);
@@ -25,7 +34,8 @@
 // dscp or pcp by what the class-maps match. Scheduling and ECN come from the
 // ports' queuing policy, PFC from the network-qos policy under `system qos`,
 // counted only when every port has `priority-flow-control mode on`. Settings
-// the ports disagree on read as empty. A configuration without QoS parses to
+// the ports disagree on read as empty; ParsePorts reads over the intent's
+// ports only. A configuration without QoS parses to
 // an intent with no ports, classes or PFC, so switchcfg.Compare plans a full
 // push. NX-OS does not carry the RoCE/CNP roles or the cable length.
 //

@@ -85,7 +85,16 @@ type runningConfig struct {
 // must use the same one), their scheduling and ECN from the queuing policy and
 // their PFC from the network-qos policy attached under `system qos`. A
 // configuration without QoS parses to an intent with no ports, classes or PFC.
-func (*Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+	return d.ParsePorts(rb, nil)
+}
+
+// ParsePorts is Parse restricted to the given ports (nil: every port with
+// QoS): the classes come from the policy these ports share and per-port
+// settings count where all of them agree, so ports outside the list do not
+// blur the result. A listed port without QoS makes those settings read as
+// empty. The result's Ports are the listed ports that carry QoS.
+func (*Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchIntent, error) {
 	out, ok := rb[ReadbackRunningConfig]
 	if !ok {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackRunningConfig)
@@ -94,7 +103,7 @@ func (*Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
 	if err != nil {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %s: %w", Platform, ReadbackRunningConfig, err)
 	}
-	return rc.intent(), nil
+	return rc.intent(ports), nil
 }
 
 func parseRunningConfig(text string) (*runningConfig, error) {
@@ -242,18 +251,28 @@ func uniform[T comparable](ports []*iface, get func(*iface) T) (T, bool) {
 	return v, true
 }
 
-func (rc *runningConfig) intent() fabric.SwitchIntent {
+func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{}}
 	in.PFC.Priorities = []int{}
+	names := slices.Clone(only)
+	if names == nil {
+		for name := range rc.ports {
+			names = append(names, name)
+		}
+	}
+	slices.SortFunc(names, portOrder)
 	var ports []*iface
-	for name, p := range rc.ports {
+	for _, name := range slices.Compact(names) {
+		p := rc.ports[name]
+		if p == nil {
+			p = &iface{}
+		}
 		if p.qos {
 			in.Ports = append(in.Ports, name)
 		}
-	}
-	slices.SortFunc(in.Ports, portOrder)
-	for _, name := range in.Ports {
-		ports = append(ports, rc.ports[name])
+		if p.qos || only != nil {
+			ports = append(ports, p)
+		}
 	}
 
 	qosName := rc.sysQoS
@@ -498,13 +517,17 @@ func (rc *runningConfig) watchdog(ports []*iface) *fabric.SwitchPFCWatchdog {
 	if rc.wdOn == "" && rc.wdInterval == 0 && rc.wdShut == 0 && rc.wdAuto == 0 && perPort == "" {
 		return nil
 	}
-	return &fabric.SwitchPFCWatchdog{
+	wd := &fabric.SwitchPFCWatchdog{
 		Enabled:           rc.wdOn == "on" || perPort == "on",
 		PollIntervalMs:    rc.wdInterval,
 		DetectionTimeMs:   rc.wdInterval * rc.wdShut,
 		RestorationTimeMs: rc.wdInterval * rc.wdAuto,
 		Action:            "drop",
 	}
+	if !wd.Enabled && wd.PollIntervalMs == 0 {
+		return nil // "watch-dog-interval off" and nothing else: no watchdog
+	}
+	return wd
 }
 
 // valueList appends the values of "3", "0-25,27-47" or "1 2 3" to v.

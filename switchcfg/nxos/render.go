@@ -97,7 +97,9 @@ func nqClass(n int) string {
 // policy (classification to qos-groups), a type queuing policy (scheduling and
 // ECN per c-out-8q queue), a type network-qos policy (MTU, pause pfc-cos),
 // `system qos`, the PFC watchdog, and per port MTU, PFC mode and the input
-// policy. It is pure.
+// policy. Within what it manages the rendering is the full state: queues,
+// network-qos classes and ports are written whole, with "no" commands for
+// what the intent does not use. It is pure.
 func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	if err := validate(in); err != nil {
 		return switchcfg.Config{}, err
@@ -117,8 +119,13 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		switch {
 		case in.Trust == "pcp":
 			line(1, "match cos %d", c.Priority)
+			line(1, "no match dscp")
 		case len(c.DSCP) > 0:
 			line(1, "match dscp %s", dscpSpec(c.DSCP))
+			line(1, "no match cos")
+		default:
+			line(1, "no match dscp")
+			line(1, "no match cos")
 		}
 	}
 	line(0, "policy-map type qos %s", QoSPolicy)
@@ -136,15 +143,15 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	line(0, "policy-map type queuing %s", QueuingPolicy)
 	for q := 7; q >= 0; q-- {
 		line(1, "class type queuing %s", queuingClass(q))
-		i := slices.IndexFunc(in.Classes, func(c fabric.SwitchClass) bool { return c.Queue == q })
-		if i < 0 {
-			line(2, "bandwidth remaining percent 0")
-			continue
+		var c fabric.SwitchClass // a queue without class: no share, no ECN
+		if i := slices.IndexFunc(in.Classes, func(c fabric.SwitchClass) bool { return c.Queue == q }); i >= 0 {
+			c = in.Classes[i]
 		}
-		c := in.Classes[i]
 		if c.Strict {
 			line(2, "priority level 1")
+			line(2, "no bandwidth remaining percent")
 		} else {
+			line(2, "no priority level 1")
 			line(2, "bandwidth remaining percent %d", c.BandwidthPercent)
 		}
 		if e := c.ECN; e != nil {
@@ -153,28 +160,31 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 				s += fmt.Sprintf(" drop-probability %d", e.MaxMarkProbability)
 			}
 			line(2, "%s weight 0 ecn", s)
+		} else {
+			line(2, "no random-detect")
 		}
 	}
 
 	line(0, "policy-map type network-qos %s", NetworkQoSPolicy)
-	for _, c := range in.Classes {
-		lossless := slices.Contains(in.PFC.Priorities, c.Priority)
-		if in.MTU == 0 && !lossless {
-			continue
-		}
-		line(1, "class type network-qos %s", nqClass(c.TrafficClass))
+	for g := 7; g >= 0; g-- {
+		line(1, "class type network-qos %s", nqClass(g))
 		if in.MTU > 0 {
 			line(2, "mtu %d", in.MTU)
 		}
-		if lossless {
-			line(2, "pause pfc-cos %d", c.Priority)
+		i := slices.IndexFunc(in.Classes, func(c fabric.SwitchClass) bool { return c.TrafficClass == g })
+		if i >= 0 && slices.Contains(in.PFC.Priorities, in.Classes[i].Priority) {
+			line(2, "pause pfc-cos %d", in.Classes[i].Priority)
+		} else {
+			line(2, "no pause pfc-cos")
 		}
 	}
 	line(0, "system qos")
 	line(1, "service-policy type network-qos %s", NetworkQoSPolicy)
 	line(1, "service-policy type queuing output %s", QueuingPolicy)
 
-	if wd := in.PFC.Watchdog; wd != nil {
+	if wd := in.PFC.Watchdog; wd == nil {
+		line(0, "priority-flow-control watch-dog-interval off")
+	} else {
 		line(0, "priority-flow-control watch-dog-interval %s", map[bool]string{true: "on", false: "off"}[wd.Enabled])
 		if wd.PollIntervalMs > 0 {
 			line(0, "priority-flow-control watch-dog interval %d", wd.PollIntervalMs)
@@ -193,6 +203,8 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		}
 		if len(in.PFC.Priorities) > 0 {
 			line(1, "priority-flow-control mode on")
+		} else {
+			line(1, "no priority-flow-control mode on")
 		}
 		line(1, "service-policy type qos input %s", QoSPolicy)
 	}

@@ -43,7 +43,7 @@ func TestRenderParseRender(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := d.Parse(readback(cfg.Text))
+			got, err := d.Parse(asRunning(cfg.Text))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -99,7 +99,7 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	if cfg.Platform != Platform {
 		return res, fmt.Errorf("pushing to %s: config rendered for %q", Platform, cfg.Platform)
 	}
-	p := &push{ctx: ctx, s: s, checkpoint: o.Checkpoint(time.Now())}
+	p := &push{ctx: ctx, s: s, checkpoint: checkpointName(o, time.Now())}
 	take := "checkpoint " + p.checkpoint
 	if _, err := p.send(ctx, take); err != nil {
 		// Nothing is changed yet: a refused checkpoint leaves the device as it was.
@@ -136,6 +136,15 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	}
 	res.Committed = true
 	return res, nil
+}
+
+// checkpointName is PushOptions.CheckpointName, or a name unique to the
+// nanosecond (NX-OS refuses to take a checkpoint under an existing name).
+func checkpointName(o switchcfg.PushOptions, now time.Time) string {
+	if o.CheckpointName != "" {
+		return o.CheckpointName
+	}
+	return fmt.Sprintf("%s-%09d", o.Checkpoint(now), now.Nanosecond())
 }
 
 // Observe sends `show running-config` through s and parses it.

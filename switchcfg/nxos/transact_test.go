@@ -151,7 +151,7 @@ func TestObserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeNXOS{replies: map[string]string{ReadbackRunningConfig: cfg.Text}}
+	f := &fakeNXOS{replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
 	got, err := New().Observe(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ type PushOptions struct {
 	ConfirmTimeout time.Duration
 	// CheckpointName names the checkpoint/session/revision label where the NOS
 	// takes one (EOS config session, NX-OS and SONiC checkpoints). Empty means
-	// the driver picks "fabricctl-<unix nanoseconds>". Added by engineer A.
+	// the driver picks one with Checkpoint(time.Now()). Added by engineer A.
 	CheckpointName string
 }
 

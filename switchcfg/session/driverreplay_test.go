@@ -1,0 +1,139 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/all"
+	"github.com/fabricctl/fabricctl/switchcfg/session"
+	"github.com/fabricctl/fabricctl/switchcfg/sim"
+	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
+)
+
+// replayIntent is what the recorded sessions push: RoCE lossless on priority
+// 3 with ECN, CNPs strict on 6, the rest on 0.
+func replayIntent(platform string) fabric.SwitchIntent {
+	ports := map[string][]string{
+		"cumulus-nvue": {"swp1"}, "sonic": {"Ethernet0"}, "arista-eos": {"Ethernet1"},
+		"cisco-nxos": {"Ethernet1/1"}, "junos": {"et-0/0/0"},
+	}[platform]
+	mtu := 9216
+	if platform == "arista-eos" {
+		mtu = 9214
+	}
+	var rest []int
+	for d := 0; d < 64; d++ {
+		if d != 26 && d != 48 {
+			rest = append(rest, d)
+		}
+	}
+	return fabric.SwitchIntent{
+		APIVersion: fabric.APIVersion, Platform: platform, Ports: ports, MTU: mtu, Trust: "dscp",
+		Classes: []fabric.SwitchClass{
+			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
+			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
+				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
+			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
+		},
+		PFC:       fabric.SwitchPFC{Priorities: []int{3}},
+		RoCEClass: "roce", CNPClass: "cnp",
+	}
+}
+
+// replayOutcome is what a recorded push-then-observe produced.
+type replayOutcome struct {
+	push  switchcfg.PushResult
+	drift []switchcfg.Diff
+}
+
+// pushThenObserve runs the driver's Push and Observe on one session.
+func pushThenObserve(t *testing.T, tr switchcfg.Transactor, s switchcfg.Session, cfg switchcfg.Config, in fabric.SwitchIntent) replayOutcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := tr.Push(ctx, s, cfg, switchcfg.PushOptions{CheckpointName: "fabricctl-replay", ConfirmTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	got, err := tr.Observe(ctx, s)
+	if err != nil {
+		t.Fatalf("observe: %v", err)
+	}
+	return replayOutcome{push: res, drift: switchcfg.Compare(in, got)}
+}
+
+// TestDriverReplay replays, for every driver, a recorded transcript of a full
+// push followed by an observe (testdata/replay/<platform>.transcript, recorded
+// from the simulator with -update) through scrapligo's file transport, with
+// no network: the driver must send the recorded commands, see a committed
+// change and find no drift. A driver that changes what it sends fails here
+// until the transcript is re-recorded.
+func TestDriverReplay(t *testing.T) {
+	reg := all.Registry()
+	for _, platform := range reg.Names() {
+		t.Run(platform, func(t *testing.T) {
+			drv, _ := reg.Driver(platform)
+			tr := drv.(switchcfg.Transactor)
+			in := replayIntent(platform)
+			cfg, err := drv.Render(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			transcript := filepath.Join("testdata", "replay", platform+".transcript")
+			commandsFile := filepath.Join("testdata", "replay", platform+".commands")
+			if *testutil.Update {
+				record(t, platform, tr, cfg, in, transcript, commandsFile)
+			}
+			want, err := os.ReadFile(commandsFile)
+			if err != nil {
+				t.Fatalf("reading recorded commands (record with -update): %v", err)
+			}
+			r, err := session.Replay(context.Background(), platform, transcript, 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			out := pushThenObserve(t, tr, r, cfg, in)
+			if got := strings.Join(r.History(), "\n---\n") + "\n"; got != string(want) {
+				t.Fatalf("the driver sent other commands than recorded (re-record with -update):\n%s", got)
+			}
+			if !out.push.Changed || !out.push.Committed || len(out.drift) != 0 {
+				t.Fatalf("replayed push %+v, drift %v", out.push, out.drift)
+			}
+		})
+	}
+}
+
+// record runs the push against a simulator, saving the transcript and the
+// commands sent.
+func record(t *testing.T, platform string, tr switchcfg.Transactor, cfg switchcfg.Config, in fabric.SwitchIntent, transcript, commandsFile string) {
+	t.Helper()
+	sw := simtest.Start(t, sim.Options{Platform: platform, Now: func() time.Time {
+		return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	}})
+	rec := &session.Recorder{}
+	opt := sw.Options()
+	opt.Record = rec
+	c := sw.DialWith(t, opt)
+	out := pushThenObserve(t, tr, c, cfg, in)
+	if !out.push.Committed || len(out.drift) != 0 {
+		t.Fatalf("recording: push %+v, drift %v", out.push, out.drift)
+	}
+	_ = c.Close()
+	if err := os.MkdirAll(filepath.Dir(transcript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.WriteFile(transcript); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(commandsFile, []byte(strings.Join(c.History(), "\n---\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

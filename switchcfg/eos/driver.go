@@ -17,8 +17,8 @@ const ReadbackRunningConfig = "show running-config"
 const (
 	// MaxNoDropPriorities is the number of PFC no-drop priorities accepted.
 	MaxNoDropPriorities = 2
-	// MaxMTU is the largest interface MTU EOS accepts.
-	MaxMTU = 9214
+	// MinMTU and MaxMTU bound the interface MTU EOS accepts.
+	MinMTU, MaxMTU = 68, 9214
 	// BytesPerKbyte is how this driver reads the CLI unit "kbytes".
 	BytesPerKbyte = 1000
 )

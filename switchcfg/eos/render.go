@@ -12,16 +12,10 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// errIntent marks intents that are malformed (out-of-range values), as
-// opposed to well-formed intents EOS cannot express (switchcfg.ErrNotSupported).
-var errIntent = errors.New("invalid switch intent")
-
+// notSupported reports something EOS cannot express (validate adds the
+// platform name).
 func notSupported(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
-}
-
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), errIntent)
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
 }
 
 // Watchdog timer ranges of EOS, in milliseconds (the CLI takes seconds).
@@ -170,79 +164,29 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	return switchcfg.Config{Platform: Platform, Format: "commands", Text: b.String()}, nil
 }
 
-// validate rejects malformed intents and what EOS cannot express.
+// validate rejects malformed intents (switchcfg.CheckIntent) and what EOS
+// cannot express; it reports every problem, joined, under the platform name.
 func validate(in fabric.SwitchIntent) error {
-	if in.Trust != "dscp" && in.Trust != "pcp" {
-		return invalid("trust %q is neither dscp nor pcp", in.Trust)
-	}
-	for _, p := range in.Ports {
-		if err := checkPort(p); err != nil {
-			return fmt.Errorf("%s: %w", Platform, err)
-		}
-	}
-	if in.MTU < 0 || in.MTU > MaxMTU || (in.MTU > 0 && in.MTU < 68) {
-		if in.MTU > MaxMTU {
-			return notSupported("mtu %d exceeds the EOS maximum of %d", in.MTU, MaxMTU)
-		}
-		return invalid("mtu %d out of range", in.MTU)
-	}
-	seenTC, seenPrio, seenQueue, seenDSCP := map[int]string{}, map[int]string{}, map[int]string{}, map[int]string{}
+	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(in)
+	byTC := map[int]string{}
 	for _, c := range in.Classes {
-		if c.Priority < 0 || c.Priority > 7 || c.TrafficClass < 0 || c.TrafficClass > 7 || c.Queue < 0 || c.Queue > 7 {
-			return invalid("class %q: priority %d, traffic class %d, tx-queue %d: each must be 0..7", c.Name, c.Priority, c.TrafficClass, c.Queue)
+		if other, dup := byTC[c.TrafficClass]; dup {
+			errs = append(errs, notSupported("classes %q and %q share traffic class %d; EOS classes are traffic classes", other, c.Name, c.TrafficClass))
 		}
-		if other, dup := seenTC[c.TrafficClass]; dup {
-			return notSupported("classes %q and %q share traffic class %d; EOS classes are traffic classes", other, c.Name, c.TrafficClass)
-		}
-		seenTC[c.TrafficClass] = c.Name
-		if other, dup := seenQueue[c.Queue]; dup {
-			return notSupported("classes %q and %q share tx-queue %d; scheduling and ECN live on the queue", other, c.Name, c.Queue)
-		}
-		seenQueue[c.Queue] = c.Name
-		if other, dup := seenPrio[c.Priority]; dup {
-			return notSupported("classes %q and %q share priority %d; the EOS cos map sends one priority to one traffic class", other, c.Name, c.Priority)
-		}
-		seenPrio[c.Priority] = c.Name
-		for _, d := range c.DSCP {
-			if d < 0 || d > 63 {
-				return invalid("class %q: dscp %d out of range 0..63", c.Name, d)
-			}
-			if other, dup := seenDSCP[d]; dup {
-				return invalid("dscp %d is in classes %q and %q", d, other, c.Name)
-			}
-			seenDSCP[d] = c.Name
-		}
-		if c.BandwidthPercent < 0 || c.BandwidthPercent > 100 {
-			return invalid("class %q: bandwidth %d%% out of range 0..100", c.Name, c.BandwidthPercent)
-		}
-		if e := c.ECN; e != nil {
-			if e.MinBytes < 0 || e.MaxBytes < e.MinBytes {
-				return invalid("class %q: ECN thresholds %d..%d bytes are not ascending", c.Name, e.MinBytes, e.MaxBytes)
-			}
-			if e.MaxMarkProbability < 0 || e.MaxMarkProbability > maxMarkProbabilityEOS {
-				return invalid("class %q: max mark probability %d out of range 0..100", c.Name, e.MaxMarkProbability)
-			}
-		}
-	}
-	for _, s := range in.Classes {
+		byTC[c.TrafficClass] = c.Name
 		for _, r := range in.Classes {
-			if s.Strict && !r.Strict && s.Queue <= r.Queue {
-				return notSupported("strict class %q (tx-queue %d) must sit above round-robin class %q (tx-queue %d): "+
-					"`no priority` on a tx-queue makes every lower queue round-robin too", s.Name, s.Queue, r.Name, r.Queue)
+			if c.Strict && !r.Strict && c.Queue <= r.Queue {
+				errs = append(errs, notSupported("strict class %q (tx-queue %d) must sit above round-robin class %q (tx-queue %d): "+
+					"`no priority` on a tx-queue makes every lower queue round-robin too", c.Name, c.Queue, r.Name, r.Queue))
 			}
 		}
 	}
 	if n := len(in.PFC.Priorities); n > MaxNoDropPriorities {
-		return notSupported("%d no-drop priorities %v; at most %d are supported", n, in.PFC.Priorities, MaxNoDropPriorities)
-	}
-	for _, p := range in.PFC.Priorities {
-		if p < 0 || p > 7 {
-			return invalid("PFC priority %d out of range 0..7", p)
-		}
+		errs = append(errs, notSupported("%d no-drop priorities %v; at most %d are supported", n, in.PFC.Priorities, MaxNoDropPriorities))
 	}
 	if wd := in.PFC.Watchdog; wd != nil {
 		if _, ok := watchdogActions[wd.Action]; !ok && wd.Action != "" {
-			return notSupported("PFC watchdog action %q (EOS knows drop, forward as no-drop, alert as notify-only)", wd.Action)
+			errs = append(errs, notSupported("PFC watchdog action %q (EOS knows drop, forward as no-drop, alert as notify-only)", wd.Action))
 		}
 		for _, t := range []struct {
 			what       string
@@ -253,9 +197,12 @@ func validate(in fabric.SwitchIntent) error {
 			{"poll interval", wd.PollIntervalMs, minWatchdogPollMs, maxWatchdogPollMs},
 		} {
 			if t.ms < 0 || (t.ms > 0 && (t.ms < t.lo || t.ms > t.hi)) {
-				return notSupported("PFC watchdog %s %d ms outside %d..%d ms", t.what, t.ms, t.lo, t.hi)
+				errs = append(errs, notSupported("PFC watchdog %s %d ms outside %d..%d ms", t.what, t.ms, t.lo, t.hi))
 			}
 		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%s: %w", Platform, err)
 	}
 	return nil
 }

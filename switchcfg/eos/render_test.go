@@ -68,17 +68,21 @@ func TestRenderRejects(t *testing.T) {
 		notSupported bool
 		want         string
 	}{
-		{"three no-drop priorities", func(in *fabric.SwitchIntent) { in.PFC.Priorities = []int{2, 3, 4} }, true, "at most 2"},
-		{"mtu 9216", func(in *fabric.SwitchIntent) { in.MTU = 9216 }, true, "maximum of 9214"},
+		{"three no-drop priorities", func(in *fabric.SwitchIntent) {
+			in.PFC.Priorities = []int{0, 3, 6}
+			in.Classes[0].Lossless, in.Classes[2].Lossless = true, true
+		}, true, "at most 2"},
+		{"mtu 9216", func(in *fabric.SwitchIntent) { in.MTU = 9216 }, true, "68..9214"},
 		{"strict below round-robin", func(in *fabric.SwitchIntent) { in.Classes[2].Queue = 1 }, true, "must sit above"},
 		{"shared traffic class", func(in *fabric.SwitchIntent) { in.Classes[2].TrafficClass = 3 }, true, "share traffic class"},
 		{"watchdog too fast", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.DetectionTimeMs = 5 }, true, "detection time"},
 		{"unknown action", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.Action = "reboot" }, true, "action"},
-		{"shared tx-queue", func(in *fabric.SwitchIntent) { in.Classes[0].Queue = 3 }, true, "share tx-queue 3"},
+		{"shared tx-queue, different scheduling", func(in *fabric.SwitchIntent) { in.Classes[0].Queue = 3; in.Classes[0].BandwidthPercent = 40 }, false, "shares queue 3"},
 		{"bad port", func(in *fabric.SwitchIntent) { in.Ports = append(in.Ports, "swp1") }, false, `"swp1"`},
-		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "ip" }, false, "trust"},
-		{"dscp out of range", func(in *fabric.SwitchIntent) { in.Classes[1].DSCP = []int{64} }, false, "dscp 64"},
-		{"thresholds reversed", func(in *fabric.SwitchIntent) { in.Classes[1].ECN.MinBytes = 2000000 }, false, "ascending"},
+		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "ip" }, true, "trust"},
+		{"dscp out of range", func(in *fabric.SwitchIntent) { in.Classes[1].DSCP = []int{64} }, false, "DSCP 64"},
+		{"thresholds reversed", func(in *fabric.SwitchIntent) { in.Classes[1].ECN.MinBytes = 2000000 }, false, "min <= max"},
+		{"lossless flag without PFC", func(in *fabric.SwitchIntent) { in.Classes[2].Lossless = true }, false, "disagree"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,16 +11,10 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// errIntent marks malformed intents, as opposed to well-formed intents Junos
-// cannot express (switchcfg.ErrNotSupported).
-var errIntent = errors.New("invalid switch intent")
-
+// notSupported reports something Junos cannot express (validate adds the
+// platform name).
 func notSupported(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
-}
-
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), errIntent)
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
 }
 
 // identRE is what Render accepts as a forwarding-class name (it also names
@@ -191,109 +184,59 @@ func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	return switchcfg.Config{Platform: Platform, Format: "set", Text: b.String()}, nil
 }
 
-// validate rejects malformed intents and what Junos cannot express.
+// validate rejects malformed intents (switchcfg.CheckIntent) and what Junos
+// cannot express; it reports every problem, joined, under the platform name.
 func validate(in fabric.SwitchIntent, buffer int64) error {
-	if in.Trust != "dscp" && in.Trust != "pcp" {
-		return invalid("trust %q is neither dscp nor pcp", in.Trust)
-	}
-	for _, p := range in.Ports {
-		if err := checkPort(p); err != nil {
-			return fmt.Errorf("%s: %w", Platform, err)
-		}
-	}
-	if in.MTU != 0 && (in.MTU < MinMTU || in.MTU > MaxMTU) {
-		return notSupported("mtu %d outside %d..%d", in.MTU, MinMTU, MaxMTU)
-	}
+	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(in)
 	if len(in.Classes) > maxForwardingClasses {
-		return notSupported("%d classes; Junos has %d unicast queues", len(in.Classes), maxForwardingClasses)
+		errs = append(errs, notSupported("%d classes; Junos has %d unicast queues", len(in.Classes), maxForwardingClasses))
 	}
-	names, dscps, prios := map[string]bool{}, map[int]string{}, map[int]string{}
+	names := map[string]bool{}
 	noLoss := 0
 	for _, c := range in.Classes {
 		name := fcName(c)
-		if c.Priority < 0 || c.Priority > 7 || c.TrafficClass < 0 || c.TrafficClass > 7 || c.Queue < 0 || c.Queue > 7 {
-			return invalid("class %q: priority %d, traffic class %d, queue %d: each must be 0..7", name, c.Priority, c.TrafficClass, c.Queue)
-		}
 		if !identRE.MatchString(name) {
-			return notSupported("class name %q cannot name a forwarding class (a letter, then letters, digits, _ or -)", name)
+			errs = append(errs, notSupported("class name %q cannot name a forwarding class (a letter, then letters, digits, _ or -)", name))
 		}
 		if names[name] {
-			return invalid("two classes are named %q", name)
+			errs = append(errs, notSupported("two classes are named %q (one forwarding class each)", name))
 		}
 		names[name] = true
 		if c.TrafficClass != c.Priority {
-			return notSupported("class %q: traffic class %d differs from priority %d; Junos has forwarding classes and queues, no separate traffic class", name, c.TrafficClass, c.Priority)
+			errs = append(errs, notSupported("class %q: traffic class %d differs from priority %d; Junos has forwarding classes and queues, no separate traffic class", name, c.TrafficClass, c.Priority))
 		}
 		switch {
 		case c.Lossless:
 			noLoss++
-			if other, dup := prios[c.Priority]; dup {
-				return notSupported("lossless classes %q and %q share PFC priority %d", other, name, c.Priority)
-			}
-			if !slices.Contains(in.PFC.Priorities, c.Priority) {
-				return invalid("lossless class %q: priority %d is not among the PFC priorities %v", name, c.Priority, in.PFC.Priorities)
-			}
-			prios[c.Priority] = name
 			if in.Trust == "dscp" && len(c.DSCP) == 0 {
-				return notSupported("lossless class %q has no DSCP: DSCP-based PFC pauses by code point", name)
+				errs = append(errs, notSupported("lossless class %q has no DSCP: DSCP-based PFC pauses by code point", name))
 			}
 		case in.Trust == "dscp" && c.Priority != c.Queue:
-			return notSupported("class %q: priority %d differs from queue %d; with dscp trust Junos carries a priority only as the pfc-priority of a no-loss class", name, c.Priority, c.Queue)
+			errs = append(errs, notSupported("class %q: priority %d differs from queue %d; with dscp trust Junos carries a priority only as the pfc-priority of a no-loss class", name, c.Priority, c.Queue))
 		}
-		for _, d := range c.DSCP {
-			if d < 0 || d > 63 {
-				return invalid("class %q: dscp %d out of range 0..63", name, d)
-			}
-			if other, dup := dscps[d]; dup {
-				return invalid("dscp %d is in classes %q and %q", d, other, name)
-			}
-			dscps[d] = name
-		}
-		if c.BandwidthPercent < 0 || c.BandwidthPercent > 100 {
-			return invalid("class %q: bandwidth %d%% out of range 0..100", name, c.BandwidthPercent)
-		}
-		if e := c.ECN; e != nil {
-			if e.MinBytes < 0 || e.MaxBytes < e.MinBytes {
-				return invalid("class %q: ECN thresholds %d..%d bytes are not ascending", name, e.MinBytes, e.MaxBytes)
-			}
-			if e.MaxBytes > buffer {
-				return notSupported("class %q: ECN maximum threshold %d B exceeds the %d B queue buffer that fill levels are a percentage of", name, e.MaxBytes, buffer)
-			}
-			if e.MaxMarkProbability < 0 || e.MaxMarkProbability > 100 {
-				return invalid("class %q: mark probability %d out of range 0..100", name, e.MaxMarkProbability)
-			}
-		}
-	}
-	if in.Trust == "pcp" {
-		seen := map[int]bool{}
-		for _, c := range in.Classes {
-			if seen[c.Priority] {
-				return notSupported("two classes use IEEE 802.1 code point %d", c.Priority)
-			}
-			seen[c.Priority] = true
+		if e := c.ECN; e != nil && e.MaxBytes > buffer {
+			errs = append(errs, notSupported("class %q: ECN maximum threshold %d B exceeds the %d B queue buffer that fill levels are a percentage of", name, e.MaxBytes, buffer))
 		}
 	}
 	if noLoss > MaxNoLossClasses {
-		return notSupported("%d no-loss classes; at most %d", noLoss, MaxNoLossClasses)
-	}
-	for _, p := range in.PFC.Priorities {
-		if _, ok := prios[p]; !ok {
-			return notSupported("PFC priority %d belongs to no lossless class; Junos pauses no-loss forwarding classes", p)
-		}
+		errs = append(errs, notSupported("%d no-loss classes; at most %d", noLoss, MaxNoLossClasses))
 	}
 	if wd := in.PFC.Watchdog; wd != nil {
 		if wd.Action != "" && wd.Action != "drop" && wd.Action != "forward" {
-			return notSupported("PFC watchdog action %q; Junos knows drop and forward", wd.Action)
+			errs = append(errs, notSupported("PFC watchdog action %q; Junos knows drop and forward", wd.Action))
 		}
 		if wd.DetectionTimeMs < 0 || wd.PollIntervalMs < 0 || wd.RestorationTimeMs < 0 {
-			return invalid("negative PFC watchdog time")
+			errs = append(errs, fmt.Errorf("%w: negative PFC watchdog time", switchcfg.ErrInvalidIntent))
 		}
-		if wd.DetectionTimeMs > 0 && (wd.PollIntervalMs == 0 || wd.DetectionTimeMs%wd.PollIntervalMs != 0) {
-			return notSupported("PFC watchdog detection %d ms is not a whole number of %d ms poll intervals", wd.DetectionTimeMs, wd.PollIntervalMs)
+		if wd.DetectionTimeMs > 0 && (wd.PollIntervalMs <= 0 || wd.DetectionTimeMs%wd.PollIntervalMs != 0) {
+			errs = append(errs, notSupported("PFC watchdog detection %d ms is not a whole number of %d ms poll intervals", wd.DetectionTimeMs, wd.PollIntervalMs))
 		}
 		if wd.Enabled && len(in.PFC.Priorities) == 0 {
-			return notSupported("a PFC watchdog without PFC: Junos configures it in the congestion-notification-profile")
+			errs = append(errs, notSupported("a PFC watchdog without PFC: Junos configures it in the congestion-notification-profile"))
 		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%s: %w", Platform, err)
 	}
 	return nil
 }

@@ -103,13 +103,13 @@ func TestRenderRejects(t *testing.T) {
 		{"threshold above buffer", func(in *fabric.SwitchIntent) { in.Classes[1].ECN.MaxBytes = 4_000_000 }, true, "queue buffer"},
 		{"watchdog alert", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.Action = "alert" }, true, "drop and forward"},
 		{"watchdog detection", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.DetectionTimeMs = 150 }, true, "poll intervals"},
-		{"PFC priority without class", func(in *fabric.SwitchIntent) { in.PFC.Priorities = []int{3, 5} }, true, "belongs to no lossless class"},
-		{"lossless flag without PFC", func(in *fabric.SwitchIntent) { in.Classes[2].Lossless = true }, false, "not among the PFC priorities"},
+		{"PFC priority without class", func(in *fabric.SwitchIntent) { in.PFC.Priorities = []int{3, 5} }, false, "disagree"},
+		{"lossless flag without PFC", func(in *fabric.SwitchIntent) { in.Classes[2].Lossless = true }, false, "disagree"},
 		{"class name", func(in *fabric.SwitchIntent) { in.Classes[1].Name = "9roce" }, true, `"9roce"`},
-		{"mtu", func(in *fabric.SwitchIntent) { in.MTU = 10000 }, true, "mtu 10000"},
+		{"mtu", func(in *fabric.SwitchIntent) { in.MTU = 10000 }, true, "MTU 10000"},
 		{"bad port", func(in *fabric.SwitchIntent) { in.Ports = append(in.Ports, "Ethernet1") }, false, `"Ethernet1"`},
-		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "exp" }, false, "trust"},
-		{"dscp out of range", func(in *fabric.SwitchIntent) { in.Classes[2].DSCP = []int{-1} }, false, "dscp -1"},
+		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "exp" }, true, "trust"},
+		{"dscp out of range", func(in *fabric.SwitchIntent) { in.Classes[2].DSCP = []int{-1} }, false, "DSCP -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,16 +12,10 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// errIntent marks malformed intents, as opposed to well-formed intents NX-OS
-// cannot express (switchcfg.ErrNotSupported).
-var errIntent = errors.New("invalid switch intent")
-
+// notSupported reports something NX-OS cannot express (validate adds the
+// platform name).
 func notSupported(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
-}
-
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", Platform, fmt.Sprintf(format, args...), errIntent)
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), switchcfg.ErrNotSupported)
 }
 
 // PFC watchdog limits: the interval is 100..1000 ms, detection and
@@ -211,90 +205,49 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	return switchcfg.Config{Platform: Platform, Format: "commands", Text: b.String()}, nil
 }
 
-// validate rejects malformed intents and what NX-OS cannot express.
+// validate rejects malformed intents (switchcfg.CheckIntent) and what NX-OS
+// cannot express; it reports every problem, joined, under the platform name.
 func validate(in fabric.SwitchIntent) error {
-	if in.Trust != "dscp" && in.Trust != "pcp" {
-		return invalid("trust %q is neither dscp nor pcp", in.Trust)
-	}
-	for _, p := range in.Ports {
-		if err := checkPort(p); err != nil {
-			return fmt.Errorf("%s: %w", Platform, err)
-		}
-	}
-	if in.MTU != 0 && (in.MTU < MinMTU || in.MTU > MaxMTU) {
-		return notSupported("mtu %d outside %d..%d", in.MTU, MinMTU, MaxMTU)
-	}
-	names, groups, dscps := map[string]bool{}, map[int]string{}, map[int]string{}
+	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(in)
+	names, groups := map[string]bool{}, map[int]string{}
 	strict := 0
 	for _, c := range in.Classes {
 		name := className(c)
-		if c.Priority < 0 || c.Priority > 7 || c.TrafficClass < 0 || c.TrafficClass > 7 || c.Queue < 0 || c.Queue > 7 {
-			return invalid("class %q: priority %d, traffic class %d, queue %d: each must be 0..7", name, c.Priority, c.TrafficClass, c.Queue)
-		}
 		if !classNameRE.MatchString(name) || strings.HasPrefix(name, "c-") || name == "class-default" {
-			return notSupported("class name %q is not a usable class-map name (letters, digits, _ . -, at most 40, not c-* or class-default)", name)
+			errs = append(errs, notSupported("class name %q is not a usable class-map name (letters, digits, _ . -, at most 40, not c-* or class-default)", name))
 		}
 		if names[name] {
-			return invalid("two classes are named %q", name)
+			errs = append(errs, notSupported("two classes are named %q (one class-map each)", name))
 		}
 		names[name] = true
 		if c.Queue != c.TrafficClass {
-			return notSupported("class %q: queue %d differs from traffic class %d; in 8q mode qos-group N is served by c-out-8q-qN", name, c.Queue, c.TrafficClass)
+			errs = append(errs, notSupported("class %q: queue %d differs from traffic class %d; in 8q mode qos-group N is served by c-out-8q-qN", name, c.Queue, c.TrafficClass))
 		}
 		if other, dup := groups[c.TrafficClass]; dup {
-			return notSupported("classes %q and %q share qos-group %d", other, name, c.TrafficClass)
+			errs = append(errs, notSupported("classes %q and %q share qos-group %d", other, name, c.TrafficClass))
 		}
 		groups[c.TrafficClass] = name
-		lossless := slices.Contains(in.PFC.Priorities, c.Priority)
-		if in.Trust == "dscp" && !lossless && c.Priority != c.TrafficClass {
-			return notSupported("class %q: priority %d differs from qos-group %d; with dscp trust NX-OS carries a priority only as the pfc-cos of a no-drop class", name, c.Priority, c.TrafficClass)
-		}
-		for _, d := range c.DSCP {
-			if d < 0 || d > 63 {
-				return invalid("class %q: dscp %d out of range 0..63", name, d)
-			}
-			if other, dup := dscps[d]; dup {
-				return invalid("dscp %d is in classes %q and %q", d, other, name)
-			}
-			dscps[d] = name
+		if in.Trust == "dscp" && !c.Lossless && c.Priority != c.TrafficClass {
+			errs = append(errs, notSupported("class %q: priority %d differs from qos-group %d; with dscp trust NX-OS carries a priority only as the pfc-cos of a no-drop class", name, c.Priority, c.TrafficClass))
 		}
 		if c.Strict {
 			strict++
 			if c.BandwidthPercent > 0 {
-				return notSupported("class %q: a priority level 1 queue takes no bandwidth share (%d%%)", name, c.BandwidthPercent)
-			}
-		}
-		if c.BandwidthPercent < 0 || c.BandwidthPercent > 100 {
-			return invalid("class %q: bandwidth %d%% out of range 0..100", name, c.BandwidthPercent)
-		}
-		if e := c.ECN; e != nil {
-			if e.MinBytes < 0 || e.MaxBytes < e.MinBytes {
-				return invalid("class %q: ECN thresholds %d..%d bytes are not ascending", name, e.MinBytes, e.MaxBytes)
-			}
-			if e.MaxMarkProbability < 0 || e.MaxMarkProbability > 100 {
-				return invalid("class %q: mark probability %d out of range 0..100", name, e.MaxMarkProbability)
+				errs = append(errs, notSupported("class %q: a priority level 1 queue takes no bandwidth share (%d%%)", name, c.BandwidthPercent))
 			}
 		}
 	}
 	if strict > MaxStrictClasses {
-		return notSupported("%d strict-priority classes; at most %d (priority level 1)", strict, MaxStrictClasses)
+		errs = append(errs, notSupported("%d strict-priority classes; at most %d (priority level 1)", strict, MaxStrictClasses))
 	}
 	if n := len(in.PFC.Priorities); n > MaxNoDropClasses {
-		return notSupported("%d no-drop priorities %v; at most %d no-drop classes", n, in.PFC.Priorities, MaxNoDropClasses)
+		errs = append(errs, notSupported("%d no-drop priorities %v; at most %d no-drop classes", n, in.PFC.Priorities, MaxNoDropClasses))
 	}
-	for _, p := range in.PFC.Priorities {
-		if !slices.ContainsFunc(in.Classes, func(c fabric.SwitchClass) bool { return c.Priority == p }) {
-			return notSupported("PFC priority %d belongs to no class; pause pfc-cos is set on a network-qos class", p)
-		}
+	errs = append(errs, validateWatchdog(in.PFC.Watchdog))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%s: %w", Platform, err)
 	}
-	seen := map[int]string{}
-	for _, c := range in.Classes {
-		if other, dup := seen[c.Priority]; dup {
-			return notSupported("classes %q and %q share priority %d (a cos match or pfc-cos names one class)", other, className(c), c.Priority)
-		}
-		seen[c.Priority] = className(c)
-	}
-	return validateWatchdog(in.PFC.Watchdog)
+	return nil
 }
 
 func validateWatchdog(wd *fabric.SwitchPFCWatchdog) error {

@@ -70,25 +70,26 @@ func TestRenderRejects(t *testing.T) {
 	}{
 		{"four no-drop classes", func(in *fabric.SwitchIntent) {
 			in.PFC.Priorities = []int{0, 3, 6, 7}
-			in.Classes = append(in.Classes, fabric.SwitchClass{Name: "seven", Priority: 7, TrafficClass: 7, Queue: 7})
+			in.Classes[0].Lossless, in.Classes[2].Lossless = true, true
+			in.Classes = append(in.Classes, fabric.SwitchClass{Name: "seven", Priority: 7, TrafficClass: 7, Queue: 7, Lossless: true})
 		}, true, "at most 3"},
 		{"queue differs from qos-group", func(in *fabric.SwitchIntent) { in.Classes[1].Queue = 4 }, true, "c-out-8q-qN"},
 		{"lossy priority not carried", func(in *fabric.SwitchIntent) { in.Classes[2].TrafficClass, in.Classes[2].Queue = 5, 5 }, true, "pfc-cos"},
 		{"two strict classes", func(in *fabric.SwitchIntent) { in.Classes[0].Strict = true; in.Classes[0].BandwidthPercent = 0 }, true, "at most 1"},
 		{"strict with bandwidth", func(in *fabric.SwitchIntent) { in.Classes[2].BandwidthPercent = 5 }, true, "no bandwidth share"},
-		{"PFC priority without class", func(in *fabric.SwitchIntent) { in.PFC.Priorities = []int{3, 4} }, true, "belongs to no class"},
+		{"PFC priority without class", func(in *fabric.SwitchIntent) { in.PFC.Priorities = []int{3, 4} }, false, "disagree"},
 		{"watchdog action", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.Action = "forward" }, true, "drops"},
 		{"watchdog detection not a multiple", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.DetectionTimeMs = 250 }, true, "times the 100 ms"},
 		{"watchdog interval too short", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.PollIntervalMs = 50 }, true, "interval 50 ms"},
-		{"mtu too large", func(in *fabric.SwitchIntent) { in.MTU = 9300 }, true, "mtu 9300"},
+		{"mtu too large", func(in *fabric.SwitchIntent) { in.MTU = 9300 }, true, "MTU 9300"},
 		{"class name", func(in *fabric.SwitchIntent) { in.Classes[1].Name = "ro ce" }, true, `"ro ce"`},
 		{"shared priority", func(in *fabric.SwitchIntent) {
 			in.PFC.Priorities, in.Classes[1].Priority = []int{4}, 4
 			in.Classes = append(in.Classes, fabric.SwitchClass{Name: "x", Priority: 4, TrafficClass: 4, Queue: 4})
-		}, true, "share priority 4"},
+		}, false, "priority 4 already used"},
 		{"bad port", func(in *fabric.SwitchIntent) { in.Ports = append(in.Ports, "Ethernet1") }, false, `"Ethernet1"`},
-		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "" }, false, "trust"},
-		{"dscp twice", func(in *fabric.SwitchIntent) { in.Classes[2].DSCP = []int{26} }, false, "dscp 26"},
+		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "" }, true, "trust"},
+		{"dscp twice", func(in *fabric.SwitchIntent) { in.Classes[2].DSCP = []int{26} }, false, "DSCP 26"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,23 +44,24 @@ type Options struct {
 }
 
 var (
-	versionRe    = regexp.MustCompile(`^\s*NCCL version (\S+)`)
-	cudaDriverRe = regexp.MustCompile(`^cudaDriverVersion (\d+)`)
-	bootstrapRe  = regexp.MustCompile(`^Bootstrap\s*: Using (.*)$`)
-	noIBRe       = regexp.MustCompile(`^NET/IB\s*: No device found`)
-	netIBRe      = regexp.MustCompile(`^NET/IB\s*: Using (.*)$`)
-	netSocketRe  = regexp.MustCompile(`^NET/(\w+)\s*: Using (\[\d+\].*)$`)
-	networkRe    = regexp.MustCompile(`^Using network (.+?)\s*$`)
-	envRe        = regexp.MustCompile(`^(NCCL_\w+) set (?:by environment )?to (.*?)\.?\s*$`)
-	commRe       = regexp.MustCompile(`^comm \S+ rank (\d+) n[Rr]anks (\d+)`)
-	channelRe    = regexp.MustCompile(`^(?:Channel|Ring)\s+\d+(?:/\d+)?\s*:\s*(\d+)(?:\[\w+\])?\s*->\s*(\d+)(?:\[\w+\])?\s*(?:\[(send|receive)\]\s*)?via\s+(\S+)`)
-	distanceRe   = regexp.MustCompile(`^CUDA Dev (\d+)\[\d+\], \w+ NIC distance\s*:\s*(\S+)`)
-	completionRe = regexp.MustCompile(`Got completion from peer (\S+) with (?:error |status=)(\d+)(?:.*vendor err (\d+))?(?:.*\((Send|Recv)\))?`)
-	ibPortRe     = regexp.MustCompile(`\[\d+\]([^\s:\[\]]+):(\d+)/(IB|RoCE)(/SHARP)?`)
-	ifaceRe      = regexp.MustCompile(`(?:\[\d+\])?([^\s:\[\]<>]+):(\S+?)<\d+>`)
-	ooBRe        = regexp.MustCompile(`OOB (\S+)`)
-	transportRe  = regexp.MustCompile(`^(?:P2P|SHM|NET|COLLNET|CollNet|NVLS)$`)
-	testRankRe   = regexp.MustCompile(`^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)`)
+	versionRe     = regexp.MustCompile(`^\s*NCCL version (\S+)`)
+	cudaDriverRe  = regexp.MustCompile(`^cudaDriverVersion (\d+)`)
+	bootstrapRe   = regexp.MustCompile(`^Bootstrap\s*: Using (.*)$`)
+	noIBRe        = regexp.MustCompile(`^NET/IB\s*: No device found`)
+	netIBRe       = regexp.MustCompile(`^NET/IB\s*: Using (.*)$`)
+	netSocketRe   = regexp.MustCompile(`^NET/(\w+)\s*: Using (\[\d+\].*)$`)
+	networkRe     = regexp.MustCompile(`^Using network (.+?)\s*$`)
+	envRe         = regexp.MustCompile(`^(NCCL_\w+) set (?:by environment )?to (.*?)\.?\s*$`)
+	commRe        = regexp.MustCompile(`^comm \S+ rank (\d+) n[Rr]anks (\d+)`)
+	channelRe     = regexp.MustCompile(`^(?:Channel|Ring)\s+\d+(?:/\d+)?\s*:\s*(\d+)(?:\[\w+\])?\s*->\s*(\d+)(?:\[\w+\])?\s*(?:\[(send|receive)\]\s*)?via\s+(\S+)`)
+	distanceRe    = regexp.MustCompile(`^CUDA Dev (\d+)\[\d+\], \w+ NIC distance\s*:\s*(\S+)`)
+	completionRe  = regexp.MustCompile(`Got completion from peer (\S+) with (?:error |status=)(\d+)(?:.*vendor err (\d+))?(?:.*\((Send|Recv)\))?`)
+	ibPortRe      = regexp.MustCompile(`\[\d+\]([^\s:\[\]]+):(\d+)/(IB|RoCE)(/SHARP)?`)
+	ifaceRe       = regexp.MustCompile(`(?:\[\d+\])?([^\s:\[\]<>]+):(\S+?)<\d+>`)
+	ooBRe         = regexp.MustCompile(`OOB (\S+)`)
+	versionPartRe = regexp.MustCompile(`\d+|\D+`)
+	transportRe   = regexp.MustCompile(`^(?:P2P|SHM|NET|COLLNET|CollNet|NVLS)$`)
+	testRankRe    = regexp.MustCompile(`^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)`)
 )
 
 // hostState accumulates one host.
@@ -338,11 +339,11 @@ func (a *analyzer) finish() *Analysis {
 	out := &Analysis{Tests: a.tests}
 	for _, name := range slices.Sorted(maps.Keys(a.hosts)) {
 		h := a.hosts[name]
-		h.Versions = slices.Sorted(maps.Keys(h.versions))
+		h.Versions = slices.SortedFunc(maps.Keys(h.versions), compareNatural)
 		h.Networks = slices.Sorted(maps.Keys(h.networks))
 		h.PIDs = slices.Sorted(maps.Keys(h.pids))
 		h.Ranks = slices.Sorted(maps.Keys(h.ranks))
-		h.IBDevices = slices.SortedFunc(slices.Values(h.ibDevs), func(x, y IBDevice) int { return strings.Compare(x.String(), y.String()) })
+		h.IBDevices = slices.SortedFunc(slices.Values(h.ibDevs), func(x, y IBDevice) int { return compareNatural(x.String(), y.String()) })
 		h.OOB, h.Bootstrap, h.Sockets = ifaceList(h.oob), ifaceList(h.boot), ifaceList(h.sock)
 		a.hostFindings(h)
 		out.Hosts = append(out.Hosts, h.Host)
@@ -383,4 +384,27 @@ func ifaceList(set map[string]bool) []Iface {
 		out = append(out, Iface{Name: name, Addr: addr})
 	}
 	return out
+}
+
+// compareNatural orders "2.4.2+cuda10.0" before "2.19.3+cuda12.3" and
+// mlx5_2 before mlx5_10: numbers compare as numbers, everything else as text.
+func compareNatural(a, b string) int {
+	split := func(s string) []string {
+		return versionPartRe.FindAllString(s, -1)
+	}
+	x, y := split(a), split(b)
+	for i := 0; i < len(x) && i < len(y); i++ {
+		nx, errx := strconv.Atoi(x[i])
+		ny, erry := strconv.Atoi(y[i])
+		if errx == nil && erry == nil {
+			if nx != ny {
+				return nx - ny
+			}
+			continue
+		}
+		if c := strings.Compare(x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	return len(x) - len(y)
 }

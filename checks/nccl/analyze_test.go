@@ -205,3 +205,12 @@ func FuzzAnalyze(f *testing.F) {
 		a.Results()
 	})
 }
+
+func TestCompareVersions(t *testing.T) {
+	in := []string{"2.19.3+cuda12.3", "2.4.2+cuda10.0", "2.18.5+cuda12.0", "2.19.3+cuda12.2", "2.19"}
+	slices.SortFunc(in, compareNatural)
+	want := []string{"2.4.2+cuda10.0", "2.18.5+cuda12.0", "2.19", "2.19.3+cuda12.2", "2.19.3+cuda12.3"}
+	if d := cmp.Diff(want, in); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -105,7 +105,7 @@ func (a *analyzer) fleetFindings() {
 	}
 	if len(byVersion) > 1 {
 		var parts []string
-		versions := slices.Sorted(maps.Keys(byVersion))
+		versions := slices.SortedFunc(maps.Keys(byVersion), compareNatural)
 		for _, v := range versions {
 			parts = append(parts, v+" on "+strings.Join(byVersion[v], ", "))
 		}

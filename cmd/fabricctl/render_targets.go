@@ -5,10 +5,21 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg/opensm"
 )
 
-// renderSwitchNative renders a switch's native config with its platform driver;
-// it returns "" while no driver is registered for the platform.
+// renderSwitchNative renders a switch's native config with its platform driver.
 func renderSwitchNative(s fabric.SwitchIntent) (text, ext string, err error) {
-	return "", "", nil
+	d, err := switchRegistry().Driver(s.Platform)
+	if err != nil {
+		return "", "", err
+	}
+	cfg, err := d.Render(s)
+	if err != nil {
+		return "", "", err
+	}
+	ext = nativeExt[s.Platform]
+	if ext == "" {
+		ext = "." + cfg.Format
+	}
+	return cfg.Text, ext, nil
 }
 
 // renderSubnetManager renders a subnet manager's partitions: partitions.conf

@@ -120,3 +120,42 @@ func TestUnknownOutputFormat(t *testing.T) {
 		t.Errorf("exit %d, %s", code, errs)
 	}
 }
+
+func TestRenderNativeSwitchConfigs(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := runCLI(t, "render", "-f", labFabric, "--out", dir); code != 0 {
+		t.Fatalf("render: %s", errs)
+	}
+	for file, want := range map[string]string{
+		"switches/leaf-01.nvue":                 "nv set",
+		"switches/leaf-02.config_db.json":       "DSCP_TO_TC_MAP",
+		"subnet-managers/sm-01.partitions.conf": "storage=0x0002",
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v; want it to contain %q", file, err, want)
+		}
+	}
+}
+
+func TestPortNamesCheckedByPlatform(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := os.ReadFile(labFabric)
+	bad := strings.Replace(string(data), `ports: ["swp1-4"]`, `ports: ["Ethernet1-4"]`, 1)
+	bad = strings.Replace(bad, "include: [../", "include: ["+filepath.Join(filepath.Dir(mustAbs(t, labFabric)), "..")+"/", 1)
+	bad = strings.Replace(bad, ", ../ib-partitions.yaml", ", "+filepath.Join(filepath.Dir(mustAbs(t, labFabric)), "..", "ib-partitions.yaml"), 1)
+	f := filepath.Join(dir, "fabric.yaml")
+	os.WriteFile(f, []byte(bad), 0o644)
+	code, _, errs := runCLI(t, "validate", "-f", f)
+	if code != 1 || !strings.Contains(errs, "spec.switches[0].ports[0]") || !strings.Contains(errs, "Ethernet1") {
+		t.Errorf("a SONiC-style port on a Cumulus switch must be refused: exit %d\n%s", code, errs)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -48,6 +48,7 @@ func commands(g *globals) []*cobra.Command {
 		newRenderCmd(g),
 		newSchemaCmd(g),
 		newLabCmd(g),
+		newNCCLCmd(g),
 		newSwitchSimCmd(g),
 	}
 }

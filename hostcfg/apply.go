@@ -56,10 +56,11 @@ func (h *Host) Apply(ctx context.Context, p Plan) (Result, error) {
 	var errs []error
 	for _, group := range groupByInterface(p.Changes) {
 		if err := ctx.Err(); err != nil {
+			serr := &SettingError{Interface: group[0].Interface, Op: "writing", Err: err}
 			for _, c := range group {
-				res.Failed = append(res.Failed, Failure{Change: c, Error: err.Error()})
+				res.Failed = append(res.Failed, Failure{Change: c, Error: serr.Error()})
 			}
-			errs = append(errs, &SettingError{Interface: group[0].Interface, Setting: group[0].Setting, Op: "writing", Err: err})
+			errs = append(errs, serr)
 			continue
 		}
 		errs = append(errs, h.applyInterface(ctx, group, &res))
@@ -107,10 +108,11 @@ func (h *Host) applyInterface(ctx context.Context, changes []Change, res *Result
 	}
 	i, err := h.probe(ctx, name, false)
 	if err != nil {
+		serr := &SettingError{Interface: name, Op: "probing", Err: err}
 		for _, c := range changes {
-			res.Failed = append(res.Failed, Failure{Change: c, Error: err.Error()})
+			res.Failed = append(res.Failed, Failure{Change: c, Error: serr.Error()})
 		}
-		return &SettingError{Interface: name, Setting: changes[0].Setting, Op: "probing", Err: err}
+		return serr
 	}
 	for _, c := range changes {
 		if err := ctx.Err(); err != nil {

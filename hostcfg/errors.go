@@ -47,6 +47,9 @@ func (e *SettingError) Error() string {
 	if e.Backend != "" {
 		via = " via " + e.Backend
 	}
+	if e.Setting == "" {
+		return fmt.Sprintf("%s %s%s: %v", e.Op, e.Interface, via, e.Err)
+	}
 	return fmt.Sprintf("%s %s on %s%s: %v", e.Op, e.Setting, e.Interface, via, e.Err)
 }
 

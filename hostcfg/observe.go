@@ -235,8 +235,9 @@ func (h *Host) observeIface(ctx context.Context, r request) (InterfaceState, err
 	}
 	i, err := h.probe(ctx, r.name, true)
 	if err != nil {
-		st.Error = err.Error()
-		return st, &SettingError{Interface: r.name, Op: "probing", Err: err}
+		serr := &SettingError{Interface: r.name, Op: "probing", Err: err}
+		st.Error = serr.Error()
+		return st, serr
 	}
 	st.Driver, st.BusID, st.Kind = i.driver, i.busID, i.link.Kind
 	if port, err := i.rdmaPort(ctx); err == nil {

@@ -130,8 +130,8 @@ func Diff(desired fabric.HostIntent, observed Observed) Plan {
 	}
 	if len(pkeys) > 0 {
 		if len(observed.Ports) == 0 {
-			p.Issues = append(p.Issues, Issue{Target: target, Interface: "infiniband", Kind: IssueError,
-				Reason: "the host has partitions but no InfiniBand port was observed"})
+			p.Issues = append(p.Issues, Issue{Target: target, Interface: "infiniband", Kind: IssueUnsupported,
+				Reason: "the host has no InfiniBand port: partitions (pkeys, IPoIB) apply to InfiniBand only"})
 		}
 		for _, ps := range observed.Ports {
 			if ps.Error != "" {

@@ -76,14 +76,14 @@ type iface struct {
 func (h *Host) probe(ctx context.Context, name string, cache bool) (*iface, error) {
 	i := &iface{h: h, name: name, cache: cache}
 	if h.Links == nil {
-		return nil, fmt.Errorf("probing %s: no netlink backend: %w", name, ErrNotSupported)
+		return nil, fmt.Errorf("no netlink backend: %w", ErrNotSupported)
 	}
 	l, err := h.Links.Link(ctx, name)
 	if errors.Is(err, link.ErrNotFound) {
-		return nil, fmt.Errorf("probing %s: %w", name, ErrNoInterface)
+		return nil, ErrNoInterface
 	}
 	if err != nil {
-		return nil, fmt.Errorf("probing %s: %w", name, err)
+		return nil, err
 	}
 	i.link = l
 	if h.Ethtool != nil {

@@ -1,0 +1,75 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/agent"
+)
+
+func TestRegisteredOp(t *testing.T) {
+	h := &agent.Handler{Open: func(context.Context) (*hostcfg.Host, error) {
+		t.Error("a registered op must not open the host")
+		return nil, errors.New("no host")
+	}}
+	h.Register("exec-check", func(_ context.Context, args json.RawMessage) (any, error) {
+		var a struct{ Name string }
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, err
+		}
+		if a.Name == "" {
+			return nil, errors.New("no check named")
+		}
+		return map[string]string{"ran": a.Name}, nil
+	})
+	in := `{"apiVersion":"fabricctl.io/v1alpha1","protocol":1,"op":"exec-check","args":{"Name":"preflight"}}
+{"apiVersion":"fabricctl.io/v1alpha1","protocol":1,"op":"exec-check","args":{}}
+{"apiVersion":"fabricctl.io/v1alpha1","protocol":1,"op":"hello"}`
+	var out bytes.Buffer
+	failed, err := h.Serve(context.Background(), strings.NewReader(in), &out)
+	if err != nil || failed != 1 {
+		t.Fatalf("Serve = %d failed, %v", failed, err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d reply lines, want one per request:\n%s", len(lines), out.String())
+	}
+	var r1, r2, r3 agent.Reply
+	for i, r := range []*agent.Reply{&r1, &r2, &r3} {
+		if err := json.Unmarshal([]byte(lines[i]), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !r1.OK || string(r1.Data) != `{"ran":"preflight"}` {
+		t.Errorf("exec-check reply = %+v (data %s)", r1, r1.Data)
+	}
+	if r2.OK || r2.Error.Kind != agent.ErrorOp || r2.Error.Message != "no check named" {
+		t.Errorf("failing op reply = %+v", r2)
+	}
+	if want := []string{"apply", "exec-check", "hello", "observe", "plan", "rollback", "show"}; strings.Join(r3.Hello.Ops, " ") != strings.Join(want, " ") {
+		t.Errorf("ops = %v, want %v", r3.Hello.Ops, want)
+	}
+}
+
+func TestRegisterTwicePanics(t *testing.T) {
+	h := &agent.Handler{}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a built-in op did not panic")
+		}
+	}()
+	h.Register(agent.OpApply, nil)
+}
+
+func TestHostOpenFailure(t *testing.T) {
+	h := &agent.Handler{Open: func(context.Context) (*hostcfg.Host, error) { return nil, errors.New("no netlink") }}
+	r := h.Handle(context.Background(), agent.Request{APIVersion: "fabricctl.io/v1alpha1", Protocol: 1, Op: agent.OpShow})
+	if r.OK || r.Error.Kind != agent.ErrorHost || !strings.Contains(r.Error.Message, "no netlink") {
+		t.Errorf("reply = %+v", r)
+	}
+}

@@ -49,6 +49,7 @@ func commands(g *globals) []*cobra.Command {
 		newSchemaCmd(g),
 		newLabCmd(g),
 		newNCCLCmd(g),
+		newHostCmd(g), newAgentCmd(g),
 		newSwitchSimCmd(g),
 	}
 }

@@ -73,6 +73,10 @@
 // running configuration to startup-config: SWITCH.md lists no save step for
 // EOS. Observe runs the read-back through switchcfg.Observe.
 //
+// A command the switch rejects must come back from Session.Send as a
+// *switchcfg.LineError (the Session contract; the session wrapper and its
+// replay do so); Push names that line in its *switchcfg.PushError.
+//
 // Driver holds no state: Render, Parse, Push and Observe are safe for
 // concurrent use, one Session per goroutine.
 package eos

@@ -11,11 +11,6 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// errorMarkers start the output lines EOS prints when it rejects a command
-// (scrapligo's arista_eos failed-when-contains list, plus "% Not supported").
-var errorMarkers = []string{"% Ambiguous command", "% Error", "% Incomplete command", "% Invalid input",
-	"% Cannot commit", "% Unavailable command", "% Not supported"}
-
 // rollbackTimeout bounds the abort sent after a failure, which runs even when
 // the caller's context is already cancelled.
 const rollbackTimeout = 30 * time.Second
@@ -27,24 +22,9 @@ type push struct {
 	session string
 }
 
-// send runs one command. An EOS error message in the output becomes a
-// *switchcfg.LineError even when the Session did not report it (a replayed
-// transcript, a session without error detection).
-func (p *push) send(cmd string) (string, error) {
-	out, err := p.s.Send(p.ctx, cmd)
-	if err != nil {
-		return out, err
-	}
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		for _, m := range errorMarkers {
-			if strings.HasPrefix(l, m) {
-				return out, &switchcfg.LineError{Line: cmd, Message: l}
-			}
-		}
-	}
-	return out, nil
-}
+// send runs one command. The Session reports a command EOS rejects as a
+// *switchcfg.LineError (switchcfg.Session's contract).
+func (p *push) send(cmd string) (string, error) { return p.s.Send(p.ctx, cmd) }
 
 // rejected reports whether err is the device refusing a command (it answered,
 // so the session is still in a known state) rather than a transport failure.

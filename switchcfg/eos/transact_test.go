@@ -17,6 +17,7 @@ import (
 // connection would.
 type fakeEOS struct {
 	replies map[string]string
+	rejects map[string]string // command → the device's error message (a LineError, as sessions report it)
 	drops   map[string]bool
 	sent    []string
 	dead    bool
@@ -31,7 +32,11 @@ func (f *fakeEOS) Send(_ context.Context, cmd string) (string, error) {
 		f.dead = true
 		return "", io.ErrUnexpectedEOF
 	}
-	return f.replies[cmd], nil
+	out := f.replies[cmd]
+	if msg, ok := f.rejects[cmd]; ok {
+		return out + msg, &switchcfg.LineError{Line: cmd, Message: msg}
+	}
+	return out, nil
 }
 
 func (f *fakeEOS) SendConfig(context.Context, []string) (string, error) {
@@ -99,7 +104,7 @@ func TestPushDryRun(t *testing.T) {
 
 func TestPushRejectedLineAborts(t *testing.T) {
 	bad := "   priority-flow-control priority 3 no-drop"
-	f := &fakeEOS{replies: map[string]string{bad: "% Invalid input (at token 1: 'priority-flow-control')"}}
+	f := &fakeEOS{rejects: map[string]string{bad: "% Invalid input (at token 1: 'priority-flow-control')"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) {
@@ -129,10 +134,8 @@ func TestPushConnectionDrop(t *testing.T) {
 }
 
 func TestPushCommitRefused(t *testing.T) {
-	f := &fakeEOS{replies: map[string]string{
-		"show session-config diffs": someDiff,
-		"commit timer 00:02:00":     "% Cannot commit: session has conflicting changes",
-	}}
+	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff},
+		rejects: map[string]string{"commit timer 00:02:00": "% Cannot commit: session has conflicting changes"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "committing" || !pe.RolledBack || res.Committed {

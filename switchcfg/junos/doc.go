@@ -86,6 +86,10 @@
 // A commit counts only with "commit complete" in its reply. Junos commits are
 // persistent: there is no save step.
 //
+// A command the switch rejects must come back from Session.Send as a
+// *switchcfg.LineError (the Session contract; the session wrapper and its
+// replay do so); Push names that line in its *switchcfg.PushError.
+//
 // A Driver is not modified by its methods: Render, Parse, Push and Observe
 // are safe for concurrent use, one Session per goroutine.
 package junos

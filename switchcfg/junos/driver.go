@@ -3,6 +3,7 @@ package junos
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
@@ -101,13 +102,7 @@ func comparePorts(a, b string) int {
 			}
 		}
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return strings.Compare(a, b)
 }
 
 func (d *Driver) queueBuffer() int64 {

@@ -11,10 +11,6 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// errorMarkers start the output lines Junos prints when it rejects a command
-// or a commit.
-var errorMarkers = []string{"syntax error", "unknown command", "error:", "is ambiguous", "No valid completions", "missing argument", "invalid value"}
-
 // commitComplete is what Junos prints when a commit succeeded.
 const commitComplete = "commit complete"
 
@@ -28,23 +24,9 @@ type push struct {
 	s   switchcfg.Session
 }
 
-// send runs one command. A Junos error message in the output becomes a
-// *switchcfg.LineError even when the Session did not report it.
-func (p *push) send(ctx context.Context, cmd string) (string, error) {
-	out, err := p.s.Send(ctx, cmd)
-	if err != nil {
-		return out, err
-	}
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		for _, m := range errorMarkers {
-			if strings.HasPrefix(l, m) {
-				return out, &switchcfg.LineError{Line: cmd, Message: l}
-			}
-		}
-	}
-	return out, nil
-}
+// send runs one command. The Session reports a command Junos rejects as a
+// *switchcfg.LineError (switchcfg.Session's contract).
+func (p *push) send(ctx context.Context, cmd string) (string, error) { return p.s.Send(ctx, cmd) }
 
 // commit runs a commit command and insists on "commit complete".
 func (p *push) commit(cmd string) error {

@@ -17,6 +17,7 @@ import (
 // connection would.
 type fakeJunos struct {
 	replies map[string]string
+	rejects map[string]string // command → the device's error message (a LineError, as sessions report it)
 	drops   map[string]bool
 	sent    []string
 	dead    bool
@@ -31,7 +32,11 @@ func (f *fakeJunos) Send(_ context.Context, cmd string) (string, error) {
 		f.dead = true
 		return "", io.ErrUnexpectedEOF
 	}
-	return f.replies[cmd], nil
+	out := f.replies[cmd]
+	if msg, ok := f.rejects[cmd]; ok {
+		return out + msg, &switchcfg.LineError{Line: cmd, Message: msg}
+	}
+	return out, nil
 }
 
 func (f *fakeJunos) SendConfig(context.Context, []string) (string, error) {
@@ -106,7 +111,7 @@ func TestPushDryRun(t *testing.T) {
 
 func TestPushRejectedLine(t *testing.T) {
 	bad := "set class-of-service forwarding-classes class roce pfc-priority 3"
-	f := &fakeJunos{replies: committing(map[string]string{bad: "                                                              ^\nsyntax error."})}
+	f := &fakeJunos{replies: committing(nil), rejects: map[string]string{bad: "syntax error."}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) || pe.Line != bad || pe.Step != "loading" || !pe.RolledBack || !res.RolledBack {

@@ -80,6 +80,10 @@
 // error names RollbackCommand(checkpoint) to run on a new session. The
 // checkpoint is left on the switch. PushOptions.ConfirmTimeout does not apply.
 //
+// A command the switch rejects must come back from Session.Send as a
+// *switchcfg.LineError (the Session contract; the session wrapper and its
+// replay do so); Push names that line in its *switchcfg.PushError.
+//
 // Driver holds no state: Render, Parse, Push and Observe are safe for
 // concurrent use, one Session per goroutine.
 package nxos

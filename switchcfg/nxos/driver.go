@@ -3,6 +3,7 @@ package nxos
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
@@ -61,7 +62,7 @@ func (*Driver) CheckPort(name string) error { return checkPort(name) }
 // ReadbackCommands returns the commands whose outputs Parse reads.
 func (*Driver) ReadbackCommands() []string { return []string{ReadbackRunningConfig} }
 
-// sortPorts orders port names by slot, port and breakout lane.
+// portOrder orders port names by slot, port and breakout lane.
 func portOrder(a, b string) int {
 	ma, mb := portRE.FindStringSubmatch(a), portRE.FindStringSubmatch(b)
 	for i := 1; ma != nil && mb != nil && i < len(ma); i++ {
@@ -71,11 +72,5 @@ func portOrder(a, b string) int {
 			return x - y
 		}
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return strings.Compare(a, b)
 }

@@ -11,10 +11,6 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// errorMarkers start the output lines NX-OS prints when it rejects a command.
-var errorMarkers = []string{"% Invalid command", "% Invalid parameter", "% Incomplete command", "% Ambiguous command",
-	"% Invalid input detected", "% Unknown command", "ERROR:", "Error:"}
-
 // rollbackTimeout bounds the rollback sent after a failure, which runs even
 // when the caller's context is already cancelled.
 const rollbackTimeout = 2 * time.Minute
@@ -26,23 +22,9 @@ type push struct {
 	checkpoint string
 }
 
-// send runs one command. An NX-OS error message in the output becomes a
-// *switchcfg.LineError even when the Session did not report it.
-func (p *push) send(ctx context.Context, cmd string) (string, error) {
-	out, err := p.s.Send(ctx, cmd)
-	if err != nil {
-		return out, err
-	}
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		for _, m := range errorMarkers {
-			if strings.HasPrefix(l, m) {
-				return out, &switchcfg.LineError{Line: cmd, Message: l}
-			}
-		}
-	}
-	return out, nil
-}
+// send runs one command. The Session reports a command NX-OS rejects as a
+// *switchcfg.LineError (switchcfg.Session's contract).
+func (p *push) send(ctx context.Context, cmd string) (string, error) { return p.s.Send(ctx, cmd) }
 
 // RollbackCommand returns the command that restores the running
 // configuration from the checkpoint a Push took (PushOptions.Checkpoint).

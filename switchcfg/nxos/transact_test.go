@@ -16,6 +16,7 @@ import (
 // connection would.
 type fakeNXOS struct {
 	replies map[string]string
+	rejects map[string]string // command → the device's error message (a LineError, as sessions report it)
 	drops   map[string]bool
 	sent    []string
 	dead    bool
@@ -30,7 +31,11 @@ func (f *fakeNXOS) Send(_ context.Context, cmd string) (string, error) {
 		f.dead = true
 		return "", io.ErrUnexpectedEOF
 	}
-	return f.replies[cmd], nil
+	out := f.replies[cmd]
+	if msg, ok := f.rejects[cmd]; ok {
+		return out + msg, &switchcfg.LineError{Line: cmd, Message: msg}
+	}
+	return out, nil
 }
 
 func (f *fakeNXOS) SendConfig(context.Context, []string) (string, error) {
@@ -98,7 +103,7 @@ func TestPushDryRunRollsBack(t *testing.T) {
 
 func TestPushRejectedLineRollsBack(t *testing.T) {
 	bad := "    pause pfc-cos 3"
-	f := &fakeNXOS{replies: map[string]string{bad: "% Invalid command at '^' marker.", rollbackCmd: "Rollback completed successfully."}}
+	f := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully."}, rejects: map[string]string{bad: "% Invalid command at '^' marker."}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) {
@@ -113,8 +118,8 @@ func TestPushRejectedLineRollsBack(t *testing.T) {
 }
 
 func TestPushRollbackFails(t *testing.T) {
-	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback failed.",
-		"copy running-config startup-config": "ERROR: copy failed: no space left on device"}}
+	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback failed."},
+		rejects: map[string]string{"copy running-config startup-config": "ERROR: copy failed: no space left on device"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "saving" || pe.RolledBack || res.RolledBack {
@@ -138,7 +143,7 @@ func TestPushConnectionDrop(t *testing.T) {
 }
 
 func TestPushCheckpointRefused(t *testing.T) {
-	f := &fakeNXOS{replies: map[string]string{"checkpoint " + testCheckpoint: "ERROR: Checkpoint name already in use"}}
+	f := &fakeNXOS{rejects: map[string]string{"checkpoint " + testCheckpoint: "ERROR: Checkpoint name already in use"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "checkpointing" || !pe.RolledBack || len(f.sent) != 1 || res.Changed {

@@ -278,3 +278,18 @@ func testHungVM(ctx context.Context, t *testing.T, s *State) {
 	}
 	fmt.Fprintf(os.Stderr, "lab: hung %s detected and killed in %.1fs\n", v.Name, time.Since(t0).Seconds())
 }
+
+// TestLabPackageNotServed asks the real mirror for a version it does not have: the error names
+// the package and the version the mirror offers, quickly.
+func TestLabPackageNotServed(t *testing.T) {
+	needLab(t)
+	t0 := time.Now()
+	_, err := image.Fetcher{Dir: t.TempDir()}.Fetch(t.Context(), []image.Package{{Name: "perftest", Version: "0.0-not-a-version"}})
+	if !errors.Is(err, image.ErrNotServed) || !strings.Contains(err.Error(), "perftest=0.0-not-a-version") || !strings.Contains(err.Error(), "mirror offers") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(t0); d > time.Minute {
+		t.Errorf("took %s", d)
+	}
+	t.Log(err)
+}

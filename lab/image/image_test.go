@@ -246,6 +246,25 @@ func TestCheckFreeSpace(t *testing.T) {
 	}
 }
 
+func TestFetchWithoutAptGet(t *testing.T) {
+	f := Fetcher{Dir: t.TempDir(), AptGet: "/nonexistent/apt-get"}
+	_, err := f.Fetch(t.Context(), []Package{{"perftest", "4.5+0.17-1"}})
+	if !errors.Is(err, ErrMissingTool) || !strings.Contains(err.Error(), "install-deps.sh") {
+		t.Fatalf("err = %v, want ErrMissingTool pointing at install-deps.sh", err)
+	}
+}
+
+func TestFetchUsesCache(t *testing.T) {
+	dir := t.TempDir()
+	p := Package{"perftest", "4.5+0.17-1"}
+	must(t, os.WriteFile(filepath.Join(dir, p.FileName()), []byte("deb"), 0o644))
+	// apt-get is never needed when everything is cached
+	got, err := Fetcher{Dir: dir, AptGet: "/nonexistent/apt-get"}.Fetch(t.Context(), []Package{p})
+	if err != nil || got["perftest"] != filepath.Join(dir, p.FileName()) {
+		t.Fatalf("Fetch = %v, %v", got, err)
+	}
+}
+
 func TestDescribeAptFailureNamesPackage(t *testing.T) {
 	stderr := "E: Version '6.1.192-3' for 'linux-image-6.1.0-57-amd64' was not found\nE: Unable to locate package nosuchpkg\n"
 	err := describeAptFailure(t.Context(), []Package{{"linux-image-6.1.0-57-amd64", "6.1.192-3"}, {"nosuchpkg", "1"}}, stderr, errors.New("exit status 100"))

@@ -12,7 +12,14 @@ for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   case $st in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
 done
+# the image builder runs apt-get download: it needs package lists even when nothing is missing
+lists_empty() { ! ls /var/lib/apt/lists/ 2>/dev/null | grep -q '_Packages'; }
 if [ -z "$missing" ]; then
+  if lists_empty; then
+    [ "$(id -u)" = 0 ] || { echo "install-deps: apt package lists are empty; run apt-get update as root" >&2; exit 1; }
+    echo "install-deps: apt package lists are empty; running apt-get update"
+    apt-get update -qq || { sleep 2; apt-get update -qq; }
+  fi
   echo "install-deps: all present ($PKGS)"
   exit 0
 fi

@@ -1,11 +1,11 @@
 package checks
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -75,14 +75,7 @@ func TestSortAndJSON(t *testing.T) {
 	if _, ok := rs[2].Measurement("nope"); ok {
 		t.Error("found a measurement that does not exist")
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rs); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Golden(t, "results.golden", b.Bytes())
+	testutil.Golden(t, "results.golden", checktest.JSON(t, rs))
 }
 
 func TestWCStatusName(t *testing.T) {

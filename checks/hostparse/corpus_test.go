@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/internal/corpustest"
+	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/checks/pcitopo"
 )
 
@@ -247,7 +247,7 @@ var hostCorpus = map[string]struct {
 
 func TestHostCorpus(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range corpustest.Files(t, "host", "*.txt") {
+	for _, f := range checktest.CorpusFiles(t, "host", "*.txt") {
 		seen[f.Name] = true
 		want, ok := hostCorpus[f.Name]
 		if !ok {

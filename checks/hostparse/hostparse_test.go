@@ -1,8 +1,7 @@
 package hostparse
 
 import (
-	"bytes"
-	"encoding/json"
+	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,18 +22,6 @@ var parsers = map[string]func(io.Reader) (any, error){
 	"lspci":        func(r io.Reader) (any, error) { return ParsePCI(r) },
 }
 
-func marshal(t *testing.T, v any) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func TestGolden(t *testing.T) {
 	for kind, parse := range parsers {
 		paths, _ := filepath.Glob(filepath.Join("testdata", kind, "*.txt"))
@@ -53,7 +40,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatalf("parsing: %v", err)
 				}
-				testutil.Golden(t, name+".golden", marshal(t, v))
+				testutil.Golden(t, name+".golden", checktest.JSON(t, v))
 			})
 		}
 	}

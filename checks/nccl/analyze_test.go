@@ -2,8 +2,8 @@ package nccl
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
+	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,14 +49,7 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(p), ".log")
 		t.Run(name, func(t *testing.T) {
 			a := analyzeFile(t, Options{}, filepath.Base(p))
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(a); err != nil {
-				t.Fatal(err)
-			}
-			testutil.Golden(t, name+".golden", b.Bytes())
+			testutil.Golden(t, name+".golden", checktest.JSON(t, a))
 		})
 	}
 }

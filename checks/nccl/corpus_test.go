@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/internal/corpustest"
+	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -191,9 +191,9 @@ var ncclCorpus = map[string]struct {
 
 func TestNCCLCorpus(t *testing.T) {
 	seen := map[string]bool{}
-	var files []corpustest.File
-	files = append(files, corpustest.Files(t, "nccl", "*.txt")...)
-	files = append(files, corpustest.Files(t, "nccl-tests", "*.txt")...)
+	var files []checktest.File
+	files = append(files, checktest.CorpusFiles(t, "nccl", "*.txt")...)
+	files = append(files, checktest.CorpusFiles(t, "nccl-tests", "*.txt")...)
 	for _, f := range files {
 		seen[f.Name] = true
 		want, ok := ncclCorpus[f.Name]

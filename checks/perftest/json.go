@@ -99,34 +99,9 @@ func (r *Report) jsonResults(v any) error {
 			if !ok {
 				continue
 			}
-			switch headerKey(k) {
-			case "msgsize":
-				bw.Bytes, lat.Bytes = int64(f), int64(f)
-			case "niterations":
-				bw.Iterations, lat.Iterations = int64(f), int64(f)
-			case "bwpeak":
-				bw.BWPeak = f
-			case "bwaverage", "bwavg":
-				bw.BWAverage = f
-			case "msgrate", "msgrateavg":
-				bw.MsgRate = f
-			case "tmin":
-				lat.TMin, isLat = f, true
-			case "tmax":
-				lat.TMax, isLat = f, true
-			case "ttypical":
-				lat.TTypical, isLat = f, true
-			case "tavg":
-				lat.TAvg, isLat = f, true
-			case "tstdev":
-				lat.TStdev, isLat = f, true
-			case "percentile99":
-				lat.P99, isLat = f, true
-			case "percentile999":
-				lat.P999, isLat = f, true
-			case "tps", "tpsaverage":
-				lat.TPS, isLat = f, true
-			default:
+			l, known := setValue(&bw, &lat, headerKey(k), f)
+			isLat = isLat || l
+			if !known {
 				if bw.Extra == nil {
 					bw.Extra = map[string]float64{}
 				}

@@ -1,7 +1,6 @@
 package perftest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -34,18 +34,6 @@ func view(r *Report) goldenView {
 	return v
 }
 
-func marshal(t *testing.T, v any) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func fixtures(t *testing.T, glob string) []string {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("testdata", glob))
@@ -68,7 +56,7 @@ func TestParseGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			testutil.Golden(t, "text/"+name+".golden", marshal(t, view(r)))
+			testutil.Golden(t, "text/"+name+".golden", checktest.JSON(t, view(r)))
 		})
 	}
 }
@@ -85,7 +73,7 @@ func TestParseJSONGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseJSON: %v", err)
 			}
-			testutil.Golden(t, "json/"+name+".golden", marshal(t, r))
+			testutil.Golden(t, "json/"+name+".golden", checktest.JSON(t, r))
 		})
 	}
 }

@@ -228,3 +228,55 @@ func gidFromDecimal(s string) (string, bool) {
 	}
 	return netip.AddrFrom16(b).String(), true
 }
+
+// setValue stores one result value, named by its text column or JSON key
+// folded with headerKey ("#bytes" and "MsgSize", "99% percentile" and
+// "percentile_99"), into bw or lat; either may be nil. isLat reports a latency
+// value, known whether the name is a result field at all.
+func setValue(bw *BWRow, lat *LatRow, key string, v float64) (isLat, known bool) {
+	if bw == nil {
+		bw = &BWRow{}
+	}
+	if lat == nil {
+		lat = &LatRow{}
+	}
+	switch key {
+	case "bytes", "msgsize":
+		bw.Bytes, lat.Bytes = int64(v), int64(v)
+	case "iterations", "niterations":
+		bw.Iterations, lat.Iterations = int64(v), int64(v)
+	case "bwpeak":
+		bw.BWPeak = v
+	case "bwaverage", "bwavg":
+		bw.BWAverage = v
+	case "msgrate", "msgrateavg":
+		bw.MsgRate = v
+	case "tmin":
+		lat.TMin = v
+		return true, true
+	case "tmax":
+		lat.TMax = v
+		return true, true
+	case "ttypical":
+		lat.TTypical = v
+		return true, true
+	case "tavg":
+		lat.TAvg = v
+		return true, true
+	case "tstdev":
+		lat.TStdev = v
+		return true, true
+	case "99percentile", "percentile99":
+		lat.P99 = v
+		return true, true
+	case "999percentile", "percentile999":
+		lat.P999 = v
+		return true, true
+	case "tpsaverage", "tps":
+		lat.TPS = v
+		return true, true
+	default:
+		return false, false
+	}
+	return false, true
+}

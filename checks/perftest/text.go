@@ -245,23 +245,11 @@ func (p *textParser) row(s string, n int) {
 func (p *textParser) bwRow(vals []float64) BWRow {
 	var r BWRow
 	for i, c := range p.cols {
-		v := vals[i]
-		switch c.name {
-		case "#bytes":
-			r.Bytes = int64(v)
-		case "#iterations":
-			r.Iterations = int64(v)
-		case "BW peak":
-			r.BWPeak = v
-		case "BW average":
-			r.BWAverage = v
-		case "MsgRate":
-			r.MsgRate = v
-		default:
+		if _, known := setValue(&r, nil, headerKey(c.name), vals[i]); !known {
 			if r.Extra == nil {
 				r.Extra = map[string]float64{}
 			}
-			r.Extra[c.name] = v
+			r.Extra[c.name] = vals[i]
 		}
 	}
 	return r
@@ -270,29 +258,7 @@ func (p *textParser) bwRow(vals []float64) BWRow {
 func (p *textParser) latRow(vals []float64) LatRow {
 	var r LatRow
 	for i, c := range p.cols {
-		v := vals[i]
-		switch c.name {
-		case "#bytes":
-			r.Bytes = int64(v)
-		case "#iterations":
-			r.Iterations = int64(v)
-		case "t_min":
-			r.TMin = v
-		case "t_max":
-			r.TMax = v
-		case "t_typical":
-			r.TTypical = v
-		case "t_avg":
-			r.TAvg = v
-		case "t_stdev":
-			r.TStdev = v
-		case "99% percentile":
-			r.P99 = v
-		case "99.9% percentile":
-			r.P999 = v
-		case "tps average":
-			r.TPS = v
-		}
+		setValue(nil, &r, headerKey(c.name), vals[i])
 	}
 	return r
 }

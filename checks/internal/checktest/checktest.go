@@ -1,7 +1,8 @@
-package corpustest
+package checktest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,10 +16,10 @@ type File struct {
 	Body []byte
 }
 
-// Files returns the files of corpus/validation/<sub> whose base names match
+// CorpusFiles returns the files of corpus/validation/<sub> whose base names match
 // glob, in name order. It skips t when the corpus is absent and fails t when
 // nothing matches.
-func Files(t testing.TB, sub, glob string) []File {
+func CorpusFiles(t testing.TB, sub, glob string) []File {
 	t.Helper()
 	dir := testutil.CorpusDir(t, filepath.Join("validation", sub))
 	paths, err := filepath.Glob(filepath.Join(dir, glob))
@@ -44,4 +45,17 @@ func Files(t testing.TB, sub, glob string) []File {
 		files = append(files, File{Name: filepath.Base(p), Body: b})
 	}
 	return files
+}
+
+// JSON encodes v indented by two spaces, without HTML escaping, with a final newline.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatalf("encoding JSON: %v", err)
+	}
+	return b.Bytes()
 }

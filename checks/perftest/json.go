@@ -198,10 +198,7 @@ func (p *relaxed) object(depth int) (map[string]any, error) {
 				return nil, err
 			}
 			key = k
-		} else {
-			key = p.word()
-		}
-		if key == "" {
+		} else if key = p.word(); key == "" {
 			return nil, p.errorf("expected a key, found %q", p.s[p.i])
 		}
 		p.skipBlank()

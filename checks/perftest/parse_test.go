@@ -188,6 +188,7 @@ func TestParseJSONRejects(t *testing.T) {
 		"missing colon": "{test_info {}}",
 		"trailing":      `{"results": {}} x`,
 		"bad results":   `{"results": 3}`,
+		"cut after key": `{""`,
 		"deep":          strings.Repeat("[", 100) + strings.Repeat("]", 100),
 	} {
 		_, err := ParseJSON([]byte(in))

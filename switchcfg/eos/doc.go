@@ -41,8 +41,8 @@
 // value and read as no ECN.
 //
 // Units: EOS "kbytes" are taken as 1000 bytes (BytesPerKbyte), the unit of
-// the vendor RoCE recipes (150 KB → 150 kbytes); Render rounds to the nearest
-// kbyte, half up, and switchcfg.Compare tolerates the difference. Watchdog
+// the vendor RoCE recipes (150 KB → 150 kbytes); a threshold that is not whole
+// kbytes is written in bytes, so thresholds read back exactly. Watchdog
 // times are seconds on the CLI and milliseconds in the intent; actions map
 // drop → drop, forward → no-drop, alert → notify-only.
 //

@@ -65,12 +65,6 @@ func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 		if c.DSCP == nil {
 			c.DSCP = []int{}
 		}
-		if c.ECN != nil {
-			e := *c.ECN
-			e.MinBytes = kbytes(e.MinBytes) * BytesPerKbyte
-			e.MaxBytes = kbytes(e.MaxBytes) * BytesPerKbyte
-			c.ECN = &e
-		}
 		out.Classes = append(out.Classes, c)
 	}
 	if out.PFC.Priorities == nil {

@@ -150,8 +150,8 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 				line(6, "no bandwidth percent")
 			}
 			if e := c.ECN; e != nil {
-				s := fmt.Sprintf("random-detect ecn minimum-threshold %d kbytes maximum-threshold %d kbytes",
-					kbytes(e.MinBytes), kbytes(e.MaxBytes))
+				s := fmt.Sprintf("random-detect ecn minimum-threshold %s maximum-threshold %s",
+					threshold(e.MinBytes), threshold(e.MaxBytes))
 				if e.MaxMarkProbability > 0 {
 					s += fmt.Sprintf(" max-mark-probability %d", e.MaxMarkProbability)
 				}
@@ -207,8 +207,14 @@ func validate(in fabric.SwitchIntent) error {
 	return nil
 }
 
-// kbytes converts bytes to whole EOS kbytes (BytesPerKbyte), rounding half up.
-func kbytes(b int64) int64 { return (b + BytesPerKbyte/2) / BytesPerKbyte }
+// threshold writes a byte count in whole kbytes (BytesPerKbyte) when it is
+// one, else in bytes, so that it reads back exactly.
+func threshold(b int64) string {
+	if b%BytesPerKbyte == 0 {
+		return strconv.FormatInt(b/BytesPerKbyte, 10) + " kbytes"
+	}
+	return strconv.FormatInt(b, 10) + " bytes"
+}
 
 // seconds formats milliseconds as the decimal seconds EOS timers take.
 func seconds(ms int) string { return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) }

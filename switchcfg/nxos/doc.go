@@ -40,8 +40,8 @@
 // push. NX-OS does not carry the RoCE/CNP roles or the cable length.
 //
 // Units: "kbytes" are taken as 1000 bytes (BytesPerKbyte), as in Cisco's and
-// NVIDIA's RoCE recipes (150 KB → 150 kbytes); Render rounds to the nearest
-// kbyte, half up. Watchdog times: the interval is the poll interval (ms),
+// NVIDIA's RoCE recipes (150 KB → 150 kbytes); a threshold that is not whole
+// kbytes is written in bytes, so thresholds read back exactly. Watchdog times: the interval is the poll interval (ms),
 // detection = interval × shutdown-multiplier, restoration = interval ×
 // auto-restore multiplier; the NX-OS watchdog always drops.
 //

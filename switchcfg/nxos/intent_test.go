@@ -54,7 +54,7 @@ func pcpTrust() fabric.SwitchIntent {
 }
 
 // carried is in as Parse(Render(in)) reads it back: without what NX-OS does
-// not carry, thresholds in whole kbytes, and the watchdog's action "drop".
+// not carry, and the watchdog's action "drop".
 func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 	out := fabric.SwitchIntent{
 		APIVersion: in.APIVersion, Platform: Platform, Ports: in.Ports, MTU: in.MTU, Trust: in.Trust,
@@ -68,12 +68,6 @@ func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 	for _, c := range in.Classes {
 		if c.DSCP == nil {
 			c.DSCP = []int{}
-		}
-		if c.ECN != nil {
-			e := *c.ECN
-			e.MinBytes = kbytes(e.MinBytes) * BytesPerKbyte
-			e.MaxBytes = kbytes(e.MaxBytes) * BytesPerKbyte
-			c.ECN = &e
 		}
 		out.Classes = append(out.Classes, c)
 	}

@@ -215,6 +215,21 @@ func (p *iface) statement(f []string) error {
 	return nil
 }
 
+// onlyPolicy returns the name of the only policy-map of kind, or "".
+func (rc *runningConfig) onlyPolicy(kind string) string {
+	name := ""
+	for key := range rc.policies {
+		k, n, _ := strings.Cut(key, " ")
+		if k == kind {
+			if name != "" {
+				return ""
+			}
+			name = n
+		}
+	}
+	return name
+}
+
 // systemClassRE matches the system classes of queuing (c-out-8q-q3,
 // c-out-q3 in 4q mode) and network-qos (c-8q-nq3, c-nq3) policies.
 var (
@@ -287,6 +302,8 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 		if !ok {
 			qosName = ""
 		}
+	} else if qosName == "" {
+		qosName = rc.onlyPolicy("qos") // nothing attached: the one defined, if only one
 	}
 	// The egress policy of a port is its own output queuing policy or the
 	// system one; ports that differ leave the classes without scheduling.

@@ -149,7 +149,7 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 			line(2, "bandwidth remaining percent %d", c.BandwidthPercent)
 		}
 		if e := c.ECN; e != nil {
-			s := fmt.Sprintf("random-detect minimum-threshold %d kbytes maximum-threshold %d kbytes", kbytes(e.MinBytes), kbytes(e.MaxBytes))
+			s := fmt.Sprintf("random-detect minimum-threshold %s maximum-threshold %s", threshold(e.MinBytes), threshold(e.MaxBytes))
 			if e.MaxMarkProbability > 0 {
 				s += fmt.Sprintf(" drop-probability %d", e.MaxMarkProbability)
 			}
@@ -276,8 +276,14 @@ func validateWatchdog(wd *fabric.SwitchPFCWatchdog) error {
 	return nil
 }
 
-// kbytes converts bytes to whole NX-OS kbytes (BytesPerKbyte), rounding half up.
-func kbytes(b int64) int64 { return (b + BytesPerKbyte/2) / BytesPerKbyte }
+// threshold writes a byte count in whole kbytes (BytesPerKbyte) when it is
+// one, else in bytes, so that it reads back exactly.
+func threshold(b int64) string {
+	if b%BytesPerKbyte == 0 {
+		return strconv.FormatInt(b/BytesPerKbyte, 10) + " kbytes"
+	}
+	return strconv.FormatInt(b, 10) + " bytes"
+}
 
 // dscpSpec writes a DSCP list the way `match dscp` takes it: "0-25,27-47".
 func dscpSpec(v []int) string {

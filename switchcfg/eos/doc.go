@@ -67,11 +67,12 @@
 //	abort                                  no diff, dry run, or any failure before the commit
 //	commit timer <hh:mm:ss>                PushOptions.Timeout()
 //	configure session <name> commit        confirms; without it EOS rolls back when the timer ends
+//	copy running-config startup-config     saves
 //
 // Every command goes through Session.Send, in the mode the previous one left
-// (the session wrapper never changes mode by itself). Push does not copy the
-// running configuration to startup-config: SWITCH.md lists no save step for
-// EOS. Observe runs the read-back through switchcfg.Observe.
+// (the session wrapper never changes mode by itself). A failed save leaves
+// the confirmed change running, unsaved, and says so. Observe runs the
+// read-back through switchcfg.Observe.
 //
 // A command the switch rejects must come back from Session.Send as a
 // *switchcfg.LineError (the Session contract; the session wrapper and its

@@ -63,6 +63,7 @@ func (p *push) fail(res *switchcfg.PushResult, step, line string, cause error, a
 //	show session-config diffs
 //	commit timer <hh:mm:ss>          (nothing differs, or DryRun: abort)
 //	configure session <name> commit  (confirms; otherwise EOS rolls back when the timer expires)
+//	copy running-config startup-config
 //
 // A rejected line, or any failure before the commit, aborts the session, so
 // the running configuration is untouched. A failure after `commit timer`
@@ -104,6 +105,11 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	confirm := "configure session " + p.session + " commit"
 	if _, err := p.send(confirm); err != nil {
 		return res, p.fail(&res, "confirming", confirm, fmt.Errorf("%w; EOS rolls the session back when the commit timer (%s) expires", err, hhmmss(o.Timeout())), "")
+	}
+	const save = "copy running-config startup-config"
+	if _, err := p.send(save); err != nil {
+		return res, &switchcfg.PushError{Platform: Platform, Step: "saving", Line: save,
+			Err: fmt.Errorf("%w; the change is committed and running but not saved to startup-config", err)}
 	}
 	res.Committed = true
 	return res, nil

@@ -68,7 +68,7 @@ func TestPushCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]string{"configure session " + testSession}, lines...)
-	want = append(want, "show session-config diffs", "commit timer 00:01:30", "configure session "+testSession+" commit")
+	want = append(want, "show session-config diffs", "commit timer 00:01:30", "configure session "+testSession+" commit", "copy running-config startup-config")
 	if !slices.Equal(f.sent, want) {
 		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.sent, "\n"), strings.Join(want, "\n"))
 	}
@@ -156,6 +156,19 @@ func TestPushConfirmLost(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "commit timer") {
 		t.Errorf("error %q does not say the timer rolls back", err)
+	}
+}
+
+func TestPushSaveFails(t *testing.T) {
+	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff},
+		rejects: map[string]string{"copy running-config startup-config": "% Error copying system:/running-config to flash:/startup-config (No space left on device)"}}
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "saving" || pe.RolledBack || res.Committed || !res.Changed {
+		t.Fatalf("error %v, result %+v", err, res)
+	}
+	if !strings.Contains(err.Error(), "not saved") {
+		t.Errorf("error %q does not say the change runs unsaved", err)
 	}
 }
 

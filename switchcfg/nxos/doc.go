@@ -73,12 +73,13 @@
 //	show diff rollback-patch checkpoint <name> running-config
 //	copy running-config startup-config            when the patch is not empty
 //	rollback running-config checkpoint <name>     on a dry run, or any failure after the checkpoint
+//	no checkpoint <name>                          once done (kept after a failure, for a manual rollback)
 //
 // An empty patch means the lines changed nothing: Push returns Changed=false.
 // A dry run applies the lines and rolls them back, so ports see the change
 // briefly. When the connection drops mid-push, Push cannot roll back; the
-// error names RollbackCommand(checkpoint) to run on a new session. The
-// checkpoint is left on the switch. PushOptions.ConfirmTimeout does not apply.
+// error names RollbackCommand(checkpoint) to run on a new session.
+// PushOptions.ConfirmTimeout does not apply.
 //
 // A command the switch rejects must come back from Session.Send as a
 // *switchcfg.LineError (the Session contract; the session wrapper and its

@@ -72,6 +72,7 @@ func (p *push) fail(res *switchcfg.PushResult, step, line string, cause error, i
 //	show diff rollback-patch checkpoint <name> running-config
 //	copy running-config startup-config      (when something changed)
 //	rollback running-config checkpoint <name>   (dry run, or any failure after the checkpoint)
+//	no checkpoint <name>                        (once done; kept after a failure)
 //
 // PushOptions.ConfirmTimeout does not apply: NX-OS has no confirmed commit.
 // A dry run applies the lines and rolls them back, so the ports see the
@@ -104,12 +105,14 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	res.Diff = rollbackPatch(out)
 	res.Changed = res.Diff != ""
 	if !res.Changed {
+		p.drop()
 		return res, nil
 	}
 	if o.DryRun {
 		if err := p.rollback(false); err != nil {
 			return res, &switchcfg.PushError{Platform: Platform, Step: "diffing", Line: RollbackCommand(p.checkpoint), Err: err}
 		}
+		p.drop()
 		return res, nil
 	}
 	const save = "copy running-config startup-config"
@@ -117,8 +120,13 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 		return res, p.fail(&res, "saving", save, err, false)
 	}
 	res.Committed = true
+	p.drop()
 	return res, nil
 }
+
+// drop deletes the checkpoint once it is no longer needed, so checkpoints do
+// not pile up on the switch; failing to is harmless and not reported.
+func (p *push) drop() { _, _ = p.send(p.ctx, "no checkpoint "+p.checkpoint) }
 
 // checkpointName is PushOptions.CheckpointName, or a name unique to the
 // nanosecond (NX-OS refuses to take a checkpoint under an existing name).

@@ -70,7 +70,7 @@ func TestPushCommitsAndSaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]string{"checkpoint " + testCheckpoint, "configure terminal"}, lines...)
-	want = append(want, "end", diffCmd, "copy running-config startup-config")
+	want = append(want, "end", diffCmd, "copy running-config startup-config", "no checkpoint "+testCheckpoint)
 	if !slices.Equal(f.sent, want) {
 		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.sent, "\n"), strings.Join(want, "\n"))
 	}
@@ -85,7 +85,7 @@ func TestPushNoDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed || res.Committed || f.sent[len(f.sent)-1] != diffCmd {
+	if res.Changed || res.Committed || f.sent[len(f.sent)-2] != diffCmd || f.sent[len(f.sent)-1] != "no checkpoint "+testCheckpoint {
 		t.Errorf("result %+v, sent %q: want nothing saved or rolled back", res, f.sent)
 	}
 }
@@ -96,7 +96,7 @@ func TestPushDryRunRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || res.Committed || res.Diff == "" || f.sent[len(f.sent)-1] != rollbackCmd {
+	if !res.Changed || res.Committed || res.Diff == "" || f.sent[len(f.sent)-2] != rollbackCmd {
 		t.Errorf("result %+v, sent %q", res, f.sent)
 	}
 }

@@ -17,36 +17,6 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
 )
 
-// replayIntent is what the recorded sessions push: RoCE lossless on priority
-// 3 with ECN, CNPs strict on 6, the rest on 0.
-func replayIntent(platform string) fabric.SwitchIntent {
-	ports := map[string][]string{
-		"cumulus-nvue": {"swp1"}, "sonic": {"Ethernet0"}, "arista-eos": {"Ethernet1"},
-		"cisco-nxos": {"Ethernet1/1"}, "junos": {"et-0/0/0"},
-	}[platform]
-	mtu := 9216
-	if platform == "arista-eos" {
-		mtu = 9214
-	}
-	var rest []int
-	for d := 0; d < 64; d++ {
-		if d != 26 && d != 48 {
-			rest = append(rest, d)
-		}
-	}
-	return fabric.SwitchIntent{
-		APIVersion: fabric.APIVersion, Platform: platform, Ports: ports, MTU: mtu, Trust: "dscp",
-		Classes: []fabric.SwitchClass{
-			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
-			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
-				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
-			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
-		},
-		PFC:       fabric.SwitchPFC{Priorities: []int{3}},
-		RoCEClass: "roce", CNPClass: "cnp",
-	}
-}
-
 // replayOutcome is what a recorded push-then-observe produced.
 type replayOutcome struct {
 	push  switchcfg.PushResult
@@ -81,7 +51,7 @@ func TestDriverReplay(t *testing.T) {
 		t.Run(platform, func(t *testing.T) {
 			drv, _ := reg.Driver(platform)
 			tr := drv.(switchcfg.Transactor)
-			in := replayIntent(platform)
+			in := simtest.LabIntent(platform)
 			cfg, err := drv.Render(in)
 			if err != nil {
 				t.Fatal(err)

@@ -41,7 +41,7 @@ func BenchmarkDrift100Switches(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		in := labIntent(platform)
+		in := simtest.LabIntent(platform)
 		cfg, err := drv.Render(in)
 		if err != nil {
 			b.Fatal(err)

@@ -22,42 +22,6 @@ import (
 // simulator: render → push → observe → compare, drift, and transaction
 // safety (issue 5 items 6 and 7).
 
-// labIntent is the lab's lossless intent: RoCE on priority 3 (DSCP 26) with
-// PFC and ECN, CNPs on priority 6 strict, everything else on priority 0.
-func labIntent(platform string) fabric.SwitchIntent {
-	ports := map[string][]string{
-		"cumulus-nvue": {"swp1", "swp2"},
-		"sonic":        {"Ethernet0", "Ethernet4"},
-		"arista-eos":   {"Ethernet1", "Ethernet2"},
-		"cisco-nxos":   {"Ethernet1/1", "Ethernet1/2"},
-		"junos":        {"et-0/0/0", "et-0/0/1"},
-	}[platform]
-	mtu := 9216
-	if platform == "arista-eos" {
-		mtu = 9214 // EOS's largest MTU on most platforms
-	}
-	var rest []int
-	for d := 0; d < 64; d++ {
-		if d != 26 && d != 48 {
-			rest = append(rest, d)
-		}
-	}
-	return fabric.SwitchIntent{
-		APIVersion: fabric.APIVersion, Name: "leaf-" + platform, Platform: platform, Profile: "roce-lossless",
-		Ports: ports, MTU: mtu, Trust: "dscp",
-		Classes: []fabric.SwitchClass{
-			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
-			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
-				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
-			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
-		},
-		PFC: fabric.SwitchPFC{Priorities: []int{3}, CableLengthMeters: 5,
-			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100, DetectionTimeMs: 200,
-				RestorationTimeMs: 400, Action: "drop"}},
-		RoCEClass: "roce", CNPClass: "cnp",
-	}
-}
-
 // driftEdits change one value on the simulator directly, as an operator
 // would out of band; each returns the Compare field that must then differ.
 var driftEdits = map[string]func(t *testing.T, sw *simtest.Switch, cfg switchcfg.Config) string{
@@ -145,7 +109,7 @@ func newFixture(t *testing.T, platform string) *fixture {
 	if !ok {
 		t.Fatalf("%s driver is not a Transactor", platform)
 	}
-	f := &fixture{platform: platform, drv: drv, tr: tr, intent: labIntent(platform)}
+	f := &fixture{platform: platform, drv: drv, tr: tr, intent: simtest.LabIntent(platform)}
 	if f.cfg, err = drv.Render(f.intent); err != nil {
 		t.Fatalf("rendering: %v", err)
 	}

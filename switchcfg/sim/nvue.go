@@ -95,6 +95,10 @@ func intList(lo, hi int) func(string) ([]string, error) {
 	}
 }
 
+// maxRange bounds one interface range ("swp1-4"): a switch has at most a few
+// hundred ports, and a typo must not make the simulator build millions.
+const maxRange = 1024
+
 var nvIfRe = regexp.MustCompile(`^(swp|eth|bond|vlan)(\d+)(?:s(\d+))?(?:-(\d+))?$`)
 
 // ifList expands "swp1-4,swp6,swp7s0-3,eth0,lo".
@@ -118,7 +122,7 @@ func ifList(s string) ([]string, error) {
 		if m[3] != "" { // swp7s0-3: range over the breakout
 			lo, _ = strconv.Atoi(m[3])
 		}
-		if hi < lo {
+		if hi < lo || hi-lo >= maxRange {
 			return nil, fmt.Errorf("'%s' is not a valid interface range", part)
 		}
 		for v := lo; v <= hi; v++ {

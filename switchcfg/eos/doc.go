@@ -46,16 +46,18 @@
 // times are seconds on the CLI and milliseconds in the intent; actions map
 // drop → drop, forward → no-drop, alert → notify-only.
 //
-// Render rejects, with an error naming the platform and wrapping
-// switchcfg.ErrNotSupported:
+// Render first runs switchcfg.Limits.Check (switchcfg.CheckIntent: a
+// malformed intent wraps switchcfg.ErrInvalidIntent), then rejects, with an
+// error naming the platform and wrapping switchcfg.ErrNotSupported:
 //   - more than MaxNoDropPriorities (2) no-drop priorities: a conservative
 //     choice for the fixed-configuration (Trident/Tomahawk) leaves, whose
 //     lossless headroom is provisioned per priority; platforms with deeper
 //     buffers allow more, but one driver renders for all of them;
-//   - an MTU above MaxMTU (9214, EOS's largest interface MTU);
+//   - an MTU outside MinMTU..MaxMTU (68..9214: 9214 is EOS's largest
+//     interface MTU, so a profile's default switchMtu 9216 does not fit);
 //   - a strict class whose tx-queue is not above every round-robin class's
 //     (`no priority` makes all lower queues round-robin);
-//   - two classes on one traffic class or one priority (the maps are functions);
+//   - two classes on one traffic class (the maps are functions);
 //   - watchdog times outside EOS's ranges (timeout and recovery 10 ms–60 s,
 //     polling 5 ms–30 s) and unknown actions.
 //

@@ -58,15 +58,14 @@
 // detection counts poll intervals; a watchdog without times uses Junos's
 // defaults, action drop.
 //
-// Render rejects, with an error naming the platform and wrapping
-// switchcfg.ErrNotSupported:
+// Render first runs switchcfg.Limits.Check (switchcfg.CheckIntent: a
+// malformed intent wraps switchcfg.ErrInvalidIntent), then rejects, with an
+// error naming the platform and wrapping switchcfg.ErrNotSupported:
 //   - more than MaxNoLossClasses (6) no-loss forwarding classes, the QFX limit;
 //   - more than 8 classes (unicast queues 0..7);
 //   - a traffic class different from the priority (Junos has none);
 //   - with dscp trust, a lossy class whose priority differs from its queue,
 //     or a lossless class without DSCPs (DSCP-based PFC pauses by code point);
-//   - two lossless classes on one priority, or a PFC priority without a
-//     lossless class;
 //   - an ECN maximum threshold above QueueBufferBytes (more than 100 % fill);
 //   - an MTU outside MinMTU..MaxMTU (256..9216);
 //   - a watchdog action other than drop or forward, a detection time that is

@@ -45,12 +45,11 @@
 // detection = interval × shutdown-multiplier, restoration = interval ×
 // auto-restore multiplier; the NX-OS watchdog always drops.
 //
-// Render rejects, with an error naming the platform and wrapping
-// switchcfg.ErrNotSupported:
+// Render first runs switchcfg.Limits.Check (switchcfg.CheckIntent: a
+// malformed intent wraps switchcfg.ErrInvalidIntent), then rejects, with an
+// error naming the platform and wrapping switchcfg.ErrNotSupported:
 //   - more than MaxNoDropClasses (3) no-drop priorities: Nexus 9000
 //     cloud-scale switches support up to three no-drop classes;
-//   - a PFC priority that is no class's priority (pause pfc-cos lives in a
-//     network-qos class);
 //   - a queue other than the traffic class (in 8q mode qos-group N is served
 //     by c-out-8q-qN);
 //   - with dscp trust, a lossy class whose priority differs from its
@@ -61,7 +60,7 @@
 //   - watchdog times that are not whole multiples of a 100..1000 ms interval
 //     (shutdown-multiplier 1..10, auto-restore multiplier 0..100), or an
 //     action other than drop;
-//   - class names that cannot name a class-map.
+//   - two classes on one qos-group, class names that cannot name a class-map.
 //
 // Push works under a checkpoint, because NX-OS applies lines as they are
 // entered; exactly these commands, each through Session.Send:

@@ -88,9 +88,32 @@ var sonicSchema = map[string]sonicTable{
 	"FLEX_COUNTER_TABLE": {key: reName},
 }
 
-// validateConfigDB checks a whole CONFIG_DB the way GCU's YANG validation
-// does for the tables fabricctl touches; it returns the first problem.
+// emptyTablesError is GCU's refusal of a patch that leaves a table empty
+// (an empty table cannot exist in CONFIG_DB's Redis).
+type emptyTablesError struct{ tables []string }
+
+func (e *emptyTablesError) Error() string {
+	s := ""
+	if len(e.tables) != 1 {
+		s = "s"
+	}
+	return "Given patch is not valid because it will result in empty tables which is not allowed in ConfigDb. Table" +
+		s + ": " + strings.Join(e.tables, ", ")
+}
+
+// validateConfigDB checks a whole CONFIG_DB the way GCU does before applying
+// a patch: no empty tables, then its YANG validation for the tables fabricctl
+// touches. It returns the first problem.
 func validateConfigDB(db map[string]any) error {
+	var empty []string
+	for _, table := range sortedMapKeys(db) {
+		if m, ok := db[table].(map[string]any); ok && len(m) == 0 {
+			empty = append(empty, table)
+		}
+	}
+	if len(empty) > 0 {
+		return &emptyTablesError{empty}
+	}
 	for _, table := range sortedMapKeys(db) {
 		schema, known := sonicSchema[table]
 		if !known {
@@ -99,9 +122,6 @@ func validateConfigDB(db map[string]any) error {
 		entries, ok := db[table].(map[string]any)
 		if !ok {
 			return fmt.Errorf("Data Loading Failed\nTable %s is not an object", table)
-		}
-		if len(entries) == 0 {
-			return fmt.Errorf("Table %s is empty; empty tables are not allowed in ConfigDb", table)
 		}
 		for _, key := range sortedMapKeys(entries) {
 			if !schema.key.MatchString(key) {
@@ -560,7 +580,11 @@ func (s *sonicShell) applyPatch(args []string) reply {
 	out.WriteString(gcu + ": localhost: validating all JsonPatch operations are permitted on the specified fields\n")
 	out.WriteString(gcu + ": localhost: validating target config does not have empty tables, since they do not show up in ConfigDb.\n")
 	if err := validateConfigDB(next); err != nil {
-		return reply{out: out.String() + failed("Given patch will produce invalid config. Error: "+err.Error()).out, failed: true}
+		why := "Given patch will produce invalid config. Error: " + err.Error()
+		if _, empty := err.(*emptyTablesError); empty {
+			why = err.Error()
+		}
+		return reply{out: out.String() + failed(why).out, failed: true}
 	}
 	out.WriteString(gcu + ": localhost: sorting patch updates.\n")
 	changes := leafChanges(d.db, next, "")

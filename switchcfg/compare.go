@@ -52,6 +52,9 @@ var thresholdQuanta = map[string]int64{
 	"sonic":        12288,
 	"arista-eos":   1024,
 	"cisco-nxos":   1024,
+	// Junos drop profiles are whole percents of the queue buffer: 1% of the
+	// 3 MB reference buffer (junos.ThresholdQuantumBytes).
+	"junos": 30000,
 }
 
 // ThresholdQuantum returns the ECN threshold granularity in bytes that Compare

@@ -48,11 +48,33 @@ func (t *Target) Plan(ctx context.Context) ([]fabric.Change, error) {
 		return nil, err
 	}
 	defer s.Close()
-	got, err := tr.Observe(ctx, s)
+	got, err := t.observe(ctx, tr, s)
 	if err != nil {
 		return nil, err
 	}
 	return Changes(t.Intent, got), nil
+}
+
+// PortParser is implemented by drivers that can restrict a read-back to the
+// intent's ports, so uplinks with other QoS do not blur the reading.
+type PortParser interface {
+	ParsePorts(rb Readback, ports []string) (fabric.SwitchIntent, error)
+}
+
+func (t *Target) observe(ctx context.Context, tr Transactor, s Session) (fabric.SwitchIntent, error) {
+	pp, ok := t.Driver.(PortParser)
+	if !ok {
+		return tr.Observe(ctx, s)
+	}
+	rb := Readback{}
+	for _, cmd := range t.Driver.ReadbackCommands() {
+		out, err := s.Send(ctx, cmd)
+		if err != nil {
+			return fabric.SwitchIntent{}, fmt.Errorf("reading back %s with %q: %w", t.Driver.Platform(), cmd, err)
+		}
+		rb[cmd] = []byte(out)
+	}
+	return pp.ParsePorts(rb, t.Intent.Ports)
 }
 
 // Changes converts Compare's diffs into engine changes. PFC changes are
@@ -95,7 +117,7 @@ func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change,
 		}
 		return nil, err
 	}
-	got, err := tr.Observe(ctx, s)
+	got, err := t.observe(ctx, tr, s)
 	if err != nil {
 		return nil, fmt.Errorf("verifying: %w", err)
 	}

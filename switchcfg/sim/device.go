@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -93,4 +95,23 @@ func (e *env) fireTimer() bool {
 	ct.rollback()
 	e.stats.AutoRollbacks++
 	return true
+}
+
+// deviceError is a refusal whose text the simulated NOS prints verbatim
+// (capitalised the NOS's way); Error keeps Go's lowercase convention.
+type deviceError struct{ text string }
+
+func (e *deviceError) Error() string { return "device refused: " + e.text }
+
+func refusal(format string, args ...any) error {
+	return &deviceError{text: fmt.Sprintf(format, args...)}
+}
+
+// says returns what the device prints for err.
+func says(err error) string {
+	var de *deviceError
+	if errors.As(err, &de) {
+		return de.text
+	}
+	return err.Error()
 }

@@ -186,15 +186,10 @@ var nvSchema = nvC("",
 	),
 )
 
-// nvError is a rejected nv command; text is what NVUE prints.
-type nvError struct{ text string }
-
-func (e *nvError) Error() string { return e.text }
-
 // nvPaths resolves "nv set/unset" tokens into object paths (one per expanded
 // collection key); value is the leaf value ("" when the path ends on an object).
 func nvPaths(tokens []string, needValue bool) (paths [][]string, leaf *nvDef, value string, err error) {
-	invalid := func() error { return &nvError{"Invalid Command: nv set " + strings.Join(tokens, " ")} }
+	invalid := func() error { return &deviceError{"Invalid Command: nv set " + strings.Join(tokens, " ")} }
 	def := nvSchema
 	paths = [][]string{nil}
 	i := 0
@@ -225,7 +220,7 @@ func nvPaths(tokens []string, needValue bool) (paths [][]string, leaf *nvDef, va
 			}
 			keys, err := next.expand(tokens[i])
 			if err != nil {
-				return nil, nil, "", &nvError{"Error: " + err.Error()}
+				return nil, nil, "", &deviceError{"Error: " + err.Error()}
 			}
 			var fanned [][]string
 			for _, p := range paths {
@@ -238,7 +233,7 @@ func nvPaths(tokens []string, needValue bool) (paths [][]string, leaf *nvDef, va
 		case nvLeaf:
 			if i >= len(tokens) {
 				if needValue {
-					return nil, nil, "", &nvError{"Error: missing value for '" + next.kw + "'"}
+					return nil, nil, "", &deviceError{"Error: missing value for '" + next.kw + "'"}
 				}
 				return paths, next, "", nil
 			}
@@ -246,7 +241,7 @@ func nvPaths(tokens []string, needValue bool) (paths [][]string, leaf *nvDef, va
 				return nil, nil, "", invalid()
 			}
 			if err := next.name(tokens[i]); err != nil {
-				return nil, nil, "", &nvError{"Error: " + err.Error()}
+				return nil, nil, "", &deviceError{"Error: " + err.Error()}
 			}
 			return paths, next, tokens[i], nil
 		}
@@ -261,7 +256,7 @@ func nvSet(o obj, tokens []string) error {
 		return err
 	}
 	if len(tokens) == 0 {
-		return &nvError{"Invalid Command: nv set"}
+		return &deviceError{"Invalid Command: nv set"}
 	}
 	for _, p := range paths {
 		if leaf != nil {
@@ -304,7 +299,7 @@ func ifType(name string) string {
 // nvUnset applies "nv unset <tokens>" to o.
 func nvUnset(o obj, tokens []string) error {
 	if len(tokens) == 0 {
-		return &nvError{"Invalid Command: nv unset"}
+		return &deviceError{"Invalid Command: nv unset"}
 	}
 	paths, _, _, err := nvPaths(tokens, false)
 	if err != nil {
@@ -535,12 +530,12 @@ func (s *nvueShell) exec(raw string) reply {
 		return fail("-bash: " + f[0] + ": command not found")
 	case len(f) >= 2 && f[1] == "set":
 		if err := nvSet(s.pendingFor(true), f[2:]); err != nil {
-			return fail(err.Error())
+			return fail(says(err))
 		}
 		return reply{}
 	case len(f) >= 2 && f[1] == "unset":
 		if err := nvUnset(s.pendingFor(true), f[2:]); err != nil {
-			return fail(err.Error())
+			return fail(says(err))
 		}
 		return reply{}
 	case len(f) >= 3 && f[1] == "config":

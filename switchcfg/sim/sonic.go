@@ -92,7 +92,9 @@ var sonicSchema = map[string]sonicTable{
 // (an empty table cannot exist in CONFIG_DB's Redis).
 type emptyTablesError struct{ tables []string }
 
-func (e *emptyTablesError) Error() string {
+func (e *emptyTablesError) Error() string { return "device refused: " + e.text() }
+
+func (e *emptyTablesError) text() string {
 	s := ""
 	if len(e.tables) != 1 {
 		s = "s"
@@ -117,47 +119,47 @@ func validateConfigDB(db map[string]any) error {
 	for _, table := range sortedMapKeys(db) {
 		schema, known := sonicSchema[table]
 		if !known {
-			return fmt.Errorf("Data Loading Failed\nTable %s is not modelled by any YANG model", table)
+			return refusal("Data Loading Failed\nTable %s is not modelled by any YANG model", table)
 		}
 		entries, ok := db[table].(map[string]any)
 		if !ok {
-			return fmt.Errorf("Data Loading Failed\nTable %s is not an object", table)
+			return refusal("Data Loading Failed\nTable %s is not an object", table)
 		}
 		for _, key := range sortedMapKeys(entries) {
 			if !schema.key.MatchString(key) {
-				return fmt.Errorf("Data Loading Failed\nInvalid key %q in table %s", key, table)
+				return refusal("Data Loading Failed\nInvalid key %q in table %s", key, table)
 			}
 			if strings.HasPrefix(key, "Ethernet") && table != "PORT" {
 				port, _, _ := strings.Cut(key, "|")
 				if ports, _ := db["PORT"].(map[string]any); ports[port] == nil {
-					return fmt.Errorf("Data Loading Failed\nLeafref \"/sonic-port:sonic-port/PORT/PORT_LIST/name\" of value %q points to a non-existing leaf (%s|%s)", port, table, key)
+					return refusal("Data Loading Failed\nLeafref \"/sonic-port:sonic-port/PORT/PORT_LIST/name\" of value %q points to a non-existing leaf (%s|%s)", port, table, key)
 				}
 			}
 			fields, ok := entries[key].(map[string]any)
 			if !ok {
-				return fmt.Errorf("Data Loading Failed\nEntry %s|%s is not an object", table, key)
+				return refusal("Data Loading Failed\nEntry %s|%s is not an object", table, key)
 			}
 			for _, f := range sortedMapKeys(fields) {
 				s, isStr := fields[f].(string)
 				if !isStr {
 					if _, isList := fields[f].([]any); !isList {
-						return fmt.Errorf("Data Loading Failed\n%s|%s field %s must be a string", table, key, f)
+						return refusal("Data Loading Failed\n%s|%s field %s must be a string", table, key, f)
 					}
 					continue
 				}
 				if schema.fields != nil {
 					re, known := schema.fields[f]
 					if !known {
-						return fmt.Errorf("Data Loading Failed\nField %s is not allowed in %s|%s", f, table, key)
+						return refusal("Data Loading Failed\nField %s is not allowed in %s|%s", f, table, key)
 					}
 					if !re.MatchString(s) {
-						return fmt.Errorf("Data Loading Failed\nValue %q of %s|%s field %s does not satisfy the YANG pattern", s, table, key, f)
+						return refusal("Data Loading Failed\nValue %q of %s|%s field %s does not satisfy the YANG pattern", s, table, key, f)
 					}
 				}
 				if target, ok := schema.refs[f]; ok {
 					t, _ := db[target].(map[string]any)
 					if t[s] == nil {
-						return fmt.Errorf("Data Loading Failed\nLeafref of %s|%s field %s value %q points to a non-existing %s entry", table, key, f, s, target)
+						return refusal("Data Loading Failed\nLeafref of %s|%s field %s value %q points to a non-existing %s entry", table, key, f, s, target)
 					}
 				}
 			}
@@ -580,9 +582,9 @@ func (s *sonicShell) applyPatch(args []string) reply {
 	out.WriteString(gcu + ": localhost: validating all JsonPatch operations are permitted on the specified fields\n")
 	out.WriteString(gcu + ": localhost: validating target config does not have empty tables, since they do not show up in ConfigDb.\n")
 	if err := validateConfigDB(next); err != nil {
-		why := "Given patch will produce invalid config. Error: " + err.Error()
-		if _, empty := err.(*emptyTablesError); empty {
-			why = err.Error()
+		why := "Given patch will produce invalid config. Error: " + says(err)
+		if et, empty := err.(*emptyTablesError); empty {
+			why = et.text()
 		}
 		return reply{out: out.String() + failed(why).out, failed: true}
 	}

@@ -40,7 +40,8 @@
 // connection or a cancellation the session is closed, because a late reply
 // would corrupt the next command's output; later calls return ErrClosed.
 //
-// Record and replay: Options.Record receives every byte read from the device.
+// Record and replay: Options.Record receives every byte read from the device
+// (a *Recorder collects it safely while scrapligo's read loop writes).
 // Replay plays such a transcript back through scrapligo's file transport, so a
 // driver's Observe or Push can be re-run in a unit test without a switch;
 // compare History of the replay with the recording's to check that the driver

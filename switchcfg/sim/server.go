@@ -90,7 +90,8 @@ type Faults struct {
 // pushing an unchanged intent committed nothing).
 type Stats struct {
 	// Commits counts commits that changed the running configuration
-	// (including confirmed commits).
+	// (including confirmed commits; on NX-OS, which has no commit, leaving
+	// configuration mode after a change).
 	Commits int
 	// ConfirmedCommits counts commits with an automatic rollback timer.
 	ConfirmedCommits int

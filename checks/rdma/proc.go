@@ -1,0 +1,108 @@
+package rdma
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/fabricctl/fabricctl/checks/perftest"
+)
+
+// perftestArgs builds the argv of one side; the binary comes first.
+func perftestArgs(s perftest.Spec) ([]string, error) {
+	argv, err := perftest.Args(s)
+	if err != nil {
+		if b := s.Test.Binary(); s.Test.Valid() {
+			return []string{b}, err
+		}
+		return []string{"ib_?"}, err
+	}
+	return argv, nil
+}
+
+// listening reports whether a TCP socket listens on port, from
+// <procRoot>/net/tcp and tcp6 (local_address "0100007F:4853", st "0A").
+func listening(procRoot string, port int) bool {
+	want := fmt.Sprintf(":%04X", port)
+	for _, f := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(filepath.Join(procRoot, "net", f))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 4 || fields[3] != "0A" {
+				continue
+			}
+			if strings.HasSuffix(fields[1], want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// procStart reads a process's start time in clock ticks, field 22 of
+// <procRoot>/<pid>/stat (after the parenthesised command name, which may
+// itself hold spaces and parentheses).
+func procStart(procRoot string, pid int) (uint64, error) {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("reading the start time of pid %d: %w", pid, err)
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("reading the start time of pid %d: no command name in stat", pid)
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	// fields[0] is field 3 (state); field 22 is fields[19].
+	if len(fields) < 20 {
+		return 0, fmt.Errorf("reading the start time of pid %d: stat has %d fields", pid, len(fields)+2)
+	}
+	// A zombie has exited: nothing left to kill.
+	if fields[0] == "Z" || fields[0] == "X" {
+		return 0, fmt.Errorf("reading the start time of pid %d: it has exited", pid)
+	}
+	v, err := strconv.ParseUint(fields[19], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("reading the start time of pid %d: %w", pid, err)
+	}
+	return v, nil
+}
+
+// tailBuffer keeps the last max bytes written to it. Safe for concurrent use.
+type tailBuffer struct {
+	mu      sync.Mutex
+	max     int
+	b       []byte
+	dropped bool
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+		t.dropped = true
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return "[… earlier output dropped]\n" + string(t.b)
+	}
+	return string(t.b)
+}

@@ -80,7 +80,7 @@ func (t *Target) observe(ctx context.Context, tr Transactor, s Session) (fabric.
 // Changes converts Compare's diffs into engine changes. PFC changes are
 // marked disruptive: they reprogram buffers and pause a port briefly on most ASICs.
 func Changes(want, got fabric.SwitchIntent) []fabric.Change {
-	diffs := CompareOptions{Ports: true}.Compare(want, got)
+	diffs := Compare(want, got)
 	out := make([]fabric.Change, 0, len(diffs))
 	for _, d := range diffs {
 		c := fabric.Change{Setting: d.Field, Old: d.Got, New: d.Want}

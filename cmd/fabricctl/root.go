@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fabricctl/fabricctl/internal/remote"
 	"github.com/spf13/cobra"
 )
 
@@ -38,6 +39,9 @@ type globals struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	// dial, when set, opens every TCP connection to targets (tests and the
+	// lab reach namespaces through it).
+	dial remote.DialFunc
 }
 
 // commands lists every subcommand; add new ones here (explicit, no init()).
@@ -47,6 +51,9 @@ func commands(g *globals) []*cobra.Command {
 		newValidateCmd(g),
 		newRenderCmd(g),
 		newSchemaCmd(g),
+		newPlanCmd(g),
+		newApplyCmd(g),
+		newDriftCmd(g),
 		newLabCmd(g),
 		newNCCLCmd(g),
 		newHostCmd(g), newAgentCmd(g),

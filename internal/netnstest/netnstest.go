@@ -22,6 +22,7 @@ type Net struct {
 	Bridge  string
 	Gateway string // the controller's address on the bridge
 	Hosts   []Host
+	extra   []Host // namespaces added with AddNamespace
 }
 
 var seq atomic.Int32
@@ -64,7 +65,7 @@ func (n *Net) Exec(t testing.TB, h Host, argv ...string) string {
 }
 
 func (n *Net) teardown() {
-	for _, h := range n.Hosts {
+	for _, h := range append(n.Hosts, n.extra...) {
 		exec.Command("ip", "netns", "pids", h.Netns).Run()
 		if out, err := exec.Command("ip", "netns", "pids", h.Netns).Output(); err == nil {
 			for _, pid := range strings.Fields(string(out)) {

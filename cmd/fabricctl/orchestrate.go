@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
+	"github.com/fabricctl/fabricctl/internal/output"
+	"github.com/spf13/cobra"
+)
+
+// orchestrateFlags are shared by plan, apply and drift.
+type orchestrateFlags struct {
+	file           string
+	targets        []string
+	insecure       bool
+	confirmTimeout time.Duration
+	agentPath      string
+}
+
+func (of *orchestrateFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVarP(&of.file, "file", "f", "", "fabric file")
+	fl.StringSliceVar(&of.targets, "target", nil, "only these targets (repeat or comma-separate)")
+	fl.BoolVar(&of.insecure, "insecure-ignore-host-key", false, "DANGEROUS: do not check SSH host keys of hosts and subnet managers")
+	fl.DurationVar(&of.confirmTimeout, "confirm-timeout", 2*time.Minute, "confirmed-commit window on switches that support it")
+	fl.StringVar(&of.agentPath, "agent-path", agentclient.RemotePath, "where the agent is kept on hosts (relative to the login home)")
+}
+
+// prepare loads the fabric and builds its targets.
+func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target, func(), error) {
+	f, err := loadFabric(g.stderr, of.file)
+	if err != nil {
+		return nil, nil, func() {}, err
+	}
+	if of.insecure {
+		fmt.Fprintln(g.stderr, "fabricctl: WARNING: --insecure-ignore-host-key: SSH host keys are NOT checked; anyone on the path can impersonate a target")
+	}
+	d := agentclient.Self()
+	d.RemotePath = of.agentPath
+	targets, closeAll, err := buildTargets(f, targetOptions{insecureIgnoreHostKey: of.insecure, only: of.targets,
+		confirmTimeout: of.confirmTimeout, deployer: d, log: g.log, dial: g.dial})
+	if err != nil {
+		closeAll()
+		return nil, nil, func() {}, err
+	}
+	return f, targets, closeAll, nil
+}
+
+func (g *globals) engine() *fabric.Engine {
+	e := &fabric.Engine{Parallel: g.parallel}
+	if isTerminal(g.stderr) {
+		e.Progress = func(ev fabric.Event) {
+			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)
+			if ev.Done == ev.Total {
+				fmt.Fprintln(g.stderr)
+			}
+		}
+	}
+	return e
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (g *globals) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if g.timeout > 0 {
+		return context.WithTimeout(ctx, g.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+func writePlan(g *globals, p *fabric.Plan) error {
+	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) {
+		t.Row("TARGET", "TIER", "COMPONENT", "SETTING", "CHANGE", "NOTE")
+		changed, same, failed := 0, 0, 0
+		for _, tp := range p.Targets {
+			switch {
+			case tp.Error != "":
+				failed++
+				t.Row(tp.Target, tp.Tier, "-", "-", "ERROR", tp.Error)
+				continue
+			case len(fabric.Actionable(tp.Changes)) > 0:
+				changed++
+			default:
+				same++
+			}
+			if len(tp.Changes) == 0 {
+				t.Row(tp.Target, tp.Tier, "-", "-", "no changes", "")
+			}
+			for _, c := range tp.Changes {
+				note := c.Note
+				switch {
+				case c.Unsupported:
+					note = "UNSUPPORTED " + note
+				case c.Disruptive:
+					note = "DISRUPTIVE " + note
+				}
+				t.Row(tp.Target, tp.Tier, orDash(c.Component), c.Setting, fmt.Sprintf("%s → %s", orDash(c.Old), orDash(c.New)), strings.TrimSpace(note))
+			}
+		}
+		t.Flush()
+		fmt.Fprintf(g.stdout, "\n%d target(s): %d to change, %d unchanged, %d could not be observed\n", len(p.Targets), changed, same, failed)
+	})
+}
+
+func newPlanCmd(g *globals) *cobra.Command {
+	var of orchestrateFlags
+	cmd := &cobra.Command{
+		Use:   "plan -f FABRIC",
+		Short: "Observe every target and show what apply would change",
+		Long: `Observe every host (through the agent over SSH), switch and subnet manager
+concurrently and print, per target and setting, the live value and the desired
+one. Disruptive changes (a PFC change flaps an mlx5 link) are marked. Nothing is
+changed. Exit 0 when nothing would change, 2 when something would, 1 on error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := output.Check(g.output); err != nil {
+				return err
+			}
+			_, targets, closeAll, err := of.prepare(g)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			ctx, cancel := g.withTimeout(cmd.Context())
+			defer cancel()
+			p := g.engine().Plan(ctx, targets)
+			if err := writePlan(g, p); err != nil {
+				return err
+			}
+			return planExit(p)
+		},
+	}
+	of.register(cmd)
+	return cmd
+}
+
+func planExit(p *fabric.Plan) error {
+	if err := p.Err(); err != nil {
+		return exitCodeError{exitError}
+	}
+	if p.HasChanges() {
+		return exitCodeError{exitChanges}
+	}
+	return nil
+}
+
+func newDriftCmd(g *globals) *cobra.Command {
+	var of orchestrateFlags
+	var textfile string
+	cmd := &cobra.Command{
+		Use:   "drift -f FABRIC",
+		Short: "Compare the live fabric with the desired state (for cron and CI)",
+		Long: `Observe every target and report settings that differ from the fabric file.
+-o prometheus prints a node-exporter textfile-collector file (one gauge per
+target and drifted setting); --textfile writes it atomically. Exit 0 when
+nothing drifted, 2 on drift, 1 when a target could not be observed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := output.Check(g.output, "prometheus"); err != nil {
+				return err
+			}
+			_, targets, closeAll, err := of.prepare(g)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			ctx, cancel := g.withTimeout(cmd.Context())
+			defer cancel()
+			p := g.engine().Plan(ctx, targets)
+			if textfile != "" {
+				if err := writeTextfile(textfile, p, time.Now()); err != nil {
+					return err
+				}
+			}
+			if g.output == "prometheus" {
+				writePrometheus(g.stdout, p, time.Now())
+			} else if err := writePlan(g, p); err != nil {
+				return err
+			}
+			return planExit(p)
+		},
+	}
+	of.register(cmd)
+	cmd.Flags().StringVar(&textfile, "textfile", "", "also write the Prometheus textfile to this path (atomically)")
+	return cmd
+}
+
+// writePrometheus prints the drift gauges in the Prometheus text format.
+func writePrometheus(w io.Writer, p *fabric.Plan, now time.Time) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	fmt.Fprintln(bw, "# HELP fabricctl_target_up Whether fabricctl could observe the target (1) or not (0).")
+	fmt.Fprintln(bw, "# TYPE fabricctl_target_up gauge")
+	for _, t := range p.Targets {
+		up := 1
+		if t.Error != "" {
+			up = 0
+		}
+		fmt.Fprintf(bw, "fabricctl_target_up{target=\"%s\",tier=\"%s\"} %d\n", esc.Replace(t.Target), t.Tier, up)
+	}
+	fmt.Fprintln(bw, "# HELP fabricctl_drift_settings Settings of the target that differ from the fabric file.")
+	fmt.Fprintln(bw, "# TYPE fabricctl_drift_settings gauge")
+	for _, t := range p.Targets {
+		fmt.Fprintf(bw, "fabricctl_drift_settings{target=\"%s\",tier=\"%s\"} %d\n", esc.Replace(t.Target), t.Tier, len(fabric.Actionable(t.Changes)))
+	}
+	fmt.Fprintln(bw, "# HELP fabricctl_drift Set to 1 for each setting that differs from the fabric file.")
+	fmt.Fprintln(bw, "# TYPE fabricctl_drift gauge")
+	var lines []string
+	for _, t := range p.Targets {
+		for _, c := range fabric.Actionable(t.Changes) {
+			lines = append(lines, fmt.Sprintf("fabricctl_drift{target=\"%s\",component=\"%s\",setting=\"%s\"} 1",
+				esc.Replace(t.Target), esc.Replace(c.Component), esc.Replace(c.Setting)))
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Fprintln(bw, l)
+	}
+	fmt.Fprintln(bw, "# HELP fabricctl_drift_last_run_timestamp_seconds When fabricctl drift last ran.")
+	fmt.Fprintln(bw, "# TYPE fabricctl_drift_last_run_timestamp_seconds gauge")
+	fmt.Fprintf(bw, "fabricctl_drift_last_run_timestamp_seconds %d\n", now.Unix())
+}
+
+func writeTextfile(path string, p *fabric.Plan, now time.Time) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".fabricctl-drift-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	writePrometheus(tmp, p, now)
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	os.Chmod(tmp.Name(), 0o644)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+func newApplyCmd(g *globals) *cobra.Command {
+	var of orchestrateFlags
+	var yes, dryRun bool
+	cmd := &cobra.Command{
+		Use:   "apply -f FABRIC [--dry-run] [--yes]",
+		Short: "Plan, confirm, apply and verify; roll back a target whose apply fails",
+		Long: `Plan every target, print the plan, ask for confirmation (unless --yes), then
+apply subnet managers, then switches, then hosts — in parallel within each
+tier — verifying each by observing it again. A target whose apply or verify
+fails is restored to its state before the apply; the others continue, except
+hosts behind a switch that failed. --dry-run never changes anything.
+Exit 0 when every target ended as desired, 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := output.Check(g.output); err != nil {
+				return err
+			}
+			_, targets, closeAll, err := of.prepare(g)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			ctx, cancel := g.withTimeout(cmd.Context())
+			defer cancel()
+			e := g.engine()
+			p := e.Plan(ctx, targets)
+			if g.output == output.Table {
+				if err := writePlan(g, p); err != nil {
+					return err
+				}
+			}
+			if !p.HasChanges() && !dryRun {
+				if p.Err() != nil {
+					return exitCodeError{exitError}
+				}
+				fmt.Fprintln(g.stderr, "fabricctl: nothing to change")
+				if g.output != output.Table {
+					return output.Write(g.stdout, g.output, e.Apply(ctx, targets, p, fabric.ApplyOptions{DryRun: true}), nil)
+				}
+				return nil
+			}
+			if !dryRun && !yes {
+				ok, err := confirm(g, p)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					fmt.Fprintln(g.stderr, "fabricctl: not applied")
+					return exitCodeError{exitError}
+				}
+			}
+			res := e.Apply(ctx, targets, p, fabric.ApplyOptions{DryRun: dryRun})
+			if err := writeResult(g, res); err != nil {
+				return err
+			}
+			if res.Failed() {
+				return exitCodeError{exitError}
+			}
+			return nil
+		},
+	}
+	of.register(cmd)
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan and report; change nothing")
+	return cmd
+}
+
+// confirm asks on stderr and reads the answer from stdin; a non-terminal
+// stdin without --yes is refused rather than guessed.
+func confirm(g *globals, p *fabric.Plan) (bool, error) {
+	n := 0
+	for _, t := range p.Targets {
+		if len(fabric.Actionable(t.Changes)) > 0 {
+			n++
+		}
+	}
+	if f, ok := g.stdin.(*os.File); ok && !isTerminal(f) {
+		return false, errors.New("refusing to apply without confirmation: stdin is not a terminal; pass --yes")
+	}
+	fmt.Fprintf(g.stderr, "Apply these changes to %d target(s)? [y/N] ", n)
+	line, err := bufio.NewReader(g.stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return false, errors.New("refusing to apply: no confirmation on stdin; pass --yes")
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
+}
+
+func writeResult(g *globals, r *fabric.Result) error {
+	return output.Write(g.stdout, g.output, r, func(t *output.TableWriter) {
+		fmt.Fprintln(g.stdout)
+		t.Row("TARGET", "TIER", "OUTCOME", "APPLIED", "REMAINING", "ERROR")
+		counts := map[fabric.Outcome]int{}
+		for _, tr := range r.Targets {
+			counts[tr.Outcome]++
+			t.Row(tr.Target, tr.Tier, tr.Outcome, len(tr.Applied), len(fabric.Actionable(tr.Remaining)), orDash(tr.Error))
+		}
+		t.Flush()
+		var parts []string
+		for _, o := range []fabric.Outcome{fabric.OutcomeChanged, fabric.OutcomeUnchanged, fabric.OutcomeWouldApply,
+			fabric.OutcomeRolledBack, fabric.OutcomeFailed, fabric.OutcomeSkipped} {
+			if counts[o] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
+			}
+		}
+		fmt.Fprintf(g.stdout, "\n%d target(s): %s\n", len(r.Targets), strings.Join(parts, ", "))
+	})
+}

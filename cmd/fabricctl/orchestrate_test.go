@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fabricctl/fabricctl/internal/netnstest"
+	"github.com/fabricctl/fabricctl/internal/sshdtest"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg/sim"
+	"golang.org/x/crypto/ssh"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// fabricctlBinary builds the real static binary once per test run: the
+// controller uploads exactly this file to the hosts as their agent.
+func fabricctlBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fabricctl-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "fabricctl")
+		cmd := exec.Command("go", "build", "-o", builtBin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+type cliRun struct {
+	code           int
+	stdout, stderr string
+}
+
+func runBinary(t *testing.T, bin string, env []string, args ...string) cliRun {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Env = append(os.Environ(), env...)
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %s: %v", bin, err)
+	}
+	t.Logf("$ fabricctl %s → exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errb.String())
+	return cliRun{code, out.String(), errb.String()}
+}
+
+const e2eProfile = `apiVersion: fabricctl.io/v1alpha1
+kind: Profile
+metadata: {name: roce}
+spec:
+  ethernet:
+    mtu: 9000
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: {bandwidthPercent: 50}, ecn: {minThreshold: 150KB, maxThreshold: 1500KB}}
+      - {name: cnp, priority: 6, dscp: [48], ets: {strict: true}}
+      - {name: default, priority: 0, dscp: rest, ets: {bandwidthPercent: 50}}
+    pfc: {cableLength: 5m}
+    roce: {class: roce, cnpClass: cnp}
+`
+
+// TestOrchestrationInNamespaces is issue 6's integration suite: real OpenSSH
+// servers in network namespaces joined by a bridge, the real binary as
+// controller and (uploaded) agent, a switch simulator in its own namespace.
+func TestOrchestrationInNamespaces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	sshdtest.Require(t)
+	n := netnstest.New(t, 4)
+	bin := fabricctlBinary(t)
+	dir := t.TempDir()
+	agentPath := filepath.Join(dir, "agent", "fabricctl")
+
+	// h1..h3 run sshd; h4 does not (unreachable on port 22).
+	var known bytes.Buffer
+	var hostsYAML strings.Builder
+	for i, h := range n.Hosts {
+		addr := h.Addr
+		if i < 3 {
+			s := sshdtest.Start(t, sshdtest.Options{Netns: h.Netns, Addr: addr, Port: 22})
+			kh, _ := os.ReadFile(s.KnownHosts)
+			known.Write(kh)
+			fmt.Fprintf(&hostsYAML, "    - {name: %s, address: %s, profile: roce, interfaces: [eth0], labels: {leaf: leaf-01}, ssh: {identityFile: %s}}\n", h.Name, addr, s.ClientKey)
+		} else {
+			fmt.Fprintf(&hostsYAML, "    - {name: %s, address: %s, profile: roce, interfaces: [eth0], ssh: {identityFile: %s}}\n", h.Name, addr, filepath.Join(dir, "nokey"))
+		}
+	}
+	sshdtest.NewKey(t) // exercise key generation for the unreachable host's file
+	os.WriteFile(filepath.Join(dir, "nokey"), sshdtest.NewKey(t).PrivatePEM, 0o600)
+
+	// h3 gets a second interface that cannot take MTU 9000: a macvlan on a
+	// veth left at 1500. Applying h3 writes eth0 first, then fails.
+	n.Exec(t, n.Hosts[2], "ip", "link", "add", "zz0", "type", "veth", "peer", "name", "zz1")
+	n.Exec(t, n.Hosts[2], "ip", "link", "set", "zz0", "up")
+	n.Exec(t, n.Hosts[2], "ip", "link", "add", "mv0", "link", "zz0", "type", "macvlan")
+	n.Exec(t, n.Hosts[2], "ip", "link", "set", "mv0", "up")
+
+	// A Cumulus simulator in its own namespace, password from the environment.
+	const password = "Sw1tch-s3cret-pw"
+	swNS := n.AddNamespace(t, "sw1", 101)
+	srv, err := sim.New(sim.Options{Platform: "cumulus-nvue", Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := netnstest.ListenIn(t, swNS.Netns, swNS.Addr+":22")
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	known.WriteString(swNS.Addr + " " + string(ssh.MarshalAuthorizedKey(srv.HostKey())))
+	knownHosts := filepath.Join(dir, "known_hosts")
+	os.WriteFile(knownHosts, known.Bytes(), 0o600)
+
+	os.WriteFile(filepath.Join(dir, "roce.yaml"), []byte(e2eProfile), 0o644)
+	fab := fmt.Sprintf(`apiVersion: fabricctl.io/v1alpha1
+kind: Fabric
+metadata: {name: e2e}
+spec:
+  include: [roce.yaml]
+  defaults:
+    ssh: {user: root, port: 22, knownHostsFile: %s}
+  hosts:
+%s  switches:
+    - {name: leaf-01, platform: cumulus-nvue, address: %s, profile: roce, ports: [swp1-4], ssh: {user: cumulus, passwordEnv: E2E_SWITCH_PASSWORD}}
+`, knownHosts, hostsYAML.String(), swNS.Addr)
+	fabFile := filepath.Join(dir, "fabric.yaml")
+	os.WriteFile(fabFile, []byte(fab), 0o644)
+	env := []string{"E2E_SWITCH_PASSWORD=" + password, "SSH_AUTH_SOCK=", "HOME=" + dir}
+	common := []string{"-f", fabFile, "--agent-path", agentPath}
+	healthy := []string{"--target", "h1,h2,leaf-01"}
+	var outputs []cliRun
+	run := func(args ...string) cliRun {
+		r := runBinary(t, bin, env, args...)
+		outputs = append(outputs, r)
+		return r
+	}
+	mtu := func(h netnstest.Host, ifname string) string {
+		out := n.Exec(t, h, "cat", "/sys/class/net/"+ifname+"/mtu")
+		return strings.TrimSpace(out)
+	}
+
+	// 1. plan over the healthy targets: changes pending (exit 2), the MTU
+	// change is visible, DCB on veth is reported unsupported, not an error.
+	r := run(append(append([]string{"plan"}, common...), healthy...)...)
+	if r.code != 2 || !strings.Contains(r.stdout, "1500 → 9000") || !strings.Contains(r.stdout, "leaf-01") {
+		t.Fatalf("plan: exit %d, want 2 with the MTU change", r.code)
+	}
+	if !strings.Contains(r.stdout, "UNSUPPORTED") {
+		t.Errorf("DCB on veth should be reported unsupported")
+	}
+	// 2. apply --yes, then drift is zero.
+	r = run(append(append([]string{"apply", "--yes"}, common...), healthy...)...)
+	if r.code != 0 {
+		t.Fatalf("apply: exit %d", r.code)
+	}
+	if got := mtu(n.Hosts[0], "eth0"); got != "9000" {
+		t.Fatalf("h1 eth0 MTU %s after apply, want 9000", got)
+	}
+	r = run(append(append([]string{"drift"}, common...), healthy...)...)
+	if r.code != 0 {
+		t.Fatalf("drift after apply: exit %d, want 0", r.code)
+	}
+	// 3. change one host by hand and one simulator value: drift names both.
+	n.Exec(t, n.Hosts[1], "ip", "link", "set", "eth0", "mtu", "1500")
+	if err := srv.Apply("nv set qos congestion-control default-global traffic-class 3 min-threshold 300000"); err != nil {
+		t.Logf("editing the simulator: %v", err)
+	}
+	r = run(append(append([]string{"drift", "-o", "prometheus"}, common...), healthy...)...)
+	if r.code != 2 || !strings.Contains(r.stdout, `fabricctl_drift{target="h2",component="eth0",setting="mtu"} 1`) {
+		t.Fatalf("drift after a hand edit: exit %d, want 2 naming h2 eth0 mtu", r.code)
+	}
+	if !strings.Contains(r.stdout, `fabricctl_drift_settings{target="leaf-01",tier="switch"} 1`) {
+		t.Errorf("the simulator edit is not reported as exactly one drifted setting")
+	}
+	r = run(append(append([]string{"apply", "--yes"}, common...), healthy...)...)
+	if r.code != 0 || mtu(n.Hosts[1], "eth0") != "9000" {
+		t.Fatalf("apply did not fix the drift: exit %d", r.code)
+	}
+	r = run(append(append([]string{"drift"}, common...), healthy...)...)
+	if r.code != 0 {
+		t.Fatalf("drift after the fix: exit %d", r.code)
+	}
+
+	// 4. faults: h4 unreachable, h3 fails midway (restored), the others fine.
+	n.Exec(t, n.Hosts[0], "ip", "link", "set", "eth0", "mtu", "1500")
+	fabH3 := strings.Replace(fab, "interfaces: [eth0], labels: {leaf: leaf-01}, ssh: {identityFile: "+findKey(t, fab, n.Hosts[2].Addr)+"}",
+		"interfaces: [eth0, mv0], labels: {leaf: leaf-01}, ssh: {identityFile: "+findKey(t, fab, n.Hosts[2].Addr)+"}", 1)
+	os.WriteFile(fabFile, []byte(fabH3), 0o644)
+	r = run(append([]string{"apply", "--yes"}, common...)...)
+	if r.code != 1 {
+		t.Fatalf("apply with faults: exit %d, want 1", r.code)
+	}
+	for _, want := range []string{"h1", "changed", "h3", "rolled-back", "h4"} {
+		if !strings.Contains(r.stdout+r.stderr, want) {
+			t.Errorf("apply summary lacks %q", want)
+		}
+	}
+	if got := mtu(n.Hosts[0], "eth0"); got != "9000" {
+		t.Errorf("h1 was not applied while others failed: MTU %s", got)
+	}
+	if got := mtu(n.Hosts[2], "eth0"); got != "1500" {
+		t.Errorf("h3 eth0 MTU %s after its failed apply, want the pre-image 1500", got)
+	}
+
+	// 5. a changed host key is refused with its fingerprint.
+	bad := strings.Replace(known.String(), n.Hosts[0].Addr+" ", n.Hosts[0].Addr+"-old ", 1)
+	other := sshdtest.NewKey(t)
+	bad += n.Hosts[0].Addr + " " + string(marshalAuthorized(other))
+	os.WriteFile(knownHosts, []byte(bad), 0o600)
+	r = run(append(append([]string{"plan"}, common...), "--target", "h1")...)
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "SHA256:") {
+		t.Errorf("changed host key: exit %d, want 1 with the fingerprint", r.code)
+	}
+
+	// No secret in any output.
+	for _, o := range outputs {
+		if strings.Contains(o.stdout+o.stderr, password) {
+			t.Fatalf("the switch password appeared in fabricctl's output")
+		}
+	}
+	_ = testutil.RepoRoot
+	_ = time.Second
+}
+
+func findKey(t *testing.T, fab, addr string) string {
+	t.Helper()
+	i := strings.Index(fab, "address: "+addr+",")
+	j := strings.Index(fab[i:], "identityFile: ")
+	rest := fab[i+j+len("identityFile: "):]
+	return rest[:strings.Index(rest, "}")]
+}
+
+func marshalAuthorized(k sshdtest.Key) []byte { return ssh.MarshalAuthorizedKey(k.Public) }

@@ -48,7 +48,7 @@ type Config struct {
 	InsecureIgnoreHostKey bool
 	// SSHConfigFile is an OpenSSH client config whose Host aliases are honoured
 	// for HostName, Port, User and IdentityFile (default ~/.ssh/config; "none" disables).
-	SSHConfigFile string
+	SSHConfigFile  string
 	ConnectTimeout time.Duration // default 10s
 	KeepAlive      time.Duration // default 15s; 0 disables keep-alives when set negative
 	Dial           DialFunc

@@ -60,6 +60,21 @@ func plan(t *testing.T, f *hostcfgtest.Fixture, d fabric.HostIntent) (hostcfg.Ob
 	return obs, hostcfg.Diff(d, obs)
 }
 
+// unchanged checks that iface reads back exactly as in before.
+func unchanged(t *testing.T, f *hostcfgtest.Fixture, d fabric.HostIntent, before hostcfg.Observed, iface string) {
+	t.Helper()
+	after, err := f.Host.Observe(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, a := values(before), values(after)
+	for k := range b {
+		if strings.HasPrefix(k, iface+" ") && a[k] != b[k] {
+			t.Errorf("%s = %q after rollback, was %q", k, a[k], b[k])
+		}
+	}
+}
+
 // values flattens an Observed to interface/setting → value for comparisons.
 func values(o hostcfg.Observed) map[string]string {
 	m := map[string]string{}
@@ -270,16 +285,7 @@ func TestRollbackOnDriverFailure(t *testing.T) {
 			if len(res.RolledBack) == 0 {
 				t.Error("nothing rolled back")
 			}
-			after, err := f.Host.Observe(ctx, d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, a := values(before), values(after)
-			for k := range b {
-				if strings.HasPrefix(k, "ens1f0np0 ") && a[k] != b[k] {
-					t.Errorf("%s = %q after rollback, was %q", k, a[k], b[k])
-				}
-			}
+			unchanged(t, f, d, before, "ens1f0np0")
 			if _, p2 := plan(t, f, d); len(p2.Changes) == 0 || p2.Changes[0].Interface != "ens1f0np0" {
 				t.Errorf("after a failed ens1f0np0 only ens1f0np0 should remain to change: %+v", p2.Changes)
 			} else {

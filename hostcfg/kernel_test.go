@@ -25,6 +25,22 @@ func vethIntent(t *testing.T) fabric.HostIntent {
 	return d
 }
 
+// vethHost opens the real backends inside a fresh namespace holding the
+// veth pair fx0—fx1; the file-system roots are empty directories (sysfs
+// would show another namespace's netdevs).
+func vethHost(t *testing.T) (*hostcfg.Host, string) {
+	t.Helper()
+	ns, path := hostcfgtest.NetNS(t)
+	hostcfgtest.Veth(t, ns, "fx0", "fx1")
+	h, err := hostcfg.OpenLocal(hostcfg.Options{Name: "veth-host", NetNS: path, SysRoot: t.TempDir(),
+		ConfigRoot: t.TempDir(), DebugRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h, ns
+}
+
 func mtuOf(t *testing.T, ns, dev string) string {
 	out := hostcfgtest.IP(t, "-n", ns, "-o", "link", "show", dev)
 	f := strings.Fields(out)
@@ -42,14 +58,7 @@ func mtuOf(t *testing.T, ns, dev string) string {
 // veth pair. The kernel answers EOPNOTSUPP to DCB and pause requests on veth,
 // and those settings must come back "unsupported", not as a failure.
 func TestRealKernelVeth(t *testing.T) {
-	ns, path := hostcfgtest.NetNS(t)
-	hostcfgtest.Veth(t, ns, "fx0", "fx1")
-	h, err := hostcfg.OpenLocal(hostcfg.Options{Name: "veth-host", NetNS: path, SysRoot: t.TempDir(),
-		ConfigRoot: t.TempDir(), DebugRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h, ns := vethHost(t)
 	ctx := context.Background()
 	d := vethIntent(t)
 
@@ -108,13 +117,7 @@ func TestRealKernelVeth(t *testing.T) {
 // TestRealKernelENODEV uses a DCB socket outside the veths' namespace: the
 // kernel answers ENODEV, which is reported as unsupported.
 func TestRealKernelENODEV(t *testing.T) {
-	ns, path := hostcfgtest.NetNS(t)
-	hostcfgtest.Veth(t, ns, "fx0", "fx1")
-	h, err := hostcfg.OpenLocal(hostcfg.Options{NetNS: path, SysRoot: t.TempDir(), ConfigRoot: t.TempDir(), DebugRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h, _ := vethHost(t)
 	outside, err := dcbnl.Open() // the test's own namespace: no fx0 there
 	if err != nil {
 		t.Fatal(err)
@@ -135,13 +138,7 @@ func TestRealKernelENODEV(t *testing.T) {
 // write (on the fake kernel, as veth has no DCB) fails: the MTU must be
 // restored in the real kernel.
 func TestRealKernelMTURollback(t *testing.T) {
-	ns, path := hostcfgtest.NetNS(t)
-	hostcfgtest.Veth(t, ns, "fx0", "fx1")
-	h, err := hostcfg.OpenLocal(hostcfg.Options{NetNS: path, SysRoot: t.TempDir(), ConfigRoot: t.TempDir(), DebugRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h, ns := vethHost(t)
 	k := dcbfake.New()
 	k.AddDevice("fx0", dcbfake.MLX5)
 	k.AddDevice("fx1", dcbfake.MLX5)

@@ -152,16 +152,31 @@ device or driver cannot do are reported as unsupported, with the reason.`,
 	return cmd
 }
 
-// withHost opens the host, runs fn and closes it.
-func withHost(ctx context.Context, g *globals, hf *hostFlags, name string, fn func(*hostcfg.Host) error) error {
+// runOnHost is every host command's preamble: check the output format,
+// load the desired state (required when need is set; nil when absent), open
+// the host under the command's context, run fn and close the host.
+func runOnHost(cmd *cobra.Command, g *globals, hf *hostFlags, need bool,
+	fn func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error) error {
+	if err := output.Check(g.output); err != nil {
+		return err
+	}
+	d, err := hf.loadDesired(g)
+	if err != nil {
+		return err
+	}
+	if need && d == nil {
+		return errors.New("no desired state: give --desired FILE or -f FABRIC --host NAME")
+	}
+	ctx, cancel := commandContext(cmd, g)
+	defer cancel()
 	h, err := openHost(ctx, hf.options(g))
 	if err != nil {
 		return fmt.Errorf("opening the host backends: %w", err)
 	}
-	if name != "" {
-		h.Name = name
+	if d != nil && d.Host != "" {
+		h.Name = d.Host
 	}
-	return errors.Join(fn(h), h.Close())
+	return errors.Join(fn(ctx, h, d), h.Close())
 }
 
 func commandContext(cmd *cobra.Command, g *globals) (context.Context, context.CancelFunc) {
@@ -192,20 +207,7 @@ that served it (dcbnl, sysfs-ecn, debugfs-cc, configfs-rdma_cm, netlink, ethtool
 and the reason for each unsupported one. Without INTERFACE every netdev with an
 RDMA device is shown; with --desired or -f/--host only what the intent manages.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := output.Check(g.output); err != nil {
-				return err
-			}
-			d, err := hf.loadDesired(g)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := commandContext(cmd, g)
-			defer cancel()
-			name := ""
-			if d != nil {
-				name = d.Host
-			}
-			return withHost(ctx, g, &hf, name, func(h *hostcfg.Host) error {
+			return runOnHost(cmd, g, &hf, false, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
 				var obs hostcfg.Observed
 				var oerr error
 				if d != nil {
@@ -229,15 +231,6 @@ RDMA device is shown; with --desired or -f/--host only what the intent manages.`
 	return cmd
 }
 
-// requireDesired loads the desired state and fails without one.
-func requireDesired(g *globals, hf *hostFlags) (*fabric.HostIntent, error) {
-	d, err := hf.loadDesired(g)
-	if err == nil && d == nil {
-		err = errors.New("no desired state: give --desired FILE or -f FABRIC --host NAME")
-	}
-	return d, err
-}
-
 func newHostPlanCmd(g *globals) *cobra.Command {
 	var hf hostFlags
 	cmd := &cobra.Command{
@@ -245,16 +238,7 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 		Short: "Print what apply would change on this host (exit 0 none, 2 changes, 1 error)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := output.Check(g.output); err != nil {
-				return err
-			}
-			d, err := requireDesired(g, &hf)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := commandContext(cmd, g)
-			defer cancel()
-			return withHost(ctx, g, &hf, d.Host, func(h *hostcfg.Host) error {
+			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
 				obs, oerr := h.Observe(ctx, *d)
 				p := hostcfg.Diff(*d, obs)
 				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { planTable(t, p) }); err != nil {
@@ -301,16 +285,7 @@ on mlx5 flaps the link, MTU) need --yes. Exit 0 when the host reached the desire
 state, 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := output.Check(g.output); err != nil {
-				return err
-			}
-			d, err := requireDesired(g, &hf)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := commandContext(cmd, g)
-			defer cancel()
-			return withHost(ctx, g, &hf, d.Host, func(h *hostcfg.Host) error {
+			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
 				return hostApply(ctx, g, h, *d, dryRun, yes)
 			})
 		},

@@ -8,11 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fabricctl/fabricctl/hostcfg/internal/kfs"
 )
 
 // DefaultRoot is where configfs is mounted on a live host.
@@ -77,9 +78,7 @@ func NewFSWith(root string, d DirMaker) FS {
 func (f FS) Root() string { return f.root }
 
 // Path joins elem below the root.
-func (f FS) Path(elem ...string) string {
-	return filepath.Join(append([]string{f.root}, elem...)...)
-}
+func (f FS) Path(elem ...string) string { return kfs.Join(f.root, elem...) }
 
 const configfsMagic = 0x62656570 // CONFIGFS_MAGIC
 
@@ -120,7 +119,7 @@ func (f FS) Ready(ctx context.Context) error {
 // written meanwhile. A directory that already existed is left in place. When
 // another process removes the directory under fn (ENOENT), fn runs once more.
 func (f FS) withPort(ctx context.Context, dev string, port int, fn func(dir string) error) error {
-	if dev == "" || strings.ContainsAny(dev, "/\x00") || dev == "." || dev == ".." {
+	if !kfs.ValidName(dev) {
 		return fmt.Errorf("%q is not an rdma device name: %w", dev, ErrNoDevice)
 	}
 	if err := f.Ready(ctx); err != nil {
@@ -162,31 +161,11 @@ func (f FS) onceWithPort(dev string, port int, fn func(dir string) error) (err e
 	return fn(portDir)
 }
 
-func readAttr(p string) (string, error) {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", p, err)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
-func writeAttr(p, v string) error {
-	fh, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	_, werr := fh.WriteString(v)
-	if err := errors.Join(werr, fh.Close()); err != nil {
-		return fmt.Errorf("writing %q to %s: %w", v, p, err)
-	}
-	return nil
-}
-
 // Mode reads rdma_cm/<dev>/ports/<port>/default_roce_mode.
 func (f FS) Mode(ctx context.Context, dev string, port int) (string, error) {
 	var mode string
 	err := f.withPort(ctx, dev, port, func(dir string) error {
-		v, err := readAttr(filepath.Join(dir, "default_roce_mode"))
+		v, err := kfs.ReadLine(ctx, filepath.Join(dir, "default_roce_mode"))
 		mode = v
 		return err
 	})
@@ -200,7 +179,7 @@ func (f FS) SetMode(ctx context.Context, dev string, port int, mode string) erro
 		return fmt.Errorf("setting default_roce_mode of %s/%d: %q is not %q or %q", dev, port, mode, ModeV1, ModeV2)
 	}
 	return f.withPort(ctx, dev, port, func(dir string) error {
-		return writeAttr(filepath.Join(dir, "default_roce_mode"), mode)
+		return kfs.WriteLine(ctx, filepath.Join(dir, "default_roce_mode"), mode)
 	})
 }
 
@@ -209,7 +188,7 @@ func (f FS) ToS(ctx context.Context, dev string, port int) (int, error) {
 	var tos int
 	err := f.withPort(ctx, dev, port, func(dir string) error {
 		p := filepath.Join(dir, "default_roce_tos")
-		v, err := readAttr(p)
+		v, err := kfs.ReadLine(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -229,6 +208,6 @@ func (f FS) SetToS(ctx context.Context, dev string, port int, tos int) error {
 		return fmt.Errorf("setting default_roce_tos of %s/%d: %d is not 0..255", dev, port, tos)
 	}
 	return f.withPort(ctx, dev, port, func(dir string) error {
-		return writeAttr(filepath.Join(dir, "default_roce_tos"), strconv.Itoa(tos))
+		return kfs.WriteLine(ctx, filepath.Join(dir, "default_roce_tos"), strconv.Itoa(tos))
 	})
 }

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/fabricctl/fabricctl/hostcfg/internal/kfs"
 )
 
 // ErrNotExist is wrapped when a device directory or parameter file is absent.
@@ -31,9 +32,7 @@ func NewFS(root string) FS { return FS{root: filepath.Clean(root)} }
 func (d FS) Root() string { return d.root }
 
 // Path joins elem below the root.
-func (d FS) Path(elem ...string) string {
-	return filepath.Join(append([]string{d.root}, elem...)...)
-}
+func (d FS) Path(elem ...string) string { return kfs.Join(d.root, elem...) }
 
 // CCParams is upstream mlx5's congestion-control directory of one PCI
 // function: <root>/mlx5/<bdf>/cc_params/. Each file holds one decimal u32.
@@ -45,7 +44,7 @@ type CCParams struct {
 // ("0000:08:00.0"). It wraps ErrNotExist when debugfs is not mounted at the
 // root, the device is not an mlx5 function, or its driver has no RoCE.
 func (d FS) CCParams(bdf string) (CCParams, error) {
-	if bdf == "" || strings.ContainsAny(bdf, "/\x00") || bdf == "." || bdf == ".." {
+	if !kfs.ValidName(bdf) {
 		return CCParams{}, fmt.Errorf("finding cc_params: %q is not a PCI address", bdf)
 	}
 	dir := d.Path("mlx5", bdf, "cc_params")
@@ -60,18 +59,14 @@ func (c CCParams) Dir() string { return c.dir }
 
 // Get reads the parameter file name (np_cnp_dscp, rp_ai_rate, …).
 func (c CCParams) Get(ctx context.Context, name string) (int, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
 	p, err := c.file(name)
 	if err != nil {
 		return 0, err
 	}
-	b, err := os.ReadFile(p)
+	v, err := kfs.ReadLine(ctx, p)
 	if err != nil {
-		return 0, fmt.Errorf("reading %s: %w", p, err)
+		return 0, err
 	}
-	v := strings.TrimSpace(string(b))
 	n, err := strconv.ParseUint(v, 10, 32)
 	if err != nil {
 		return 0, fmt.Errorf("reading %s: %q is not a decimal u32", p, v)
@@ -81,9 +76,6 @@ func (c CCParams) Get(ctx context.Context, name string) (int, error) {
 
 // Set writes v to the parameter file name; the driver sends it to firmware at once.
 func (c CCParams) Set(ctx context.Context, name string, v int) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	p, err := c.file(name)
 	if err != nil {
 		return err
@@ -91,15 +83,7 @@ func (c CCParams) Set(ctx context.Context, name string, v int) error {
 	if v < 0 || v > 1<<32-1 {
 		return fmt.Errorf("writing %s: %d is not a u32", p, v)
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	_, werr := f.WriteString(strconv.Itoa(v) + "\n")
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return fmt.Errorf("writing %d to %s: %w", v, p, err)
-	}
-	return nil
+	return kfs.WriteLine(ctx, p, strconv.Itoa(v))
 }
 
 // Names lists the parameter files, sorted.
@@ -122,7 +106,7 @@ func (c CCParams) Names(ctx context.Context) ([]string, error) {
 }
 
 func (c CCParams) file(name string) (string, error) {
-	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+	if !kfs.ValidName(name) {
 		return "", fmt.Errorf("cc_params: %q is not a file name", name)
 	}
 	return filepath.Join(c.dir, name), nil

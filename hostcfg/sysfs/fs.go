@@ -2,13 +2,13 @@ package sysfs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
+
+	"github.com/fabricctl/fabricctl/hostcfg/internal/kfs"
 )
 
 // ErrNotExist is wrapped when a device, port or file is absent.
@@ -28,9 +28,7 @@ func NewFS(root string) FS { return FS{root: filepath.Clean(root)} }
 func (s FS) Root() string { return s.root }
 
 // Path joins elem below the root: Path("class", "net") = <root>/class/net.
-func (s FS) Path(elem ...string) string {
-	return filepath.Join(append([]string{s.root}, elem...)...)
-}
+func (s FS) Path(elem ...string) string { return kfs.Join(s.root, elem...) }
 
 // exists reports whether the path below the root exists.
 func (s FS) exists(elem ...string) bool {
@@ -38,17 +36,9 @@ func (s FS) exists(elem ...string) bool {
 	return err == nil
 }
 
-// readLine reads a one-value sysfs file and trims the trailing newline and blanks.
+// readLine reads a one-value sysfs file.
 func (s FS) readLine(ctx context.Context, elem ...string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	p := s.Path(elem...)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", p, err)
-	}
-	return strings.TrimSpace(string(b)), nil
+	return kfs.ReadLine(ctx, s.Path(elem...))
 }
 
 // readInt reads a one-value decimal file.
@@ -67,20 +57,7 @@ func (s FS) readInt(ctx context.Context, elem ...string) (int, error) {
 // writeLine writes value to an existing sysfs attribute in one write(2), as
 // echo does. It never creates files: a missing attribute is ErrNotExist.
 func (s FS) writeLine(ctx context.Context, value string, elem ...string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	p := s.Path(elem...)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
-	_, werr := f.WriteString(value + "\n")
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		return fmt.Errorf("writing %q to %s: %w", value, p, err)
-	}
-	return nil
+	return kfs.WriteLine(ctx, s.Path(elem...), value)
 }
 
 // list returns the names in a directory below the root, sorted.

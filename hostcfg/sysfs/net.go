@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/hostcfg/internal/kfs"
 )
 
 // NetDevice is what /sys/class/net/<ifname> says about a netdev's hardware.
@@ -175,7 +177,7 @@ func checkParam(point, name string) error {
 	if err := checkPoint(point); err != nil {
 		return err
 	}
-	if name == "" || name == "enable" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+	if name == "enable" || !kfs.ValidName(name) {
 		return fmt.Errorf("ecn parameter %q is not a file name under %s", name, point)
 	}
 	return nil

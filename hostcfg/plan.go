@@ -187,28 +187,3 @@ func (p Plan) Fingerprint() string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
-
-// Fabric converts c to the controller's fabric.Change: the interface becomes
-// the component, the reason the note.
-func (c Change) Fabric() fabric.Change {
-	return fabric.Change{Component: c.Interface, Setting: c.Setting, Old: c.Old, New: c.New,
-		Disruptive: c.Disruptive, Note: c.Reason}
-}
-
-// FabricChanges converts the plan for the controller: every change, then
-// every unsupported or external issue as an Unsupported change (reported,
-// never applied). Error issues are not changes; the caller reports Errors().
-func (p Plan) FabricChanges() []fabric.Change {
-	out := make([]fabric.Change, 0, len(p.Changes)+len(p.Issues))
-	for _, c := range p.Changes {
-		out = append(out, c.Fabric())
-	}
-	for _, i := range p.Issues {
-		if i.Kind == IssueError {
-			continue
-		}
-		out = append(out, fabric.Change{Component: i.Interface, Setting: i.Setting, Old: i.Observed, New: i.Desired,
-			Note: i.Kind + ": " + i.Reason, Unsupported: true})
-	}
-	return out
-}

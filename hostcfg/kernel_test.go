@@ -3,6 +3,7 @@ package hostcfg_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/fabricctl/fabricctl/hostcfg/dcbnl"
 	"github.com/fabricctl/fabricctl/hostcfg/dcbnl/dcbfake"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
+	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
 
 // vethIntent is the roce-lossless intent on two veths, without RoCE (a
@@ -167,5 +169,23 @@ func TestRealKernelMTURollback(t *testing.T) {
 	}
 	if !rolled {
 		t.Errorf("RolledBack = %+v, want fx0 mtu back to 1500", res.RolledBack)
+	}
+}
+
+// TestRdmamapMapperWithoutRDMA runs Mellanox/rdmamap against this machine's
+// live /sys and netlink: without an RDMA stack every netdev maps to nothing,
+// as ErrNoRDMADevice (the lab VMs test the positive side with rxe).
+func TestRdmamapMapperWithoutRDMA(t *testing.T) {
+	if _, err := os.Stat("/sys/class/infiniband"); err == nil {
+		t.Skip("this machine has RDMA devices; the lab tests the mapping")
+	}
+	m := hostcfg.RdmamapMapper{Sys: sysfs.NewFS("/sys")}
+	for _, netdev := range []string{"lo", "no-such-netdev"} {
+		if _, err := m.PortForNetdev(context.Background(), netdev); !errors.Is(err, hostcfg.ErrNoRDMADevice) {
+			t.Errorf("PortForNetdev(%s) = %v, want ErrNoRDMADevice", netdev, err)
+		}
+	}
+	if names, err := m.NetdevsWithRDMA(context.Background()); err != nil || len(names) != 0 {
+		t.Errorf("NetdevsWithRDMA = %v, %v", names, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
@@ -110,7 +111,12 @@ func (t *HostTarget) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Cha
 	t.mu.Lock()
 	fp := t.fingerprint
 	t.mu.Unlock()
-	rep, err := t.call(ctx, agent.Request{Op: agent.OpApply, Desired: &t.Intent, PlanFingerprint: fp})
+	// The apply itself is not interrupted by cancellation: killing the agent
+	// mid-write would leave the host half changed with no undo plan. It runs
+	// to its end (bounded), and a cancelled apply is then rolled back.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyTimeout)
+	defer cancel()
+	rep, err := t.call(actx, agent.Request{Op: agent.OpApply, Desired: &t.Intent, PlanFingerprint: fp})
 	if err != nil {
 		var ae *agent.Error
 		if errors.As(err, &ae) && ae.Kind == agent.ErrorPlanChanged {
@@ -124,8 +130,11 @@ func (t *HostTarget) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Cha
 		}
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil && rep.Result != nil && len(rep.Result.Undo.Changes) > 0 {
-		return nil, t.rollback(rep.Result.Undo, err)
+	if err := ctx.Err(); err != nil {
+		if rep.Result != nil && len(rep.Result.Undo.Changes) > 0 {
+			return nil, t.rollback(rep.Result.Undo, fmt.Errorf("interrupted: %w", err))
+		}
+		return nil, fmt.Errorf("interrupted before anything was written: %w (%w)", err, fabric.ErrRolledBack)
 	}
 	remaining, perr := t.Plan(ctx)
 	if perr != nil {
@@ -148,8 +157,12 @@ func (t *HostTarget) rollback(undo hostcfg.Plan, cause error) error {
 	return fmt.Errorf("%w (%w)", cause, fabric.ErrRolledBack)
 }
 
-// rollbackTimeout bounds the restore after a failure or cancellation.
-const rollbackTimeout = 60e9
+// rollbackTimeout bounds the restore after a failure or cancellation;
+// applyTimeout bounds one agent apply.
+const (
+	rollbackTimeout = 60 * time.Second
+	applyTimeout    = 5 * time.Minute
+)
 
 // MarshalJSON keeps the target readable in debug output.
 func (t *HostTarget) MarshalJSON() ([]byte, error) {

@@ -18,9 +18,10 @@ deps:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/fabricctl
 
+# Every package, with Chromium required for the HTML report test (deps installs it).
 unit: deps
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	FABRICCTL_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -timeout 30m $(PKGS)
 
 # Every test: unit, corpus, namespace and (when qemu is installable) the lab.
 test: unit lab-test

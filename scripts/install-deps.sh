@@ -21,4 +21,6 @@ if ((${#need[@]})); then
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 cd "$(dirname "$0")/.."
+# Headless Chromium checks the HTML check report (checks/report).
+if [ "$(id -u)" -eq 0 ]; then scripts/install-chromium.sh; fi
 go mod download

@@ -469,8 +469,8 @@ func (i *iface) bindTrust(ctx context.Context) binding {
 	} else if dcbWhy.unsupported != "" {
 		why = dcbWhy.unsupported
 	}
-	return unsupported(BackendAppTrust, "%s; no %s; driver %q is not mlx5", why,
-		i.h.Sys.Path("class", "net", i.name, "qos", "trust"), i.driver)
+	return unsupported(BackendAppTrust, "%s; no %s; not an mlx5 netdev (driver %s)", why,
+		i.h.Sys.Path("class", "net", i.name, "qos", "trust"), cmpOr(i.driver, "unknown"))
 }
 
 // cc is a congestion-control backend: the vendor ecn tree or mlx5 debugfs.

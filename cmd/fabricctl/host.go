@@ -354,6 +354,9 @@ func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIn
 
 func observedTable(t *output.TableWriter, obs hostcfg.Observed) {
 	t.Row("INTERFACE", "SETTING", "BACKEND", "VALUE")
+	if len(obs.Interfaces)+len(obs.Ports) == 0 {
+		t.Row("-", "-", "-", "no netdev with an RDMA device on this host; name netdevs to show them")
+	}
 	for _, i := range obs.Interfaces {
 		head := i.Name
 		if i.Error != "" {

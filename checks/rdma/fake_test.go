@@ -65,10 +65,16 @@ func fakePerftest(args []string) int {
 	if d, err := time.ParseDuration(os.Getenv("FAKE_RUN")); err == nil {
 		defer time.Sleep(d)
 	}
-	switch os.Getenv("FAKE_PERFTEST") {
-	case "hang":
+	if os.Getenv("FAKE_PERFTEST") == "hang" || strings.HasPrefix(dev, "hang") {
 		select {}
 	}
+	// A device named slow* is a bad NIC: every test it takes part in is slow.
+	slow := func(d string) {
+		if strings.HasPrefix(d, "slow") {
+			gbps /= 5
+		}
+	}
+	slow(dev)
 	if peer == "" {
 		if d, err := time.ParseDuration(os.Getenv("FAKE_LISTEN_DELAY")); err == nil {
 			time.Sleep(d)
@@ -83,7 +89,9 @@ func fakePerftest(args []string) int {
 		if err != nil {
 			return 1
 		}
-		bufio.NewReader(c).ReadString('\n')
+		fmt.Fprintln(c, dev)
+		peerDev, _ := bufio.NewReader(c).ReadString('\n')
+		slow(strings.TrimSpace(peerDev))
 		c.Close()
 		fmt.Printf(fakeTable, dev, gbps, gbps)
 		return 0
@@ -93,7 +101,9 @@ func fakePerftest(args []string) int {
 		fmt.Fprintf(os.Stderr, "Couldn't connect to %s:%d\nUnable to open file descriptor for socket connection Unable to init the socket connection\n", peer, port)
 		return 1
 	}
-	fmt.Fprintln(c, "hello")
+	peerDev, _ := bufio.NewReader(c).ReadString('\n')
+	slow(strings.TrimSpace(peerDev))
+	fmt.Fprintln(c, dev)
 	c.Close()
 	fmt.Printf(fakeTable, dev, gbps, gbps)
 	return 0
@@ -130,4 +140,10 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// fakeTableFor is the fake's output at a given bandwidth (device left as %s).
+func fakeTableFor(gbps float64) string {
+	s := fmt.Sprintf(fakeTable, "%s", gbps, gbps)
+	return s
 }

@@ -1,0 +1,214 @@
+package rdma
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/checks/perftest"
+)
+
+// Endpoint is one host's side of a test, as the controller knows it from
+// preflight.
+type Endpoint struct {
+	// Host is the fabric's name of the host.
+	Host  string
+	Agent agentcall.Agent
+	// Address is where a client reaches this host's perftest server (the
+	// out-of-band TCP exchange): the host's fabric address.
+	Address string
+	// Device and Port are the RDMA device and port (1 when 0).
+	Device string
+	Port   int
+	// GIDIndex is the RoCE v2 IPv4 GID index (perftest -x); nil on InfiniBand.
+	GIDIndex *int
+	// RateGbps is the port rate sysfs reports, for the absolute floor.
+	RateGbps float64
+	// Labels are the host's fabric labels (the cross-leaf schedule reads "leaf").
+	Labels map[string]string
+	// LoopDevice is a second device for loopback tests ("" = Device).
+	LoopDevice string
+}
+
+// Name is "host/device", the form Result targets use.
+func (e Endpoint) Name() string { return e.Host + "/" + e.Device }
+
+// Test says which perftest to run and for how long.
+type Test struct {
+	Test       perftest.Test
+	Size       int64         // -s (0: perftest's default)
+	Duration   time.Duration // -D (whole seconds ≥ 5), or
+	Iterations int           // -n
+	RDMACM     bool          // -R
+	// Timeout bounds each side from its start; 0 picks twice the duration
+	// plus 30 s (or 2 minutes for iteration runs).
+	Timeout time.Duration
+}
+
+func (t Test) timeout() time.Duration {
+	switch {
+	case t.Timeout > 0:
+		return t.Timeout
+	case t.Duration > 0:
+		return 2*t.Duration + 30*time.Second
+	}
+	return 2 * time.Minute
+}
+
+func (t Test) spec(e Endpoint, dev string, tcpPort int, peer string) perftest.Spec {
+	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TCPPort: tcpPort,
+		ReportGbits: t.Test.Kind == perftest.BW, IgnoreFreq: true, Duration: t.Duration, Iterations: t.Iterations,
+		Size: t.Size, RDMACM: t.RDMACM, Peer: peer}
+}
+
+// PairRun is what one test between two endpoints produced.
+type PairRun struct {
+	Server, Client Endpoint
+	Test           Test
+	TCPPort        int
+	// ServerOut and ClientOut are the sides' outcomes; ClientOut is nil when
+	// the server never became ready (the client did not run).
+	ServerOut, ClientOut *Outcome
+	// Err is set when an agent could not be reached or broke the protocol:
+	// the test did not decide anything.
+	Err error
+	// Attempts counts runs (a failed CPU clock calibration is run again once).
+	Attempts int
+	Wall     time.Duration
+}
+
+// Loopback reports whether both sides ran on one host.
+func (r PairRun) Loopback() bool { return r.Server.Host == r.Client.Host }
+
+// Failure returns the cause of a failed run: from the outcomes when a side
+// could not run or timed out, otherwise from what perftest printed.
+func (r PairRun) Failure() (perftest.Failure, bool) {
+	for _, o := range []*Outcome{r.ServerOut, r.ClientOut} {
+		if o != nil && o.Class != "" && o.Class != checks.Timeout {
+			return perftest.Failure{Class: o.Class, Text: o.Error}, true
+		}
+	}
+	if f, ok := perftest.Cause(r.ServerOut.Report(), r.ClientOut.Report()); ok {
+		return f, true
+	}
+	for _, o := range []*Outcome{r.ClientOut, r.ServerOut} {
+		if o != nil && o.TimedOut {
+			return perftest.Failure{Class: checks.Timeout, Text: fmt.Sprintf("%s %s", o.Role, o.Error)}, true
+		}
+	}
+	for _, o := range []*Outcome{r.ClientOut, r.ServerOut} {
+		if o != nil && o.ExitCode != 0 {
+			return perftest.Failure{Class: checks.CompletionError, Text: fmt.Sprintf("%s exited %d: %s", o.Role, o.ExitCode, lastLine(o.Stderr))}, true
+		}
+	}
+	if r.ClientOut == nil {
+		return perftest.Failure{Class: checks.OOBConnect, Text: "the client did not run"}, true
+	}
+	return perftest.Failure{}, false
+}
+
+// RunPair runs one test: the server on srv, ready before the client starts
+// on cli, both bounded by t's timeout. A run whose CPU clock calibration
+// failed (common under emulation) is repeated once.
+func RunPair(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRun {
+	var r PairRun
+	for attempt := 1; attempt <= 2; attempt++ {
+		r = runPairOnce(ctx, srv, cli, t, tcpPort)
+		r.Attempts = attempt
+		f, failed := r.Failure()
+		if r.Err != nil || !failed || f.Class != checks.ClockCalibration || ctx.Err() != nil {
+			break
+		}
+	}
+	return r
+}
+
+func runPairOnce(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRun {
+	r := PairRun{Server: srv, Client: cli, Test: t, TCPPort: tcpPort}
+	t0 := time.Now()
+	defer func() { r.Wall = time.Since(t0) }()
+	// The controller's own bound: the agents' bound plus room for SSH.
+	ctx, cancel := context.WithTimeout(ctx, t.timeout()+time.Minute)
+	defer cancel()
+	srvID := fmt.Sprintf("%s-%d-server", t.Test, tcpPort)
+	cliID := fmt.Sprintf("%s-%d-client", t.Test, tcpPort)
+	cliDev := cli.Device
+	if r.Loopback() && cli.LoopDevice != "" {
+		cliDev = cli.LoopDevice
+	}
+	peer := srv.Address
+	if r.Loopback() {
+		peer = "127.0.0.1"
+	}
+
+	ss := agentcall.Open(ctx, srv.Agent)
+	defer ss.Close(context.WithoutCancel(ctx))
+	if err := ss.SendOp(OpStart, StartArgs{ID: srvID, Role: Server, Spec: t.spec(srv, srv.Device, tcpPort, ""), Timeout: t.timeout()}); err != nil {
+		r.Err = fmt.Errorf("starting the server on %s: %w", srv.Host, err)
+		return r
+	}
+	var started Started
+	if err := ss.Recv(ctx, &started); err != nil {
+		r.Err = fmt.Errorf("starting the server on %s: %w", srv.Host, err)
+		return r
+	}
+	if started.Outcome != nil {
+		r.ServerOut = started.Outcome
+		return r
+	}
+
+	cs := agentcall.Open(ctx, cli.Agent)
+	defer cs.Close(context.WithoutCancel(ctx))
+	var cerr error
+	if err := cs.SendOp(OpStart, StartArgs{ID: cliID, Role: Client, Spec: t.spec(cli, cliDev, tcpPort, peer), Timeout: t.timeout()}); err != nil {
+		cerr = err
+	} else if err := cs.SendOp(OpWait, WaitArgs{ID: cliID}); err != nil {
+		cerr = err
+	}
+	if cerr == nil {
+		var cst Started
+		if err := cs.Recv(ctx, &cst); err != nil {
+			cerr = err
+		} else if cst.Outcome != nil {
+			r.ClientOut = cst.Outcome
+		} else {
+			var out Outcome
+			if err := cs.Recv(ctx, &out); err != nil {
+				cerr = err
+			} else {
+				r.ClientOut = &out
+			}
+		}
+	}
+	if cerr != nil {
+		r.Err = fmt.Errorf("running the client on %s: %w", cli.Host, cerr)
+	}
+	// A server whose client failed would wait for it until its deadline.
+	stop := r.ClientOut == nil || r.ClientOut.ExitCode != 0
+	var so Outcome
+	err := ss.SendOp(OpWait, WaitArgs{ID: srvID, Stop: stop})
+	if err == nil {
+		err = ss.Recv(ctx, &so)
+	}
+	if err != nil {
+		r.Err = errors.Join(r.Err, fmt.Errorf("collecting the server on %s: %w", srv.Host, err))
+	} else {
+		r.ServerOut = &so
+	}
+	return r
+}
+
+func lastLine(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
+		s = s[:len(s)-1]
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '\n' {
+			return s[i+1:]
+		}
+	}
+	return s
+}

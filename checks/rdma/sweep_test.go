@@ -1,0 +1,224 @@
+package rdma
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/checks/evaluate"
+	"github.com/fabricctl/fabricctl/checks/perftest"
+	"github.com/fabricctl/fabricctl/hostcfg/agent"
+)
+
+// fleet builds one in-process agent per host, all on this machine; each
+// endpoint's device name steers the fake perftest (slow*, hang*).
+func fleet(t *testing.T, devs map[string]string, mutate func(host string, a *Agent, e *Endpoint)) ([]Endpoint, []*Agent) {
+	t.Helper()
+	var eps []Endpoint
+	var agents []*Agent
+	gid := 1
+	for _, h := range []string{"h1", "h2", "h3", "h4"} {
+		dev, ok := devs[h]
+		if !ok {
+			dev = "rxe0"
+		}
+		a := &Agent{Sys: rxeSys, StateDir: t.TempDir()}
+		e := Endpoint{Host: h, Address: "127.0.0.1", Device: dev, GIDIndex: &gid, RateGbps: 10}
+		if mutate != nil {
+			mutate(h, a, &e)
+		}
+		hd := &agent.Handler{}
+		a.Register(hd)
+		e.Agent = agentcall.Local{Handler: hd}
+		eps = append(eps, e)
+		agents = append(agents, a)
+	}
+	t.Cleanup(func() {
+		for _, a := range agents {
+			if ids := a.Running(); len(ids) > 0 {
+				t.Errorf("perftest processes left running: %v", ids)
+			}
+		}
+	})
+	return eps, agents
+}
+
+func byTarget(res SweepResult) map[string]checks.Result {
+	m := map[string]checks.Result{}
+	for _, r := range res.Results {
+		m[r.Target] = r
+	}
+	return m
+}
+
+func TestPairwiseFlagsExactlyTheSlowHost(t *testing.T) {
+	usePath(t, fakePath(t, ""))
+	eps, _ := fleet(t, map[string]string{"h3": "slowrxe0"}, nil)
+	sw := Sweep{Test: Test{Test: perftest.WriteBW, Iterations: 100, Timeout: 20 * time.Second}, Retest: true, BasePort: freePort(t)}
+	var progress int
+	sw.Progress = func(done, total int, r PairRun) { progress++ }
+	res, err := sw.Pairwise(t.Context(), eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Plan.Rounds) != 3 || len(res.Results) != 6 {
+		t.Fatalf("%d rounds, %d results; want 3 rounds of 2 pairs", len(res.Plan.Rounds), len(res.Results))
+	}
+	for _, r := range res.Results {
+		involved := strings.Contains(r.Target, "h3/")
+		bw, _ := r.Measurement(MeasBWAverage)
+		switch {
+		case involved && (r.Status != checks.StatusFail || r.Class != checks.LowBandwidth):
+			t.Errorf("%s: %s %s (%s), want a confirmed low-bandwidth failure", r.Target, r.Status, r.Class, r.Summary)
+		case !involved && r.Status != checks.StatusPass:
+			t.Errorf("%s: %s %s (%s), want pass", r.Target, r.Status, r.Class, r.Summary)
+		case !involved && bw.Value != 0.25:
+			t.Errorf("%s: bandwidth %v", r.Target, bw)
+		}
+		if involved && !strings.Contains(strings.Join(r.Evidence, "\n"), "re-test") {
+			t.Errorf("%s: no re-test evidence: %q", r.Target, r.Evidence)
+		}
+	}
+	if len(res.Retests) != DefaultPartners {
+		t.Errorf("%d re-tests, want the suspect against %d good partners", len(res.Retests), DefaultPartners)
+	}
+	if progress != 6+len(res.Retests) {
+		t.Errorf("progress told %d times", progress)
+	}
+}
+
+// TestBadInputKeepsTheSweepGoing: a host without perftest, a host whose
+// perftest hangs, a host unreachable on the OOB port; every pair of theirs
+// ends with its cause, the healthy pair passes, and nothing is left running.
+func TestBadInputKeepsTheSweepGoing(t *testing.T) {
+	usePath(t, fakePath(t, ""))
+	eps, _ := fleet(t, map[string]string{"h2": "hang0"}, func(h string, a *Agent, e *Endpoint) {
+		switch h {
+		case "h1":
+			a.LookPath = func(string) (string, error) { return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`) }
+		case "h3":
+			e.Address = "192.0.2.1" // TEST-NET-1: nobody answers
+		}
+	})
+	sw := Sweep{Test: Test{Test: perftest.WriteBW, Iterations: 100, Timeout: 2 * time.Second}, BasePort: freePort(t)}
+	t0 := time.Now()
+	res, err := sw.Pairwise(t.Context(), eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(t0); took > 30*time.Second {
+		t.Errorf("sweep took %s with 2 s bounds", took)
+	}
+	want := map[string]checks.FailureClass{}
+	for _, r := range res.Runs {
+		p := r.Server.Host + r.Client.Host
+		switch {
+		case strings.Contains(p, "h1"):
+			want[r.Target()] = checks.MissingTool
+		case strings.Contains(p, "h2"):
+			want[r.Target()] = checks.Timeout
+		case r.Server.Host == "h3":
+			want[r.Target()] = checks.OOBConnect
+		default:
+			want[r.Target()] = ""
+		}
+	}
+	for target, r := range byTarget(res) {
+		if r.Class != want[target] {
+			t.Errorf("%s: %s class %q (%s), want class %q", target, r.Status, r.Class, r.Summary, want[target])
+		}
+		if want[target] == "" && r.Status != checks.StatusPass {
+			t.Errorf("%s: %s, want pass", target, r.Status)
+		}
+	}
+	if strays := strayFakes(t); len(strays) > 0 {
+		t.Errorf("stray perftest processes: %v", strays)
+	}
+}
+
+// strayFakes lists processes of this test binary running as ib_*.
+func strayFakes(t *testing.T) []string {
+	t.Helper()
+	self, _ := os.Executable()
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		exe, err := os.Readlink("/proc/" + e.Name() + "/exe")
+		if err != nil || exe != self {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if strings.Contains(string(cmd), "ib_") {
+			if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !strings.Contains(string(st), ") Z") {
+				out = append(out, e.Name()+":"+strings.ReplaceAll(string(cmd), "\x00", " "))
+			}
+		}
+	}
+	return out
+}
+
+func TestLoopbackRunsEveryHost(t *testing.T) {
+	usePath(t, fakePath(t, ""))
+	eps, _ := fleet(t, nil, nil)
+	sw := Sweep{Test: Test{Test: perftest.WriteBW, Iterations: 100, Timeout: 20 * time.Second}, BasePort: freePort(t),
+		Thresholds: Thresholds{MinPercentOfPortRate: 1}}
+	res := sw.Loopback(t.Context(), eps)
+	if len(res.Results) != 4 {
+		t.Fatalf("%d results", len(res.Results))
+	}
+	for _, r := range res.Results {
+		if r.ID != "loopback/write_bw" || r.Status != checks.StatusPass || strings.Contains(r.Target, "->") {
+			t.Errorf("%s %s: %s %s", r.ID, r.Target, r.Status, r.Summary)
+		}
+	}
+	sw.Thresholds.MinPercentOfPortRate = 50 // 0.25 of 10 Gb/s is 2.5%
+	res = sw.Loopback(context.WithoutCancel(t.Context()), eps)
+	for _, r := range res.Results {
+		if r.Status != checks.StatusFail || r.Class != checks.LowBandwidth {
+			t.Errorf("%s: %s %s, want the absolute floor to fail", r.Target, r.Status, r.Summary)
+		}
+	}
+}
+
+// TestCounterEvidenceAgainstHealthyBaseline: soft RoCE retransmits a little
+// everywhere; only the pairs whose counters moved beyond the healthy pairs'
+// baseline are flagged, with the counter named. The lossy pairs are
+// bandwidth outliers too, so they do not count towards the baseline.
+func TestCounterEvidenceAgainstHealthyBaseline(t *testing.T) {
+	mk := func(srv, cli string, gbps float64, retries uint64) PairRun {
+		out := func(role Role, moved uint64) *Outcome {
+			return &Outcome{Role: role, Stdout: strings.Replace(fakeTableFor(gbps), "%s", "rxe0", 1),
+				Before: evaluate.Counters{"completer_retry_err": 100, "out_of_seq_request": 7, "sent_pkts": 1},
+				After:  evaluate.Counters{"completer_retry_err": 100 + moved, "out_of_seq_request": 7 + moved/2, "sent_pkts": 9000}}
+		}
+		return PairRun{Server: Endpoint{Host: srv, Device: "rxe0"}, Client: Endpoint{Host: cli, Device: "rxe0"},
+			Test: Test{Test: perftest.WriteBW}, ServerOut: out(Server, retries), ClientOut: out(Client, retries)}
+	}
+	runs := []PairRun{
+		mk("h2", "h3", 0.25, 3), mk("h3", "h4", 0.24, 5), mk("h2", "h4", 0.25, 4), // emulation noise
+		mk("h1", "h2", 0.04, 400), mk("h3", "h1", 0.05, 900), mk("h1", "h4", 0.06, 350),
+	}
+	results := make([]checks.Result, len(runs))
+	for i, r := range runs {
+		results[i] = Judge(r, Thresholds{})
+	}
+	base := judgeSweep(runs, results, Thresholds{}, nil)
+	if base["completer_retry_err"] != 5 {
+		t.Errorf("baseline %v, want the healthy pairs' largest movement (5)", base)
+	}
+	for i, r := range results {
+		lossy := strings.Contains(r.Target, "h1/")
+		ev := strings.Join(r.Evidence, "\n")
+		if lossy != (r.Status == checks.StatusFail && r.Class == checks.CounterEvidence) {
+			t.Errorf("%s (run %d): %s %s %q", r.Target, i, r.Status, r.Class, r.Evidence)
+		}
+		if lossy && !strings.Contains(ev, "healthy baseline +5") {
+			t.Errorf("%s: evidence does not cite the baseline: %q", r.Target, ev)
+		}
+	}
+}

@@ -369,13 +369,7 @@ func TestEndToEndIntentVariants(t *testing.T) {
 				} else if err != nil {
 					t.Fatal(err)
 				}
-				_, err = f.push(t, switchcfg.PushOptions{})
-				if err != nil && platform == "sonic" && name == "pcp-trust" && strings.Contains(err.Error(), "empty tables") {
-					// Reported: the SONiC driver empties DSCP_TO_TC_MAP entry by
-					// entry instead of removing the table; GCU refuses that.
-					t.Skipf("known SONiC driver bug: %v", err)
-				}
-				if err != nil {
+				if _, err = f.push(t, switchcfg.PushOptions{}); err != nil {
 					t.Fatalf("push: %v", err)
 				}
 				if d := switchcfg.Compare(f.intent, f.observe(t)); len(d) != 0 {

@@ -32,7 +32,9 @@ var managedFields = map[string][]string{
 // into desired (Render's tables) for what fabricctl manages:
 //
 //   - FABRICCTL* entries of the map, SCHEDULER and WRED_PROFILE tables are
-//     added or replaced whole; stale FABRICCTL* entries are removed;
+//     added or replaced whole; stale FABRICCTL* entries are removed, and a
+//     table they alone fill is removed whole (GCU refuses a patch that
+//     leaves a table empty);
 //   - on each port of desired's PORT_QOS_MAP: the map and pfc_enable fields,
 //     scheduler and wred_profile of the queues the intent uses, the PFC_WD
 //     entry (removed when the watchdog is off), PFC_WD|GLOBAL POLL_INTERVAL,
@@ -68,11 +70,18 @@ func BuildPatch(observed, desired ConfigDB) ([]PatchOp, error) {
 				break // the whole table was added
 			}
 		}
+		var stale []PatchOp
 		for _, key := range sortedKeys(observed[table]) {
 			if strings.HasPrefix(key, Name) && desired[table][key] == nil {
-				removes = append(removes, PatchOp{Op: "remove", Path: pointer(table, key)})
+				stale = append(stale, PatchOp{Op: "remove", Path: pointer(table, key)})
 			}
 		}
+		if len(stale) > 0 && len(stale) == len(observed[table]) && len(desired[table]) == 0 {
+			// Removing every entry would leave the table empty, which GCU
+			// refuses ("will result in empty tables"): remove the table.
+			stale = []PatchOp{{Op: "remove", Path: pointer(table)}}
+		}
+		removes = append(removes, stale...)
 	}
 
 	managedQueues := map[string]bool{}

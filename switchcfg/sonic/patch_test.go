@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
@@ -207,5 +208,99 @@ func TestApplyPatchErrors(t *testing.T) {
 	}
 	if p := pointer("A/B", "x~y"); p != "/A~1B/x~0y" {
 		t.Errorf("pointer %q", p)
+	}
+}
+
+// emptyTables lists the tables of db with no entries: GCU refuses a patch
+// that leaves one ("will result in empty tables which is not allowed").
+func emptyTables(db ConfigDB) []string {
+	var out []string
+	for _, table := range sortedKeys(db) {
+		if len(db[table]) == 0 {
+			out = append(out, table)
+		}
+	}
+	return out
+}
+
+// TestPatchRemovesATableItWouldEmpty: on a switch where fabricctl's entries
+// are the only ones of a table (no stock DEFAULT map), an intent that drops
+// them (PCP trust drops DSCP_TO_TC_MAP; no ECN drops WRED_PROFILE) removes
+// the whole table in one op, as GCU requires; where other entries remain,
+// only fabricctl's entry goes.
+func TestPatchRemovesATableItWouldEmpty(t *testing.T) {
+	pcp := func(si *fabric.SwitchIntent) {
+		si.Trust = "pcp"
+		for i := range si.Classes {
+			si.Classes[i].DSCP = nil
+		}
+	}
+	noECN := func(si *fabric.SwitchIntent) {
+		for i := range si.Classes {
+			si.Classes[i].ECN = nil
+		}
+	}
+	shift := func(si *fabric.SwitchIntent) {
+		for i := range si.Classes {
+			if si.Classes[i].Queue == 3 {
+				si.Classes[i].Queue = 4
+			}
+		}
+	}
+	for name, tc := range map[string]struct {
+		vary       func(*fabric.SwitchIntent)
+		stock      bool // start from the stock default config (DEFAULT maps present)
+		want, nope string
+	}{
+		"pcp-trust on a bare switch": {pcp, false, "remove /DSCP_TO_TC_MAP", "remove /DSCP_TO_TC_MAP/FABRICCTL"},
+		"no ECN on a bare switch":    {noECN, false, "remove /WRED_PROFILE", "remove /WRED_PROFILE/FABRICCTL_Q3"},
+		"pcp-trust beside DEFAULT":   {pcp, true, "remove /DSCP_TO_TC_MAP/FABRICCTL", "remove /DSCP_TO_TC_MAP"},
+		// Every old entry goes but a new one comes: the table is never empty.
+		"queue shift on a bare switch": {shift, false, "remove /WRED_PROFILE/FABRICCTL_Q3", "remove /WRED_PROFILE"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			si := labSwitch(t)
+			observed := ConfigDB{tPort: {}}
+			if tc.stock {
+				observed = defaultDB(t)
+			}
+			for _, p := range si.Ports {
+				if observed[tPort][p] == nil {
+					observed[tPort][p] = map[string]string{"speed": "100000"}
+				}
+			}
+			desired, _ := Desired(si)
+			ops, err := BuildPatch(observed, desired)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ApplyPatch(observed, ops); err != nil {
+				t.Fatal(err)
+			}
+			tc.vary(&si)
+			if desired, err = Desired(si); err != nil {
+				t.Fatal(err)
+			}
+			if ops, err = BuildPatch(observed, desired); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, o := range ops {
+				got[o.Op+" "+o.Path] = true
+			}
+			if !got[tc.want] || got[tc.nope] {
+				t.Errorf("want %q and not %q in\n%s", tc.want, tc.nope, PatchJSON(ops))
+			}
+			if err := ApplyPatch(observed, ops); err != nil {
+				t.Fatal(err)
+			}
+			if empty := emptyTables(observed); len(empty) != 0 {
+				t.Errorf("the patch leaves empty tables %v (GCU refuses it)\n%s", empty, PatchJSON(ops))
+			}
+			back, _ := ParseConfigDB(observed)
+			if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(si, back); len(diffs) != 0 {
+				t.Errorf("after the patch: %v", diffs)
+			}
+		})
 	}
 }

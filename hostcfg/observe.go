@@ -125,7 +125,12 @@ func (h *Host) Observe(ctx context.Context, desired fabric.HostIntent) (Observed
 			explicit[in.Name] = true
 		}
 	}
+	seen := map[string]bool{}
 	for _, in := range desired.Interfaces {
+		if seen[in.Name] {
+			continue // the first intent for a name wins (fabric validation refuses repeats)
+		}
+		seen[in.Name] = true
 		var settings []string
 		for _, d := range desiredSettings(in) {
 			settings = append(settings, d.setting)

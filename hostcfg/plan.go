@@ -66,7 +66,9 @@ func Diff(desired fabric.HostIntent, observed Observed) Plan {
 	p := Plan{APIVersion: fabric.APIVersion, Host: target}
 	intents := map[string]fabric.InterfaceIntent{}
 	for _, in := range desired.Interfaces {
-		intents[in.Name] = in
+		if _, dup := intents[in.Name]; !dup { // the first wins, as in Observe
+			intents[in.Name] = in
+		}
 	}
 	pkeys, ipoib := partitionSettings(desired.Partitions)
 	issue := func(iface string, d desiredValue, kind, backend, observedV, reason string) {

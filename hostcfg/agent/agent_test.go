@@ -73,3 +73,40 @@ func TestHostOpenFailure(t *testing.T) {
 		t.Errorf("reply = %+v", r)
 	}
 }
+
+// FuzzServe feeds arbitrary bytes to the agent: it must answer (or stop)
+// without panicking, with one JSON reply per request it read.
+func FuzzServe(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"fabricctl.io/v1alpha1","protocol":1,"op":"hello"}`,
+		`{"apiVersion":"fabricctl.io/v1alpha1","protocol":1,"op":"plan","desired":{"apiVersion":"fabricctl.io/v1alpha1","interfaces":[{"name":"*","mtu":9000}]}}`,
+		`{"apiVersion":"fabricctl.io/v1alpha1","protocol":1,"op":"rollback","plan":{"changes":[{"interface":"eth0","setting":"mtu","old":"9000","new":"1500"}]}}`,
+		`{"op":"apply","dryRun":true}` + "\n" + `{"op":`,
+		`[1,2,3]`, `"x"`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		h := &agent.Handler{Open: func(context.Context) (*hostcfg.Host, error) { return nil, errors.New("no host in the fuzzer") }}
+		var out bytes.Buffer
+		failed, err := h.Serve(context.Background(), bytes.NewReader(in), &out)
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+		dec := json.NewDecoder(&out)
+		n := 0
+		for dec.More() {
+			var r agent.Reply
+			if err := dec.Decode(&r); err != nil {
+				t.Fatalf("reply %d is not JSON: %v", n, err)
+			}
+			if r.OK == (r.Error != nil) {
+				t.Fatalf("reply %d: ok=%v with error %v", n, r.OK, r.Error)
+			}
+			n++
+		}
+		if failed > n {
+			t.Fatalf("%d failures but %d replies", failed, n)
+		}
+	})
+}

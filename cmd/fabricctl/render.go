@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	"gopkg.in/yaml.v3"
 )
 
@@ -94,43 +96,46 @@ func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
 		}
 	}
 	want := func(name string) bool { return target == "" || target == name }
-	var arts []artifact
+	// Each target renders independently: fan out over the CPUs, keep the order.
+	var jobs []func() ([]artifact, error)
 	for _, h := range r.Hosts {
-		if !want(h.Host) {
-			continue
+		if want(h.Host) {
+			jobs = append(jobs, func() ([]artifact, error) { return renderHost(h) })
 		}
-		b, err := marshalJSON(h)
-		if err != nil {
-			return nil, err
-		}
-		arts = append(arts, artifact{Target: h.Host, Kind: "host", Path: "hosts/" + h.Host + ".json", Content: b})
 	}
 	for _, s := range r.Switches {
-		if !want(s.Name) {
-			continue
-		}
-		b, err := marshalYAML(s)
-		if err != nil {
-			return nil, err
-		}
-		arts = append(arts, artifact{Target: s.Name, Kind: "switch", Path: "switches/" + s.Name + ".intent.yaml", Content: b})
-		native, ext, err := renderSwitchNative(s)
-		if err != nil {
-			return nil, fmt.Errorf("rendering switch %s: %w", s.Name, err)
-		}
-		if native != "" {
-			arts = append(arts, artifact{Target: s.Name, Kind: "switch", Path: "switches/" + s.Name + ext, Content: native})
+		if want(s.Name) {
+			jobs = append(jobs, func() ([]artifact, error) { return renderSwitch(s) })
 		}
 	}
+	guids := hostGUIDs(f)
 	for _, sm := range r.SubnetManagers {
-		if !want(sm.Name) {
-			continue
+		if want(sm.Name) {
+			jobs = append(jobs, func() ([]artifact, error) {
+				content, ext, err := renderSubnetManager(sm, guids)
+				if err != nil {
+					return nil, err
+				}
+				return []artifact{{Target: sm.Name, Kind: "subnet-manager", Path: "subnet-managers/" + sm.Name + ext, Content: content}}, nil
+			})
 		}
-		content, ext, err := renderSubnetManager(sm, hostGUIDs(f))
-		if err != nil {
-			return nil, err
-		}
-		arts = append(arts, artifact{Target: sm.Name, Kind: "subnet-manager", Path: "subnet-managers/" + sm.Name + ext, Content: content})
+	}
+	results := make([][]artifact, len(jobs))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, job := range jobs {
+		g.Go(func() error {
+			a, err := job()
+			results[i] = a
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var arts []artifact
+	for _, a := range results {
+		arts = append(arts, a...)
 	}
 	if f.Kind != fabric.KindFabric && target == "" {
 		profs, err := renderProfiles(f)
@@ -138,6 +143,30 @@ func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
 			return nil, err
 		}
 		arts = append(arts, profs...)
+	}
+	return arts, nil
+}
+
+func renderHost(h fabric.HostIntent) ([]artifact, error) {
+	b, err := marshalJSON(h)
+	if err != nil {
+		return nil, err
+	}
+	return []artifact{{Target: h.Host, Kind: "host", Path: "hosts/" + h.Host + ".json", Content: b}}, nil
+}
+
+func renderSwitch(s fabric.SwitchIntent) ([]artifact, error) {
+	b, err := marshalYAML(s)
+	if err != nil {
+		return nil, err
+	}
+	arts := []artifact{{Target: s.Name, Kind: "switch", Path: "switches/" + s.Name + ".intent.yaml", Content: b}}
+	native, ext, err := renderSwitchNative(s)
+	if err != nil {
+		return nil, fmt.Errorf("rendering switch %s: %w", s.Name, err)
+	}
+	if native != "" {
+		arts = append(arts, artifact{Target: s.Name, Kind: "switch", Path: "switches/" + s.Name + ext, Content: native})
 	}
 	return arts, nil
 }
@@ -201,18 +230,29 @@ func marshalYAML(v any) (string, error) {
 // writeArtifacts writes every artifact under dir; each file is written to a
 // temporary name and renamed, so a reader never sees half a file.
 func writeArtifacts(dir string, arts []artifact) error {
+	dirs := map[string]bool{}
 	for _, a := range arts {
-		path := filepath.Join(dir, filepath.FromSlash(a.Path))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		dirs[filepath.Dir(filepath.Join(dir, filepath.FromSlash(a.Path)))] = true
+	}
+	for d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("creating output directory: %w", err)
 		}
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, []byte(a.Content), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
 	}
-	return nil
+	var g errgroup.Group
+	g.SetLimit(2 * runtime.GOMAXPROCS(0))
+	for _, a := range arts {
+		g.Go(func() error {
+			path := filepath.Join(dir, filepath.FromSlash(a.Path))
+			tmp := path + ".tmp"
+			if err := os.WriteFile(tmp, []byte(a.Content), 0o644); err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }

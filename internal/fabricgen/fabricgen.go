@@ -20,6 +20,7 @@ metadata: {name: roce}
 spec:
   ethernet:
     mtu: 9000
+    switchMtu: 9214   # the lowest maximum of the five platforms (EOS)
     classes:
       - {name: roce, priority: 3, dscp: [26], lossless: true, ets: {bandwidthPercent: 50}, ecn: {minThreshold: 150KB, maxThreshold: 1500KB}}
       - {name: cnp, priority: 6, dscp: [48], ets: {strict: true}}

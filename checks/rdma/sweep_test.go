@@ -100,7 +100,9 @@ func TestBadInputKeepsTheSweepGoing(t *testing.T) {
 	eps, _ := fleet(t, map[string]string{"h2": "hang0"}, func(h string, a *Agent, e *Endpoint) {
 		switch h {
 		case "h1":
-			a.LookPath = func(string) (string, error) { return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`) }
+			a.LookPath = func(string) (string, error) {
+				return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`)
+			}
 		case "h3":
 			e.Address = "192.0.2.1" // TEST-NET-1: nobody answers
 		}

@@ -1,0 +1,239 @@
+package preflight
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/agent"
+	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
+)
+
+const hosts = "../../hostcfg/testdata/hosts"
+
+func desired(t *testing.T, name string) fabric.HostIntent {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../../hostcfg/testdata/desired", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d fabric.HostIntent
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// rxeGatherer gathers on a private copy of the rxe fixture host.
+func rxeGatherer(t *testing.T) (*Gatherer, *hostcfgtest.Fixture) {
+	t.Helper()
+	fx := hostcfgtest.Load(t, filepath.Join(hosts, "rxe"))
+	g := &Gatherer{
+		Open:     func(context.Context) (*hostcfg.Host, error) { return fx.Host, nil },
+		Sys:      fx.Host.Sys,
+		ProcRoot: t.TempDir(),
+		LibDirs:  []string{t.TempDir()},
+		LookPath: func(string) (string, error) { return filepath.Abs("testdata/fakes/ib_write_bw") },
+		Resolve: func(_ context.Context, name string) ([]string, error) {
+			if name == "gpu-02" {
+				return []string{"10.0.0.22"}, nil
+			}
+			return nil, errors.New("no such host")
+		},
+	}
+	return g, fx
+}
+
+func find(rs []checks.Result, id string) []checks.Result {
+	var out []checks.Result
+	for _, r := range rs {
+		if r.ID == id {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func one(t *testing.T, rs []checks.Result, id string) checks.Result {
+	t.Helper()
+	got := find(rs, id)
+	if len(got) != 1 {
+		t.Fatalf("%d results %s, want 1: %+v", len(got), id, rs)
+	}
+	return got[0]
+}
+
+func TestHealthyRxeHost(t *testing.T) {
+	g, _ := rxeGatherer(t)
+	f := g.Gather(t.Context(), Args{Intent: desired(t, "rxe"), Peers: []Peer{{Name: "gpu-02", Address: "10.0.0.22"}, {Name: "gpu-03", Address: "gpu-03.mgmt"}}})
+	rs := Evaluate(f, Options{ExpectedRate: 10})
+	want := map[string]checks.Status{IDRDMADevice: checks.StatusPass, IDPort: checks.StatusPass, IDRate: checks.StatusPass,
+		IDGID: checks.StatusPass, IDPerftest: checks.StatusPass, IDAffinity: checks.StatusSkip, IDPeerMem: checks.StatusSkip}
+	for id, st := range want {
+		if r := one(t, rs, id); r.Status != st {
+			t.Errorf("%s: %s (%s), want %s", id, r.Status, r.Summary, st)
+		}
+	}
+	if r := one(t, rs, IDGID); !strings.Contains(r.Summary, "index 1") || r.Target != "lab-01/rxe0" {
+		t.Errorf("gid: %s %q", r.Target, r.Summary)
+	}
+	if r := one(t, rs, IDPerftest); r.Summary != "perftest 6.22" {
+		t.Errorf("perftest: %q", r.Summary)
+	}
+	// rxe has no DCB: the settings it cannot do are a warning, not drift.
+	if r := one(t, rs, IDLossless); r.Status == checks.StatusPass || r.Status == checks.StatusError {
+		t.Errorf("lossless on rxe: %s %q %q", r.Status, r.Summary, r.Evidence)
+	}
+	res := find(rs, IDResolve)
+	if len(res) != 3 || res[0].Status != checks.StatusPass || res[1].Status != checks.StatusWarn || res[2].Status != checks.StatusFail || res[2].Class != checks.OOBConnect {
+		t.Errorf("name resolution: %+v", res)
+	}
+}
+
+func TestPortDownAndNoGID(t *testing.T) {
+	g, fx := rxeGatherer(t)
+	port := fx.Host.Sys.Path("class", "infiniband", "rxe0", "ports", "1")
+	os.WriteFile(filepath.Join(port, "state"), []byte("1: DOWN\n"), 0o644)
+	os.WriteFile(filepath.Join(port, "phys_state"), []byte("3: Disabled\n"), 0o644)
+	os.WriteFile(filepath.Join(port, "gid_attrs", "types", "1"), []byte("IB/RoCE v1\n"), 0o644)
+	rs := Evaluate(g.Gather(t.Context(), Args{Intent: desired(t, "rxe")}), Options{ExpectedRate: 100})
+	if r := one(t, rs, IDPort); r.Status != checks.StatusFail || r.Class != checks.PortDown {
+		t.Errorf("port: %+v", r)
+	}
+	if r := one(t, rs, IDGID); r.Status != checks.StatusFail || r.Class != checks.QPBringUp || len(r.Evidence) == 0 {
+		t.Errorf("gid: %+v", r)
+	}
+	if r := one(t, rs, IDRate); r.Status != checks.StatusFail {
+		t.Errorf("rate: %+v", r)
+	}
+}
+
+func TestMissingPerftestAndMissingDevice(t *testing.T) {
+	g, _ := rxeGatherer(t)
+	g.LookPath = func(string) (string, error) { return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`) }
+	in := desired(t, "rxe")
+	in.Interfaces[0].Name = "ens9"
+	rs := Evaluate(g.Gather(t.Context(), Args{Intent: in}), Options{})
+	if r := one(t, rs, IDPerftest); r.Status != checks.StatusError || r.Class != checks.MissingTool {
+		t.Errorf("perftest: %+v", r)
+	}
+	if r := one(t, rs, IDRDMADevice); r.Status != checks.StatusFail || r.Class != checks.NoDevice {
+		t.Errorf("device: %+v", r)
+	}
+}
+
+// writePCI builds /sys/bus/pci/devices links into /sys/devices for a GPU
+// behind the NIC's PCIe switch and a GPU on another socket.
+func writePCI(t *testing.T, root string) {
+	t.Helper()
+	dev := func(path, class, vendor, cur, max, curW, maxW, numa string, aer map[string]string) {
+		full := filepath.Join(root, "devices", path)
+		os.MkdirAll(full, 0o755)
+		for name, v := range map[string]string{"class": class, "vendor": vendor, "current_link_speed": cur, "max_link_speed": max,
+			"current_link_width": curW, "max_link_width": maxW, "numa_node": numa} {
+			os.WriteFile(filepath.Join(full, name), []byte(v+"\n"), 0o644)
+		}
+		for name, v := range aer {
+			os.WriteFile(filepath.Join(full, name), []byte(v), 0o644)
+		}
+		bdf := filepath.Base(path)
+		os.MkdirAll(filepath.Join(root, "bus", "pci", "devices"), 0o755)
+		os.Symlink(filepath.Join("..", "..", "..", "devices", path), filepath.Join(root, "bus", "pci", "devices", bdf))
+	}
+	clean := map[string]string{"aer_dev_correctable": "RxErr 0\nTOTAL_ERR_COR 0\n", "aer_dev_fatal": "TOTAL_ERR_FATAL 0\n", "aer_dev_nonfatal": "TOTAL_ERR_NONFATAL 0\n"}
+	dev("pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0", "0x030200", "0x10de", "16.0 GT/s PCIe", "16.0 GT/s PCIe", "16", "16", "0", clean)
+	dev("pci0000:97/0000:97:01.0/0000:98:00.0", "0x030200", "0x10de", "8.0 GT/s PCIe", "16.0 GT/s PCIe", "8", "16", "1",
+		map[string]string{"aer_dev_correctable": "TOTAL_ERR_COR 3\n", "aer_dev_fatal": "TOTAL_ERR_FATAL 0\n", "aer_dev_nonfatal": "TOTAL_ERR_NONFATAL 0\n"})
+}
+
+func TestGPUsLinksAffinityAndPeerMemory(t *testing.T) {
+	g, fx := rxeGatherer(t)
+	writePCI(t, fx.Host.Sys.Root())
+	f := g.Gather(t.Context(), Args{Intent: desired(t, "rxe")})
+	// The rxe fixture's NIC is virtio (no PCIe link files); add the NIC by hand as the
+	// agent would have found it on a PCIe host.
+	f.PCI = append(f.PCI, PCIDevice{BDF: "0000:19:00.0", Kind: "nic", Name: "ens1f0np0", RDMADevice: "mlx5_0",
+		Path: "/sys/devices/pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:19:00.0", NUMANode: 0,
+		CurrentSpeed: "16.0 GT/s PCIe", MaxSpeed: "16.0 GT/s PCIe", CurrentWidth: "16", MaxWidth: "16"})
+	rs := Evaluate(f, Options{})
+	links := map[string]checks.Result{}
+	for _, r := range find(rs, IDPCIe) {
+		links[r.Target] = r
+	}
+	if r := links["lab-01/GPU0"]; r.Status != checks.StatusPass {
+		t.Errorf("GPU0 link: %+v", r)
+	}
+	if r := links["lab-01/GPU1"]; r.Status != checks.StatusFail || !strings.Contains(r.Summary, "8.0 GT/s PCIe x8") {
+		t.Errorf("GPU1 link: %+v", r)
+	}
+	aff := map[string]checks.Result{}
+	for _, r := range find(rs, IDAffinity) {
+		aff[r.Target] = r
+	}
+	if r := aff["lab-01/GPU0"]; r.Status != checks.StatusPass || !strings.Contains(r.Summary, "mlx5_0 via PIX") {
+		t.Errorf("GPU0 affinity: %+v", r)
+	}
+	if r := aff["lab-01/GPU1"]; r.Status != checks.StatusWarn || !strings.Contains(r.Summary, "SYS") {
+		t.Errorf("GPU1 affinity: %+v", r)
+	}
+	aer := map[string]checks.Result{}
+	for _, r := range find(rs, IDAER) {
+		aer[r.Target] = r
+	}
+	if aer["lab-01/GPU0"].Status != checks.StatusPass || aer["lab-01/GPU1"].Status != checks.StatusWarn {
+		t.Errorf("aer: %+v", aer)
+	}
+	if r := one(t, rs, IDPeerMem); r.Status != checks.StatusFail {
+		t.Errorf("peer memory without the module: %+v", r)
+	}
+	os.WriteFile(filepath.Join(g.ProcRoot, "modules"), []byte("nvidia_peermem 16384 0 - Live 0x0\nnvidia 5000 1 nvidia_peermem, Live 0x0\n"), 0o644)
+	if r := one(t, Evaluate(g.Gather(t.Context(), Args{Intent: desired(t, "rxe")}), Options{}), IDPeerMem); r.Status != checks.StatusPass {
+		t.Errorf("peer memory with the module: %+v", r)
+	}
+}
+
+func TestFleetVersionSkewAndNCCLLibrary(t *testing.T) {
+	g, _ := rxeGatherer(t)
+	os.WriteFile(filepath.Join(g.LibDirs[0], "libnccl.so.2.21.5"), nil, 0o644)
+	a := g.Gather(t.Context(), Args{Intent: desired(t, "rxe")})
+	if a.NCCL != "2.21.5" {
+		t.Fatalf("nccl %q", a.NCCL)
+	}
+	b := a
+	b.Host, b.NCCL = "lab-02", "2.18.3"
+	rs := Fleet([]Facts{a, b})
+	var nccl, pt checks.Result
+	for _, r := range rs {
+		switch r.Target {
+		case "fleet/nccl":
+			nccl = r
+		case "fleet/perftest":
+			pt = r
+		}
+	}
+	if nccl.Status != checks.StatusWarn || len(nccl.Evidence) != 2 || pt.Status != checks.StatusPass {
+		t.Errorf("fleet: %+v", rs)
+	}
+}
+
+func TestOpOverTheAgentProtocol(t *testing.T) {
+	g, fx := rxeGatherer(t)
+	g.Open = nil
+	h := &agent.Handler{Open: func(context.Context) (*hostcfg.Host, error) { return fx.Host, nil }}
+	g.Register(h)
+	var f Facts
+	if err := agentcall.Call(t.Context(), agentcall.Local{Handler: h}, Op, Args{Intent: desired(t, "rxe")}, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Observed == nil || len(f.Observed.Interfaces) != 1 || f.Observed.Interfaces[0].RDMA.RoCEv2IPv4GIDIndex != 1 {
+		t.Errorf("facts over the protocol: %+v", f.Observed)
+	}
+}

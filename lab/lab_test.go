@@ -134,7 +134,7 @@ func TestQemuArgs(t *testing.T) {
 		"-device virtio-net-pci,netdev=n0,mac=52:54:00:63:00:0b,romfile=",
 		"-virtfs local,path=/st/vms/lab-h1/share,mount_tag=host0,security_model=none,id=host0",
 		"-serial file:/st/vms/lab-h1/console.log", "-daemonize -pidfile /st/vms/lab-h1/qemu.pid",
-		"-no-reboot", "panic=-1",
+		"-no-reboot", "panic=-1", "no_timer_check",
 	} {
 		if !strings.Contains(args, want) {
 			t.Errorf("qemu args lack %q:\n%s", want, args)

@@ -4,9 +4,10 @@
 #   qemu-system-x86  boots the lab VMs (TCG; /dev/kvm is used when present)
 #   iproute2         ip netns / bridge / tuntap for the lab network namespace
 #   dpkg, apt        the image builder fetches and unpacks Debian packages (dpkg-deb, apt-get download)
+#   xz-utils         uncompresses the kernel once at build time (PVH boot skips the in-guest decompressor)
 #   ca-certificates  so apt can use https mirrors where configured
 set -eu
-PKGS="qemu-system-x86 iproute2 dpkg apt ca-certificates"
+PKGS="qemu-system-x86 iproute2 dpkg apt xz-utils ca-certificates"
 missing=""
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -118,7 +118,9 @@ func TestPortDownAndNoGID(t *testing.T) {
 
 func TestMissingPerftestAndMissingDevice(t *testing.T) {
 	g, _ := rxeGatherer(t)
-	g.LookPath = func(string) (string, error) { return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`) }
+	g.LookPath = func(string) (string, error) {
+		return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`)
+	}
 	in := desired(t, "rxe")
 	in.Interfaces[0].Name = "ens9"
 	rs := Evaluate(g.Gather(t.Context(), Args{Intent: in}), Options{})

@@ -94,7 +94,7 @@ func Judge(r PairRun, th Thresholds) checks.Result {
 	if f, failed := r.Failure(); failed {
 		res.Status, res.Class = checks.StatusFail, f.Class
 		switch f.Class {
-		case checks.MissingTool, checks.ArgumentError, checks.ClockCalibration:
+		case checks.MissingTool, checks.ArgumentError, checks.ClockCalibration, "":
 			res.Status = checks.StatusError // the tool could not decide
 		}
 		res.Summary = f.Class.Describe()

@@ -29,6 +29,10 @@ type Endpoint struct {
 	RateGbps float64
 	// Labels are the host's fabric labels (the cross-leaf schedule reads "leaf").
 	Labels map[string]string
+	// Problem, when set, is the preflight result that makes this endpoint
+	// unusable (port down, no RoCE v2 GID, agent unreachable): its tests do
+	// not run and fail with the problem's class.
+	Problem *checks.Result
 	// LoopDevice is a second device for loopback tests ("" = Device).
 	LoopDevice string
 }
@@ -75,6 +79,8 @@ type PairRun struct {
 	// Err is set when an agent could not be reached or broke the protocol:
 	// the test did not decide anything.
 	Err error
+	// Blocked is the endpoint problem that kept the test from running.
+	Blocked *checks.Result
 	// Attempts counts runs (a failed CPU clock calibration is run again once).
 	Attempts int
 	Wall     time.Duration
@@ -86,6 +92,9 @@ func (r PairRun) Loopback() bool { return r.Server.Host == r.Client.Host }
 // Failure returns the cause of a failed run: from the outcomes when a side
 // could not run or timed out, otherwise from what perftest printed.
 func (r PairRun) Failure() (perftest.Failure, bool) {
+	if b := r.Blocked; b != nil {
+		return perftest.Failure{Class: b.Class, Text: fmt.Sprintf("not run: %s %s: %s", b.ID, b.Target, b.Summary)}, true
+	}
 	for _, o := range []*Outcome{r.ServerOut, r.ClientOut} {
 		if o != nil && o.Class != "" && o.Class != checks.Timeout {
 			return perftest.Failure{Class: o.Class, Text: o.Error}, true
@@ -115,6 +124,11 @@ func (r PairRun) Failure() (perftest.Failure, bool) {
 // failed (common under emulation) is repeated once.
 func RunPair(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRun {
 	var r PairRun
+	for _, e := range []Endpoint{srv, cli} {
+		if e.Problem != nil {
+			return PairRun{Server: srv, Client: cli, Test: t, TCPPort: tcpPort, Blocked: e.Problem}
+		}
+	}
 	for attempt := 1; attempt <= 2; attempt++ {
 		r = runPairOnce(ctx, srv, cli, t, tcpPort)
 		r.Attempts = attempt

@@ -12,6 +12,7 @@ import (
 	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
+	"github.com/fabricctl/fabricctl/checks/rdma/rdmatest"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
 )
 
@@ -194,7 +195,7 @@ func TestLoopbackRunsEveryHost(t *testing.T) {
 func TestCounterEvidenceAgainstHealthyBaseline(t *testing.T) {
 	mk := func(srv, cli string, gbps float64, retries uint64) PairRun {
 		out := func(role Role, moved uint64) *Outcome {
-			return &Outcome{Role: role, Stdout: strings.Replace(fakeTableFor(gbps), "%s", "rxe0", 1),
+			return &Outcome{Role: role, Stdout: rdmatest.Table("rxe0", gbps),
 				Before: evaluate.Counters{"completer_retry_err": 100, "out_of_seq_request": 7, "sent_pkts": 1},
 				After:  evaluate.Counters{"completer_retry_err": 100 + moved, "out_of_seq_request": 7 + moved/2, "sent_pkts": 9000}}
 		}

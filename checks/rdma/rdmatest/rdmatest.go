@@ -1,0 +1,141 @@
+package rdmatest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// IsFake reports whether this process runs as a fake perftest binary.
+func IsFake() bool { return strings.HasPrefix(filepath.Base(os.Args[0]), "ib_") }
+
+const fakeTable = `---------------------------------------------------------------------------------------
+                    RDMA_Write BW Test
+ Dual-port       : OFF		Device         : %s
+ Number of qps   : 1		Transport type : IB
+ Connection type : RC		Using SRQ      : OFF
+ Mtu             : 1024[B]
+ Link type       : Ethernet
+ GID index       : 1
+ Data ex. method : Ethernet
+---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]
+ 65536      1000             %.2f              %.2f   		   0.000476
+---------------------------------------------------------------------------------------
+`
+
+// Main is the fake perftest: call it from TestMain when the binary runs
+// as ib_* (IsFake), and exit with what it returns.
+func Main(args []string) int {
+	port, dev, peer := 18515, "", ""
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-p":
+			i++
+			port, _ = strconv.Atoi(args[i])
+		case "-d":
+			i++
+			dev = args[i]
+		case "-i", "-x", "-D", "-n", "-s", "-q":
+			i++
+		default:
+			if !strings.HasPrefix(args[i], "-") {
+				peer = args[i]
+			}
+		}
+	}
+	gbps, _ := strconv.ParseFloat(os.Getenv("FAKE_GBPS"), 64)
+	if gbps == 0 {
+		gbps = 0.25
+	}
+	if d, err := time.ParseDuration(os.Getenv("FAKE_RUN")); err == nil {
+		defer time.Sleep(d)
+	}
+	if os.Getenv("FAKE_PERFTEST") == "hang" || strings.HasPrefix(dev, "hang") {
+		select {}
+	}
+	// A device named slow* is a bad NIC: every test it takes part in is slow.
+	slow := func(d string) {
+		if strings.HasPrefix(d, "slow") {
+			gbps /= 5
+		}
+	}
+	slow(dev)
+	if peer == "" {
+		if d, err := time.ParseDuration(os.Getenv("FAKE_LISTEN_DELAY")); err == nil {
+			time.Sleep(d)
+		}
+		fmt.Println("\n************************************\n* Waiting for client to connect... *\n************************************")
+		ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "Couldn't listen to port", port)
+			return 1
+		}
+		c, err := ln.Accept()
+		if err != nil {
+			return 1
+		}
+		fmt.Fprintln(c, dev)
+		peerDev, _ := bufio.NewReader(c).ReadString('\n')
+		slow(strings.TrimSpace(peerDev))
+		c.Close()
+		fmt.Printf(fakeTable, dev, gbps, gbps)
+		return 0
+	}
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(peer, strconv.Itoa(port)), time.Second)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Couldn't connect to %s:%d\nUnable to open file descriptor for socket connection Unable to init the socket connection\n", peer, port)
+		return 1
+	}
+	peerDev, _ := bufio.NewReader(c).ReadString('\n')
+	slow(strings.TrimSpace(peerDev))
+	fmt.Fprintln(c, dev)
+	c.Close()
+	fmt.Printf(fakeTable, dev, gbps, gbps)
+	return 0
+}
+
+// Path makes a PATH directory whose ib_write_bw, ib_read_bw and
+// ib_send_lat are the test binary (which must call Main from TestMain), or
+// the given script.
+func Path(t testing.TB, script string) string {
+	t.Helper()
+	dir := t.TempDir()
+	target, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script != "" {
+		if target, err = filepath.Abs(script); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range []string{"ib_write_bw", "ib_read_bw", "ib_send_lat"} {
+		if err := os.Symlink(target, filepath.Join(dir, b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// FreePort finds a TCP port nobody listens on.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Table is the fake's output at a given bandwidth on device dev.
+func Table(dev string, gbps float64) string {
+	return fmt.Sprintf(fakeTable, dev, gbps, gbps)
+}

@@ -13,5 +13,12 @@
 //
 // Render and Parse are pure functions; everything that talks to a device goes
 // through the Session interface so transcripts can be recorded and replayed.
+// Drivers that are Transactors push a Config as one transaction
+// (Transactor.Push) and fail with a *PushError naming the step and line. A
+// push that loses its connection after changing a device with no candidate
+// configuration (NX-OS) is recovered over a new session: set
+// PushOptions.Reconnect and the driver does it itself, or call the driver's
+// Recoverer.Recover with PushError.Checkpoint (recover.go).
+//
 // A Registry is safe for concurrent reads once built.
 package switchcfg

@@ -42,6 +42,13 @@ type PushOptions struct {
 	// takes one (EOS config session, NX-OS and SONiC checkpoints). Empty means
 	// the driver picks one with Checkpoint(time.Now()). Added by engineer A.
 	CheckpointName string
+	// Reconnect, when set, opens a new session to the same device. A driver
+	// that implements Recoverer uses it after the connection drops mid-push
+	// with changes already live (NX-OS, which has no candidate configuration):
+	// it dials again, calls its Recover with the push's checkpoint and, when
+	// that succeeds, reports PushError.RolledBack. Nil leaves the recovery to
+	// the caller (PushError.Checkpoint names what to recover).
+	Reconnect func(ctx context.Context) (Session, error)
 }
 
 // DefaultConfirmTimeout is used when PushOptions.ConfirmTimeout is zero.
@@ -97,6 +104,10 @@ type PushError struct {
 	Line string
 	// RolledBack is true when the abort/rollback succeeded.
 	RolledBack bool
+	// Checkpoint is the checkpoint the push took (NX-OS, SONiC), kept on the
+	// device after a failure; with RolledBack false, a Recoverer's Recover on
+	// a new session restores it. Empty when the driver took none.
+	Checkpoint string
 	// Err is the cause; when the rollback itself failed it joins both errors.
 	Err error
 }

@@ -76,9 +76,17 @@
 //
 // An empty patch means the lines changed nothing: Push returns Changed=false.
 // A dry run applies the lines and rolls them back, so ports see the change
-// briefly. When the connection drops mid-push, Push cannot roll back; the
-// error names RollbackCommand(checkpoint) to run on a new session.
-// PushOptions.ConfirmTimeout does not apply.
+// briefly. PushOptions.ConfirmTimeout does not apply.
+//
+// When the connection drops mid-push, the lines sent so far are live and the
+// rollback cannot go through the dead session. With PushOptions.Reconnect
+// set, Push dials a new session and runs Recover there (the
+// switchcfg.Recoverer): `rollback running-config checkpoint <name>`, then
+// `show diff rollback-patch checkpoint <name> running-config` must be empty,
+// then `no checkpoint <name>`; on success the PushError says RolledBack.
+// Without Reconnect (or when recovery fails) RolledBack is false, the
+// checkpoint stays on the switch, PushError.Checkpoint names it and the error
+// names RollbackCommand(checkpoint): call Recover on a new session.
 //
 // A command the switch rejects must come back from Session.Send as a
 // *switchcfg.LineError (the Session contract; the session wrapper and its

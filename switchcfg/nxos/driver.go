@@ -40,6 +40,7 @@ type Driver struct{}
 var (
 	_ switchcfg.Driver     = (*Driver)(nil)
 	_ switchcfg.Transactor = (*Driver)(nil)
+	_ switchcfg.Recoverer  = (*Driver)(nil)
 )
 
 // New returns the NX-OS driver.

@@ -20,6 +20,7 @@ type push struct {
 	ctx        context.Context
 	s          switchcfg.Session
 	checkpoint string
+	reconnect  func(context.Context) (switchcfg.Session, error) // PushOptions.Reconnect
 }
 
 // send runs one command. The Session reports a command NX-OS rejects as a
@@ -42,17 +43,33 @@ func (p *push) rollback(inConfig bool) error {
 			return err
 		}
 	}
-	out, err := p.send(ctx, RollbackCommand(p.checkpoint))
+	return rollbackTo(ctx, p.s, p.checkpoint)
+}
+
+// rollbackTo sends RollbackCommand; NX-OS reports a failed rollback in its
+// output ("Rollback failed."), which becomes a *switchcfg.LineError.
+func rollbackTo(ctx context.Context, s switchcfg.Session, checkpoint string) error {
+	cmd := RollbackCommand(checkpoint)
+	out, err := s.Send(ctx, cmd)
 	if err == nil && strings.Contains(strings.ToLower(out), "fail") {
-		err = &switchcfg.LineError{Line: RollbackCommand(p.checkpoint), Message: strings.TrimSpace(out)}
+		err = &switchcfg.LineError{Line: cmd, Message: strings.TrimSpace(out)}
 	}
 	return err
 }
 
-// fail rolls back to the checkpoint and builds the PushError.
+// fail rolls back to the checkpoint and builds the PushError. When the
+// rollback cannot go through the session (the connection dropped) and
+// PushOptions.Reconnect is set, it recovers over a new session.
 func (p *push) fail(res *switchcfg.PushResult, step, line string, cause error, inConfig bool) error {
-	pe := &switchcfg.PushError{Platform: Platform, Step: step, Line: line, Err: cause}
-	if err := p.rollback(inConfig); err != nil {
+	pe := &switchcfg.PushError{Platform: Platform, Step: step, Line: line, Err: cause, Checkpoint: p.checkpoint}
+	err := p.rollback(inConfig)
+	if err != nil && p.reconnect != nil && switchcfg.FailedLine(err) == "" {
+		if err = p.recover(); err == nil {
+			cause = fmt.Errorf("%w; restored checkpoint %s on a new session", cause, p.checkpoint)
+			pe.Err = cause
+		}
+	}
+	if err != nil {
 		pe.Err = errors.Join(cause, fmt.Errorf("rolling back to checkpoint %s (run %q on a new session): %w",
 			p.checkpoint, RollbackCommand(p.checkpoint), err))
 	} else {
@@ -60,6 +77,48 @@ func (p *push) fail(res *switchcfg.PushResult, step, line string, cause error, i
 	}
 	res.RolledBack = pe.RolledBack
 	return pe
+}
+
+// recover dials a new session with PushOptions.Reconnect and runs Recover.
+func (p *push) recover() error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), rollbackTimeout)
+	defer cancel()
+	s, err := p.reconnect(ctx)
+	if err != nil {
+		return fmt.Errorf("reconnecting: %w", err)
+	}
+	defer s.Close()
+	return New().Recover(ctx, s, p.checkpoint)
+}
+
+// Recover restores the running configuration from checkpoint through s (a
+// new session after a push lost its connection), verifies that the rollback
+// patch against the checkpoint is now empty, and deletes the checkpoint. On
+// any failure the checkpoint stays and the error says what failed.
+//
+//	rollback running-config checkpoint <name>
+//	show diff rollback-patch checkpoint <name> running-config   (must be empty)
+//	no checkpoint <name>
+func (d *Driver) Recover(ctx context.Context, s switchcfg.Session, checkpoint string) error {
+	if err := rollbackTo(ctx, s, checkpoint); err != nil {
+		return fmt.Errorf("recovering %s: rolling back to checkpoint %s: %w", Platform, checkpoint, err)
+	}
+	out, err := s.Send(ctx, diffCommand(checkpoint))
+	if err != nil {
+		return fmt.Errorf("recovering %s: verifying the rollback to checkpoint %s: %w", Platform, checkpoint, err)
+	}
+	if patch := rollbackPatch(out); patch != "" {
+		return fmt.Errorf("recovering %s: verifying the rollback to checkpoint %s (%q): the running configuration still differs:\n%s",
+			Platform, checkpoint, RollbackCommand(checkpoint), patch)
+	}
+	_, _ = s.Send(ctx, "no checkpoint "+checkpoint) // as drop: failing to delete is harmless
+	return nil
+}
+
+// diffCommand asks for the patch that would turn the running configuration
+// back into checkpoint: empty when they match.
+func diffCommand(checkpoint string) string {
+	return "show diff rollback-patch checkpoint " + checkpoint + " running-config"
 }
 
 // Push applies cfg under a checkpoint. NX-OS has no candidate configuration:
@@ -82,7 +141,7 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	if cfg.Platform != Platform {
 		return res, fmt.Errorf("pushing to %s: config rendered for %q", Platform, cfg.Platform)
 	}
-	p := &push{ctx: ctx, s: s, checkpoint: checkpointName(o, time.Now())}
+	p := &push{ctx: ctx, s: s, checkpoint: checkpointName(o, time.Now()), reconnect: o.Reconnect}
 	take := "checkpoint " + p.checkpoint
 	if _, err := p.send(ctx, take); err != nil {
 		// Nothing is changed yet: a refused checkpoint leaves the device as it was.
@@ -97,7 +156,7 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	if _, err := p.send(ctx, "end"); err != nil {
 		return res, p.fail(&res, "loading", "end", err, false)
 	}
-	diffCmd := "show diff rollback-patch checkpoint " + p.checkpoint + " running-config"
+	diffCmd := diffCommand(p.checkpoint)
 	out, err := p.send(ctx, diffCmd)
 	if err != nil {
 		return res, p.fail(&res, "diffing", diffCmd, err, false)

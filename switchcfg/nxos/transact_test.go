@@ -140,6 +140,78 @@ func TestPushConnectionDrop(t *testing.T) {
 	if !strings.Contains(err.Error(), "on a new session") {
 		t.Errorf("error %q does not say how to restore", err)
 	}
+	if pe.Checkpoint != testCheckpoint {
+		t.Errorf("PushError.Checkpoint %q, want %q for a later Recover", pe.Checkpoint, testCheckpoint)
+	}
+}
+
+// TestPushConnectionDropRecoversOnNewSession: with PushOptions.Reconnect the
+// driver restores the checkpoint over a fresh session, checks the rollback
+// patch is empty and deletes the checkpoint.
+func TestPushConnectionDropRecoversOnNewSession(t *testing.T) {
+	f := &fakeNXOS{drops: map[string]bool{"end": true}}
+	g := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: emptyPatch}}
+	dials := 0
+	res, err, _ := pushCase(t, f, switchcfg.PushOptions{Reconnect: func(context.Context) (switchcfg.Session, error) {
+		dials++
+		return g, nil
+	}})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, switchcfg.ErrPushFailed) {
+		t.Fatalf("error %v, want a PushError wrapping the drop", err)
+	}
+	if !pe.RolledBack || !res.RolledBack || res.Committed || pe.Line != "end" || pe.Checkpoint != testCheckpoint || dials != 1 {
+		t.Errorf("PushError %+v, result %+v, %d dials", pe, res, dials)
+	}
+	if want := []string{rollbackCmd, diffCmd, "no checkpoint " + testCheckpoint}; !slices.Equal(g.sent, want) {
+		t.Errorf("new session got %q, want %q", g.sent, want)
+	}
+	if !strings.Contains(err.Error(), "new session") {
+		t.Errorf("error %q does not say the rollback went over a new session", err)
+	}
+}
+
+func TestPushConnectionDropRecoveryFails(t *testing.T) {
+	for name, reconnect := range map[string]func(context.Context) (switchcfg.Session, error){
+		"no connection": func(context.Context) (switchcfg.Session, error) {
+			return nil, errors.New("dial tcp: connection refused")
+		},
+		"rollback fails": func(context.Context) (switchcfg.Session, error) {
+			return &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback failed."}}, nil
+		},
+		"patch left": func(context.Context) (switchcfg.Session, error) {
+			return &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: somePatch}}, nil
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &fakeNXOS{drops: map[string]bool{"end": true}}
+			res, err, _ := pushCase(t, f, switchcfg.PushOptions{Reconnect: reconnect})
+			var pe *switchcfg.PushError
+			if !errors.As(err, &pe) || pe.RolledBack || res.RolledBack || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("error %v, result %+v", err, res)
+			}
+			if !strings.Contains(err.Error(), rollbackCmd) || pe.Checkpoint != testCheckpoint {
+				t.Errorf("error %q does not name the rollback command and checkpoint", err)
+			}
+		})
+	}
+}
+
+// TestRecover: the switchcfg.Recoverer a caller uses with PushError.Checkpoint.
+func TestRecover(t *testing.T) {
+	var r switchcfg.Recoverer = New()
+	g := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: emptyPatch}}
+	if err := r.Recover(context.Background(), g, testCheckpoint); err != nil {
+		t.Fatal(err)
+	}
+	bad := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: somePatch}}
+	err := r.Recover(context.Background(), bad, testCheckpoint)
+	if err == nil || !strings.Contains(err.Error(), "priority-flow-control mode on") {
+		t.Errorf("a rollback that leaves a patch: %v", err)
+	}
+	if slices.Contains(bad.sent, "no checkpoint "+testCheckpoint) {
+		t.Error("the checkpoint was deleted although the switch does not match it")
+	}
 }
 
 func TestPushCheckpointRefused(t *testing.T) {

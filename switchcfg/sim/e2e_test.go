@@ -13,7 +13,6 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/fabricctl/fabricctl/switchcfg/all"
-	"github.com/fabricctl/fabricctl/switchcfg/nxos"
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
 )
@@ -97,6 +96,8 @@ type fixture struct {
 	intent   fabric.SwitchIntent
 	cfg      switchcfg.Config
 	pushes   int
+	// reconnect sets PushOptions.Reconnect to dial the simulator again.
+	reconnect bool
 }
 
 func newFixture(t *testing.T, platform string) *fixture {
@@ -123,6 +124,9 @@ func (f *fixture) push(t *testing.T, opt switchcfg.PushOptions) (switchcfg.PushR
 	f.pushes++
 	if opt.CheckpointName == "" {
 		opt.CheckpointName = fmt.Sprintf("fabricctl-test-%d", f.pushes)
+	}
+	if f.reconnect {
+		opt.Reconnect = func(context.Context) (switchcfg.Session, error) { return f.sw.Dial(t), nil }
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -235,21 +239,16 @@ func TestTransactionSafetyConnectionDrop(t *testing.T) {
 		t.Run(platform, func(t *testing.T) {
 			f := newFixture(t, platform)
 			line := f.middleLine(t)
-			var recover func(*switchcfg.PushError)
-			if platform == "cisco-nxos" {
-				// NX-OS has no candidate: the lines before the drop are live.
-				// The driver's contract: run RollbackCommand on a new session.
-				recover = func(pe *switchcfg.PushError) {
-					if pe.RolledBack {
-						t.Fatal("NX-OS claims a rollback over a dropped connection")
-					}
-					cmd := nxos.RollbackCommand(fmt.Sprintf("fabricctl-test-%d", f.pushes))
-					if _, err := f.sw.Dial(t).Send(context.Background(), cmd); err != nil {
-						t.Fatalf("%s: %v", cmd, err)
-					}
+			// NX-OS has no candidate: the lines before the drop are live, and
+			// the driver recovers over a new session from Reconnect. The
+			// others never committed, so there is nothing to roll back.
+			f.reconnect = true
+			f.pushFailsCleanly(t, sim.Faults{DropOn: line}, line, func(pe *switchcfg.PushError) {
+				if platform == "cisco-nxos" && !pe.RolledBack {
+					t.Fatalf("NX-OS did not recover over a new session: %v", pe)
 				}
-			}
-			f.pushFailsCleanly(t, sim.Faults{DropOn: line}, line, recover)
+			})
+			f.reconnect = false
 			// The switch still takes a clean push afterwards.
 			if _, err := f.push(t, switchcfg.PushOptions{}); err != nil {
 				t.Fatalf("push after the drop: %v", err)
@@ -258,6 +257,33 @@ func TestTransactionSafetyConnectionDrop(t *testing.T) {
 				t.Fatalf("drift after recovering: %v", d)
 			}
 		})
+	}
+}
+
+// TestNXOSRecoverAfterDrop: without PushOptions.Reconnect, NX-OS reports the
+// drop unrecovered and names its checkpoint; the caller's Recover on a new
+// session restores the running configuration and deletes the checkpoint.
+func TestNXOSRecoverAfterDrop(t *testing.T) {
+	f := newFixture(t, "cisco-nxos")
+	line := f.middleLine(t)
+	f.pushFailsCleanly(t, sim.Faults{DropOn: line}, line, func(pe *switchcfg.PushError) {
+		if pe.RolledBack {
+			t.Fatal("NX-OS claims a rollback over a dropped connection")
+		}
+		if want := fmt.Sprintf("fabricctl-test-%d", f.pushes); pe.Checkpoint != want {
+			t.Fatalf("PushError.Checkpoint %q, want %q", pe.Checkpoint, want)
+		}
+		r, ok := f.drv.(switchcfg.Recoverer)
+		if !ok {
+			t.Fatal("the NX-OS driver is not a switchcfg.Recoverer")
+		}
+		if err := r.Recover(context.Background(), f.sw.Dial(t), pe.Checkpoint); err != nil {
+			t.Fatalf("recovering: %v", err)
+		}
+	})
+	out, err := f.sw.Dial(t).Send(context.Background(), "show checkpoint summary")
+	if err != nil || strings.Contains(out, fmt.Sprintf("fabricctl-test-%d", f.pushes)) {
+		t.Errorf("the recovered checkpoint is still on the switch (%v):\n%s", err, out)
 	}
 }
 

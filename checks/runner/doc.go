@@ -1,0 +1,22 @@
+// Package runner runs the suites of `fabricctl check` over a fabric's hosts
+// and assembles the report.
+//
+//	hosts := []runner.Host{{Intent: intent, Agent: sshAgent}, …} // one per fabric host
+//	rep, err := runner.Run(ctx, "lab", hosts, runner.Options{
+//		Suites:   []report.Suite{report.SuitePreflight, report.SuitePairwise},
+//		Checks:   f.Spec.Checks,
+//		Progress: func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) },
+//	})
+//	report.WriteTable(os.Stdout, rep)
+//
+// Run asks every host's agent for its preflight facts at once (the RDMA
+// tests need each host's device, port and RoCE v2 GID index from them), then
+// runs the loopback test on every host at once, then the pairwise sweep
+// round by round (checks/rdma), and finally asks every agent to kill stray
+// perftest processes. A host that cannot be used (agent unreachable, port
+// down, no RoCE v2 GID) turns its tests into failures with that cause; the
+// sweep goes on with the others. Pairwise results become report Pairs (the
+// heatmap), the rest report Results.
+//
+// Run is safe for concurrent use with distinct hosts or BasePorts.
+package runner

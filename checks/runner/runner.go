@@ -1,0 +1,280 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/checks/perftest"
+	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/rdma"
+	"github.com/fabricctl/fabricctl/checks/report"
+	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// Host is one host under test and the way to reach its agent.
+type Host struct {
+	Intent fabric.HostIntent
+	Agent  agentcall.Agent
+}
+
+// Options say what to run.
+type Options struct {
+	// Suites to run (default preflight, loopback, pairwise).
+	Suites []report.Suite
+	// Checks are the fabric's spec.checks; nil or missing suites use defaults
+	// (write_bw for 5 s, all-pairs, no absolute floor).
+	Checks *fabric.Checks
+	// Parallel bounds how many hosts preflight talks to at once (default 32).
+	Parallel int
+	// Timeout overrides the per-side perftest bound (0: twice the duration + 30 s).
+	Timeout time.Duration
+	// BasePort is the first perftest TCP port (default rdma.DefaultBasePort).
+	BasePort int
+	// Progress, when set, receives one line per finished step.
+	Progress func(format string, args ...any)
+}
+
+// ErrNoHosts: the fabric has no hosts to check.
+var ErrNoHosts = errors.New("no hosts to check")
+
+func (o Options) suites() []report.Suite {
+	if len(o.Suites) == 0 {
+		return []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise}
+	}
+	return o.Suites
+}
+
+func (o Options) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(format, args...)
+	}
+}
+
+// Run checks the hosts and returns the report. Preflight facts are always
+// gathered (the RDMA tests need each host's device and GID index) but their
+// results are reported only with the preflight suite. Every host's agent is
+// asked to clean up stray perftest processes at the end, even when ctx was
+// cancelled. Run returns an error only when nothing could be checked.
+func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*report.Report, error) {
+	if len(hosts) == 0 {
+		return nil, ErrNoHosts
+	}
+	rep := report.New(fabricName, time.Now(), o.suites()...)
+	defer cleanup(ctx, hosts, o)
+
+	facts := gather(ctx, hosts, o)
+	eps := make([]rdma.Endpoint, len(hosts))
+	for i, h := range hosts {
+		eps[i] = endpoint(h, facts[i])
+	}
+	if slices.Contains(o.suites(), report.SuitePreflight) {
+		var ok []preflight.Facts
+		for i, f := range facts {
+			if f.err != nil {
+				rep.Add(checks.ErrorResult(preflight.IDAgent, hosts[i].Intent.Host, "", f.err))
+				continue
+			}
+			rep.Add(preflight.Evaluate(f.Facts, preflight.Options{ExpectedRate: expectedRate(o.Checks)})...)
+			ok = append(ok, f.Facts)
+		}
+		if len(ok) > 1 {
+			rep.Add(preflight.Fleet(ok)...)
+		}
+	}
+	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
+		sw := loopbackSweep(o)
+		sw.Progress = func(done, total int, r rdma.PairRun) {
+			o.progress("loopback %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
+		}
+		res := sw.Loopback(ctx, eps)
+		rep.Add(res.Results...)
+	}
+	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
+		sw := pairwiseSweep(o)
+		sw.Progress = func(done, total int, r rdma.PairRun) {
+			o.progress("pairwise %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
+		}
+		res, err := sw.Pairwise(ctx, eps)
+		if err != nil {
+			rep.Add(checks.Result{ID: "pairwise/schedule", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
+		}
+		meas := rdma.MeasBWAverage
+		if sw.Test.Test.Kind == perftest.Lat {
+			meas = rdma.MeasLatency
+		}
+		for _, r := range res.Results {
+			p, err := report.PairOf(r, meas)
+			if err != nil {
+				rep.Add(r)
+				continue
+			}
+			rep.AddPairs(p)
+		}
+	}
+	rep.Finished = time.Now()
+	return rep, nil
+}
+
+func short(r checks.Result) string {
+	s := string(r.Status)
+	if r.Summary != "" {
+		s += " " + r.Summary
+	}
+	return s
+}
+
+func expectedRate(c *fabric.Checks) float64 {
+	if c == nil || c.Preflight == nil {
+		return 0
+	}
+	return c.Preflight.ExpectedRate
+}
+
+type hostFacts struct {
+	preflight.Facts
+	err error
+}
+
+// gather runs the preflight op on every host, Parallel at a time.
+func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
+	out := make([]hostFacts, len(hosts))
+	par := o.Parallel
+	if par <= 0 {
+		par = 32
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		var peers []preflight.Peer
+		for _, p := range hosts {
+			if p.Intent.Host != h.Intent.Host {
+				peers = append(peers, preflight.Peer{Name: p.Intent.Host, Address: p.Intent.Address})
+			}
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			var f preflight.Facts
+			err := agentcall.Call(cctx, h.Agent, preflight.Op, preflight.Args{Intent: h.Intent, Peers: peers}, &f)
+			if err != nil {
+				err = fmt.Errorf("running preflight on %s: %w", h.Intent.Host, err)
+			}
+			f.Host = h.Intent.Host
+			out[i] = hostFacts{f, err}
+			o.progress("preflight %s: %s", h.Intent.Host, errOr(err, "facts gathered"))
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func errOr(err error, ok string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return ok
+}
+
+// endpoint picks the host's first RoCE/IB port and says why it is unusable
+// when it is.
+func endpoint(h Host, f hostFacts) rdma.Endpoint {
+	e := rdma.Endpoint{Host: h.Intent.Host, Agent: h.Agent, Address: h.Intent.Address, Labels: h.Intent.Labels}
+	problem := func(id string, class checks.FailureClass, summary string) {
+		e.Problem = &checks.Result{ID: id, Target: e.Host, Status: checks.StatusFail, Class: class, Summary: summary}
+	}
+	if f.err != nil {
+		problem(preflight.IDAgent, "", f.err.Error())
+		return e
+	}
+	if f.Observed == nil {
+		problem(preflight.IDRDMADevice, checks.NoDevice, "the host could not be observed: "+f.ObserveError)
+		return e
+	}
+	for _, in := range f.Observed.Interfaces {
+		r := in.RDMA
+		if r == nil {
+			problem(preflight.IDRDMADevice, checks.NoDevice, fmt.Sprintf("netdev %s has no RDMA device", in.Name))
+			continue
+		}
+		e.Device, e.Port, e.RateGbps = r.Device, r.Port.Port, r.RateGbps
+		switch {
+		case r.State != "ACTIVE":
+			problem(preflight.IDPort, checks.PortDown, fmt.Sprintf("%s port %d is %s", r.Device, r.Port.Port, r.State))
+		case r.LinkLayer == "Ethernet" && r.RoCEv2IPv4GIDIndex < 0:
+			problem(preflight.IDGID, checks.QPBringUp, fmt.Sprintf("%s has no RoCE v2 IPv4 GID", r.Device))
+		default:
+			if r.LinkLayer == "Ethernet" {
+				idx := r.RoCEv2IPv4GIDIndex
+				e.GIDIndex = &idx
+			}
+			e.Problem = nil
+			return e
+		}
+	}
+	if e.Problem == nil {
+		problem(preflight.IDRDMADevice, checks.NoDevice, "no RDMA netdev to test")
+	}
+	return e
+}
+
+func test(name string, size fabric.Bytes, dur fabric.Duration) rdma.Test {
+	t, err := perftest.ParseTest(name)
+	if err != nil || name == "" {
+		t = perftest.WriteBW
+	}
+	d := time.Duration(dur)
+	if d == 0 {
+		d = 5 * time.Second
+	}
+	return rdma.Test{Test: t, Size: int64(size), Duration: d.Round(time.Second)}
+}
+
+func loopbackSweep(o Options) rdma.Sweep {
+	var l fabric.Loopback
+	if o.Checks != nil && o.Checks.Loopback != nil {
+		l = *o.Checks.Loopback
+	}
+	t := test(l.Test, l.MessageSize, l.Duration)
+	t.Timeout = o.Timeout
+	return rdma.Sweep{Test: t, BasePort: o.BasePort, Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate)}}
+}
+
+func pairwiseSweep(o Options) rdma.Sweep {
+	var p fabric.Pairwise
+	if o.Checks != nil && o.Checks.Pairwise != nil {
+		p = *o.Checks.Pairwise
+	}
+	t := test(p.Test, p.MessageSize, p.Duration)
+	t.Timeout = o.Timeout
+	return rdma.Sweep{Test: t, BasePort: o.BasePort, Schedule: schedule.Kind(p.Schedule), Retest: p.RetestOutliers,
+		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(p.MinPercentOfPortRate), MaxLatency: time.Duration(p.MaxLatency)}}
+}
+
+// cleanup asks every agent to kill perftest processes left behind.
+func cleanup(ctx context.Context, hosts []Host, o Options) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, h := range hosts {
+		wg.Go(func() {
+			var c rdma.Cleaned
+			if err := agentcall.Call(ctx, h.Agent, rdma.OpCleanup, rdma.CleanupArgs{}, &c); err != nil {
+				o.progress("cleanup %s: %v", h.Intent.Host, err)
+				return
+			}
+			if len(c.Killed) > 0 {
+				o.progress("cleanup %s: killed stray perftest pids %v", h.Intent.Host, c.Killed)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,147 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/rdma"
+	"github.com/fabricctl/fabricctl/checks/rdma/rdmatest"
+	"github.com/fabricctl/fabricctl/checks/report"
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/agent"
+	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
+)
+
+func TestMain(m *testing.M) {
+	if rdmatest.IsFake() {
+		os.Exit(rdmatest.Main(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// fixtureHost is an in-process agent on a copy of the rxe fixture host,
+// serving the preflight and perftest ops as `fabricctl agent` does.
+func fixtureHost(t *testing.T, name string, edit func(sysRoot string)) (Host, *rdma.Agent) {
+	t.Helper()
+	fx := hostcfgtest.Load(t, "../../hostcfg/testdata/hosts/rxe")
+	if edit != nil {
+		edit(fx.Host.Sys.Root())
+	}
+	b, err := os.ReadFile("../../hostcfg/testdata/desired/rxe.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in fabric.HostIntent
+	json.Unmarshal(b, &in)
+	in.Host, in.Address = name, "127.0.0.1"
+	h := &agent.Handler{Open: func(context.Context) (*hostcfg.Host, error) { return fx.Host, nil }}
+	g := &preflight.Gatherer{Sys: fx.Host.Sys, ProcRoot: t.TempDir(), LibDirs: []string{},
+		Resolve:  func(context.Context, string) ([]string, error) { return []string{"127.0.0.1"}, nil },
+		LookPath: func(string) (string, error) { return filepath.Abs("testdata/ib_write_bw_version") }}
+	g.Register(h)
+	a := &rdma.Agent{Sys: fx.Host.Sys, StateDir: t.TempDir()}
+	a.Register(h)
+	return Host{Intent: in, Agent: agentcall.Local{Handler: h}}, a
+}
+
+func TestRunAllSuitesWithOneHostDown(t *testing.T) {
+	t.Setenv("PATH", rdmatest.Path(t, "")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var hosts []Host
+	var agents []*rdma.Agent
+	for _, n := range []string{"h1", "h2", "h3", "h4"} {
+		var edit func(string)
+		if n == "h4" {
+			edit = func(root string) {
+				os.WriteFile(filepath.Join(root, "devices/virtual/infiniband/rxe0/ports/1/state"), []byte("1: DOWN\n"), 0o644)
+			}
+		}
+		h, a := fixtureHost(t, n, edit)
+		hosts, agents = append(hosts, h), append(agents, a)
+	}
+	var lines []string
+	opts := Options{Checks: &fabric.Checks{Pairwise: &fabric.Pairwise{RetestOutliers: true}}, BasePort: rdmatest.FreePort(t),
+		Timeout: 20 * time.Second, Progress: func(f string, a ...any) { lines = append(lines, f) }}
+	rep, err := Run(t.Context(), "test", hosts, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteTable(&strings.Builder{}, rep); err != nil {
+		t.Fatalf("the report does not render: %v", err)
+	}
+	loop := map[string]checks.Result{}
+	for _, r := range rep.Results {
+		if r.ID == "loopback/write_bw" {
+			loop[r.Target] = r
+		}
+	}
+	if len(loop) != 4 || loop["h1/rxe0"].Status != checks.StatusPass || loop["h4/rxe0"].Class != checks.PortDown {
+		t.Errorf("loopback: %+v", loop)
+	}
+	if len(rep.Pairs) != 6 {
+		t.Fatalf("%d pairs, want 6", len(rep.Pairs))
+	}
+	for _, p := range rep.Pairs {
+		down := p.A == "h4" || p.B == "h4"
+		switch {
+		case down && (p.Status != checks.StatusFail || p.Class != checks.PortDown || p.Value != nil):
+			t.Errorf("%s: %s %s, want a port-down failure without a value", p.Target(), p.Status, p.Class)
+		case !down && (p.Status != checks.StatusPass || p.Value == nil || *p.Value != 0.25):
+			t.Errorf("%s: %s %v (%s)", p.Target(), p.Status, p.Value, p.Summary)
+		}
+	}
+	var port checks.Result
+	for _, r := range rep.Results {
+		if r.ID == preflight.IDPort && r.Target == "h4/rxe0" {
+			port = r
+		}
+	}
+	if port.Status != checks.StatusFail {
+		t.Errorf("preflight did not report h4's port: %+v", port)
+	}
+	if len(lines) < 4+4+6 {
+		t.Errorf("progress: %d lines", len(lines))
+	}
+	for _, a := range agents {
+		if ids := a.Running(); len(ids) > 0 {
+			t.Errorf("left running: %v", ids)
+		}
+	}
+}
+
+func TestUnreachableAgent(t *testing.T) {
+	h, _ := fixtureHost(t, "h1", nil)
+	dead := Host{Intent: fabric.HostIntent{Host: "h2", Address: "192.0.2.1"}, Agent: deadAgent{}}
+	rep, err := Run(t.Context(), "test", []Host{h, dead}, Options{Suites: []report.Suite{report.SuitePreflight, report.SuitePairwise}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agentRes checks.Result
+	for _, r := range rep.Results {
+		if r.ID == preflight.IDAgent {
+			agentRes = r
+		}
+	}
+	if agentRes.Status != checks.StatusError || !strings.Contains(agentRes.Summary, "connection refused") {
+		t.Errorf("agent result: %+v", agentRes)
+	}
+	if len(rep.Pairs) != 1 || rep.Pairs[0].Status != checks.StatusError || !strings.Contains(strings.Join(rep.Pairs[0].Evidence, ""), "not run") {
+		t.Errorf("pairs: %+v", rep.Pairs)
+	}
+}
+
+type deadAgent struct{}
+
+func (deadAgent) Exec(context.Context, io.Reader, io.Writer) error {
+	return errors.New("dial tcp 192.0.2.1:22: connection refused")
+}

@@ -40,8 +40,13 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 			return switchcfg.PushResult{}, fmt.Errorf("pushing to %s: %q is not an nv set/unset line", Platform, l)
 		}
 	}
-	if out, err := s.SendConfig(ctx, lines); err != nil || deviceError(out) != "" {
-		return d.abort(ctx, s, "loading", switchcfg.FailedLine(err), errOr(err, out))
+	// One line per SendConfig: when the connection drops, the session's
+	// error names the line only in its text, and PushError.Line must carry
+	// it. NVUE has no configuration mode, so this sends the same bytes.
+	for _, l := range lines {
+		if out, err := s.SendConfig(ctx, []string{l}); err != nil || deviceError(out) != "" {
+			return d.abort(ctx, s, "loading", l, errOr(err, out))
+		}
 	}
 	diff, err := s.Send(ctx, cmdDiff)
 	if err != nil || deviceError(diff) != "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,8 @@ type fakeNVUE struct {
 	log              []string
 	reject           string           // SendConfig rejects the first line containing this
 	fail             map[string]error // Send fails for these commands
+	drop             string           // the connection drops on the first line containing this
+	dead             bool
 }
 
 func newFake() *fakeNVUE { return &fakeNVUE{applied: Tree{}, fail: map[string]error{}} }
@@ -46,7 +50,15 @@ func (f *fakeNVUE) SendConfig(ctx context.Context, lines []string) (string, erro
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
+		if f.dead {
+			return "", io.ErrUnexpectedEOF
+		}
 		f.log = append(f.log, l)
+		if f.drop != "" && strings.Contains(l, f.drop) {
+			// As the session reports it: the line is in the text only.
+			f.dead = true
+			return "", fmt.Errorf("sending %q: connection lost: %w", l, io.ErrUnexpectedEOF)
+		}
 		if f.reject != "" && strings.Contains(l, f.reject) {
 			return "Error: Invalid config", &switchcfg.LineError{Line: l, Message: "Error: Invalid config"}
 		}
@@ -62,6 +74,9 @@ func (f *fakeNVUE) Send(ctx context.Context, cmd string) (string, error) {
 		return "", err
 	}
 	f.log = append(f.log, cmd)
+	if f.dead {
+		return "", io.ErrUnexpectedEOF
+	}
 	if err := f.fail[cmd]; err != nil {
 		return "", err
 	}
@@ -170,6 +185,10 @@ func TestPushFailuresLeaveTheAppliedConfig(t *testing.T) {
 			f.reject = "link mtu"
 			f.fail["nv config detach"] = errors.New("EOF")
 		}, "loading", "nv set interface swp1-4 link mtu 9216", false},
+		// The connection is gone, so nothing can be detached; the pending
+		// revision was never applied and NVUE drops it with the session.
+		"connection drops while loading": {func(f *fakeNVUE) { f.drop = "link mtu" },
+			"loading", "nv set interface swp1-4 link mtu 9216", false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

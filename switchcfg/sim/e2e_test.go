@@ -244,6 +244,9 @@ func TestTransactionSafetyConnectionDrop(t *testing.T) {
 			// others never committed, so there is nothing to roll back.
 			f.reconnect = true
 			f.pushFailsCleanly(t, sim.Faults{DropOn: line}, line, func(pe *switchcfg.PushError) {
+				if strings.TrimSpace(pe.Line) != line {
+					t.Fatalf("PushError.Line %q, want %q", pe.Line, line)
+				}
 				if platform == "cisco-nxos" && !pe.RolledBack {
 					t.Fatalf("NX-OS did not recover over a new session: %v", pe)
 				}

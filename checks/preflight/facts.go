@@ -103,7 +103,8 @@ type PCIDevice struct {
 type Gatherer struct {
 	// Open opens the host backends for hostcfg's Observe (the agent's Handler.Open).
 	Open func(ctx context.Context) (*hostcfg.Host, error)
-	Sys  sysfs.FS // /sys
+	// Sys is /sys; the zero FS uses the opened host's.
+	Sys sysfs.FS
 	// ProcRoot is /proc (modules).
 	ProcRoot string
 	// LibDirs are searched for libnccl.so.* (DefaultLibDirs when nil).
@@ -147,6 +148,9 @@ func (g *Gatherer) Gather(ctx context.Context, a Args) Facts {
 		obs, _ := h.Observe(ctx, a.Intent) // located errors are inside obs
 		p := hostcfg.Diff(a.Intent, obs)
 		f.Observed, f.Plan = &obs, &p
+		if g.Sys == (sysfs.FS{}) {
+			g = &Gatherer{Open: g.Open, Sys: h.Sys, ProcRoot: g.ProcRoot, LibDirs: g.LibDirs, LookPath: g.LookPath, Resolve: g.Resolve}
+		}
 		h.Close()
 	}
 	f.PCI = g.pci(ctx, f.Observed)

@@ -58,6 +58,7 @@ func commands(g *globals) []*cobra.Command {
 		newNCCLCmd(g),
 		newHostCmd(g), newAgentCmd(g),
 		newSwitchSimCmd(g),
+		newCheckCmd(g),
 	}
 }
 

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/rdma"
+	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/agent"
+	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
+)
+
+// registerCheckOps adds the checks' agent ops: preflight (facts gathered
+// through the handler's host backends), perftest-start, perftest-wait and
+// cleanup (real perftest processes, pid files under the user's cache dir).
+// registerAgentOps calls it.
+func registerCheckOps(h *agent.Handler) {
+	(&preflight.Gatherer{Open: h.Open}).Register(h)
+	(&rdma.Agent{Sys: sysfs.NewFS(hostcfg.DefaultSysRoot), StateDir: rdma.DefaultStateDir()}).Register(h)
+}

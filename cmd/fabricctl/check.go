@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/checks/report"
+	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
+	"github.com/fabricctl/fabricctl/internal/remote"
+)
+
+// checkFlags are the flags of fabricctl check.
+type checkFlags struct {
+	file       string
+	suites     []string
+	reportFile string
+	insecure   bool
+	agentPath  string
+	identity   string
+	knownHosts string
+	only       []string
+}
+
+func newCheckCmd(g *globals) *cobra.Command {
+	var cf checkFlags
+	cmd := &cobra.Command{
+		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise] [--report FILE.html]",
+		Short: "Prove the fabric works: host preflight, RDMA loopback and pairwise perftest sweeps",
+		Long: `check reaches every host of the fabric over SSH, delivers the agent when needed,
+gathers preflight facts (RDMA device and port, RoCE v2 GID, MTU, lossless settings,
+PCIe links, GPU affinity, tool versions), runs ib_*_bw/lat loopback on every host and
+the pairwise schedule of spec.checks, and reports with the cause of every failure.
+Results go to stdout (-o table|json|junit|html), progress to stderr; --report writes the
+self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on errors.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd, g, cf) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&cf.file, "file", "f", "", "fabric file")
+	fl.StringSliceVar(&cf.suites, "suite", []string{"preflight", "loopback", "pairwise"}, "suites to run (comma-separated)")
+	fl.StringVar(&cf.reportFile, "report", "", "also write the HTML report to this file")
+	fl.BoolVar(&cf.insecure, "insecure-ignore-host-key", false, "DANGEROUS: do not check SSH host keys")
+	fl.StringVar(&cf.agentPath, "agent-path", agentclient.RemotePath, "where the agent is kept on hosts (relative to the login home)")
+	fl.StringVar(&cf.identity, "identity-file", "", "SSH private key for every host (overrides the fabric's ssh settings)")
+	fl.StringVar(&cf.knownHosts, "known-hosts", "", "known_hosts file for every host (overrides the fabric's ssh settings)")
+	fl.StringSliceVar(&cf.only, "target", nil, "only these hosts (repeat or comma-separate)")
+	return cmd
+}
+
+// writers of the check report by -o value.
+var checkWriters = map[string]func(io.Writer, *report.Report) error{
+	"table": report.WriteTable, "json": report.WriteJSON, "junit": report.WriteJUnit, "html": report.WriteHTML,
+}
+
+func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
+	write, ok := checkWriters[g.output]
+	if !ok {
+		return fmt.Errorf("output %q is not one of table, json, junit, html", g.output)
+	}
+	suites, err := parseSuites(cf.suites)
+	if err != nil {
+		return err
+	}
+	f, err := loadFabric(g.stderr, cf.file)
+	if err != nil {
+		return err
+	}
+	if cf.insecure {
+		fmt.Fprintln(g.stderr, "fabricctl: WARNING: --insecure-ignore-host-key: SSH host keys are NOT checked")
+	}
+	ctx, cancel := commandContext(cmd, g)
+	defer cancel()
+
+	d := agentclient.Self()
+	d.RemotePath = cf.agentPath
+	o := targetOptions{insecureIgnoreHostKey: cf.insecure, deployer: d, log: g.log, dial: g.dial}
+	var hosts []checkrunner.Host
+	var conns []*remote.Lazy
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for _, h := range f.Resolve().Hosts {
+		if len(cf.only) > 0 && !slices.Contains(cf.only, h.Host) {
+			continue
+		}
+		cfg := sshConfigFor(f, h.Host, h.Address, findHost(f, h.Host).SSH, o)
+		if cf.identity != "" {
+			cfg.IdentityFile = cf.identity
+		}
+		if cf.knownHosts != "" {
+			cfg.KnownHostsFile = cf.knownHosts
+		}
+		l := &remote.Lazy{Config: cfg}
+		conns = append(conns, l)
+		hosts = append(hosts, checkrunner.Host{Intent: h, Agent: &sshAgent{conn: l, deployer: d}})
+	}
+	if len(hosts) == 0 {
+		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
+	}
+	var mu sync.Mutex
+	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel,
+		Progress: func(format string, a ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
+		}})
+	if err != nil {
+		return err
+	}
+	if cf.reportFile != "" {
+		if err := writeFileAtomic(cf.reportFile, rep, report.WriteHTML); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stderr, "fabricctl: report written to %s\n", cf.reportFile)
+	}
+	if err := write(g.stdout, rep); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return checkExit(rep)
+}
+
+func parseSuites(names []string) ([]report.Suite, error) {
+	valid := []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise}
+	var out []report.Suite
+	for _, n := range names {
+		s := report.Suite(strings.TrimSpace(n))
+		if !slices.Contains(valid, s) {
+			return nil, fmt.Errorf("unknown suite %q (valid: preflight, loopback, pairwise)", n)
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// checkExit maps the worst verdict to the exit code: 0 pass (warnings and
+// skips included), 2 failures, 1 when any check could not decide.
+func checkExit(rep *report.Report) error {
+	all := slices.Clone(rep.Results)
+	for _, p := range rep.Pairs {
+		all = append(all, checks.Result{Status: p.Status})
+	}
+	switch checks.Worst(all) {
+	case checks.StatusError:
+		return exitCodeError{exitError}
+	case checks.StatusFail:
+		return exitCodeError{exitChanges}
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, rep *report.Report, write func(io.Writer, *report.Report) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp, rep); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// sshAgent runs `fabricctl agent` on a host over SSH, delivering the
+// binary on first use.
+type sshAgent struct {
+	conn     agentclient.Conn
+	deployer *agentclient.Deployer
+
+	mu   sync.Mutex
+	path string
+}
+
+var _ agentcall.Agent = (*sshAgent)(nil)
+
+func (a *sshAgent) agentPath(ctx context.Context) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.path != "" {
+		return a.path, nil
+	}
+	p, _, err := a.deployer.Ensure(ctx, a.conn)
+	if err != nil {
+		return "", err
+	}
+	a.path = p
+	return p, nil
+}
+
+func (a *sshAgent) Exec(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	path, err := a.agentPath(ctx)
+	if err != nil {
+		return err
+	}
+	err = a.conn.Run(ctx, []string{path, "agent"}, stdin, stdout, nil)
+	var ee *remote.ExitError
+	if errors.As(err, &ee) && ee.Status == exitError {
+		return nil // some reply was not ok; the replies say why
+	}
+	return err
+}

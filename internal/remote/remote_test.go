@@ -83,8 +83,14 @@ func TestRealSSHD(t *testing.T) {
 		ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		_, err := c.Output(ctx, []string{"sleep", "30"}, nil)
-		out, _ := exec.Command("pgrep", "-f", "^sleep 30$").Output()
+		_, err := c.Output(ctx, []string{"sleep", "29.7181"}, nil)
+		var out []byte
+		for i := 0; i < 30; i++ { // SIGKILL is delivered asynchronously
+			if out, _ = exec.Command("pgrep", "-f", "^sleep 29.7181$").Output(); len(out) == 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		if len(out) > 0 {
 			t.Errorf("the remote command survived the cancel: pids %q", out)
 		}

@@ -581,8 +581,8 @@ type Limits struct {
 	MinMTU, MaxMTU int
 }
 
-// Check runs CheckIntent, then checks trust (dscp or pcp), the MTU range and
-// every port name. Platform limits wrap ErrNotSupported; all problems are
+// Check runs CheckIntent, then checks trust (dscp or pcp), the MTU range (the
+// error names the switchMtu value that fits) and every port name. Platform limits wrap ErrNotSupported; all problems are
 // joined, none is lost.
 func (l Limits) Check(si fabric.SwitchIntent) []error {
 	var errs []error
@@ -593,7 +593,14 @@ func (l Limits) Check(si fabric.SwitchIntent) []error {
 		errs = append(errs, fmt.Errorf("%w: trust %q (want dscp or pcp)", ErrNotSupported, si.Trust))
 	}
 	if si.MTU != 0 && (si.MTU < l.MinMTU || si.MTU > l.MaxMTU) {
-		errs = append(errs, fmt.Errorf("%w: MTU %d outside %s's %d..%d", ErrNotSupported, si.MTU, l.Platform, l.MinMTU, l.MaxMTU))
+		// The intent's MTU is the profile's switchMtu (default 9216, above
+		// some platforms' maximum): say what to write there instead.
+		fix := l.MaxMTU
+		if si.MTU < l.MinMTU {
+			fix = l.MinMTU
+		}
+		errs = append(errs, fmt.Errorf("%w: MTU %d outside %s's %d..%d: set switchMtu: %d in the profile's spec.ethernet",
+			ErrNotSupported, si.MTU, l.Platform, l.MinMTU, l.MaxMTU, fix))
 	}
 	if l.CheckPort != nil {
 		for _, p := range si.Ports {

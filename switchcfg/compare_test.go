@@ -305,7 +305,7 @@ func TestLimits(t *testing.T) {
 	}
 	si.Ports, si.MTU, si.Trust = []string{"p1", "p2"}, 9600, "port"
 	errs := l.Check(si)
-	if len(errs) != 3 || !errors.Is(errs[0], ErrNotSupported) || !strings.Contains(errs[1].Error(), "MTU 9600 outside x-os's 1500..9216") || errs[2].Error() != "bad port p2" {
+	if len(errs) != 3 || !errors.Is(errs[0], ErrNotSupported) || !strings.Contains(errs[1].Error(), "MTU 9600 outside x-os's 1500..9216: set switchMtu: 9216 in the profile's spec.ethernet") || errs[2].Error() != "bad port p2" {
 		t.Fatalf("got %v", errs)
 	}
 }

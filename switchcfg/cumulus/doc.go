@@ -20,7 +20,9 @@
 // everything else on TC0, TC0/TC3 DWRR 50/50, trust pcp+dscp) the one-liner is
 // rendered instead of the knobs. Limits of the platform (queue = traffic
 // class on Spectrum, drop-only watchdog detecting after whole polls, NVUE
-// value ranges) fail Render with switchcfg.ErrNotSupported; an intent that
+// value ranges, an MTU outside 552..9216, NVUE's `link mtu` range, so the
+// profiles' default switchMtu 9216 fits) fail Render with
+// switchcfg.ErrNotSupported; an intent that
 // contradicts itself fails with switchcfg.ErrInvalidIntent.
 //
 // Parse reads `nv config show -o json` (or its YAML form, and `nv config diff`

@@ -54,7 +54,8 @@
 //     lossless headroom is provisioned per priority; platforms with deeper
 //     buffers allow more, but one driver renders for all of them;
 //   - an MTU outside MinMTU..MaxMTU (68..9214: 9214 is EOS's largest
-//     interface MTU, so a profile's default switchMtu 9216 does not fit);
+//     interface MTU, so a profile's default switchMtu 9216 does not fit:
+//     the error says to set switchMtu: 9214 in the profile's spec.ethernet);
 //   - a strict class whose tx-queue is not above every round-robin class's
 //     (`no priority` makes all lower queues round-robin);
 //   - two classes on one traffic class (the maps are functions);

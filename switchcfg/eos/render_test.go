@@ -72,7 +72,8 @@ func TestRenderRejects(t *testing.T) {
 			in.PFC.Priorities = []int{0, 3, 6}
 			in.Classes[0].Lossless, in.Classes[2].Lossless = true, true
 		}, true, "at most 2"},
-		{"mtu 9216", func(in *fabric.SwitchIntent) { in.MTU = 9216 }, true, "68..9214"},
+		// The profiles' default switchMtu is 9216: the error says the fix.
+		{"mtu 9216", func(in *fabric.SwitchIntent) { in.MTU = 9216 }, true, "MTU 9216 outside arista-eos's 68..9214: set switchMtu: 9214 in the profile's spec.ethernet"},
 		{"strict below round-robin", func(in *fabric.SwitchIntent) { in.Classes[2].Queue = 1 }, true, "must sit above"},
 		{"shared traffic class", func(in *fabric.SwitchIntent) { in.Classes[2].TrafficClass = 3 }, true, "share traffic class"},
 		{"watchdog too fast", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.DetectionTimeMs = 5 }, true, "detection time"},

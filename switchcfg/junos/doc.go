@@ -67,7 +67,8 @@
 //   - with dscp trust, a lossy class whose priority differs from its queue,
 //     or a lossless class without DSCPs (DSCP-based PFC pauses by code point);
 //   - an ECN maximum threshold above QueueBufferBytes (more than 100 % fill);
-//   - an MTU outside MinMTU..MaxMTU (256..9216);
+//   - an MTU outside MinMTU..MaxMTU (256..9216; the profiles' default
+//     switchMtu 9216 fits);
 //   - a watchdog action other than drop or forward, a detection time that is
 //     not whole poll intervals, a watchdog without PFC;
 //   - class names that cannot name a forwarding class.

@@ -56,7 +56,8 @@
 //     traffic class (NX-OS keeps no priority for it);
 //   - more than MaxStrictClasses (1) strict class, or a strict class with a
 //     bandwidth share (priority level 1 takes none);
-//   - an MTU outside MinMTU..MaxMTU (576..9216);
+//   - an MTU outside MinMTU..MaxMTU (576..9216; the profiles' default
+//     switchMtu 9216 fits);
 //   - watchdog times that are not whole multiples of a 100..1000 ms interval
 //     (shutdown-multiplier 1..10, auto-restore multiplier 0..100), or an
 //     action other than drop;

@@ -21,7 +21,8 @@
 //
 // SONiC's traffic class is the priority PFC pauses, so a class's trafficClass
 // must equal its priority (its queue may differ); other limits (MTU
-// 1500..9216, `config pfcwd` ranges) are in validate. Violations fail Render
+// MinMTU..MaxMTU, 1500..9216, so the profiles' default switchMtu 9216 fits;
+// `config pfcwd` ranges) are in validate. Violations fail Render
 // with switchcfg.ErrNotSupported; self-contradicting intents with
 // switchcfg.ErrInvalidIntent.
 //

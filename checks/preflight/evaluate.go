@@ -54,7 +54,11 @@ func Evaluate(f Facts, o Options) []checks.Result {
 		for _, in := range f.Observed.Interfaces {
 			out = append(out, evalInterface(host, in, f.Plan, o)...)
 		}
-		out = append(out, evalLossless(host, f.Plan))
+		l := evalLossless(host, f.Plan)
+		if f.Plan == nil && f.ObserveError != "" {
+			l.Summary += ": " + f.ObserveError
+		}
+		out = append(out, l)
 	}
 	out = append(out, evalPCI(host, f.PCI)...)
 	out = append(out, evalPeerMem(host, f))
@@ -63,7 +67,7 @@ func Evaluate(f Facts, o Options) []checks.Result {
 	} else {
 		out = append(out, bad(IDPerftest, host, checks.StatusError, checks.MissingTool, "perftest is not usable: "+f.PerftestError))
 	}
-	out = append(out, evalResolve(host, f.Resolved)...)
+	out = append(out, evalResolve(host, f.Resolved))
 	return out
 }
 
@@ -146,7 +150,7 @@ func evalMTU(target string, in hostcfg.InterfaceState, plan *hostcfg.Plan) check
 // failure and settings the device cannot do as a warning.
 func evalLossless(host string, plan *hostcfg.Plan) checks.Result {
 	if plan == nil {
-		return bad(IDLossless, host, checks.StatusError, "", "no plan")
+		return bad(IDLossless, host, checks.StatusError, "", "the live lossless settings could not be read")
 	}
 	var drift, unsupported, errs []string
 	for _, c := range plan.Changes {
@@ -263,20 +267,27 @@ func evalPeerMem(host string, f Facts) checks.Result {
 	return pass(IDPeerMem, host, strings.Join(f.PeerMemory, ", ")+" loaded")
 }
 
-func evalResolve(host string, rs []Resolution) []checks.Result {
-	var out []checks.Result
+func evalResolve(host string, rs []Resolution) checks.Result {
+	var ok, names, addrs []string
 	for _, r := range rs {
-		target := host + "/" + r.Name
 		switch {
 		case r.Error == "":
-			out = append(out, pass(IDResolve, target, r.Name+" → "+strings.Join(r.Addrs, ", ")))
+			ok = append(ok, r.Name+" → "+strings.Join(r.Addrs, ","))
 		case r.Address:
-			out = append(out, bad(IDResolve, target, checks.StatusFail, checks.OOBConnect, "the peer's address does not resolve: "+r.Error))
+			addrs = append(addrs, r.Name+": "+r.Error)
 		default:
-			out = append(out, bad(IDResolve, target, checks.StatusWarn, "", "the peer's name does not resolve here (launchers such as mpirun and NCCL's bootstrap use names): "+r.Error))
+			names = append(names, r.Name+": "+r.Error)
 		}
 	}
-	return out
+	switch {
+	case len(addrs) > 0:
+		return bad(IDResolve, host, checks.StatusFail, checks.OOBConnect, fmt.Sprintf("%d peer addresses do not resolve", len(addrs)), append(addrs, names...)...)
+	case len(names) > 0:
+		return bad(IDResolve, host, checks.StatusWarn, "", fmt.Sprintf("%d peer names do not resolve here (mpirun and NCCL's bootstrap use names)", len(names)), names...)
+	case len(ok) == 0:
+		return bad(IDResolve, host, checks.StatusSkip, "", "no peers")
+	}
+	return checks.Result{ID: IDResolve, Target: host, Status: checks.StatusPass, Summary: fmt.Sprintf("all %d peer names resolve", len(ok)), Evidence: ok}
 }
 
 // Fleet compares facts across hosts: perftest and NCCL versions must agree.

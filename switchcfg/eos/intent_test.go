@@ -2,32 +2,17 @@ package eos
 
 import (
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
 )
 
-// recipe is the common NVIDIA RoCE recipe: DSCP 26 on priority 3, lossless
-// with ECN 150 KB / 1500 KB, CNPs (DSCP 48) on priority 6 strict, the rest
-// of the DSCPs on priority 0.
+// recipe is the common NVIDIA RoCE recipe (simtest.LabIntent: DSCP 26 on
+// priority 3, lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48) on priority
+// 6 strict, the rest of the DSCPs on priority 0, MTU 9214) on modular ports.
 func recipe() fabric.SwitchIntent {
-	var rest []int
-	for d := 0; d < 64; d++ {
-		if d != 26 && d != 48 {
-			rest = append(rest, d)
-		}
-	}
-	return fabric.SwitchIntent{
-		APIVersion: fabric.APIVersion, Name: "leaf-01", Platform: Platform, Address: "10.0.1.1", Profile: "roce-lossless",
-		Ports: []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1"},
-		MTU:   9214, Trust: "dscp",
-		Classes: []fabric.SwitchClass{
-			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
-			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
-				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
-			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
-		},
-		PFC: fabric.SwitchPFC{Priorities: []int{3}, CableLengthMeters: 5,
-			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100, DetectionTimeMs: 200, RestorationTimeMs: 400, Action: "drop"}},
-		RoCEClass: "roce", CNPClass: "cnp",
-	}
+	in := simtest.LabIntent(Platform)
+	in.Name, in.Address = "leaf-01", "10.0.1.1"
+	in.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1"}
+	return in
 }
 
 // lossyECN is the recipe without PFC: RoCE relies on ECN alone (thresholds

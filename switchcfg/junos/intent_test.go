@@ -2,32 +2,18 @@ package junos
 
 import (
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
 )
 
-// recipe is the common NVIDIA RoCE recipe on a QFX: DSCP 26 on priority 3,
-// lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48) on priority 6 strict,
-// the rest of the DSCPs on priority 0.
+// recipe is the common NVIDIA RoCE recipe on a QFX (simtest.LabIntent: DSCP
+// 26 on priority 3, lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48) on
+// priority 6 strict, the rest of the DSCPs on priority 0), with a
+// channelized port.
 func recipe() fabric.SwitchIntent {
-	var rest []int
-	for d := 0; d < 64; d++ {
-		if d != 26 && d != 48 {
-			rest = append(rest, d)
-		}
-	}
-	return fabric.SwitchIntent{
-		APIVersion: fabric.APIVersion, Name: "leaf-31", Platform: Platform, Address: "10.0.1.31", Profile: "roce-lossless",
-		Ports: []string{"et-0/0/0", "et-0/0/1", "et-0/0/12:1"},
-		MTU:   9216, Trust: "dscp",
-		Classes: []fabric.SwitchClass{
-			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
-			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
-				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
-			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
-		},
-		PFC: fabric.SwitchPFC{Priorities: []int{3}, CableLengthMeters: 5,
-			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100, DetectionTimeMs: 200, RestorationTimeMs: 400, Action: "drop"}},
-		RoCEClass: "roce", CNPClass: "cnp",
-	}
+	in := simtest.LabIntent(Platform)
+	in.Name, in.Address = "leaf-31", "10.0.1.31"
+	in.Ports = []string{"et-0/0/0", "et-0/0/1", "et-0/0/12:1"}
+	return in
 }
 
 // jvdQueues is the recipe laid out as Juniper's AI/ML design does: PFC

@@ -2,32 +2,18 @@ package nxos
 
 import (
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
 )
 
-// recipe is the common NVIDIA RoCE recipe on a Nexus: DSCP 26 on priority
-// 3, lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48) on priority 6
-// strict, the rest of the DSCPs on priority 0.
+// recipe is the common NVIDIA RoCE recipe on a Nexus (simtest.LabIntent:
+// DSCP 26 on priority 3, lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48)
+// on priority 6 strict, the rest of the DSCPs on priority 0), with a
+// breakout port.
 func recipe() fabric.SwitchIntent {
-	var rest []int
-	for d := 0; d < 64; d++ {
-		if d != 26 && d != 48 {
-			rest = append(rest, d)
-		}
-	}
-	return fabric.SwitchIntent{
-		APIVersion: fabric.APIVersion, Name: "leaf-21", Platform: Platform, Address: "10.0.1.21", Profile: "roce-lossless",
-		Ports: []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/49/1"},
-		MTU:   9216, Trust: "dscp",
-		Classes: []fabric.SwitchClass{
-			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
-			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
-				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
-			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
-		},
-		PFC: fabric.SwitchPFC{Priorities: []int{3}, CableLengthMeters: 5,
-			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100, DetectionTimeMs: 200, RestorationTimeMs: 400, Action: "drop"}},
-		RoCEClass: "roce", CNPClass: "cnp",
-	}
+	in := simtest.LabIntent(Platform)
+	in.Name, in.Address = "leaf-21", "10.0.1.21"
+	in.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/49/1"}
+	return in
 }
 
 // lossyECN drops PFC: RoCE relies on ECN alone, with thresholds that are not

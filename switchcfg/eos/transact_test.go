@@ -10,40 +10,11 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/internal/scripted"
 )
 
-// fakeEOS is a scripted Session: it records every command, answers from
-// replies, and after a command listed in drops it fails every call as a lost
-// connection would.
-type fakeEOS struct {
-	replies map[string]string
-	rejects map[string]string // command → the device's error message (a LineError, as sessions report it)
-	drops   map[string]bool
-	sent    []string
-	dead    bool
-}
-
-func (f *fakeEOS) Send(_ context.Context, cmd string) (string, error) {
-	if f.dead {
-		return "", io.ErrUnexpectedEOF
-	}
-	f.sent = append(f.sent, cmd)
-	if f.drops[cmd] {
-		f.dead = true
-		return "", io.ErrUnexpectedEOF
-	}
-	out := f.replies[cmd]
-	if msg, ok := f.rejects[cmd]; ok {
-		return out + msg, &switchcfg.LineError{Line: cmd, Message: msg}
-	}
-	return out, nil
-}
-
-func (f *fakeEOS) SendConfig(context.Context, []string) (string, error) {
-	return "", errors.New("the EOS driver sends lines inside its configuration session with Send")
-}
-
-func (f *fakeEOS) Close() error { return nil }
+// fakeEOS is the scripted Session shared by the driver tests.
+type fakeEOS = scripted.Session
 
 const (
 	testSession = "fabricctl-test"
@@ -62,15 +33,15 @@ func pushCase(t *testing.T, f *fakeEOS, o switchcfg.PushOptions) (switchcfg.Push
 }
 
 func TestPushCommits(t *testing.T) {
-	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff}}
+	f := &fakeEOS{Replies: map[string]string{"show session-config diffs": someDiff}}
 	res, err, lines := pushCase(t, f, switchcfg.PushOptions{ConfirmTimeout: 90 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := append([]string{"configure session " + testSession}, lines...)
 	want = append(want, "show session-config diffs", "commit timer 00:01:30", "configure session "+testSession+" commit", "copy running-config startup-config")
-	if !slices.Equal(f.sent, want) {
-		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.sent, "\n"), strings.Join(want, "\n"))
+	if !slices.Equal(f.Sent, want) {
+		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.Sent, "\n"), strings.Join(want, "\n"))
 	}
 	if !res.Changed || !res.Committed || res.RolledBack || !strings.Contains(res.Diff, "+qos map dscp 26") {
 		t.Errorf("result %+v", res)
@@ -78,7 +49,7 @@ func TestPushCommits(t *testing.T) {
 }
 
 func TestPushNoDiffAborts(t *testing.T) {
-	f := &fakeEOS{replies: map[string]string{"show session-config diffs": "--- system:/running-config\n+++ session:/x\n"}}
+	f := &fakeEOS{Replies: map[string]string{"show session-config diffs": "--- system:/running-config\n+++ session:/x\n"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -86,25 +57,25 @@ func TestPushNoDiffAborts(t *testing.T) {
 	if res.Changed || res.Committed || res.Diff != "" {
 		t.Errorf("result %+v, want no change", res)
 	}
-	if last := f.sent[len(f.sent)-1]; last != "abort" || slices.ContainsFunc(f.sent, func(s string) bool { return strings.HasPrefix(s, "commit") }) {
-		t.Errorf("sent %q, want the session aborted and nothing committed", f.sent)
+	if last := f.Sent[len(f.Sent)-1]; last != "abort" || slices.ContainsFunc(f.Sent, func(s string) bool { return strings.HasPrefix(s, "commit") }) {
+		t.Errorf("sent %q, want the session aborted and nothing committed", f.Sent)
 	}
 }
 
 func TestPushDryRun(t *testing.T) {
-	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff}}
+	f := &fakeEOS{Replies: map[string]string{"show session-config diffs": someDiff}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || res.Committed || res.Diff == "" || f.sent[len(f.sent)-1] != "abort" {
-		t.Errorf("result %+v, sent %q", res, f.sent)
+	if !res.Changed || res.Committed || res.Diff == "" || f.Sent[len(f.Sent)-1] != "abort" {
+		t.Errorf("result %+v, sent %q", res, f.Sent)
 	}
 }
 
 func TestPushRejectedLineAborts(t *testing.T) {
 	bad := "   priority-flow-control priority 3 no-drop"
-	f := &fakeEOS{rejects: map[string]string{bad: "% Invalid input (at token 1: 'priority-flow-control')"}}
+	f := &fakeEOS{Rejects: map[string]string{bad: "% Invalid input (at token 1: 'priority-flow-control')"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) {
@@ -116,13 +87,13 @@ func TestPushRejectedLineAborts(t *testing.T) {
 	if !strings.Contains(err.Error(), "% Invalid input") {
 		t.Errorf("error %q lacks the device message", err)
 	}
-	if got := f.sent[len(f.sent)-2:]; got[0] != bad || got[1] != "abort" {
+	if got := f.Sent[len(f.Sent)-2:]; got[0] != bad || got[1] != "abort" {
 		t.Errorf("last commands %q, want the bad line then abort", got)
 	}
 }
 
 func TestPushConnectionDrop(t *testing.T) {
-	f := &fakeEOS{drops: map[string]bool{"show session-config diffs": true}}
+	f := &fakeEOS{Drops: map[string]bool{"show session-config diffs": true}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "diffing" || pe.RolledBack || res.RolledBack || res.Committed {
@@ -134,21 +105,21 @@ func TestPushConnectionDrop(t *testing.T) {
 }
 
 func TestPushCommitRefused(t *testing.T) {
-	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff},
-		rejects: map[string]string{"commit timer 00:02:00": "% Cannot commit: session has conflicting changes"}}
+	f := &fakeEOS{Replies: map[string]string{"show session-config diffs": someDiff},
+		Rejects: map[string]string{"commit timer 00:02:00": "% Cannot commit: session has conflicting changes"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "committing" || !pe.RolledBack || res.Committed {
 		t.Fatalf("error %v, result %+v", err, res)
 	}
-	if f.sent[len(f.sent)-1] != "abort" {
-		t.Errorf("sent %q, want abort last", f.sent)
+	if f.Sent[len(f.Sent)-1] != "abort" {
+		t.Errorf("sent %q, want abort last", f.Sent)
 	}
 }
 
 func TestPushConfirmLost(t *testing.T) {
-	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff},
-		drops: map[string]bool{"configure session " + testSession + " commit": true}}
+	f := &fakeEOS{Replies: map[string]string{"show session-config diffs": someDiff},
+		Drops: map[string]bool{"configure session " + testSession + " commit": true}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "confirming" || pe.RolledBack || res.Committed {
@@ -160,8 +131,8 @@ func TestPushConfirmLost(t *testing.T) {
 }
 
 func TestPushSaveFails(t *testing.T) {
-	f := &fakeEOS{replies: map[string]string{"show session-config diffs": someDiff},
-		rejects: map[string]string{"copy running-config startup-config": "% Error copying system:/running-config to flash:/startup-config (No space left on device)"}}
+	f := &fakeEOS{Replies: map[string]string{"show session-config diffs": someDiff},
+		Rejects: map[string]string{"copy running-config startup-config": "% Error copying system:/running-config to flash:/startup-config (No space left on device)"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "saving" || pe.RolledBack || res.Committed || !res.Changed {
@@ -175,8 +146,8 @@ func TestPushSaveFails(t *testing.T) {
 func TestPushWrongPlatform(t *testing.T) {
 	f := &fakeEOS{}
 	_, err := New().Push(context.Background(), f, switchcfg.Config{Platform: "junos", Text: "set x"}, switchcfg.PushOptions{})
-	if err == nil || len(f.sent) != 0 {
-		t.Fatalf("err %v, sent %q", err, f.sent)
+	if err == nil || len(f.Sent) != 0 {
+		t.Fatalf("err %v, sent %q", err, f.Sent)
 	}
 }
 
@@ -185,7 +156,7 @@ func TestObserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeEOS{replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
+	f := &fakeEOS{Replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
 	got, err := New().Observe(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
@@ -193,8 +164,8 @@ func TestObserve(t *testing.T) {
 	if diffs := switchcfg.Compare(recipe(), got); len(diffs) != 0 {
 		t.Errorf("observed intent differs from the pushed one: %v", diffs)
 	}
-	if !slices.Equal(f.sent, []string{ReadbackRunningConfig}) {
-		t.Errorf("sent %q", f.sent)
+	if !slices.Equal(f.Sent, []string{ReadbackRunningConfig}) {
+		t.Errorf("sent %q", f.Sent)
 	}
 }
 

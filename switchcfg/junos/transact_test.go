@@ -10,40 +10,11 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/internal/scripted"
 )
 
-// fakeJunos is a scripted Session: it records every command, answers from
-// replies, and after a command listed in drops fails every call as a lost
-// connection would.
-type fakeJunos struct {
-	replies map[string]string
-	rejects map[string]string // command → the device's error message (a LineError, as sessions report it)
-	drops   map[string]bool
-	sent    []string
-	dead    bool
-}
-
-func (f *fakeJunos) Send(_ context.Context, cmd string) (string, error) {
-	if f.dead {
-		return "", io.ErrUnexpectedEOF
-	}
-	f.sent = append(f.sent, cmd)
-	if f.drops[cmd] {
-		f.dead = true
-		return "", io.ErrUnexpectedEOF
-	}
-	out := f.replies[cmd]
-	if msg, ok := f.rejects[cmd]; ok {
-		return out + msg, &switchcfg.LineError{Line: cmd, Message: msg}
-	}
-	return out, nil
-}
-
-func (f *fakeJunos) SendConfig(context.Context, []string) (string, error) {
-	return "", errors.New("the Junos driver sends set statements with Send inside configure private")
-}
-
-func (f *fakeJunos) Close() error { return nil }
+// fakeJunos is the scripted Session shared by the driver tests.
+type fakeJunos = scripted.Session
 
 const someCompare = "[edit class-of-service forwarding-classes]\n+    class roce queue-num 3 no-loss pfc-priority 3;\n"
 
@@ -72,15 +43,15 @@ func pushCase(t *testing.T, f *fakeJunos, o switchcfg.PushOptions) (switchcfg.Pu
 }
 
 func TestPushCommitsConfirmed(t *testing.T) {
-	f := &fakeJunos{replies: committing(nil)}
+	f := &fakeJunos{Replies: committing(nil)}
 	res, err, lines := pushCase(t, f, switchcfg.PushOptions{ConfirmTimeout: 90 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := append([]string{"configure private"}, lines...)
 	want = append(want, "show | compare", "commit confirmed 2", "commit", "exit")
-	if !slices.Equal(f.sent, want) {
-		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.sent, "\n"), strings.Join(want, "\n"))
+	if !slices.Equal(f.Sent, want) {
+		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.Sent, "\n"), strings.Join(want, "\n"))
 	}
 	if !res.Changed || !res.Committed || !strings.Contains(res.Diff, "+    class roce") {
 		t.Errorf("result %+v", res)
@@ -88,54 +59,54 @@ func TestPushCommitsConfirmed(t *testing.T) {
 }
 
 func TestPushNoDiffDiscards(t *testing.T) {
-	f := &fakeJunos{replies: committing(map[string]string{"show | compare": "\n"})}
+	f := &fakeJunos{Replies: committing(map[string]string{"show | compare": "\n"})}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed || res.Committed || !slices.Equal(f.sent[len(f.sent)-2:], []string{"rollback 0", "exit"}) {
-		t.Errorf("result %+v, sent %q", res, f.sent)
+	if res.Changed || res.Committed || !slices.Equal(f.Sent[len(f.Sent)-2:], []string{"rollback 0", "exit"}) {
+		t.Errorf("result %+v, sent %q", res, f.Sent)
 	}
 }
 
 func TestPushDryRun(t *testing.T) {
-	f := &fakeJunos{replies: committing(nil)}
+	f := &fakeJunos{Replies: committing(nil)}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || res.Committed || res.Diff == "" || slices.Contains(f.sent, "commit") {
-		t.Errorf("result %+v, sent %q", res, f.sent)
+	if !res.Changed || res.Committed || res.Diff == "" || slices.Contains(f.Sent, "commit") {
+		t.Errorf("result %+v, sent %q", res, f.Sent)
 	}
 }
 
 func TestPushRejectedLine(t *testing.T) {
 	bad := "set class-of-service forwarding-classes class roce pfc-priority 3"
-	f := &fakeJunos{replies: committing(nil), rejects: map[string]string{bad: "syntax error."}}
+	f := &fakeJunos{Replies: committing(nil), Rejects: map[string]string{bad: "syntax error."}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) || pe.Line != bad || pe.Step != "loading" || !pe.RolledBack || !res.RolledBack {
 		t.Fatalf("error %v (%+v), result %+v", err, pe, res)
 	}
-	if got := f.sent[len(f.sent)-3:]; !slices.Equal(got, []string{bad, "rollback 0", "exit"}) {
+	if got := f.Sent[len(f.Sent)-3:]; !slices.Equal(got, []string{bad, "rollback 0", "exit"}) {
 		t.Errorf("last commands %q", got)
 	}
 }
 
 func TestPushCommitCheckFails(t *testing.T) {
-	f := &fakeJunos{replies: committing(map[string]string{"commit confirmed 2": "[edit class-of-service interfaces et-0/0/0]\n  'scheduler-map X'\n    Referenced scheduler map X is not defined\nerror: configuration check-out failed"})}
+	f := &fakeJunos{Replies: committing(map[string]string{"commit confirmed 2": "[edit class-of-service interfaces et-0/0/0]\n  'scheduler-map X'\n    Referenced scheduler map X is not defined\nerror: configuration check-out failed"})}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "committing" || !pe.RolledBack || res.Committed {
 		t.Fatalf("error %v, result %+v", err, res)
 	}
-	if !strings.Contains(err.Error(), "check-out failed") || f.sent[len(f.sent)-1] != "exit" {
-		t.Errorf("error %q, sent %q", err, f.sent)
+	if !strings.Contains(err.Error(), "check-out failed") || f.Sent[len(f.Sent)-1] != "exit" {
+		t.Errorf("error %q, sent %q", err, f.Sent)
 	}
 }
 
 func TestPushConfirmLost(t *testing.T) {
-	f := &fakeJunos{replies: committing(nil), drops: map[string]bool{"commit": true}}
+	f := &fakeJunos{Replies: committing(nil), Drops: map[string]bool{"commit": true}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "confirming" || pe.RolledBack || res.Committed {
@@ -147,7 +118,7 @@ func TestPushConfirmLost(t *testing.T) {
 }
 
 func TestPushConnectionDrop(t *testing.T) {
-	f := &fakeJunos{replies: committing(nil), drops: map[string]bool{"show | compare": true}}
+	f := &fakeJunos{Replies: committing(nil), Drops: map[string]bool{"show | compare": true}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.RolledBack || res.RolledBack || !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -158,8 +129,8 @@ func TestPushConnectionDrop(t *testing.T) {
 func TestPushRefusesNonSetLines(t *testing.T) {
 	f := &fakeJunos{}
 	_, err := New().Push(context.Background(), f, switchcfg.Config{Platform: Platform, Format: "set", Text: "rollback 1\n"}, switchcfg.PushOptions{})
-	if err == nil || len(f.sent) != 0 {
-		t.Fatalf("err %v, sent %q", err, f.sent)
+	if err == nil || len(f.Sent) != 0 {
+		t.Fatalf("err %v, sent %q", err, f.Sent)
 	}
 }
 
@@ -169,7 +140,7 @@ func TestObserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	rb := setReadback(cfg.Text)
-	f := &fakeJunos{replies: map[string]string{ReadbackClassOfService: string(rb[ReadbackClassOfService]), ReadbackInterfaces: string(rb[ReadbackInterfaces])}}
+	f := &fakeJunos{Replies: map[string]string{ReadbackClassOfService: string(rb[ReadbackClassOfService]), ReadbackInterfaces: string(rb[ReadbackInterfaces])}}
 	got, err := New().Observe(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +148,7 @@ func TestObserve(t *testing.T) {
 	if diffs := switchcfg.Compare(recipe(), got); len(diffs) != 0 {
 		t.Errorf("observed intent differs from the pushed one: %v", diffs)
 	}
-	if !slices.Equal(f.sent, New().ReadbackCommands()) {
-		t.Errorf("sent %q", f.sent)
+	if !slices.Equal(f.Sent, New().ReadbackCommands()) {
+		t.Errorf("sent %q", f.Sent)
 	}
 }

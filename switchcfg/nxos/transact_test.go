@@ -9,40 +9,11 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/internal/scripted"
 )
 
-// fakeNXOS is a scripted Session: it records every command, answers from
-// replies, and after a command listed in drops fails every call as a lost
-// connection would.
-type fakeNXOS struct {
-	replies map[string]string
-	rejects map[string]string // command → the device's error message (a LineError, as sessions report it)
-	drops   map[string]bool
-	sent    []string
-	dead    bool
-}
-
-func (f *fakeNXOS) Send(_ context.Context, cmd string) (string, error) {
-	if f.dead {
-		return "", io.ErrUnexpectedEOF
-	}
-	f.sent = append(f.sent, cmd)
-	if f.drops[cmd] {
-		f.dead = true
-		return "", io.ErrUnexpectedEOF
-	}
-	out := f.replies[cmd]
-	if msg, ok := f.rejects[cmd]; ok {
-		return out + msg, &switchcfg.LineError{Line: cmd, Message: msg}
-	}
-	return out, nil
-}
-
-func (f *fakeNXOS) SendConfig(context.Context, []string) (string, error) {
-	return "", errors.New("the NX-OS driver enters configure terminal itself and sends lines with Send")
-}
-
-func (f *fakeNXOS) Close() error { return nil }
+// fakeNXOS is the scripted Session shared by the driver tests.
+type fakeNXOS = scripted.Session
 
 const (
 	testCheckpoint = "fabricctl-test"
@@ -64,15 +35,15 @@ func pushCase(t *testing.T, f *fakeNXOS, o switchcfg.PushOptions) (switchcfg.Pus
 }
 
 func TestPushCommitsAndSaves(t *testing.T) {
-	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, "copy running-config startup-config": "[########################################] 100%\nCopy complete, now saving to disk (please wait)...\nCopy complete."}}
+	f := &fakeNXOS{Replies: map[string]string{diffCmd: somePatch, "copy running-config startup-config": "[########################################] 100%\nCopy complete, now saving to disk (please wait)...\nCopy complete."}}
 	res, err, lines := pushCase(t, f, switchcfg.PushOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := append([]string{"checkpoint " + testCheckpoint, "configure terminal"}, lines...)
 	want = append(want, "end", diffCmd, "copy running-config startup-config", "no checkpoint "+testCheckpoint)
-	if !slices.Equal(f.sent, want) {
-		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.sent, "\n"), strings.Join(want, "\n"))
+	if !slices.Equal(f.Sent, want) {
+		t.Errorf("sent\n%s\nwant\n%s", strings.Join(f.Sent, "\n"), strings.Join(want, "\n"))
 	}
 	if !res.Changed || !res.Committed || res.Diff != "interface Ethernet1/1\n  priority-flow-control mode on" {
 		t.Errorf("result %+v", res)
@@ -80,30 +51,30 @@ func TestPushCommitsAndSaves(t *testing.T) {
 }
 
 func TestPushNoDiff(t *testing.T) {
-	f := &fakeNXOS{replies: map[string]string{diffCmd: emptyPatch}}
+	f := &fakeNXOS{Replies: map[string]string{diffCmd: emptyPatch}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed || res.Committed || f.sent[len(f.sent)-2] != diffCmd || f.sent[len(f.sent)-1] != "no checkpoint "+testCheckpoint {
-		t.Errorf("result %+v, sent %q: want nothing saved or rolled back", res, f.sent)
+	if res.Changed || res.Committed || f.Sent[len(f.Sent)-2] != diffCmd || f.Sent[len(f.Sent)-1] != "no checkpoint "+testCheckpoint {
+		t.Errorf("result %+v, sent %q: want nothing saved or rolled back", res, f.Sent)
 	}
 }
 
 func TestPushDryRunRollsBack(t *testing.T) {
-	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback completed successfully."}}
+	f := &fakeNXOS{Replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback completed successfully."}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || res.Committed || res.Diff == "" || f.sent[len(f.sent)-2] != rollbackCmd {
-		t.Errorf("result %+v, sent %q", res, f.sent)
+	if !res.Changed || res.Committed || res.Diff == "" || f.Sent[len(f.Sent)-2] != rollbackCmd {
+		t.Errorf("result %+v, sent %q", res, f.Sent)
 	}
 }
 
 func TestPushRejectedLineRollsBack(t *testing.T) {
 	bad := "    pause pfc-cos 3"
-	f := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully."}, rejects: map[string]string{bad: "% Invalid command at '^' marker."}}
+	f := &fakeNXOS{Replies: map[string]string{rollbackCmd: "Rollback completed successfully."}, Rejects: map[string]string{bad: "% Invalid command at '^' marker."}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || !errors.Is(err, switchcfg.ErrPushFailed) {
@@ -112,14 +83,14 @@ func TestPushRejectedLineRollsBack(t *testing.T) {
 	if pe.Line != bad || pe.Step != "loading" || !pe.RolledBack || !res.RolledBack || res.Committed {
 		t.Errorf("PushError %+v, result %+v", pe, res)
 	}
-	if got := f.sent[len(f.sent)-3:]; !slices.Equal(got, []string{bad, "end", rollbackCmd}) {
+	if got := f.Sent[len(f.Sent)-3:]; !slices.Equal(got, []string{bad, "end", rollbackCmd}) {
 		t.Errorf("last commands %q, want the bad line, end, rollback", got)
 	}
 }
 
 func TestPushRollbackFails(t *testing.T) {
-	f := &fakeNXOS{replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback failed."},
-		rejects: map[string]string{"copy running-config startup-config": "ERROR: copy failed: no space left on device"}}
+	f := &fakeNXOS{Replies: map[string]string{diffCmd: somePatch, rollbackCmd: "Rollback failed."},
+		Rejects: map[string]string{"copy running-config startup-config": "ERROR: copy failed: no space left on device"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "saving" || pe.RolledBack || res.RolledBack {
@@ -131,7 +102,7 @@ func TestPushRollbackFails(t *testing.T) {
 }
 
 func TestPushConnectionDrop(t *testing.T) {
-	f := &fakeNXOS{drops: map[string]bool{"end": true}}
+	f := &fakeNXOS{Drops: map[string]bool{"end": true}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.RolledBack || res.RolledBack || !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -149,8 +120,8 @@ func TestPushConnectionDrop(t *testing.T) {
 // driver restores the checkpoint over a fresh session, checks the rollback
 // patch is empty and deletes the checkpoint.
 func TestPushConnectionDropRecoversOnNewSession(t *testing.T) {
-	f := &fakeNXOS{drops: map[string]bool{"end": true}}
-	g := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: emptyPatch}}
+	f := &fakeNXOS{Drops: map[string]bool{"end": true}}
+	g := &fakeNXOS{Replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: emptyPatch}}
 	dials := 0
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{Reconnect: func(context.Context) (switchcfg.Session, error) {
 		dials++
@@ -163,8 +134,8 @@ func TestPushConnectionDropRecoversOnNewSession(t *testing.T) {
 	if !pe.RolledBack || !res.RolledBack || res.Committed || pe.Line != "end" || pe.Checkpoint != testCheckpoint || dials != 1 {
 		t.Errorf("PushError %+v, result %+v, %d dials", pe, res, dials)
 	}
-	if want := []string{rollbackCmd, diffCmd, "no checkpoint " + testCheckpoint}; !slices.Equal(g.sent, want) {
-		t.Errorf("new session got %q, want %q", g.sent, want)
+	if want := []string{rollbackCmd, diffCmd, "no checkpoint " + testCheckpoint}; !slices.Equal(g.Sent, want) {
+		t.Errorf("new session got %q, want %q", g.Sent, want)
 	}
 	if !strings.Contains(err.Error(), "new session") {
 		t.Errorf("error %q does not say the rollback went over a new session", err)
@@ -177,14 +148,14 @@ func TestPushConnectionDropRecoveryFails(t *testing.T) {
 			return nil, errors.New("dial tcp: connection refused")
 		},
 		"rollback fails": func(context.Context) (switchcfg.Session, error) {
-			return &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback failed."}}, nil
+			return &fakeNXOS{Replies: map[string]string{rollbackCmd: "Rollback failed."}}, nil
 		},
 		"patch left": func(context.Context) (switchcfg.Session, error) {
-			return &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: somePatch}}, nil
+			return &fakeNXOS{Replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: somePatch}}, nil
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := &fakeNXOS{drops: map[string]bool{"end": true}}
+			f := &fakeNXOS{Drops: map[string]bool{"end": true}}
 			res, err, _ := pushCase(t, f, switchcfg.PushOptions{Reconnect: reconnect})
 			var pe *switchcfg.PushError
 			if !errors.As(err, &pe) || pe.RolledBack || res.RolledBack || !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -200,26 +171,26 @@ func TestPushConnectionDropRecoveryFails(t *testing.T) {
 // TestRecover: the switchcfg.Recoverer a caller uses with PushError.Checkpoint.
 func TestRecover(t *testing.T) {
 	var r switchcfg.Recoverer = New()
-	g := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: emptyPatch}}
+	g := &fakeNXOS{Replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: emptyPatch}}
 	if err := r.Recover(context.Background(), g, testCheckpoint); err != nil {
 		t.Fatal(err)
 	}
-	bad := &fakeNXOS{replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: somePatch}}
+	bad := &fakeNXOS{Replies: map[string]string{rollbackCmd: "Rollback completed successfully.", diffCmd: somePatch}}
 	err := r.Recover(context.Background(), bad, testCheckpoint)
 	if err == nil || !strings.Contains(err.Error(), "priority-flow-control mode on") {
 		t.Errorf("a rollback that leaves a patch: %v", err)
 	}
-	if slices.Contains(bad.sent, "no checkpoint "+testCheckpoint) {
+	if slices.Contains(bad.Sent, "no checkpoint "+testCheckpoint) {
 		t.Error("the checkpoint was deleted although the switch does not match it")
 	}
 }
 
 func TestPushCheckpointRefused(t *testing.T) {
-	f := &fakeNXOS{rejects: map[string]string{"checkpoint " + testCheckpoint: "ERROR: Checkpoint name already in use"}}
+	f := &fakeNXOS{Rejects: map[string]string{"checkpoint " + testCheckpoint: "ERROR: Checkpoint name already in use"}}
 	res, err, _ := pushCase(t, f, switchcfg.PushOptions{})
 	var pe *switchcfg.PushError
-	if !errors.As(err, &pe) || pe.Step != "checkpointing" || !pe.RolledBack || len(f.sent) != 1 || res.Changed {
-		t.Fatalf("error %v, sent %q", err, f.sent)
+	if !errors.As(err, &pe) || pe.Step != "checkpointing" || !pe.RolledBack || len(f.Sent) != 1 || res.Changed {
+		t.Fatalf("error %v, sent %q", err, f.Sent)
 	}
 }
 
@@ -228,7 +199,7 @@ func TestObserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeNXOS{replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
+	f := &fakeNXOS{Replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
 	got, err := New().Observe(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)

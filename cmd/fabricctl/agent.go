@@ -12,7 +12,7 @@ import (
 
 // registerAgentOps adds the ops beyond the built-in ones (the checks'
 // exec-check ops register here).
-func registerAgentOps(*agent.Handler) {}
+func registerAgentOps(h *agent.Handler) { registerCheckOps(h) }
 
 func newAgentCmd(g *globals) *cobra.Command {
 	var hf hostFlags

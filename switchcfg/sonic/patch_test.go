@@ -173,13 +173,23 @@ func TestPatchRefuses(t *testing.T) {
 	}
 }
 
-func TestPatchIntoAnEmptyDatabase(t *testing.T) {
-	si := labSwitch(t)
-	observed := ConfigDB{tPort: {}}
+// bareDB is a CONFIG_DB with si's ports and nothing else (no stock maps).
+func bareDB(si fabric.SwitchIntent) ConfigDB {
+	db := ConfigDB{tPort: {}}
 	for _, p := range si.Ports {
-		observed[tPort][p] = map[string]string{"speed": "100000"}
+		db[tPort][p] = map[string]string{"speed": "100000"}
 	}
-	desired, _ := Desired(si)
+	return db
+}
+
+// patchTo builds the patch from observed to si's tables, applies it to
+// observed as the switch would, and returns it.
+func patchTo(t *testing.T, observed ConfigDB, si fabric.SwitchIntent) []PatchOp {
+	t.Helper()
+	desired, err := Desired(si)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ops, err := BuildPatch(observed, desired)
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +197,13 @@ func TestPatchIntoAnEmptyDatabase(t *testing.T) {
 	if err := ApplyPatch(observed, ops); err != nil {
 		t.Fatalf("%v\n%s", err, PatchJSON(ops))
 	}
+	return ops
+}
+
+func TestPatchIntoAnEmptyDatabase(t *testing.T) {
+	si := labSwitch(t)
+	observed := bareDB(si)
+	patchTo(t, observed, si)
 	got, _ := ParseConfigDB(observed)
 	if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(si, got); len(diffs) != 0 {
 		t.Fatal(diffs)
@@ -260,39 +277,19 @@ func TestPatchRemovesATableItWouldEmpty(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			si := labSwitch(t)
-			observed := ConfigDB{tPort: {}}
+			observed := bareDB(si)
 			if tc.stock {
 				observed = defaultDB(t)
 			}
-			for _, p := range si.Ports {
-				if observed[tPort][p] == nil {
-					observed[tPort][p] = map[string]string{"speed": "100000"}
-				}
-			}
-			desired, _ := Desired(si)
-			ops, err := BuildPatch(observed, desired)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := ApplyPatch(observed, ops); err != nil {
-				t.Fatal(err)
-			}
+			patchTo(t, observed, si)
 			tc.vary(&si)
-			if desired, err = Desired(si); err != nil {
-				t.Fatal(err)
-			}
-			if ops, err = BuildPatch(observed, desired); err != nil {
-				t.Fatal(err)
-			}
+			ops := patchTo(t, observed, si)
 			got := map[string]bool{}
 			for _, o := range ops {
 				got[o.Op+" "+o.Path] = true
 			}
 			if !got[tc.want] || got[tc.nope] {
 				t.Errorf("want %q and not %q in\n%s", tc.want, tc.nope, PatchJSON(ops))
-			}
-			if err := ApplyPatch(observed, ops); err != nil {
-				t.Fatal(err)
 			}
 			if empty := emptyTables(observed); len(empty) != 0 {
 				t.Errorf("the patch leaves empty tables %v (GCU refuses it)\n%s", empty, PatchJSON(ops))

@@ -104,9 +104,10 @@ type PushError struct {
 	Line string
 	// RolledBack is true when the abort/rollback succeeded.
 	RolledBack bool
-	// Checkpoint is the checkpoint the push took (NX-OS, SONiC), kept on the
-	// device after a failure; with RolledBack false, a Recoverer's Recover on
-	// a new session restores it. Empty when the driver took none.
+	// Checkpoint is the checkpoint the push took and kept on the device after
+	// the failure (set by drivers that implement Recoverer: NX-OS); with
+	// RolledBack false, the driver's Recover on a new session restores it.
+	// Empty otherwise.
 	Checkpoint string
 	// Err is the cause; when the rollback itself failed it joins both errors.
 	Err error

@@ -37,6 +37,9 @@ func ParseLdList(out string) ([]string, error) {
 			set[f[0]] = true
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading ld.so --list output: %w", err)
+	}
 	if len(notFound) > 0 {
 		sort.Strings(notFound)
 		return nil, fmt.Errorf("resolving shared libraries: not found: %s", strings.Join(notFound, ", "))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -17,9 +18,46 @@ import (
 	"github.com/fabricctl/fabricctl/lab/image"
 )
 
-// labTopologyFromFabric converts a fabric file's hosts into the lab topology (`lab up -f`).
-// Wired by the fabric integration; nil means -f is not available yet.
-var labTopologyFromFabric func(ctx context.Context, path string) (lab.Topology, error)
+// labTopologyFromFabric loads a fabric file (`lab up -f`) and makes every host a VM-host of the
+// lab at its address; the switches' and subnet managers' addresses go on the lab bridge beside
+// the controller, where their simulators listen. Addresses must be IPv4 inside the lab subnet.
+func labTopologyFromFabric(stderr io.Writer, path string) (lab.Topology, error) {
+	f, err := loadFabric(stderr, path)
+	if err != nil {
+		return lab.Topology{}, err
+	}
+	t := lab.DefaultTopology()
+	t.Hosts, t.Extra = nil, nil
+	addr := func(kind, name, a string) (netip.Addr, error) {
+		ip, err := netip.ParseAddr(a)
+		if err != nil || !ip.Is4() {
+			return netip.Addr{}, fmt.Errorf("%s: %s %s: address %q: the lab needs an IPv4 address inside %s", path, kind, name, a, t.Subnet)
+		}
+		return ip, nil
+	}
+	for _, h := range f.Spec.Hosts {
+		ip, err := addr("host", h.Name, h.Address)
+		if err != nil {
+			return lab.Topology{}, err
+		}
+		t.Hosts = append(t.Hosts, lab.Host{Name: h.Name, Address: ip})
+	}
+	for _, s := range f.Spec.Switches {
+		ip, err := addr("switch", s.Name, s.Address)
+		if err != nil {
+			return lab.Topology{}, err
+		}
+		t.Extra = append(t.Extra, ip)
+	}
+	for _, s := range f.Spec.SubnetManagers {
+		ip, err := addr("subnet manager", s.Name, s.Address)
+		if err != nil {
+			return lab.Topology{}, err
+		}
+		t.Extra = append(t.Extra, ip)
+	}
+	return t, nil
+}
 
 type labFlags struct {
 	stateDir string
@@ -95,10 +133,7 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 			case fabricFile != "" && hosts != "":
 				return errors.New("use -f or --hosts, not both")
 			case fabricFile != "":
-				if labTopologyFromFabric == nil {
-					return errors.New("lab up -f: reading a fabric file is not wired yet; use --hosts NAME=ADDR,...")
-				}
-				t, err := labTopologyFromFabric(ctx, fabricFile)
+				t, err := labTopologyFromFabric(g.stderr, fabricFile)
 				if err != nil {
 					return err
 				}

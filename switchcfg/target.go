@@ -110,7 +110,11 @@ func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change,
 		return nil, err
 	}
 	defer s.Close()
-	if _, err := tr.Push(ctx, s, cfg, t.Push); err != nil {
+	// Platforms without a candidate config (NX-OS) recover from a dropped
+	// connection by reconnecting and rolling back to their checkpoint.
+	opt := t.Push
+	opt.Reconnect = t.Connect
+	if _, err := tr.Push(ctx, s, cfg, opt); err != nil {
 		var pe *PushError
 		if errors.As(err, &pe) && pe.RolledBack {
 			return nil, fmt.Errorf("%w (%w)", err, fabric.ErrRolledBack)

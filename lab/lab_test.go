@@ -365,3 +365,20 @@ func TestIPv4GID(t *testing.T) {
 		t.Errorf("gid %s", g)
 	}
 }
+
+// Up refuses quickly, before touching the system, when qemu is missing (or when not root).
+func TestUpWithoutQemu(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Up(t.Context(), DefaultTopology(), image.Image{}, Options{StateDir: dir, Qemu: "/nonexistent/qemu-system-x86_64"}, nil)
+	switch {
+	case os.Geteuid() != 0:
+		if !errors.Is(err, ErrNotRoot) {
+			t.Fatalf("err = %v, want ErrNotRoot", err)
+		}
+	case !errors.Is(err, image.ErrMissingTool) || !strings.Contains(err.Error(), "qemu") || !strings.Contains(err.Error(), "install-deps.sh"):
+		t.Fatalf("err = %v, want ErrMissingTool naming qemu", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("state dir touched: %v", entries)
+	}
+}

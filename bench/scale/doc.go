@@ -6,6 +6,7 @@
 //	bench/scale.sh                                   # 50, 200, 500 hosts, prints the curve
 //	SCALE_N=1000 bench/scale.sh                      # other sizes
 //	go test -run '^$' -bench BenchmarkScale -benchtime 1x ./bench/scale
+//	SCALE_N=500 SCALE_HEAPPROFILE=/tmp/heap bench/scale.sh  # /tmp/heap.500 for go tool pprof
 //
 // The servers run in a child process (this test binary again, running
 // TestFleetHelper), so the controller's peak RSS (/proc/self/status VmHWM,

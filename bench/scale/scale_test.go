@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,6 +197,19 @@ func cpuSeconds(pid string) float64 {
 	return (ut + st) / 100
 }
 
+// writeHeapProfile writes the live heap (after a GC) for go tool pprof.
+func writeHeapProfile(b *testing.B, path string) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // resetPeak makes VmHWM start again from the current RSS (Linux ≥ 4.0).
 func resetPeak() error {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
@@ -343,6 +357,9 @@ func runOnce(b *testing.B, root string, n int, d *agentclient.Deployer, sha stri
 	start = time.Now()
 	res := e.Apply(ctx, targets, plan, fabric.ApplyOptions{})
 	r.Apply = time.Since(start)
+	if file := os.Getenv("SCALE_HEAPPROFILE"); file != "" {
+		writeHeapProfile(b, fmt.Sprintf("%s.%d", file, n)) // every connection still open
+	}
 	closeAll()
 	if res.Failed() {
 		b.Fatalf("apply: %v", res.Err())

@@ -86,7 +86,9 @@ func (r PairRun) Value() (float64, bool) {
 // whole sweep (see Sweep).
 func Judge(r PairRun, th Thresholds) checks.Result {
 	res := checks.Result{ID: r.ID(), Target: r.Target(), Status: checks.StatusPass}
-	res.Measurements = append(res.Measurements, checks.Measurement{Name: MeasWall, Value: r.Wall.Seconds(), Unit: "s"})
+	defer func() {
+		res.Measurements = append(res.Measurements, checks.Measurement{Name: MeasWall, Value: r.Wall.Seconds(), Unit: "s"})
+	}()
 	if r.Err != nil {
 		res.Status, res.Summary = checks.StatusError, r.Err.Error()
 		return res
@@ -187,9 +189,15 @@ type side struct {
 	deltas []evaluate.Delta
 }
 
+// baselineSlack is added to every counter of a baseline built from the
+// sweep itself, so that counters that stayed at zero in healthy runs may move
+// by a few without being evidence.
+const baselineSlack = 10
+
 // judgeSweep adds what needs the whole sweep: outliers below the relative
 // floor of the best value, and counter movements beyond the baseline (given,
-// or built from the healthy runs of the sweep).
+// or built from the healthy runs of the sweep: twice their largest movement
+// plus baselineSlack).
 func judgeSweep(runs []PairRun, results []checks.Result, th Thresholds, base evaluate.Baseline) evaluate.Baseline {
 	best := 0.0
 	isBW := len(runs) > 0 && runs[0].Test.Test.Kind == perftest.BW
@@ -222,6 +230,11 @@ func judgeSweep(runs []PairRun, results []checks.Result, th Thresholds, base eva
 			}
 		}
 		base = evaluate.NewBaseline(healthy...)
+		// One healthy test is a small sample: a counter counts as evidence
+		// only beyond twice the healthy maximum plus a little.
+		for k, v := range base {
+			base[k] = 2*v + baselineSlack
+		}
 	}
 	for i, r := range runs {
 		if r.Err != nil {

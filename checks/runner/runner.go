@@ -35,6 +35,9 @@ type Options struct {
 	Parallel int
 	// Timeout overrides the per-side perftest bound (0: twice the duration + 30 s).
 	Timeout time.Duration
+	// RelativeFloor is the outlier fraction of the fleet's best bandwidth
+	// (0: 93%). Emulated fabrics (the soft-RoCE lab) need a lower one.
+	RelativeFloor float64
 	// BasePort is the first perftest TCP port (default rdma.DefaultBasePort).
 	BasePort int
 	// Progress, when set, receives one line per finished step.
@@ -245,7 +248,7 @@ func loopbackSweep(o Options) rdma.Sweep {
 	}
 	t := test(l.Test, l.MessageSize, l.Duration)
 	t.Timeout = o.Timeout
-	return rdma.Sweep{Test: t, BasePort: o.BasePort, Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate)}}
+	return rdma.Sweep{Test: t, BasePort: o.BasePort, Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate), RelativeFloor: o.RelativeFloor}}
 }
 
 func pairwiseSweep(o Options) rdma.Sweep {
@@ -256,7 +259,7 @@ func pairwiseSweep(o Options) rdma.Sweep {
 	t := test(p.Test, p.MessageSize, p.Duration)
 	t.Timeout = o.Timeout
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Schedule: schedule.Kind(p.Schedule), Retest: p.RetestOutliers,
-		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(p.MinPercentOfPortRate), MaxLatency: time.Duration(p.MaxLatency)}}
+		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(p.MinPercentOfPortRate), MaxLatency: time.Duration(p.MaxLatency), RelativeFloor: o.RelativeFloor}}
 }
 
 // cleanup asks every agent to kill perftest processes left behind.

@@ -3,6 +3,7 @@ package rdmatest
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -124,15 +125,29 @@ func Path(t testing.TB, script string) string {
 	return dir
 }
 
-// FreePort finds a TCP port nobody listens on.
+// FreePort finds a TCP port p such that p..p+7 are free, below the
+// ephemeral range (32768+): a sweep uses p+i for its i-th concurrent pair,
+// and a port in the ephemeral range may be taken by any outgoing connection,
+// the tests' own clients included.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for try := 0; try < 200; try++ {
+		p := 20000 + rand.IntN(12000)
+		ok := true
+		for i := range 8 {
+			ln, err := net.Listen("tcp", ":"+strconv.Itoa(p+i))
+			if err != nil {
+				ok = false
+				break
+			}
+			ln.Close()
+		}
+		if ok {
+			return p
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free TCP port range below 32768")
+	return 0
 }
 
 // Table is the fake's output at a given bandwidth on device dev.

@@ -124,7 +124,14 @@ func (l *loader) fail(p Pos, path, format string, args ...any) {
 	*l.errs = append(*l.errs, &Error{Pos: p, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (l *loader) readDocs(file string, from Pos, fromPath string) ([]*yaml.Node, bool) {
+// readDocs reads and parses every document of file; from and fromPath locate
+// the include that named it (empty for the root file), shown is the path as
+// the user wrote it.
+func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yaml.Node, bool) {
+	also := ""
+	if shown != file {
+		also = " (" + file + ")"
+	}
 	data, err := l.opts.ReadFile(file)
 	if err != nil {
 		switch {
@@ -132,13 +139,13 @@ func (l *loader) readDocs(file string, from Pos, fromPath string) ([]*yaml.Node,
 			if fromPath == "" {
 				l.fail(Pos{File: file}, "", "file does not exist")
 			} else {
-				l.fail(from, fromPath, "included file %s does not exist", file)
+				l.fail(from, fromPath, "included file %s does not exist%s", shown, also)
 			}
 		case errors.Is(err, errIsDir):
 			if fromPath == "" {
 				l.fail(Pos{File: file}, "", "is a directory; give a fabric or profile file")
 			} else {
-				l.fail(from, fromPath, "included path %s is a directory; include files", file)
+				l.fail(from, fromPath, "included path %s is a directory%s; include files", shown, also)
 			}
 		case errors.Is(err, fs.ErrPermission):
 			l.fail(Pos{File: file}, "", "cannot read file: permission denied")
@@ -259,7 +266,7 @@ func (l *loader) loadRoot(file string) *Fabric {
 	abs, _ := filepath.Abs(file)
 	l.stack = []string{abs}
 	l.seen[abs] = Pos{File: file}
-	docs, ok := l.readDocs(file, Pos{}, "")
+	docs, ok := l.readDocs(file, Pos{}, "", file)
 	if !ok {
 		return nil
 	}
@@ -370,7 +377,7 @@ func (l *loader) includes(fd *Fabric, file string) {
 			continue
 		}
 		l.seen[abs] = at
-		docs, ok := l.readDocs(target, at, path)
+		docs, ok := l.readDocs(target, at, path, inc)
 		if !ok {
 			continue
 		}

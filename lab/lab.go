@@ -89,6 +89,9 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 	if err := s.setupNetwork(ctx); err != nil {
 		return fail(err)
 	}
+	if err := s.startSwitches(ctx, o.SwitchSim); err != nil {
+		return fail(fmt.Errorf("starting the switch simulators: %w", err))
+	}
 	accel := Accel()
 	// start every qemu at once: each takes a second or two to start on a busy machine
 	started := make([]time.Time, len(s.VMs))
@@ -198,18 +201,21 @@ func readPid(path string) (int, error) {
 
 // alive reports whether the VM's qemu runs: the pid exists and is the qemu started for this VM
 // (its command line names the VM's pid file), so a recycled pid is never mistaken for it.
-func alive(v VM) bool {
-	if v.Pid <= 0 {
+func alive(v VM) bool { return pidRuns(v.Pid, v.PidFile) }
+
+// pidRuns reports whether pid is a live (not zombie) process whose command line contains marker.
+func pidRuns(pid int, marker string) bool {
+	if pid <= 0 {
 		return false
 	}
-	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", v.Pid))
+	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
 		return false
 	}
-	if !bytes.Contains(cmd, []byte(v.PidFile)) {
+	if !bytes.Contains(cmd, []byte(marker)) {
 		return false
 	}
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", v.Pid))
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return false
 	}
@@ -262,7 +268,7 @@ func (s *State) Down(ctx context.Context, log *slog.Logger) error {
 		go func(v VM) { defer wg.Done(); s.Kill(v) }(v)
 	}
 	wg.Wait()
-	var errs []error
+	errs := []error{s.stopSwitches()}
 	if netnsExists(s.Netns) {
 		if err := command(ctx, "ip", "netns", "del", s.Netns); err != nil {
 			errs = append(errs, fmt.Errorf("deleting the lab namespace: %w", err))

@@ -58,9 +58,11 @@ type State struct {
 	Bridge     string   `json:"bridge"` // the lab's "switch"
 	Topology   Topology `json:"topology"`
 	VMs        []VM     `json:"vms"`
-	User       string   `json:"user"`       // ssh user on every VM-host
-	KeyPath    string   `json:"keyPath"`    // controller's private key (OpenSSH format, ed25519)
-	KnownHosts string   `json:"knownHosts"` // known_hosts with every VM's host key, by name and address
+	// Switches are the switch simulators Up started (see switches.go); Down stops them.
+	Switches   []SwitchSim `json:"switches,omitempty"`
+	User       string      `json:"user"`       // ssh user on every VM-host
+	KeyPath    string      `json:"keyPath"`    // controller's private key (OpenSSH format, ed25519)
+	KnownHosts string      `json:"knownHosts"` // known_hosts with every VM's host key, by name and address
 	// Image is the kernel/initramfs the VMs booted.
 	Image     image.Image `json:"image"`
 	MemoryMB  int         `json:"memoryMB"`
@@ -78,6 +80,9 @@ type Options struct {
 	CPUs        int
 	BootTimeout time.Duration
 	Qemu        string // qemu-system-x86_64
+	// SwitchSim is the fabricctl binary that Up runs as `fabricctl switch-sim` for each of the
+	// topology's switches; it must be set when the topology has switches.
+	SwitchSim string
 }
 
 func (o Options) withDefaults() Options {

@@ -27,6 +27,8 @@ type Topology struct {
 	// the lab namespace (switch simulators, a subnet manager).
 	Extra []netip.Addr `json:"extra,omitempty"`
 	Hosts []Host       `json:"hosts"`
+	// Switches get a simulator each, listening on their address (one of Extra) port 22.
+	Switches []Switch `json:"switches,omitempty"`
 }
 
 // DefaultTopology is the lab fabric of profiles/lab/fabric.yaml: lab-h1..lab-h4 at
@@ -125,6 +127,25 @@ func (t Topology) Validate() error {
 				bad("%s: MAC %s derived from its address collides with %s", what, m, prev)
 			}
 			macs[m] = what
+		}
+	}
+	extra := map[netip.Addr]bool{}
+	for _, a := range t.Extra {
+		extra[a] = true
+	}
+	for i, sw := range t.Switches {
+		if !hostNameRE.MatchString(sw.Name) {
+			bad("switches[%d]: name %q: want lower-case letters, digits and '-'", i, sw.Name)
+		}
+		if names[sw.Name] {
+			bad("switches[%d]: name %s used twice", i, sw.Name)
+		}
+		names[sw.Name] = true
+		if !extra[sw.Address] {
+			bad("switches[%d] %s: address %v is not one of the bridge's extra addresses", i, sw.Name, sw.Address)
+		}
+		if sw.Platform == "" {
+			bad("switches[%d] %s: no platform", i, sw.Name)
 		}
 	}
 	return errors.Join(errs...)

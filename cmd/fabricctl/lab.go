@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -48,6 +49,11 @@ func labTopologyFromFabric(stderr io.Writer, path string) (lab.Topology, error) 
 			return lab.Topology{}, err
 		}
 		t.Extra = append(t.Extra, ip)
+		sw := lab.Switch{Name: s.Name, Platform: s.Platform, Address: ip}
+		if s.SSH != nil {
+			sw.User, sw.Port = s.SSH.User, s.SSH.Port
+		}
+		t.Switches = append(t.Switches, sw)
 	}
 	for _, s := range f.Spec.SubnetManagers {
 		ip, err := addr("subnet manager", s.Name, s.Address)
@@ -153,6 +159,9 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 				return err
 			}
 			o.StateDir, o.Netns = f.stateDir, f.netns
+			if o.SwitchSim, err = os.Executable(); err != nil {
+				return fmt.Errorf("finding the fabricctl binary for the switch simulators: %w", err)
+			}
 			t0 := time.Now()
 			s, err := lab.Up(ctx, topo, img, o, g.log)
 			if err != nil {
@@ -174,14 +183,20 @@ func printLabState(g *globals, s *lab.State) error {
 	if g.output == "json" {
 		return writeJSON(g.stdout, s)
 	}
-	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "HOST\tADDRESS\tPID\tBOOT\tCONSOLE\n")
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "HOST\tADDRESS\tPID\tBOOT\tCONSOLE\n")
 	for _, v := range s.VMs {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.1fs\t%s\n", v.Name, v.Address, v.Pid, v.BootSeconds, v.Console)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1fs\t%s\n", v.Name, v.Address, v.Pid, v.BootSeconds, v.Console)
 	}
-	w.Flush()
+	for _, w := range s.Switches {
+		fmt.Fprintf(tw, "%s\t%s\t%d\tswitch-sim %s\t%s\n", w.Name, w.Address, w.Pid, w.Platform, w.Log)
+	}
+	tw.Flush()
 	fmt.Fprintf(g.stdout, "netns %s  controller %s  user %s\nkey %s\nknown_hosts %s\n",
 		s.Netns, s.Topology.Controller, s.User, s.KeyPath, s.KnownHosts)
+	if len(s.Switches) > 0 {
+		fmt.Fprintf(g.stdout, "switch password %s (export %s=$(cat %s))\n", s.SwitchPasswordPath(), lab.SwitchPasswordEnv, s.SwitchPasswordPath())
+	}
 	return nil
 }
 

@@ -56,6 +56,22 @@ func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target
 	return f, targets, closeAll, nil
 }
 
+// run checks the output format, loads the fabric, builds its targets and
+// calls fn with them under the command's timeout; connections close after.
+func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string, fn func(context.Context, []fabric.Target) error) error {
+	if err := output.Check(g.output, formats...); err != nil {
+		return err
+	}
+	_, targets, closeAll, err := of.prepare(g)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	ctx, cancel := g.withTimeout(cmd.Context())
+	defer cancel()
+	return fn(ctx, targets)
+}
+
 func (g *globals) engine() *fabric.Engine {
 	e := &fabric.Engine{Parallel: g.parallel}
 	if isTerminal(g.stderr) {
@@ -130,21 +146,13 @@ one. Disruptive changes (a PFC change flaps an mlx5 link) are marked. Nothing is
 changed. Exit 0 when nothing would change, 2 when something would, 1 on error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := output.Check(g.output); err != nil {
-				return err
-			}
-			_, targets, closeAll, err := of.prepare(g)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			ctx, cancel := g.withTimeout(cmd.Context())
-			defer cancel()
-			p := g.engine().Plan(ctx, targets)
-			if err := writePlan(g, p); err != nil {
-				return err
-			}
-			return planExit(p)
+			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
+				p := g.engine().Plan(ctx, targets)
+				if err := writePlan(g, p); err != nil {
+					return err
+				}
+				return planExit(p)
+			})
 		},
 	}
 	of.register(cmd)
@@ -173,28 +181,20 @@ target and drifted setting); --textfile writes it atomically. Exit 0 when
 nothing drifted, 2 on drift, 1 when a target could not be observed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := output.Check(g.output, "prometheus"); err != nil {
-				return err
-			}
-			_, targets, closeAll, err := of.prepare(g)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			ctx, cancel := g.withTimeout(cmd.Context())
-			defer cancel()
-			p := g.engine().Plan(ctx, targets)
-			if textfile != "" {
-				if err := writeTextfile(textfile, p, time.Now()); err != nil {
+			return of.run(cmd, g, []string{"prometheus"}, func(ctx context.Context, targets []fabric.Target) error {
+				p := g.engine().Plan(ctx, targets)
+				if textfile != "" {
+					if err := writeTextfile(textfile, p, time.Now()); err != nil {
+						return err
+					}
+				}
+				if g.output == "prometheus" {
+					writePrometheus(g.stdout, p, time.Now())
+				} else if err := writePlan(g, p); err != nil {
 					return err
 				}
-			}
-			if g.output == "prometheus" {
-				writePrometheus(g.stdout, p, time.Now())
-			} else if err := writePlan(g, p); err != nil {
-				return err
-			}
-			return planExit(p)
+				return planExit(p)
+			})
 		},
 	}
 	of.register(cmd)
@@ -271,51 +271,43 @@ hosts behind a switch that failed. --dry-run never changes anything.
 Exit 0 when every target ended as desired, 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := output.Check(g.output); err != nil {
-				return err
-			}
-			_, targets, closeAll, err := of.prepare(g)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			ctx, cancel := g.withTimeout(cmd.Context())
-			defer cancel()
-			e := g.engine()
-			p := e.Plan(ctx, targets)
-			if g.output == output.Table {
-				if err := writePlan(g, p); err != nil {
+			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
+				e := g.engine()
+				p := e.Plan(ctx, targets)
+				if g.output == output.Table {
+					if err := writePlan(g, p); err != nil {
+						return err
+					}
+				}
+				if !p.HasChanges() && !dryRun {
+					if p.Err() != nil {
+						return exitCodeError{exitError}
+					}
+					fmt.Fprintln(g.stderr, "fabricctl: nothing to change")
+					if g.output != output.Table {
+						return output.Write(g.stdout, g.output, e.Apply(ctx, targets, p, fabric.ApplyOptions{DryRun: true}), nil)
+					}
+					return nil
+				}
+				if !dryRun && !yes {
+					ok, err := confirm(g, p)
+					if err != nil {
+						return err
+					}
+					if !ok {
+						fmt.Fprintln(g.stderr, "fabricctl: not applied")
+						return exitCodeError{exitError}
+					}
+				}
+				res := e.Apply(ctx, targets, p, fabric.ApplyOptions{DryRun: dryRun})
+				if err := writeResult(g, res); err != nil {
 					return err
 				}
-			}
-			if !p.HasChanges() && !dryRun {
-				if p.Err() != nil {
+				if res.Failed() {
 					return exitCodeError{exitError}
-				}
-				fmt.Fprintln(g.stderr, "fabricctl: nothing to change")
-				if g.output != output.Table {
-					return output.Write(g.stdout, g.output, e.Apply(ctx, targets, p, fabric.ApplyOptions{DryRun: true}), nil)
 				}
 				return nil
-			}
-			if !dryRun && !yes {
-				ok, err := confirm(g, p)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					fmt.Fprintln(g.stderr, "fabricctl: not applied")
-					return exitCodeError{exitError}
-				}
-			}
-			res := e.Apply(ctx, targets, p, fabric.ApplyOptions{DryRun: dryRun})
-			if err := writeResult(g, res); err != nil {
-				return err
-			}
-			if res.Failed() {
-				return exitCodeError{exitError}
-			}
-			return nil
+			})
 		},
 	}
 	of.register(cmd)

@@ -59,11 +59,6 @@ func (n *Net) AddNamespace(t testing.TB, name string, hostOctet int) Host {
 		Veth: n.Hosts[0].Veth[:len(n.Hosts[0].Veth)-len(n.Hosts[0].Name)] + name}
 	h.Addr = fmt.Sprintf("%s.%d", n.Gateway[:len(n.Gateway)-2], hostOctet)
 	n.extra = append(n.extra, h)
-	run(t, "ip", "netns", "add", h.Netns)
-	run(t, "ip", "link", "add", h.Veth, "type", "veth", "peer", "name", "eth0", "netns", h.Netns)
-	run(t, "ip", "link", "set", h.Veth, "master", n.Bridge, "up")
-	run(t, "ip", "-n", h.Netns, "addr", "add", h.Addr+"/24", "dev", "eth0")
-	run(t, "ip", "-n", h.Netns, "link", "set", "eth0", "up")
-	run(t, "ip", "-n", h.Netns, "link", "set", "lo", "up")
+	n.wire(t, h)
 	return h
 }

@@ -48,14 +48,20 @@ func New(t testing.TB, n int) *Net {
 		h := Host{Name: fmt.Sprintf("h%d", i), Netns: fmt.Sprintf("fns%s-h%d", id, i),
 			Addr: fmt.Sprintf("%s.%d", sub, 10+i), Veth: fmt.Sprintf("fv%sh%d", id, i)}
 		nt.Hosts = append(nt.Hosts, h)
-		run(t, "ip", "netns", "add", h.Netns)
-		run(t, "ip", "link", "add", h.Veth, "type", "veth", "peer", "name", "eth0", "netns", h.Netns)
-		run(t, "ip", "link", "set", h.Veth, "master", nt.Bridge, "up")
-		run(t, "ip", "-n", h.Netns, "addr", "add", h.Addr+"/24", "dev", "eth0")
-		run(t, "ip", "-n", h.Netns, "link", "set", "eth0", "up")
-		run(t, "ip", "-n", h.Netns, "link", "set", "lo", "up")
+		nt.wire(t, h)
 	}
 	return nt
+}
+
+// wire creates h's namespace and joins its eth0 to the bridge.
+func (n *Net) wire(t testing.TB, h Host) {
+	t.Helper()
+	run(t, "ip", "netns", "add", h.Netns)
+	run(t, "ip", "link", "add", h.Veth, "type", "veth", "peer", "name", "eth0", "netns", h.Netns)
+	run(t, "ip", "link", "set", h.Veth, "master", n.Bridge, "up")
+	run(t, "ip", "-n", h.Netns, "addr", "add", h.Addr+"/24", "dev", "eth0")
+	run(t, "ip", "-n", h.Netns, "link", "set", "eth0", "up")
+	run(t, "ip", "-n", h.Netns, "link", "set", "lo", "up")
 }
 
 // Exec runs argv inside host h's namespace and returns its output.

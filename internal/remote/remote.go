@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -168,7 +169,7 @@ func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, error) {
 		return ssh.InsecureIgnoreHostKey(), nil
 	}
 	path := expandHome(cfg.KnownHostsFile)
-	check, err := knownhosts.New(path)
+	check, err := knownHosts(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: known_hosts file %s does not exist; create it with ssh-keyscan -p %d %s >> %s",
@@ -190,6 +191,35 @@ func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, error) {
 		}
 		return err
 	}, nil
+}
+
+// knownHostsCache shares one parsed known_hosts per file (and modification
+// time) across every connection of a run: parsing it per dial costs memory
+// quadratic in the fleet size.
+var knownHostsCache sync.Map // path → knownHostsEntry
+
+type knownHostsEntry struct {
+	mod   time.Time
+	size  int64
+	check ssh.HostKeyCallback
+}
+
+func knownHosts(path string) (ssh.HostKeyCallback, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := knownHostsCache.Load(path); ok {
+		if e := e.(knownHostsEntry); e.mod.Equal(fi.ModTime()) && e.size == fi.Size() {
+			return e.check, nil
+		}
+	}
+	check, err := knownhosts.New(path)
+	if err != nil {
+		return nil, err
+	}
+	knownHostsCache.Store(path, knownHostsEntry{mod: fi.ModTime(), size: fi.Size(), check: check})
+	return check, nil
 }
 
 func authMethods(cfg Config) ([]ssh.AuthMethod, func(), error) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -210,11 +209,11 @@ func renderProfiles(f *fabric.Fabric) ([]artifact, error) {
 }
 
 func marshalJSON(v any) (string, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := output.MarshalJSON(v)
 	if err != nil {
 		return "", fmt.Errorf("encoding JSON: %w", err)
 	}
-	return string(b) + "\n", nil
+	return string(b), nil
 }
 
 func marshalYAML(v any) (string, error) {

@@ -9,9 +9,9 @@ import (
 func TestIndentCompact(t *testing.T) {
 	v := map[string]any{
 		"host": "h1", "empty": []int{}, "obj": map[string]any{},
-		"prioTc": []int{0, 0, 0, 3, 0, 0, 6, 0},
+		"prioTc":  []int{0, 0, 0, 3, 0, 0, 6, 0},
 		"dscpMap": []map[string]int{{"dscp": 0, "priority": 0}, {"dscp": 26, "priority": 3}},
-		"note": `quoted "[{,:}]" \ text`,
+		"note":    `quoted "[{,:}]" \ text`,
 	}
 	got, err := MarshalJSON(v)
 	if err != nil {

@@ -137,6 +137,12 @@ func Judge(r PairRun, th Thresholds) checks.Result {
 		checks.Measurement{Name: MeasBWPeak, Value: perftest.ToGbps(row.BWPeak, rep.BWUnit), Unit: checks.UnitGbps},
 		checks.Measurement{Name: MeasMsgRate, Value: row.MsgRate, Unit: checks.UnitMpps})
 	res.Summary = fmt.Sprintf("%.3f Gb/s", v)
+	if v <= 0 {
+		// perftest in duration mode ends on time even when nothing got through.
+		res.Status, res.Class = checks.StatusFail, checks.LowBandwidth
+		res.Summary = "no data moved (0 Gb/s): the path drops RoCE traffic"
+		return res
+	}
 	rate := minPositive(r.Server.RateGbps, r.Client.RateGbps)
 	if th.MinPercentOfPortRate > 0 && rate > 0 {
 		if f, err := evaluate.AbsoluteFloor(v, rate, th.MinPercentOfPortRate); err == nil {

@@ -47,6 +47,9 @@ type Test struct {
 	Duration   time.Duration // -D (whole seconds ≥ 5), or
 	Iterations int           // -n
 	RDMACM     bool          // -R
+	// Bidirectional runs traffic both ways (-b): a fault on either host's
+	// transmit path shows in every pair it is part of.
+	Bidirectional bool
 	// Timeout bounds each side from its start; 0 picks twice the duration
 	// plus 30 s (or 2 minutes for iteration runs).
 	Timeout time.Duration
@@ -65,7 +68,7 @@ func (t Test) timeout() time.Duration {
 func (t Test) spec(e Endpoint, dev string, tcpPort int, peer string) perftest.Spec {
 	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TCPPort: tcpPort,
 		ReportGbits: t.Test.Kind == perftest.BW, IgnoreFreq: true, Duration: t.Duration, Iterations: t.Iterations,
-		Size: t.Size, RDMACM: t.RDMACM, Peer: peer}
+		Size: t.Size, RDMACM: t.RDMACM, Bidirectional: t.Bidirectional, Peer: peer}
 }
 
 // PairRun is what one test between two endpoints produced.
@@ -160,6 +163,10 @@ func runPairOnce(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) Pa
 
 	ss := agentcall.Open(ctx, srv.Agent)
 	defer ss.Close(context.WithoutCancel(ctx))
+	// The client's agent starts (SSH session, process start) while the
+	// server comes up; its first request goes out once the server listens.
+	cs := agentcall.Open(ctx, cli.Agent)
+	defer cs.Close(context.WithoutCancel(ctx))
 	if err := ss.SendOp(OpStart, StartArgs{ID: srvID, Role: Server, Spec: t.spec(srv, srv.Device, tcpPort, ""), Timeout: t.timeout()}); err != nil {
 		r.Err = fmt.Errorf("starting the server on %s: %w", srv.Host, err)
 		return r
@@ -174,8 +181,6 @@ func runPairOnce(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) Pa
 		return r
 	}
 
-	cs := agentcall.Open(ctx, cli.Agent)
-	defer cs.Close(context.WithoutCancel(ctx))
 	var cerr error
 	if err := cs.SendOp(OpStart, StartArgs{ID: cliID, Role: Client, Spec: t.spec(cli, cliDev, tcpPort, peer), Timeout: t.timeout()}); err != nil {
 		cerr = err

@@ -226,3 +226,13 @@ func TestCounterEvidenceAgainstHealthyBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroBandwidthFails: perftest in duration mode ends on time even on a
+// black-holed path and prints 0 Gb/s; that is a failure, floor or not.
+func TestZeroBandwidthFails(t *testing.T) {
+	run := PairRun{Server: Endpoint{Host: "a", Device: "rxe0"}, Client: Endpoint{Host: "b", Device: "rxe0"},
+		Test: Test{Test: perftest.WriteBW}, ServerOut: &Outcome{Role: Server}, ClientOut: &Outcome{Role: Client, Stdout: rdmatest.Table("rxe0", 0)}}
+	if r := Judge(run, Thresholds{}); r.Status != checks.StatusFail || r.Class != checks.LowBandwidth {
+		t.Errorf("0 Gb/s: %s %s %s", r.Status, r.Class, r.Summary)
+	}
+}

@@ -35,6 +35,10 @@ type Options struct {
 	Parallel int
 	// Timeout overrides the per-side perftest bound (0: twice the duration + 30 s).
 	Timeout time.Duration
+	// Bidirectional runs pairwise tests both ways at once (perftest -b), so
+	// that a fault on either host's transmit path shows in every pair it is
+	// part of. Not in the fabric file yet.
+	Bidirectional bool
 	// RelativeFloor is the outlier fraction of the fleet's best bandwidth
 	// (0: 93%). Emulated fabrics (the soft-RoCE lab) need a lower one.
 	RelativeFloor float64
@@ -257,7 +261,7 @@ func pairwiseSweep(o Options) rdma.Sweep {
 		p = *o.Checks.Pairwise
 	}
 	t := test(p.Test, p.MessageSize, p.Duration)
-	t.Timeout = o.Timeout
+	t.Timeout, t.Bidirectional = o.Timeout, o.Bidirectional && t.Test.Kind == perftest.BW
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Schedule: schedule.Kind(p.Schedule), Retest: p.RetestOutliers,
 		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(p.MinPercentOfPortRate), MaxLatency: time.Duration(p.MaxLatency), RelativeFloor: o.RelativeFloor}}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -126,6 +128,10 @@ func (r PairRun) Failure() (perftest.Failure, bool) {
 // on cli, both bounded by t's timeout. A run whose CPU clock calibration
 // failed (common under emulation) is repeated once.
 func RunPair(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRun {
+	return runPair(ctx, nil, srv, cli, t, tcpPort)
+}
+
+func runPair(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, tcpPort int) PairRun {
 	var r PairRun
 	for _, e := range []Endpoint{srv, cli} {
 		if e.Problem != nil {
@@ -133,7 +139,7 @@ func RunPair(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRu
 		}
 	}
 	for attempt := 1; attempt <= 2; attempt++ {
-		r = runPairOnce(ctx, srv, cli, t, tcpPort)
+		r = runPairOnce(ctx, pool, srv, cli, t, tcpPort)
 		r.Attempts = attempt
 		f, failed := r.Failure()
 		if r.Err != nil || !failed || f.Class != checks.ClockCalibration || ctx.Err() != nil {
@@ -143,15 +149,16 @@ func RunPair(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRu
 	return r
 }
 
-func runPairOnce(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRun {
-	r := PairRun{Server: srv, Client: cli, Test: t, TCPPort: tcpPort}
+func runPairOnce(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, tcpPort int) (r PairRun) {
+	r = PairRun{Server: srv, Client: cli, Test: t, TCPPort: tcpPort}
 	t0 := time.Now()
 	defer func() { r.Wall = time.Since(t0) }()
 	// The controller's own bound: the agents' bound plus room for SSH.
 	ctx, cancel := context.WithTimeout(ctx, t.timeout()+time.Minute)
 	defer cancel()
-	srvID := fmt.Sprintf("%s-%d-server", t.Test, tcpPort)
-	cliID := fmt.Sprintf("%s-%d-client", t.Test, tcpPort)
+	seq := runSeq.Add(1)
+	srvID := fmt.Sprintf("%s-%d-%d-server", t.Test, tcpPort, seq)
+	cliID := fmt.Sprintf("%s-%d-%d-client", t.Test, tcpPort, seq)
 	cliDev := cli.Device
 	if r.Loopback() && cli.LoopDevice != "" {
 		cliDev = cli.LoopDevice
@@ -161,12 +168,12 @@ func runPairOnce(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) Pa
 		peer = "127.0.0.1"
 	}
 
-	ss := agentcall.Open(ctx, srv.Agent)
-	defer ss.Close(context.WithoutCancel(ctx))
+	ss, releaseS := pool.get(ctx, srv, Server)
 	// The client's agent starts (SSH session, process start) while the
 	// server comes up; its first request goes out once the server listens.
-	cs := agentcall.Open(ctx, cli.Agent)
-	defer cs.Close(context.WithoutCancel(ctx))
+	cs, releaseC := pool.get(ctx, cli, Client)
+	// A session that saw an error may hold an unread reply: never reuse it.
+	defer func() { releaseS(r.Err == nil && r.ServerOut != nil); releaseC(r.Err == nil && r.ClientOut != nil) }()
 	if err := ss.SendOp(OpStart, StartArgs{ID: srvID, Role: Server, Spec: t.spec(srv, srv.Device, tcpPort, ""), Timeout: t.timeout()}); err != nil {
 		r.Err = fmt.Errorf("starting the server on %s: %w", srv.Host, err)
 		return r
@@ -230,4 +237,61 @@ func lastLine(s string) string {
 		}
 	}
 	return s
+}
+
+// runSeq makes process ids unique within an agent process that serves
+// several runs.
+var runSeq atomic.Int64
+
+// sessionPool keeps one agent process per host and role for a sweep, so
+// that a round does not pay for SSH sessions and agent start-ups again. A
+// host takes part in one pair per round, so a session serves one run at a
+// time. The nil pool opens a session per run.
+type sessionPool struct {
+	ctx context.Context // the sessions' lifetime
+	mu  sync.Mutex
+	m   map[string]*agentcall.Session
+}
+
+func newSessionPool(ctx context.Context) *sessionPool {
+	return &sessionPool{ctx: ctx, m: map[string]*agentcall.Session{}}
+}
+
+// get returns a session for e in role; release(true) keeps it for the next
+// run, release(false) ends it.
+func (p *sessionPool) get(ctx context.Context, e Endpoint, role Role) (*agentcall.Session, func(ok bool)) {
+	if p == nil {
+		s := agentcall.Open(ctx, e.Agent)
+		return s, func(bool) { s.Close(context.WithoutCancel(ctx)) }
+	}
+	key := e.Host + "\x00" + string(role)
+	p.mu.Lock()
+	s := p.m[key]
+	delete(p.m, key)
+	p.mu.Unlock()
+	if s == nil {
+		s = agentcall.Open(p.ctx, e.Agent)
+	}
+	return s, func(ok bool) {
+		if !ok {
+			s.Close(context.WithoutCancel(ctx))
+			return
+		}
+		p.mu.Lock()
+		if old := p.m[key]; old != nil {
+			old.Close(context.WithoutCancel(ctx))
+		}
+		p.m[key] = s
+		p.mu.Unlock()
+	}
+}
+
+// close ends every pooled session.
+func (p *sessionPool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, s := range p.m {
+		s.Close(context.WithoutCancel(p.ctx))
+		delete(p.m, k)
+	}
 }

@@ -56,12 +56,14 @@ type SweepResult struct {
 // the same host (LoopDevice, when set, as the client's device).
 func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
 	runs := make([]PairRun, len(eps))
+	pool := newSessionPool(ctx)
+	defer pool.close()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
 	for i, e := range eps {
 		wg.Go(func() {
-			runs[i] = RunPair(ctx, e, e, s.Test, s.port(i))
+			runs[i] = runPair(ctx, pool, e, e, s.Test, s.port(i))
 			s.progress(&mu, &done, len(eps), runs[i])
 		})
 	}
@@ -91,12 +93,14 @@ func (s Sweep) judge(runs []PairRun) SweepResult {
 // runRounds runs every round in turn and every pair of a round at once.
 func (s Sweep) runRounds(ctx context.Context, rounds []schedule.Round, byName map[string]Endpoint, mu *sync.Mutex, done *int, total int) []PairRun {
 	var runs []PairRun
+	pool := newSessionPool(ctx)
+	defer pool.close()
 	for _, round := range rounds {
 		out := make([]PairRun, len(round))
 		var wg sync.WaitGroup
 		for i, p := range round {
 			wg.Go(func() {
-				out[i] = RunPair(ctx, byName[p.Server], byName[p.Client], s.Test, s.port(i))
+				out[i] = runPair(ctx, pool, byName[p.Server], byName[p.Client], s.Test, s.port(i))
 				s.progress(mu, done, total, out[i])
 			})
 		}

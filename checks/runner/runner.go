@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
@@ -39,6 +41,11 @@ type Options struct {
 	// that a fault on either host's transmit path shows in every pair it is
 	// part of. Not in the fabric file yet.
 	Bidirectional bool
+	// Baseline is the counter movement a healthy pairwise test may show
+	// (the Baseline of a healthy run). Nil builds it from the healthy pairs
+	// of this sweep. Non-nil and empty: Run fills it with the baseline it
+	// built, to hand to a later run.
+	Baseline evaluate.Baseline
 	// RelativeFloor is the outlier fraction of the fleet's best bandwidth
 	// (0: 93%). Emulated fabrics (the soft-RoCE lab) need a lower one.
 	RelativeFloor float64
@@ -105,10 +112,16 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		sw := pairwiseSweep(o)
+		if len(o.Baseline) > 0 {
+			sw.Baseline = o.Baseline
+		}
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("pairwise %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
 		}
 		res, err := sw.Pairwise(ctx, eps)
+		if o.Baseline != nil && len(o.Baseline) == 0 {
+			maps.Copy(o.Baseline, res.Baseline)
+		}
 		if err != nil {
 			rep.Add(checks.Result{ID: "pairwise/schedule", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		}

@@ -243,31 +243,32 @@ func lastLine(s string) string {
 // several runs.
 var runSeq atomic.Int64
 
-// sessionPool keeps one agent process per host and role for a sweep, so
-// that a round does not pay for SSH sessions and agent start-ups again. A
-// host takes part in one pair per round, so a session serves one run at a
-// time. The nil pool opens a session per run.
+// sessionPool keeps idle agent processes per host for a sweep, so that a
+// round does not pay for SSH sessions and agent start-ups again. A session
+// serves one run at a time, in either role; a host with two runs at once (a
+// loopback) gets two. The nil pool opens a session per run.
 type sessionPool struct {
 	ctx context.Context // the sessions' lifetime
 	mu  sync.Mutex
-	m   map[string]*agentcall.Session
+	m   map[string][]*agentcall.Session
 }
 
 func newSessionPool(ctx context.Context) *sessionPool {
-	return &sessionPool{ctx: ctx, m: map[string]*agentcall.Session{}}
+	return &sessionPool{ctx: ctx, m: map[string][]*agentcall.Session{}}
 }
 
-// get returns a session for e in role; release(true) keeps it for the next
-// run, release(false) ends it.
-func (p *sessionPool) get(ctx context.Context, e Endpoint, role Role) (*agentcall.Session, func(ok bool)) {
+// get returns a session on e's host; release(true) keeps it for a later
+// run, release(false) ends it (it may hold an unread reply).
+func (p *sessionPool) get(ctx context.Context, e Endpoint, _ Role) (*agentcall.Session, func(ok bool)) {
 	if p == nil {
 		s := agentcall.Open(ctx, e.Agent)
 		return s, func(bool) { s.Close(context.WithoutCancel(ctx)) }
 	}
-	key := e.Host + "\x00" + string(role)
 	p.mu.Lock()
-	s := p.m[key]
-	delete(p.m, key)
+	var s *agentcall.Session
+	if idle := p.m[e.Host]; len(idle) > 0 {
+		s, p.m[e.Host] = idle[len(idle)-1], idle[:len(idle)-1]
+	}
 	p.mu.Unlock()
 	if s == nil {
 		s = agentcall.Open(p.ctx, e.Agent)
@@ -278,10 +279,7 @@ func (p *sessionPool) get(ctx context.Context, e Endpoint, role Role) (*agentcal
 			return
 		}
 		p.mu.Lock()
-		if old := p.m[key]; old != nil {
-			old.Close(context.WithoutCancel(ctx))
-		}
-		p.m[key] = s
+		p.m[e.Host] = append(p.m[e.Host], s)
 		p.mu.Unlock()
 	}
 }
@@ -290,8 +288,10 @@ func (p *sessionPool) get(ctx context.Context, e Endpoint, role Role) (*agentcal
 func (p *sessionPool) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for k, s := range p.m {
-		s.Close(context.WithoutCancel(p.ctx))
+	for k, ss := range p.m {
+		for _, s := range ss {
+			s.Close(context.WithoutCancel(p.ctx))
+		}
 		delete(p.m, k)
 	}
 }

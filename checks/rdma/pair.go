@@ -200,6 +200,9 @@ func runPairOnce(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Te
 			cerr = err
 		} else if cst.Outcome != nil {
 			r.ClientOut = cst.Outcome
+			// The wait sent along answers "unknown id"; read it so that the
+			// session can serve the next run.
+			_ = cs.Recv(ctx, nil)
 		} else {
 			var out Outcome
 			if err := cs.Recv(ctx, &out); err != nil {

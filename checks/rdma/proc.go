@@ -3,6 +3,7 @@ package rdma
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,52 +27,66 @@ func perftestArgs(s perftest.Spec) ([]string, error) {
 }
 
 // listening reports whether a TCP socket listens on port, from
-// <procRoot>/net/tcp and tcp6 (local_address "0100007F:4853", st "0A").
+// <procRoot>/net/tcp and tcp6.
 func listening(procRoot string, port int) bool {
-	want := fmt.Sprintf(":%04X", port)
 	for _, f := range []string{"tcp", "tcp6"} {
 		b, err := os.ReadFile(filepath.Join(procRoot, "net", f))
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) < 4 || fields[3] != "0A" {
-				continue
-			}
-			if strings.HasSuffix(fields[1], want) {
-				return true
-			}
+		if err == nil && listensOn(b, port) {
+			return true
 		}
 	}
 	return false
 }
 
-// procStart reads a process's start time in clock ticks, field 22 of
-// <procRoot>/<pid>/stat (after the parenthesised command name, which may
-// itself hold spaces and parentheses).
+// listensOn reads a /proc/net/tcp table: a line whose local_address ends in
+// the port in hex ("0100007F:4853") and whose st is 0A (LISTEN).
+func listensOn(table []byte, port int) bool {
+	want := fmt.Sprintf(":%04X", port)
+	sc := bufio.NewScanner(bytes.NewReader(table))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 4 && fields[3] == "0A" && strings.HasSuffix(fields[1], want) {
+			return true
+		}
+	}
+	return false
+}
+
+// procStart reads a process's start time in clock ticks from <procRoot>/<pid>/stat.
 func procStart(procRoot string, pid int) (uint64, error) {
 	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("reading the start time of pid %d: %w", pid, err)
 	}
+	v, err := statStart(b)
+	if err != nil {
+		return 0, fmt.Errorf("reading the start time of pid %d: %w", pid, err)
+	}
+	return v, nil
+}
+
+// errExited: the stat file is a zombie's; nothing is left to kill.
+var errExited = errors.New("the process has exited")
+
+// statStart reads field 22 (starttime) of a /proc/<pid>/stat line, after
+// the parenthesised command name, which may itself hold spaces and
+// parentheses.
+func statStart(b []byte) (uint64, error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("reading the start time of pid %d: no command name in stat", pid)
+		return 0, errors.New("no command name in stat")
 	}
 	fields := strings.Fields(string(b[i+1:]))
 	// fields[0] is field 3 (state); field 22 is fields[19].
 	if len(fields) < 20 {
-		return 0, fmt.Errorf("reading the start time of pid %d: stat has %d fields", pid, len(fields)+2)
+		return 0, fmt.Errorf("stat has %d fields, want at least 22", len(fields)+2)
 	}
-	// A zombie has exited: nothing left to kill.
 	if fields[0] == "Z" || fields[0] == "X" {
-		return 0, fmt.Errorf("reading the start time of pid %d: it has exited", pid)
+		return 0, errExited
 	}
 	v, err := strconv.ParseUint(fields[19], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("reading the start time of pid %d: %w", pid, err)
+		return 0, fmt.Errorf("parsing starttime: %w", err)
 	}
 	return v, nil
 }

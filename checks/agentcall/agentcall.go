@@ -113,7 +113,7 @@ func (s *Session) Send(req agent.Request) error {
 		return fmt.Errorf("encoding the %s request: %w", req.Op, err)
 	}
 	if _, err := s.in.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("sending the %s request: %w", req.Op, s.endErr(err))
+		return fmt.Errorf("sending the %s request: %w: %w", req.Op, ErrEnded, s.endErr(err))
 	}
 	return nil
 }

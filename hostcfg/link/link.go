@@ -10,6 +10,7 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // ErrNotFound is wrapped when no link has the name asked for.
@@ -51,7 +52,9 @@ func Open() (*Handle, error) { return OpenNetns("") }
 // OpenNetns returns a Handle in the network namespace at nsPath ("" = the caller's).
 func OpenNetns(nsPath string) (*Handle, error) {
 	if nsPath == "" {
-		h, err := netlink.NewHandle()
+		// RTNETLINK only: opening every family fails on kernels that lack
+		// one (the lab VM's), and links need nothing else.
+		h, err := netlink.NewHandle(unix.NETLINK_ROUTE)
 		if err != nil {
 			return nil, fmt.Errorf("opening netlink handle: %w", err)
 		}
@@ -62,7 +65,7 @@ func OpenNetns(nsPath string) (*Handle, error) {
 		return nil, fmt.Errorf("opening network namespace %s: %w", nsPath, err)
 	}
 	defer ns.Close()
-	h, err := netlink.NewHandleAt(ns)
+	h, err := netlink.NewHandleAt(ns, unix.NETLINK_ROUTE)
 	if err != nil {
 		return nil, fmt.Errorf("opening netlink handle in %s: %w", nsPath, err)
 	}

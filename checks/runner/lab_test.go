@@ -101,29 +101,12 @@ func labState(ctx context.Context, t *testing.T) *lab.State {
 	return s
 }
 
-// buildAgent builds a static fabricctl whose agent serves the checks' ops.
-// While cmd/fabricctl's registerAgentOps does not call registerCheckOps yet,
-// the build overlays that one line.
+// buildAgent builds the static fabricctl that the controller uploads as the agent.
 func buildAgent(t *testing.T) string {
 	t.Helper()
 	root := testutil.RepoRoot(t)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "fabricctl")
-	args := []string{"build", "-o", bin}
-	src, err := os.ReadFile(filepath.Join(root, "cmd/fabricctl/agent.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(src), "registerCheckOps(") {
-		patched := regexp.MustCompile(`func registerAgentOps\(\*agent\.Handler\) \{\}`).
-			ReplaceAllString(string(src), "func registerAgentOps(h *agent.Handler) { registerCheckOps(h) }")
-		pf := filepath.Join(dir, "agent.go")
-		os.WriteFile(pf, []byte(patched), 0o644)
-		ov := filepath.Join(dir, "overlay.json")
-		os.WriteFile(ov, []byte(fmt.Sprintf(`{"Replace":{%q:%q}}`, filepath.Join(root, "cmd/fabricctl/agent.go"), pf)), 0o644)
-		args = append(args, "-overlay", ov)
-	}
-	cmd := exec.Command("go", append(args, "./cmd/fabricctl")...)
+	bin := filepath.Join(t.TempDir(), "fabricctl")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/fabricctl")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

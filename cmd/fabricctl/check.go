@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/agentcall"
+	"github.com/fabricctl/fabricctl/checks/captured"
 	"github.com/fabricctl/fabricctl/checks/report"
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
@@ -31,6 +33,7 @@ type checkFlags struct {
 	identity   string
 	knownHosts string
 	only       []string
+	fromDir    string
 }
 
 func newCheckCmd(g *globals) *cobra.Command {
@@ -56,6 +59,7 @@ self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on err
 	fl.StringVar(&cf.identity, "identity-file", "", "SSH private key for every host (overrides the fabric's ssh settings)")
 	fl.StringVar(&cf.knownHosts, "known-hosts", "", "known_hosts file for every host (overrides the fabric's ssh settings)")
 	fl.StringSliceVar(&cf.only, "target", nil, "only these hosts (repeat or comma-separate)")
+	fl.StringVar(&cf.fromDir, "from-dir", "", "evaluate captured tool outputs (DIR/<host>/ibstat.txt, show_gids, topo, lspci, ib_write_bw, nccl logs …) instead of connecting; -f is then optional")
 	return cmd
 }
 
@@ -68,6 +72,9 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	write, ok := checkWriters[g.output]
 	if !ok {
 		return fmt.Errorf("output %q is not one of table, json, junit, html", g.output)
+	}
+	if cf.fromDir != "" {
+		return checkFromDir(g, cf, write)
 	}
 	suites, err := parseSuites(cf.suites)
 	if err != nil {
@@ -121,6 +128,40 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	if err != nil {
 		return err
 	}
+	if cf.reportFile != "" {
+		if err := writeFileAtomic(cf.reportFile, rep, report.WriteHTML); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stderr, "fabricctl: report written to %s\n", cf.reportFile)
+	}
+	if err := write(g.stdout, rep); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return checkExit(rep)
+}
+
+// checkFromDir evaluates captured outputs offline (no SSH, no fabric needed).
+func checkFromDir(g *globals, cf checkFlags, write func(io.Writer, *report.Report) error) error {
+	fi, err := os.Stat(cf.fromDir)
+	if err != nil || !fi.IsDir() {
+		return fmt.Errorf("--from-dir %s: not a directory", cf.fromDir)
+	}
+	name := filepath.Base(filepath.Clean(cf.fromDir))
+	if cf.file != "" {
+		f, err := loadFabric(g.stderr, cf.file)
+		if err != nil {
+			return err
+		}
+		name = f.Metadata.Name
+	}
+	started := time.Now()
+	results, err := captured.Evaluate(os.DirFS(cf.fromDir), captured.Options{Host: filepath.Base(filepath.Clean(cf.fromDir))})
+	if err != nil {
+		return err
+	}
+	rep := report.New(name, started, report.SuitePreflight)
+	rep.Add(results...)
+	rep.Finished = time.Now()
 	if cf.reportFile != "" {
 		if err := writeFileAtomic(cf.reportFile, rep, report.WriteHTML); err != nil {
 			return err

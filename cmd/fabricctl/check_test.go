@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,5 +56,35 @@ func TestCheckExitCodes(t *testing.T) {
 		if code != c.want {
 			t.Errorf("case %d: exit %d, want %d", i, code, c.want)
 		}
+	}
+}
+
+func TestCheckFromDir(t *testing.T) {
+	dir := t.TempDir()
+	host := filepath.Join(dir, "gpu-01")
+	os.MkdirAll(host, 0o755)
+	for src, dst := range map[string]string{
+		"../../checks/hostparse/testdata/ibstat/roce_and_ib.txt":                  "ibstat.txt",
+		"../../checks/perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt":  "ib_write_bw.txt",
+		"../../checks/perftest/testdata/text/err_oob_connect_client.txt":          "ib_read_bw.txt",
+		"../../checks/hostparse/testdata/showgids/roce_v2_ipv4_and_shared_ip.txt": "show_gids.txt",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(host, dst), b, 0o644)
+	}
+	code, out, errs := runCLI(t, "check", "--from-dir", dir, "-o", "json")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (the OOB connect failure): %s", code, errs)
+	}
+	for _, want := range []string{`"captured/ibstat"`, `"gpu-01/ib_read_bw.txt"`, `"oob-connect"`, `"captured/show_gids"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %s", want)
+		}
+	}
+	if code, _, errs := runCLI(t, "check", "--from-dir", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errs, "not a directory") {
+		t.Errorf("a missing directory: exit %d, %s", code, errs)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -34,6 +35,11 @@ func netnsExists(name string) bool {
 	return err == nil
 }
 
+// BridgeMTU is the MTU of the lab bridge and taps: a switch's usual jumbo MTU (switchMtu 9216),
+// so hosts whose eth0 the fabric sets to MTU 9000 keep talking (rxe's path MTU follows eth0:
+// 4096-byte RoCE payloads, which a 1500-byte tap would drop).
+const BridgeMTU = 9216
+
 // setupNetwork creates the lab namespace: loopback up, the bridge with the controller's (and
 // the extra) addresses and one tap per VM enslaved to it. Nothing in it is connected to any other
 // namespace, so lab traffic never leaves it.
@@ -43,7 +49,7 @@ func (s *State) setupNetwork(ctx context.Context) error {
 	steps := [][]string{
 		{"netns", "add", ns},
 		{"-n", ns, "link", "set", "lo", "up"},
-		{"-n", ns, "link", "add", s.Bridge, "type", "bridge"},
+		{"-n", ns, "link", "add", s.Bridge, "mtu", strconv.Itoa(BridgeMTU), "type", "bridge"},
 		{"-n", ns, "link", "set", s.Bridge, "address", MAC(s.Topology.Controller)},
 		{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", s.Topology.Controller, bits), "dev", s.Bridge},
 	}
@@ -54,6 +60,7 @@ func (s *State) setupNetwork(ctx context.Context) error {
 	for _, v := range s.VMs {
 		steps = append(steps,
 			[]string{"-n", ns, "tuntap", "add", "dev", v.Tap, "mode", "tap"},
+			[]string{"-n", ns, "link", "set", v.Tap, "mtu", strconv.Itoa(BridgeMTU)},
 			[]string{"-n", ns, "link", "set", v.Tap, "master", s.Bridge},
 			[]string{"-n", ns, "link", "set", v.Tap, "up"})
 	}

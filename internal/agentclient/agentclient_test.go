@@ -26,7 +26,7 @@ func TestEnsureUploadsOnceAndCalls(t *testing.T) {
 		t.Skip("SKIPPING: sshd with root login needs root")
 	}
 	s := sshdtest.Start(t, sshdtest.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // generous: CI machines are small
 	defer cancel()
 	t.Setenv("SSH_AUTH_SOCK", "")
 	c, err := remote.Dial(ctx, remote.Config{Name: "h1", Address: s.Addr, Port: s.Port, User: "root",

@@ -31,12 +31,14 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/remote"
 	"github.com/fabricctl/fabricctl/internal/testutil"
@@ -190,6 +192,21 @@ func TestLabChecks(t *testing.T) {
 	fab := &fabric.Checks{
 		Loopback: &fabric.Loopback{Test: "write_bw", Duration: fabric.Duration(5 * time.Second)},
 		Pairwise: &fabric.Pairwise{Schedule: "all-pairs", Test: "write_bw", Duration: fabric.Duration(5 * time.Second), RetestOutliers: true},
+	}
+
+	// A healthy fabric is a configured one: apply each host's desired state
+	// through its agent first (MTU 9000, ToS 106), as `fabricctl apply` would.
+	for _, h := range hosts {
+		intent := h.Intent
+		sess := agentcall.Open(ctx, h.Agent)
+		err := sess.Send(agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: agent.OpApply, Desired: &intent})
+		if err == nil {
+			err = sess.Recv(ctx, nil)
+		}
+		sess.Close(context.WithoutCancel(ctx))
+		if err != nil {
+			t.Fatalf("applying the lab fabric to %s: %v", intent.Host, err)
+		}
 	}
 
 	// The healthy run's counter movements are the baseline of the lossy one.

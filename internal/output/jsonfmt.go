@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bytes"
 	"encoding/json"
 )
 
@@ -23,73 +22,57 @@ func MarshalJSON(v any) ([]byte, error) {
 
 // IndentCompact reformats valid compact JSON (as json.Marshal writes it).
 func IndentCompact(src []byte) []byte {
-	// match[i] is the index of the bracket closing the one opened at i, and
-	// nested[i] says whether that container holds another container.
-	// Indexed by byte offset; only bracket positions are set (match 0 = none).
-	match := make([]int32, len(src))
-	nested := make([]bool, len(src))
-	var stack []int
-	inStr := false
+	// Pass 1: for every opening bracket, in order of appearance, where it
+	// closes and whether it holds another container.
+	type span struct {
+		end    int32
+		nested bool
+	}
+	spans := make([]span, 0, len(src)/16)
+	stack := make([]int32, 0, 16)
 	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if inStr {
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-			continue
-		}
-		switch c {
+		switch src[i] {
 		case '"':
-			inStr = true
+			i = stringEnd(src, i)
 		case '{', '[':
-			if len(stack) > 0 {
-				nested[stack[len(stack)-1]] = true
+			if n := len(stack); n > 0 {
+				spans[stack[n-1]].nested = true
 			}
-			stack = append(stack, i)
+			stack = append(stack, int32(len(spans)))
+			spans = append(spans, span{end: -1})
 		case '}', ']':
-			if len(stack) > 0 {
-				open := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				match[open] = int32(i)
+			if n := len(stack); n > 0 {
+				spans[stack[n-1]].end = int32(i)
+				stack = stack[:n-1]
 			}
 		}
 	}
-	var b bytes.Buffer
-	b.Grow(len(src) + len(src)/2)
-	depth := 0
+	// Pass 2: copy, breaking lines except inside short innermost containers.
+	out := make([]byte, 0, len(src)+len(src)/2)
+	depth, inline, next := 0, 0, 0
 	newline := func() {
-		b.WriteByte('\n')
-		for j := 0; j < depth; j++ {
-			b.WriteString("  ")
+		out = append(out, '\n')
+		for n := 2 * depth; n > 0; n -= len(spaces) {
+			out = append(out, spaces[:min(n, len(spaces))]...)
 		}
 	}
-	inline := 0 // > 0 while inside a container kept on one line
 	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
+		switch c := src[i]; c {
 		case '"':
-			j := i + 1
-			for ; j < len(src); j++ {
-				if src[j] == '\\' {
-					j++
-				} else if src[j] == '"' {
-					break
-				}
-			}
-			b.Write(src[i : j+1])
+			j := stringEnd(src, i)
+			out = append(out, src[i:min(j+1, len(src))]...)
 			i = j
 		case '{', '[':
-			end, ok := int(match[i]), match[i] > 0
-			if ok && end == i+1 { // empty
-				b.WriteByte(c)
-				b.WriteByte(src[end])
+			sp := spans[next]
+			next++
+			end := int(sp.end)
+			if end == i+1 { // empty
+				out = append(out, c, src[end])
 				i = end
 				continue
 			}
-			b.WriteByte(c)
-			if inline > 0 || (ok && !nested[i] && end-i <= inlineLimit) {
+			out = append(out, c)
+			if inline > 0 || (end > 0 && !sp.nested && end-i <= inlineLimit) {
 				inline++
 				continue
 			}
@@ -98,25 +81,49 @@ func IndentCompact(src []byte) []byte {
 		case '}', ']':
 			if inline > 0 {
 				inline--
-				b.WriteByte(c)
+				out = append(out, c)
 				continue
 			}
 			depth--
 			newline()
-			b.WriteByte(c)
+			out = append(out, c)
 		case ',':
-			b.WriteByte(',')
 			if inline > 0 {
-				b.WriteByte(' ')
+				out = append(out, ',', ' ')
 			} else {
+				out = append(out, ',')
 				newline()
 			}
 		case ':':
-			b.WriteString(": ")
-		default:
-			b.WriteByte(c)
+			out = append(out, ':', ' ')
+		default: // a number or literal: copy up to the next structural byte
+			j := i + 1
+			for j < len(src) && !structural[src[j]] {
+				j++
+			}
+			out = append(out, src[i:j]...)
+			i = j - 1
 		}
 	}
-	b.WriteByte('\n')
-	return b.Bytes()
+	return append(out, '\n')
+}
+
+const spaces = "                                                                "
+
+// structural marks the bytes that end a number or literal.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true, ',': true, ':': true}
+
+// stringEnd returns the index of the quote closing the string that opens at
+// src[i], or len(src)-1 when it is unterminated. Strings here are short keys
+// and values, for which a plain loop beats bytes.IndexByte.
+func stringEnd(src []byte, i int) int {
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return len(src) - 1
 }

@@ -22,12 +22,11 @@ const (
 )
 
 // decoder turns yaml.Node trees into Go values strictly, collecting located
-// errors instead of stopping at the first, and recording the position of every
-// path for later validation messages.
+// errors instead of stopping at the first. Validation finds positions later
+// through positions, which walks the same node trees.
 type decoder struct {
 	file    string
 	errs    *Errors
-	pos     map[string]Pos
 	nodes   int
 	aliases int
 	aborted bool
@@ -122,7 +121,6 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 	if n == nil {
 		return
 	}
-	d.pos[path] = d.nodePos(n)
 	if v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {
 		v.Addr().Interface().(nodeDecoder).decodeNode(d, n, path)
 		return
@@ -440,7 +438,6 @@ func (s *DSCPSet) decodeNode(d *decoder, n *yaml.Node, path string) {
 		if c == nil {
 			return
 		}
-		d.pos[ip] = d.nodePos(c)
 		if v, ok := d.intValue(c, ip); ok {
 			s.Values = append(s.Values, int(v))
 		}

@@ -48,7 +48,7 @@ func Load(path string, opts ...Options) (*Fabric, error) {
 	if o.ReadFile == nil {
 		o.ReadFile = readFileLimited
 	}
-	l := &loader{opts: o, errs: &Errors{}, pos: map[string]Pos{}, refs: map[string]profileRef{}}
+	l := &loader{opts: o, errs: &Errors{}, pos: newPositions(), refs: map[string]profileRef{}}
 	f := l.loadRoot(path)
 	if len(*l.errs) == 0 {
 		v := &validator{f: f, pos: l.pos, refs: l.refs, errs: l.errs, platforms: o.Platforms}
@@ -112,7 +112,7 @@ var errIsDir = errors.New("is a directory, not a file")
 type loader struct {
 	opts Options
 	errs *Errors
-	pos  map[string]Pos
+	pos  *positions
 	// stack of files being included, for cycle detection.
 	stack []string
 	seen  map[string]Pos
@@ -250,15 +250,7 @@ func (l *loader) docHeader(d *decoder, root *yaml.Node) (header, bool) {
 }
 
 func (l *loader) newDecoder(file string) *decoder {
-	return &decoder{file: file, errs: l.errs, pos: l.pos}
-}
-
-// posKey prefixes recorded positions so validation can find them per document.
-func posKey(doc, path string) string {
-	if path == "" {
-		return doc
-	}
-	return doc + "/" + path
+	return &decoder{file: file, errs: l.errs}
 }
 
 func (l *loader) loadRoot(file string) *Fabric {
@@ -286,11 +278,8 @@ func (l *loader) loadRoot(file string) *Fabric {
 			}
 			fabricSeen = true
 			var fd Fabric
-			d.pos = map[string]Pos{}
+			l.pos.add("fabric", file, doc.Content[0])
 			d.decode(doc.Content[0], reflect.ValueOf(&fd).Elem(), "", 0)
-			for k, v := range d.pos {
-				l.pos[posKey("fabric", k)] = v
-			}
 			fd.Profiles = f.Profiles
 			fd.Source = Pos{File: file, Line: doc.Content[0].Line, Col: doc.Content[0].Column}
 			if d.aborted {
@@ -300,7 +289,7 @@ func (l *loader) loadRoot(file string) *Fabric {
 			for j := range fd.Spec.Profiles {
 				p := &fd.Spec.Profiles[j]
 				p.Source = Pos{File: file}
-				if pp, ok := l.pos[posKey("fabric", fmt.Sprintf("spec.profiles[%d]", j))]; ok {
+				if pp, ok := l.pos.find("fabric", fmt.Sprintf("spec.profiles[%d]", j)); ok {
 					p.Source = pp
 				}
 				l.addProfile(f, p, "fabric", fmt.Sprintf("spec.profiles[%d].", j))
@@ -316,12 +305,9 @@ func (l *loader) loadRoot(file string) *Fabric {
 // decodeProfile decodes one Profile document and adds it to f.
 func (l *loader) decodeProfile(f *Fabric, d *decoder, doc *yaml.Node, file string, i int) {
 	var p Profile
-	d.pos = map[string]Pos{}
-	d.decode(doc.Content[0], reflect.ValueOf(&p).Elem(), "", 0)
 	key := fmt.Sprintf("profile:%s#%d", file, i)
-	for k, v := range d.pos {
-		l.pos[posKey(key, k)] = v
-	}
+	l.pos.add(key, file, doc.Content[0])
+	d.decode(doc.Content[0], reflect.ValueOf(&p).Elem(), "", 0)
 	p.Source = Pos{File: file, Line: doc.Content[0].Line, Col: doc.Content[0].Column}
 	if d.aborted {
 		return
@@ -331,14 +317,14 @@ func (l *loader) decodeProfile(f *Fabric, d *decoder, doc *yaml.Node, file strin
 
 // profileRef remembers, per profile, where its positions are recorded.
 type profileRef struct {
-	doc    string // posKey document
+	doc    string // positions document
 	prefix string // path prefix inside that document
 }
 
 func (l *loader) addProfile(f *Fabric, p *Profile, doc, prefix string) {
 	name := p.Metadata.Name
 	if name == "" {
-		at, ok := l.pos[posKey(doc, prefix+"metadata")]
+		at, ok := l.pos.find(doc, prefix+"metadata")
 		if !ok {
 			at = p.Source
 		}
@@ -346,7 +332,8 @@ func (l *loader) addProfile(f *Fabric, p *Profile, doc, prefix string) {
 		return
 	}
 	if prev, dup := f.Profiles[name]; dup {
-		l.fail(l.pos[posKey(doc, prefix+"metadata.name")], prefix+"metadata.name",
+		at, _ := l.pos.find(doc, prefix+"metadata.name")
+		l.fail(at, prefix+"metadata.name",
 			"profile %q is defined twice (also at %s)", name, prev.Source)
 		return
 	}
@@ -358,7 +345,7 @@ func (l *loader) includes(fd *Fabric, file string) {
 	dir := filepath.Dir(file)
 	for i, inc := range fd.Spec.Include {
 		path := fmt.Sprintf("spec.include[%d]", i)
-		at := l.pos[posKey("fabric", path)]
+		at, _ := l.pos.find("fabric", path)
 		if inc == "" {
 			l.fail(at, path, "empty include path")
 			continue

@@ -10,7 +10,7 @@ import (
 
 type validator struct {
 	f         *Fabric
-	pos       map[string]Pos
+	pos       *positions
 	refs      map[string]profileRef
 	errs      *Errors
 	platforms Platforms
@@ -28,22 +28,11 @@ var (
 	labelKeyRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?$`)
 )
 
-// at returns the position of path in the current document, falling back to the
-// nearest recorded parent.
+// at returns the position of path in document doc, falling back to the
+// nearest parent that exists.
 func (v *validator) at(doc, path string) Pos {
-	for p := path; ; {
-		if pos, ok := v.pos[posKey(doc, p)]; ok {
-			return pos
-		}
-		i := strings.LastIndexAny(p, ".[")
-		if i < 0 {
-			if pos, ok := v.pos[doc]; ok {
-				return pos
-			}
-			return Pos{}
-		}
-		p = p[:i]
-	}
+	pos, _ := v.pos.find(doc, path)
+	return pos
 }
 
 // perr reports a problem at path inside the current profile.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -145,7 +146,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, c := range n.Content {
-			d.decode(c, s.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1)
+			d.decode(c, s.Index(i), path+"["+strconv.Itoa(i)+"]", depth+1)
 		}
 		v.Set(s)
 	case reflect.Map:
@@ -204,7 +205,12 @@ func (d *decoder) mappingPairs(n *yaml.Node, path string, fn func(k, val *yaml.N
 		d.errAt(n, path, "expected a mapping, got %s", kindName(n))
 		return
 	}
-	seen := map[string]*yaml.Node{}
+	// Most mappings are small: look duplicates up among the earlier keys,
+	// and index them only for big ones.
+	var seen map[string]*yaml.Node
+	if len(n.Content) > 32 {
+		seen = make(map[string]*yaml.Node, len(n.Content)/2)
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -215,40 +221,74 @@ func (d *decoder) mappingPairs(n *yaml.Node, path string, fn func(k, val *yaml.N
 			d.errAt(k, path, "merge keys (<<) are not supported; write the fields out")
 			continue
 		}
-		if first, dup := seen[k.Value]; dup {
+		if first := earlierKey(n.Content[:i], seen, k.Value); first != nil {
 			d.errAt(k, joinPath(path, k.Value), "duplicate key (first defined at line %d)", first.Line)
 			continue
 		}
-		seen[k.Value] = k
+		if seen != nil {
+			seen[k.Value] = k
+		}
 		fn(k, val)
 	}
 }
 
-func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth int) {
-	t := v.Type()
-	fields := map[string]int{}
-	var names []string
+// earlierKey returns the key node among the pairs of earlier (keys at even
+// positions) whose value is key, using seen when the mapping is indexed.
+func earlierKey(earlier []*yaml.Node, seen map[string]*yaml.Node, key string) *yaml.Node {
+	if seen != nil {
+		return seen[key]
+	}
+	for i := 0; i < len(earlier); i += 2 {
+		if k := earlier[i]; k.Kind == yaml.ScalarNode && k.Tag != "!!merge" && k.Value == key {
+			return k
+		}
+	}
+	return nil
+}
+
+// structInfo is what decoding needs of a struct type's yaml tags.
+type structInfo struct {
+	fields map[string]int   // YAML name → field index
+	names  []string         // sorted YAML names, for messages
+	enums  map[int][]string // field index → allowed values
+}
+
+var structInfos sync.Map // reflect.Type → *structInfo
+
+func structInfoOf(t reflect.Type) *structInfo {
+	if si, ok := structInfos.Load(t); ok {
+		return si.(*structInfo)
+	}
+	si := &structInfo{fields: map[string]int{}, enums: map[int][]string{}}
 	for i := 0; i < t.NumField(); i++ {
-		tag := t.Field(i).Tag.Get("yaml")
-		name, _, _ := strings.Cut(tag, ",")
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if name == "" || name == "-" {
 			continue
 		}
-		fields[name] = i
-		names = append(names, name)
+		si.fields[name] = i
+		si.names = append(si.names, name)
+		if enum := f.Tag.Get("enum"); enum != "" && f.Type.Kind() == reflect.String {
+			si.enums[i] = strings.Split(enum, ",")
+		}
 	}
-	sort.Strings(names)
+	sort.Strings(si.names)
+	structInfos.Store(t, si)
+	return si
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth int) {
+	si := structInfoOf(v.Type())
 	d.mappingPairs(n, path, func(k, val *yaml.Node) {
-		i, ok := fields[k.Value]
+		i, ok := si.fields[k.Value]
 		if !ok {
-			d.errAt(k, joinPath(path, k.Value), "unknown field%s; valid fields: %s", suggest(k.Value, names), strings.Join(names, ", "))
+			d.errAt(k, joinPath(path, k.Value), "unknown field%s; valid fields: %s", suggest(k.Value, si.names), strings.Join(si.names, ", "))
 			return
 		}
 		fp := joinPath(path, k.Value)
-		f := t.Field(i)
 		d.decode(val, v.Field(i), fp, depth+1)
-		if enum := f.Tag.Get("enum"); enum != "" && v.Field(i).Kind() == reflect.String {
-			d.checkEnum(val, fp, v.Field(i).String(), strings.Split(enum, ","))
+		if enum, ok := si.enums[i]; ok {
+			d.checkEnum(val, fp, v.Field(i).String(), enum)
 		}
 	})
 }
@@ -433,7 +473,7 @@ func (s *DSCPSet) decodeNode(d *decoder, n *yaml.Node, path string) {
 		return
 	}
 	for i, c := range n.Content {
-		ip := fmt.Sprintf("%s[%d]", path, i)
+		ip := path + "[" + strconv.Itoa(i) + "]"
 		c = d.resolve(c, ip, 0)
 		if c == nil {
 			return

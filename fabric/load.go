@@ -51,7 +51,8 @@ func Load(path string, opts ...Options) (*Fabric, error) {
 	l := &loader{opts: o, errs: &Errors{}, pos: newPositions(), refs: map[string]profileRef{}}
 	f := l.loadRoot(path)
 	if len(*l.errs) == 0 {
-		v := &validator{f: f, pos: l.pos, refs: l.refs, errs: l.errs, platforms: o.Platforms}
+		v := &validator{f: f, pos: l.pos, refs: l.refs, errs: l.errs, platforms: o.Platforms,
+			labelKeys: matchMemo{}, ifnames: matchMemo{}}
 		v.validate()
 	}
 	if len(*l.errs) > 0 {

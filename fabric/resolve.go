@@ -19,15 +19,17 @@ type Resolved struct {
 // (validated); Resolve is pure and deterministic.
 func (f *Fabric) Resolve() Resolved {
 	var r Resolved
-	hostParts := f.hostPartitions()
+	hosts := newHostIndex(f.Spec.Hosts)
+	hostParts := f.hostPartitions(hosts)
+	bases := map[string]InterfaceIntent{} // per profile
 	for _, h := range f.Spec.Hosts {
-		r.Hosts = append(r.Hosts, f.resolveHost(h, hostParts[h.Name]))
+		r.Hosts = append(r.Hosts, f.resolveHost(h, hostParts[h.Name], bases))
 	}
 	for _, s := range f.Spec.Switches {
 		r.Switches = append(r.Switches, f.resolveSwitch(s))
 	}
 	for _, sm := range f.Spec.SubnetManagers {
-		r.SubnetManagers = append(r.SubnetManagers, f.resolveSM(sm))
+		r.SubnetManagers = append(r.SubnetManagers, f.resolveSM(sm, hosts))
 	}
 	sort.Slice(r.Hosts, func(i, j int) bool { return r.Hosts[i].Host < r.Hosts[j].Host })
 	sort.Slice(r.Switches, func(i, j int) bool { return r.Switches[i].Name < r.Switches[j].Name })
@@ -51,7 +53,9 @@ func (r Resolved) Targets() []string {
 	return out
 }
 
-func (f *Fabric) resolveHost(h Host, parts []HostPartition) HostIntent {
+// resolveHost computes one host's desired state; bases caches each profile's
+// resolved interface.
+func (f *Fabric) resolveHost(h Host, parts []HostPartition, bases map[string]InterfaceIntent) HostIntent {
 	hi := HostIntent{APIVersion: APIVersion, Host: h.Name, Address: h.Address, Profile: h.Profile,
 		Labels: h.Labels, Partitions: parts}
 	p := f.Profiles[h.Profile]
@@ -62,7 +66,11 @@ func (f *Fabric) resolveHost(h Host, parts []HostPartition) HostIntent {
 	if len(names) == 0 {
 		names = []string{AllRDMANetdevs}
 	}
-	base := ResolveInterface(p.Spec.Ethernet)
+	base, ok := bases[h.Profile]
+	if !ok {
+		base = ResolveInterface(p.Spec.Ethernet)
+		bases[h.Profile] = base
+	}
 	for _, n := range names {
 		ii := base
 		ii.Name = n
@@ -283,7 +291,7 @@ func durMs(d Duration) int { return int((int64(d) + 999_999) / 1_000_000) }
 
 // hostPartitions computes, per host name, the partitions it belongs to across
 // every subnet manager's profile.
-func (f *Fabric) hostPartitions() map[string][]HostPartition {
+func (f *Fabric) hostPartitions(hosts *hostIndex) map[string][]HostPartition {
 	out := map[string][]HostPartition{}
 	seen := map[string]map[uint16]bool{}
 	for _, sm := range f.Spec.SubnetManagers {
@@ -296,7 +304,7 @@ func (f *Fabric) hostPartitions() map[string][]HostPartition {
 				if m.Hosts == nil {
 					continue
 				}
-				for _, h := range SelectHosts(f.Spec.Hosts, m.Hosts) {
+				for _, h := range hosts.selectHosts(m.Hosts) {
 					if seen[h.Name] == nil {
 						seen[h.Name] = map[uint16]bool{}
 					}
@@ -326,7 +334,7 @@ func membership(m Member, p Partition) string {
 	return "full"
 }
 
-func (f *Fabric) resolveSM(sm SubnetManager) SubnetManagerIntent {
+func (f *Fabric) resolveSM(sm SubnetManager, hosts *hostIndex) SubnetManagerIntent {
 	si := SubnetManagerIntent{APIVersion: APIVersion, Name: sm.Name, Kind: sm.Kind, Address: sm.Address,
 		Profile: sm.Profile, PartitionsFile: sm.PartitionsFile, Partitions: []PartitionIntent{}}
 	if si.Kind == "opensm" && si.PartitionsFile == "" {
@@ -336,13 +344,17 @@ func (f *Fabric) resolveSM(sm SubnetManager) SubnetManagerIntent {
 	if p == nil || p.Spec.InfiniBand == nil {
 		return si
 	}
-	si.Partitions = ResolvePartitions(p.Spec.InfiniBand, f.Spec.Hosts)
+	si.Partitions = resolvePartitions(p.Spec.InfiniBand, hosts)
 	return si
 }
 
 // ResolvePartitions turns profile partitions into partition intents; host
 // selectors become one member per port GUID (or per host when GUIDs are unknown).
 func ResolvePartitions(ib *InfiniBand, hosts []Host) []PartitionIntent {
+	return resolvePartitions(ib, newHostIndex(hosts))
+}
+
+func resolvePartitions(ib *InfiniBand, hosts *hostIndex) []PartitionIntent {
 	var out []PartitionIntent
 	for _, part := range ib.Partitions {
 		pi := PartitionIntent{Name: part.Name, PKey: uint16(part.PKey), IPoIB: part.IPoIB, MTU: part.MTU,
@@ -359,7 +371,7 @@ func ResolvePartitions(ib *InfiniBand, hosts []Host) []PartitionIntent {
 			case m.Special != "":
 				pi.Members = append(pi.Members, PartitionMember{Special: m.Special, Membership: ms})
 			case m.Hosts != nil:
-				for _, h := range SelectHosts(hosts, m.Hosts) {
+				for _, h := range hosts.selectHosts(m.Hosts) {
 					if len(h.PortGUIDs) == 0 {
 						pi.Members = append(pi.Members, PartitionMember{Host: h.Name, Membership: ms})
 					}

@@ -17,6 +17,18 @@ type validator struct {
 
 	// current profile context
 	doc, prefix string
+
+	index *hostIndex // built on first use
+
+	labelKeys, ifnames matchMemo
+}
+
+// hosts indexes the fabric's hosts for selectors.
+func (v *validator) hosts() *hostIndex {
+	if v.index == nil {
+		v.index = newHostIndex(v.f.Spec.Hosts)
+	}
+	return v.index
 }
 
 var (
@@ -26,7 +38,23 @@ var (
 	envRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	guidRE     = regexp.MustCompile(`^0x[0-9a-fA-F]{16}$`)
 	labelKeyRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._/-]{0,61}[A-Za-z0-9])?$`)
+	partNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	numericRE  = regexp.MustCompile(`^[0-9.]+$`)
+	userRE     = regexp.MustCompile(`^[a-z_][a-z0-9_.-]*\$?$`)
 )
+
+// matchMemo remembers regexp verdicts for strings that repeat across
+// thousands of hosts (label keys, interface names).
+type matchMemo map[string]bool
+
+func (m matchMemo) match(re *regexp.Regexp, s string) bool {
+	ok, seen := m[s]
+	if !seen {
+		ok = re.MatchString(s)
+		m[s] = ok
+	}
+	return ok
+}
 
 // at returns the position of path in document doc, falling back to the
 // nearest parent that exists.
@@ -374,7 +402,7 @@ func (v *validator) infiniband(ib *InfiniBand) {
 		pp := fmt.Sprintf("%spartitions[%d].", base, i)
 		if p.Name == "" {
 			v.perr(pp+"name", "required")
-		} else if !regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`).MatchString(p.Name) {
+		} else if !partNameRE.MatchString(p.Name) {
 			v.perr(pp+"name", "%q: partition names are letters, digits, '_', '.', '-' (OpenSM's grammar)", p.Name)
 		} else if j, dup := names[p.Name]; dup {
 			v.perr(pp+"name", "partition %q is defined twice (also partitions[%d])", p.Name, j)
@@ -502,7 +530,7 @@ func (v *validator) fabric() {
 		}
 		seen := map[string]bool{}
 		for j, ifn := range h.Interfaces {
-			if !ifnameRE.MatchString(ifn) {
+			if !v.ifnames.match(ifnameRE, ifn) {
 				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "%q is not a Linux interface name (1..15 characters, no '/' or spaces)", ifn)
 			} else if seen[ifn] {
 				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "interface %s is listed twice", ifn)
@@ -555,7 +583,7 @@ func (v *validator) fabric() {
 }
 
 func looksNumeric(s string) bool {
-	return regexp.MustCompile(`^[0-9.]+$`).MatchString(s)
+	return numericRE.MatchString(s)
 }
 
 func (v *validator) ssh(path string, s *SSH) {
@@ -565,14 +593,14 @@ func (v *validator) ssh(path string, s *SSH) {
 	if s.PasswordEnv != "" && !envRE.MatchString(s.PasswordEnv) {
 		v.ferr(path+".passwordEnv", "%q is not an environment variable name (the password itself never goes in YAML)", s.PasswordEnv)
 	}
-	if s.User != "" && !regexp.MustCompile(`^[a-z_][a-z0-9_.-]*\$?$`).MatchString(s.User) {
+	if s.User != "" && !userRE.MatchString(s.User) {
 		v.ferr(path+".user", "%q is not a user name", s.User)
 	}
 }
 
 func (v *validator) labels(path string, l map[string]string) {
 	for k := range l {
-		if !labelKeyRE.MatchString(k) {
+		if !v.labelKeys.match(labelKeyRE, k) {
 			v.ferr(path+"."+k, "%q is not a label key", k)
 		}
 	}
@@ -629,15 +657,11 @@ func (v *validator) selectors(mp string, p *Profile) {
 			if m.Hosts == nil {
 				continue
 			}
-			if len(SelectHosts(v.f.Spec.Hosts, m.Hosts)) == 0 {
+			if len(v.hosts().selectHosts(m.Hosts)) == 0 {
 				v.ferr(mp+".profile", "profile %q partition %q members[%d]: the selector %s matches no host of this fabric", p.Metadata.Name, part.Name, j, describeSelector(m.Hosts))
 			}
 			for _, n := range m.Hosts.Names {
-				found := false
-				for _, h := range v.f.Spec.Hosts {
-					found = found || h.Name == n
-				}
-				if !found {
+				if !v.hosts().has(n) {
 					v.ferr(mp+".profile", "profile %q partition %q members[%d]: no host named %q", p.Metadata.Name, part.Name, j, n)
 				}
 			}
@@ -668,31 +692,7 @@ func sortedKeys(m map[string]string) []string {
 
 // SelectHosts returns the hosts matching s (all labels equal, or named), in fabric order.
 func SelectHosts(hosts []Host, s *Selector) []Host {
-	var out []Host
-	for _, h := range hosts {
-		if selects(s, h) {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-func selects(s *Selector, h Host) bool {
-	if len(s.Names) > 0 {
-		named := false
-		for _, n := range s.Names {
-			named = named || n == h.Name
-		}
-		if !named {
-			return false
-		}
-	}
-	for k, want := range s.Labels {
-		if h.Labels[k] != want {
-			return false
-		}
-	}
-	return len(s.Names) > 0 || len(s.Labels) > 0
+	return newHostIndex(hosts).selectHosts(s)
 }
 
 func (v *validator) checks(c *Checks) {

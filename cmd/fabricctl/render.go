@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
@@ -226,8 +227,8 @@ func marshalYAML(v any) (string, error) {
 	return buf.String(), enc.Close()
 }
 
-// writeArtifacts writes every artifact under dir; each file is written to a
-// temporary name and renamed, so a reader never sees half a file.
+// writeArtifacts writes every artifact under dir; a reader never sees half a
+// file (internal/atomicfile).
 func writeArtifacts(dir string, arts []artifact) error {
 	dirs := map[string]bool{}
 	for _, a := range arts {
@@ -238,19 +239,12 @@ func writeArtifacts(dir string, arts []artifact) error {
 			return fmt.Errorf("creating output directory: %w", err)
 		}
 	}
+	// One writer per CPU: more only contend for the directory's lock.
 	var g errgroup.Group
-	g.SetLimit(2 * runtime.GOMAXPROCS(0))
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, a := range arts {
 		g.Go(func() error {
-			path := filepath.Join(dir, filepath.FromSlash(a.Path))
-			tmp := path + ".tmp"
-			if err := os.WriteFile(tmp, []byte(a.Content), 0o644); err != nil {
-				return fmt.Errorf("writing %s: %w", path, err)
-			}
-			if err := os.Rename(tmp, path); err != nil {
-				return fmt.Errorf("writing %s: %w", path, err)
-			}
-			return nil
+			return atomicfile.WriteFile(filepath.Join(dir, filepath.FromSlash(a.Path)), []byte(a.Content), 0o644)
 		})
 	}
 	return g.Wait()

@@ -1,0 +1,9 @@
+// Package atomicfile writes files so that a reader sees either the old
+// content or the whole new content, never part of it, and does so cheaply
+// enough to write thousands of files (one per fabric target) at once.
+//
+// On Linux a file that does not exist yet is written as an unnamed O_TMPFILE
+// and linked into place when complete: one directory operation instead of
+// the create-then-rename pair. A file that exists is replaced through a
+// temporary name and rename(2), as it is on every other system.
+package atomicfile

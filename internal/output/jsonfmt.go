@@ -13,6 +13,15 @@ const inlineLimit = 72
 // It is about four times smaller than json.MarshalIndent's output for host
 // state and correspondingly faster to write and read.
 func MarshalJSON(v any) ([]byte, error) {
+	if b, err := marshalFast(v); err != errFallback {
+		return b, err
+	}
+	return marshalReflow(v)
+}
+
+// marshalReflow is MarshalJSON through encoding/json: for every type, and
+// the definition marshalFast must agree with.
+func marshalReflow(v any) ([]byte, error) {
 	compact, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

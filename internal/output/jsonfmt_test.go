@@ -200,3 +200,23 @@ func BenchmarkIndentCompactReference(b *testing.B) {
 		indentCompactReference(src)
 	}
 }
+
+func TestFastPathCoversPlainTypes(t *testing.T) {
+	type leaf struct {
+		A int    `json:"a"`
+		B string `json:"b,omitempty"`
+	}
+	v := struct {
+		L []leaf          `json:"l"`
+		M map[string]bool `json:"m"`
+		P *leaf           `json:"p"`
+		X any             `json:"x"`
+		A [8]uint8        `json:"prioTc"`
+	}{L: []leaf{{1, "x"}}, M: map[string]bool{"k": true}, X: []any{1.5}}
+	if _, err := marshalFast(v); err != nil {
+		t.Fatalf("the fast path refused a plain value: %v", err)
+	}
+	if _, err := marshalFast(struct{ B []byte }{}); err != errFallback {
+		t.Fatalf("[]byte should fall back to encoding/json, got %v", err)
+	}
+}

@@ -452,6 +452,9 @@ func appendFloat(b []byte, f float64, bits int) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendJSONString appends s quoted exactly as encoding/json quotes it.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+
 // appendString quotes s like encoding/json: HTML-safe, invalid UTF-8 as
 // U+FFFD, U+2028 and U+2029 escaped.
 func appendString(b []byte, s string) []byte {

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -114,9 +117,62 @@ func fieldString(v any) (string, error) {
 
 // JSON prints db as CONFIG_DB JSON with sorted keys, 4-space indented like
 // sonic-cfggen.
+// It writes what json.MarshalIndent writes, without reflection: a switch's
+// CONFIG_DB has thousands of entries.
 func (db ConfigDB) JSON() []byte {
-	b, _ := json.MarshalIndent(db, "", "    ") // maps of strings always marshal
+	if db == nil {
+		return []byte("null\n")
+	}
+	b := make([]byte, 0, 32<<10)
+	b = append(b, '{')
+	for i, table := range slices.Sorted(maps.Keys(db)) {
+		b = jsonKey(b, i, 1, table)
+		keys := db[table]
+		if keys == nil {
+			b = append(b, "null"...)
+			continue
+		}
+		b = append(b, '{')
+		for j, key := range slices.Sorted(maps.Keys(keys)) {
+			b = jsonKey(b, j, 2, key)
+			fields := keys[key]
+			if fields == nil {
+				b = append(b, "null"...)
+				continue
+			}
+			b = append(b, '{')
+			for k, field := range slices.Sorted(maps.Keys(fields)) {
+				b = jsonKey(b, k, 3, field)
+				b = output.AppendJSONString(b, fields[field])
+			}
+			b = jsonClose(b, len(fields), 2)
+		}
+		b = jsonClose(b, len(keys), 1)
+	}
+	b = jsonClose(b, len(db), 0)
 	return append(b, '\n')
+}
+
+const jsonIndent = "                "
+
+// jsonKey starts member i of an object at depth (4 spaces a level).
+func jsonKey(b []byte, i, depth int, key string) []byte {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, '\n')
+	b = append(b, jsonIndent[:4*depth]...)
+	b = output.AppendJSONString(b, key)
+	return append(b, ':', ' ')
+}
+
+// jsonClose ends an object of n members at depth.
+func jsonClose(b []byte, n, depth int) []byte {
+	if n > 0 {
+		b = append(b, '\n')
+		b = append(b, jsonIndent[:4*depth]...)
+	}
+	return append(b, '}')
 }
 
 // entry returns the fields of table|key, or nil.

@@ -103,9 +103,14 @@ func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
 			jobs = append(jobs, func() ([]artifact, error) { return renderHost(h) })
 		}
 	}
+	// Switches of one profile share the QoS half of their intent: encode it once.
+	intents, err := output.NewYAMLTail(fabric.SwitchIntent{}, "MTU")
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range r.Switches {
 		if want(s.Name) {
-			jobs = append(jobs, func() ([]artifact, error) { return renderSwitch(s) })
+			jobs = append(jobs, func() ([]artifact, error) { return renderSwitch(s, intents) })
 		}
 	}
 	guids := hostGUIDs(f)
@@ -155,10 +160,10 @@ func renderHost(h fabric.HostIntent) ([]artifact, error) {
 	return []artifact{{Target: h.Host, Kind: "host", Path: "hosts/" + h.Host + ".json", Content: b}}, nil
 }
 
-func renderSwitch(s fabric.SwitchIntent) ([]artifact, error) {
-	b, err := marshalYAML(s)
+func renderSwitch(s fabric.SwitchIntent, intents *output.YAMLTail) ([]artifact, error) {
+	b, err := intents.Marshal(s)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("encoding YAML: %w", err)
 	}
 	arts := []artifact{{Target: s.Name, Kind: "switch", Path: "switches/" + s.Name + ".intent.yaml", Content: b}}
 	native, ext, err := renderSwitchNative(s)

@@ -31,3 +31,36 @@ func BenchmarkRenderLarge(b *testing.B) {
 		}
 	}
 }
+
+// Rendering switch intents through the shared-tail encoder gives what
+// encoding each intent whole gives.
+func TestRenderSwitchIntentsMatchWholeEncoding(t *testing.T) {
+	dir := t.TempDir()
+	if err := fabricgen.Write(dir, 40, 25, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{filepath.Join(dir, "fabric.yaml"), "../../profiles/lab/fabric.yaml"} {
+		f, err := fabric.Load(file, fabric.Options{Platforms: platforms()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		arts, err := renderArtifacts(f, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		byPath := map[string]string{}
+		for _, a := range arts {
+			byPath[a.Path] = a.Content
+		}
+		r := f.Resolve()
+		for _, s := range r.Switches {
+			want, err := marshalYAML(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := byPath["switches/"+s.Name+".intent.yaml"]; got != want {
+				t.Errorf("%s: %s intent differs:\n%s\nwant\n%s", file, s.Name, got, want)
+			}
+		}
+	}
+}

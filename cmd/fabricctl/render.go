@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
@@ -125,17 +128,21 @@ func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
 			})
 		}
 	}
+	// One long-lived worker per CPU takes the next job: a goroutine per
+	// job would grow a fresh stack for each of thousands of encodings.
 	results := make([][]artifact, len(jobs))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, job := range jobs {
-		g.Go(func() error {
-			a, err := job()
-			results[i] = a
-			return err
+	errs := make([]error, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
+				results[i], errs[i] = jobs[i]()
+			}
 		})
 	}
-	if err := g.Wait(); err != nil {
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	var arts []artifact

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -60,23 +61,28 @@ the fabric is invalid or any target fails to render.`,
 				if err := writeArtifacts(out, arts); err != nil {
 					return err
 				}
+				w := bufio.NewWriter(g.stdout) // one line per file: thousands of them
 				for _, a := range arts {
-					fmt.Fprintln(g.stdout, filepath.Join(out, a.Path))
+					fmt.Fprintln(w, filepath.Join(out, a.Path))
 				}
-				return nil
+				return w.Flush()
 			}
-			return output.Write(g.stdout, g.output, renderResult{APIVersion: fabric.APIVersion, Artifacts: arts},
+			w := bufio.NewWriterSize(g.stdout, 64<<10)
+			if err := output.Write(w, g.output, renderResult{APIVersion: fabric.APIVersion, Artifacts: arts},
 				func(*output.TableWriter) {
 					for i, a := range arts {
 						if i > 0 {
-							fmt.Fprintln(g.stdout)
+							fmt.Fprintln(w)
 						}
-						fmt.Fprintf(g.stdout, "# ==> %s (%s %s) <==\n%s", a.Path, a.Kind, a.Target, a.Content)
+						fmt.Fprintf(w, "# ==> %s (%s %s) <==\n%s", a.Path, a.Kind, a.Target, a.Content)
 						if !strings.HasSuffix(a.Content, "\n") {
-							fmt.Fprintln(g.stdout)
+							fmt.Fprintln(w)
 						}
 					}
-				})
+				}); err != nil {
+				return err
+			}
+			return w.Flush()
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "fabric or profile file")

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -17,7 +16,6 @@ import (
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 	"gopkg.in/yaml.v3"
 )
 
@@ -245,25 +243,12 @@ func marshalYAML(v any) (string, error) {
 	return buf.String(), enc.Close()
 }
 
-// writeArtifacts writes every artifact under dir; a reader never sees half a
-// file (internal/atomicfile).
+// writeArtifacts writes every artifact under dir: a new directory appears
+// whole, and no reader sees half a file (internal/atomicfile).
 func writeArtifacts(dir string, arts []artifact) error {
-	dirs := map[string]bool{}
-	for _, a := range arts {
-		dirs[filepath.Dir(filepath.Join(dir, filepath.FromSlash(a.Path)))] = true
+	files := make([]atomicfile.File, len(arts))
+	for i, a := range arts {
+		files[i] = atomicfile.File{Path: a.Path, Data: []byte(a.Content)}
 	}
-	for d := range dirs {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("creating output directory: %w", err)
-		}
-	}
-	// One writer per CPU: more only contend for the directory's lock.
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, a := range arts {
-		g.Go(func() error {
-			return atomicfile.WriteFile(filepath.Join(dir, filepath.FromSlash(a.Path)), []byte(a.Content), 0o644)
-		})
-	}
-	return g.Wait()
+	return atomicfile.WriteTree(dir, files, 0o644)
 }

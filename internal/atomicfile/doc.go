@@ -6,4 +6,9 @@
 // and linked into place when complete: one directory operation instead of
 // the create-then-rename pair. A file that exists is replaced through a
 // temporary name and rename(2), as it is on every other system.
+//
+// WriteTree writes a set of files under a directory. A new (or empty)
+// directory is built beside its place and renamed there, so the whole tree
+// appears at once; files in an existing directory are replaced one by one
+// with WriteFile.
 package atomicfile

@@ -51,12 +51,21 @@ the fabric is invalid or any target fails to render.`,
 			if err != nil {
 				return err
 			}
-			arts, err := renderArtifacts(f, target)
-			if err != nil {
-				return err
-			}
 			if out != "" {
-				if err := writeArtifacts(out, arts); err != nil {
+				// Files are staged as they are rendered and appear only
+				// when every target rendered (internal/atomicfile).
+				tree, err := atomicfile.NewTree(out, 0o644)
+				if err != nil {
+					return err
+				}
+				arts, err := renderArtifacts(f, target, func(a artifact) error {
+					return tree.Write(a.Path, []byte(a.Content))
+				})
+				if err == nil {
+					err = tree.Commit()
+				}
+				if err != nil {
+					tree.Abort()
 					return err
 				}
 				w := bufio.NewWriter(g.stdout) // one line per file: thousands of them
@@ -64,6 +73,10 @@ the fabric is invalid or any target fails to render.`,
 					fmt.Fprintln(w, filepath.Join(out, a.Path))
 				}
 				return w.Flush()
+			}
+			arts, err := renderArtifacts(f, target, nil)
+			if err != nil {
+				return err
 			}
 			w := bufio.NewWriterSize(g.stdout, 64<<10)
 			if err := output.Write(w, g.output, renderResult{APIVersion: fabric.APIVersion, Artifacts: arts},
@@ -89,8 +102,10 @@ the fabric is invalid or any target fails to render.`,
 	return cmd
 }
 
-// renderArtifacts renders every target (or only target) of f, in memory.
-func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
+// renderArtifacts renders every target (or only target) of f. With a sink,
+// each artifact goes to it as soon as it is rendered and comes back without
+// its content; without, everything is kept in memory.
+func renderArtifacts(f *fabric.Fabric, target string, sink func(artifact) error) ([]artifact, error) {
 	r := f.Resolve()
 	if target != "" {
 		known := r.Targets()
@@ -142,6 +157,9 @@ func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
 				results[i], errs[i] = jobs[i]()
+				if errs[i] == nil && sink != nil {
+					errs[i] = drain(results[i], sink)
+				}
 			}
 		})
 	}
@@ -155,12 +173,26 @@ func renderArtifacts(f *fabric.Fabric, target string) ([]artifact, error) {
 	}
 	if f.Kind != fabric.KindFabric && target == "" {
 		profs, err := renderProfiles(f)
+		if err == nil && sink != nil {
+			err = drain(profs, sink)
+		}
 		if err != nil {
 			return nil, err
 		}
 		arts = append(arts, profs...)
 	}
 	return arts, nil
+}
+
+// drain hands each artifact to sink and drops its content.
+func drain(arts []artifact, sink func(artifact) error) error {
+	for i := range arts {
+		if err := sink(arts[i]); err != nil {
+			return err
+		}
+		arts[i].Content = ""
+	}
+	return nil
 }
 
 func renderHost(h fabric.HostIntent) ([]artifact, error) {
@@ -241,14 +273,4 @@ func marshalYAML(v any) (string, error) {
 		return "", fmt.Errorf("encoding YAML: %w", err)
 	}
 	return buf.String(), enc.Close()
-}
-
-// writeArtifacts writes every artifact under dir: a new directory appears
-// whole, and no reader sees half a file (internal/atomicfile).
-func writeArtifacts(dir string, arts []artifact) error {
-	files := make([]atomicfile.File, len(arts))
-	for i, a := range arts {
-		files[i] = atomicfile.File{Path: a.Path, Data: []byte(a.Content)}
-	}
-	return atomicfile.WriteTree(dir, files, 0o644)
 }

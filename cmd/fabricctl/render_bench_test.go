@@ -22,7 +22,7 @@ func BenchmarkRenderLarge(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		arts, err := renderArtifacts(f, "")
+		arts, err := renderArtifacts(f, "", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestRenderSwitchIntentsMatchWholeEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		arts, err := renderArtifacts(f, "")
+		arts, err := renderArtifacts(f, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

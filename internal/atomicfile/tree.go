@@ -10,37 +10,138 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
-// File is one file of a tree: Path is slash-separated and relative.
-type File struct {
-	Path string
-	Data []byte
+// Tree stages files for a directory and puts them in place all together
+// with Commit. Files are written beside the directory, under a temporary
+// name, as soon as Write is called, so a producer can write while it still
+// renders other files; nothing shows in the directory before Commit, and
+// Abort leaves no trace.
+//
+// Commit renames the staged tree over the directory when the directory does
+// not exist or is empty: it appears complete or not at all. Otherwise each
+// file is renamed into place (atomic per file), and files already in the
+// directory that were not written stay.
+type Tree struct {
+	dir, stage string
+	perm       fs.FileMode
+
+	mu    sync.Mutex
+	dirs  map[string]bool // created under stage
+	paths []string        // slash-separated, in order of Write
 }
 
-// WriteTree writes files under dir. When dir does not exist or is empty the
-// whole tree is built beside it under a temporary name and renamed into
-// place: it appears complete or not at all, and costs one plain create per
-// file. Otherwise each file is replaced atomically by WriteFile (files
-// already in dir that are not in files stay). Directories are created with
-// mode 0755, files with perm.
-func WriteTree(dir string, files []File, perm fs.FileMode) error {
-	for _, f := range files {
-		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
-			return fmt.Errorf("writing %s: %q is not a relative path inside it", dir, f.Path)
-		}
+// NewTree starts staging files for dir. Directories are created with mode
+// 0755 (an empty dir that is replaced keeps its mode), files with perm.
+func NewTree(dir string, perm fs.FileMode) (*Tree, error) {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
-	if fresh, err := freshDir(dir); err != nil {
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
+	mode := fs.FileMode(0o755)
+	if fi, err := os.Stat(dir); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.Chmod(stage, mode); err != nil {
+		os.RemoveAll(stage)
+		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
+	return &Tree{dir: dir, stage: stage, perm: perm, dirs: map[string]bool{".": true}}, nil
+}
+
+// Write stages the file at path (slash-separated, relative to the
+// directory). It is safe for concurrent use.
+func (t *Tree) Write(path string, data []byte) error {
+	rel := filepath.FromSlash(path)
+	if !filepath.IsLocal(rel) {
+		return fmt.Errorf("writing %s: %q is not a relative path inside it", t.dir, path)
+	}
+	final := filepath.Join(t.dir, rel)
+	if err := t.mkdir(filepath.Dir(rel)); err != nil {
+		return fmt.Errorf("writing %s: %w", final, err)
+	}
+	if err := writeAll(filepath.Join(t.stage, rel), data, t.perm); err != nil {
+		return fmt.Errorf("writing %s: %w", final, err)
+	}
+	t.mu.Lock()
+	t.paths = append(t.paths, path)
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *Tree) mkdir(rel string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dirs[rel] {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(t.stage, rel), 0o755); err != nil {
 		return err
-	} else if fresh {
-		done, err := writeStaged(dir, files, perm)
-		if done || err != nil {
-			return err
-		}
-		// The rename was refused (dir filled up meanwhile, or is a mount
-		// point): write in place instead.
 	}
-	return writeInPlace(dir, files, perm)
+	t.dirs[rel] = true
+	return nil
+}
+
+// Abort removes what was staged.
+func (t *Tree) Abort() { os.RemoveAll(t.stage) }
+
+// Commit puts the staged files in place and removes the staging area.
+func (t *Tree) Commit() error {
+	defer os.RemoveAll(t.stage)
+	fresh, err := freshDir(t.dir)
+	if err != nil {
+		return err
+	}
+	if fresh && os.Rename(t.stage, t.dir) == nil {
+		return nil
+	}
+	// An existing directory, or the rename was refused (the directory
+	// filled up meanwhile, or is a mount point): file by file.
+	t.mu.Lock()
+	paths := t.paths
+	t.mu.Unlock()
+	return parallel(paths, func(path string) error {
+		rel := filepath.FromSlash(path)
+		final := filepath.Join(t.dir, rel)
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return fmt.Errorf("writing %s: %w", final, err)
+		}
+		staged := filepath.Join(t.stage, rel)
+		err := os.Rename(staged, final)
+		if errors.Is(err, syscall.EXDEV) { // another file system: copy
+			var data []byte
+			if data, err = os.ReadFile(staged); err == nil {
+				err = WriteFile(final, data, t.perm)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", final, err)
+		}
+		return nil
+	})
+}
+
+// WriteTree writes files (slash-separated relative path → content) under
+// dir through a Tree.
+func WriteTree(dir string, files map[string][]byte, perm fs.FileMode) error {
+	t, err := NewTree(dir, perm)
+	if err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	if err := parallel(paths, func(p string) error { return t.Write(p, files[p]) }); err != nil {
+		t.Abort()
+		return err
+	}
+	return t.Commit()
 }
 
 // freshDir reports whether dir is missing or an empty directory.
@@ -63,87 +164,26 @@ func freshDir(dir string) (bool, error) {
 	return len(names) == 0, nil
 }
 
-// writeStaged builds the tree beside dir and renames it over dir. done is
-// false (with no error) when only that last rename was refused.
-func writeStaged(dir string, files []File, perm fs.FileMode) (done bool, err error) {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return false, fmt.Errorf("creating output directory: %w", err)
-	}
-	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return false, fmt.Errorf("creating output directory: %w", err)
-	}
-	defer func() {
-		if !done {
-			os.RemoveAll(stage)
-		}
-	}()
-	mode := fs.FileMode(0o755)
-	if fi, err := os.Stat(dir); err == nil {
-		mode = fi.Mode().Perm() // an existing empty directory keeps its mode
-	}
-	if err := os.Chmod(stage, mode); err != nil {
-		return false, fmt.Errorf("creating output directory: %w", err)
-	}
-	if err := mkdirs(stage, files); err != nil {
-		return false, err
-	}
-	err = parallel(files, func(f File) error {
-		if err := writeAll(filepath.Join(stage, filepath.FromSlash(f.Path)), f.Data, perm); err != nil {
-			return fmt.Errorf("writing %s: %w", filepath.Join(dir, filepath.FromSlash(f.Path)), err)
-		}
-		return nil
-	})
-	if err != nil {
-		return false, err
-	}
-	if err := os.Rename(stage, dir); err != nil {
-		return false, nil
-	}
-	return true, nil
-}
-
-func writeInPlace(dir string, files []File, perm fs.FileMode) error {
-	if err := mkdirs(dir, files); err != nil {
-		return err
-	}
-	return parallel(files, func(f File) error {
-		return WriteFile(filepath.Join(dir, filepath.FromSlash(f.Path)), f.Data, perm)
-	})
-}
-
-// mkdirs creates every directory the files need under root.
-func mkdirs(root string, files []File) error {
-	seen := map[string]bool{}
-	for _, f := range files {
-		d := filepath.Dir(filepath.FromSlash(f.Path))
-		if seen[d] {
-			continue
-		}
-		seen[d] = true
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			return fmt.Errorf("creating output directory: %w", err)
-		}
-	}
-	return nil
-}
-
-// parallel runs fn over files with one worker per CPU (more only contend
-// for the directories' locks) and returns every error.
-func parallel(files []File, fn func(File) error) error {
-	errs := make([]error, len(files))
+// parallel runs fn over items with one worker per CPU (more only contend
+// for the directories' locks) and returns the first few errors.
+func parallel[T any](items []T, fn func(T) error) error {
+	errs := make([]error, len(items))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
+	for range min(runtime.GOMAXPROCS(0), len(items)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-				errs[i] = fn(files[i])
+			for i := int(next.Add(1) - 1); i < len(items); i = int(next.Add(1) - 1) {
+				errs[i] = fn(items[i])
 			}
 		})
 	}
 	wg.Wait()
-	// A full disk fails every file alike: report a few, count the rest.
+	return joinFew(errs)
+}
+
+// joinFew joins the first three errors and counts the rest: a full disk
+// fails every file alike.
+func joinFew(errs []error) error {
 	var first []error
 	n := 0
 	for _, err := range errs {
@@ -158,4 +198,3 @@ func parallel(files []File, fn func(File) error) error {
 	}
 	return errors.Join(first...)
 }
-

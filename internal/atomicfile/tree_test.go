@@ -8,20 +8,20 @@ import (
 	"testing"
 )
 
-func treeFiles(n int) []File {
-	var fs []File
+func treeFiles(n int) map[string][]byte {
+	fs := map[string][]byte{"switches/leaf-1.nvue": []byte("nv set\n")}
 	for i := 0; i < n; i++ {
-		fs = append(fs, File{Path: fmt.Sprintf("hosts/h%03d.json", i), Data: []byte(fmt.Sprintf("{%d}\n", i))})
+		fs[fmt.Sprintf("hosts/h%03d.json", i)] = []byte(fmt.Sprintf("{%d}\n", i))
 	}
-	return append(fs, File{Path: "switches/leaf-1.nvue", Data: []byte("nv set\n")})
+	return fs
 }
 
-func checkTree(t *testing.T, dir string, files []File) {
+func checkTree(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
-	for _, f := range files {
-		got, err := os.ReadFile(filepath.Join(dir, f.Path))
-		if err != nil || string(got) != string(f.Data) {
-			t.Fatalf("%s: %q, %v", f.Path, got, err)
+	for p, data := range files {
+		got, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil || string(got) != string(data) {
+			t.Fatalf("%s: %q, %v", p, got, err)
 		}
 	}
 }
@@ -74,7 +74,7 @@ func TestWriteTreeExistingDirectoryReplacesFilesAndKeepsOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := treeFiles(3)
-	files[0].Data = []byte("changed\n")
+	files["hosts/h000.json"] = []byte("changed\n")
 	if err := WriteTree(dir, files, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -87,25 +87,45 @@ func TestWriteTreeExistingDirectoryReplacesFilesAndKeepsOthers(t *testing.T) {
 func TestWriteTreeRefusesPathsOutsideAndLeavesNothing(t *testing.T) {
 	for _, p := range []string{"../x", "/etc/x", "a/../../x", ""} {
 		dir := filepath.Join(t.TempDir(), "out")
-		err := WriteTree(dir, []File{{Path: "ok", Data: nil}, {Path: p}}, 0o644)
+		err := WriteTree(dir, map[string][]byte{"ok": nil, p: nil}, 0o644)
 		if err == nil {
 			t.Errorf("%q: no error", p)
 		}
 		if _, serr := os.Stat(dir); serr == nil {
 			t.Errorf("%q: %s was created", p, dir)
 		}
+		noStaging(t, dir)
 	}
 }
 
 func TestWriteTreeFailureLeavesNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	// "a" is a file, so "a/b" cannot be created.
-	err := WriteTree(dir, []File{{Path: "a", Data: []byte("x")}, {Path: "a/b", Data: []byte("y")}}, 0o644)
+	err := WriteTree(dir, map[string][]byte{"a": []byte("x"), "a/b": []byte("y")}, 0o644)
 	if err == nil {
 		t.Fatal("no error")
 	}
 	if _, serr := os.Stat(dir); serr == nil {
 		t.Errorf("%s exists after a failed write", dir)
+	}
+	noStaging(t, dir)
+}
+
+func TestTreeShowsNothingBeforeCommitAndAbortLeavesNoTrace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	tr, err := NewTree(dir, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Write("hosts/h1.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the directory shows before Commit")
+	}
+	tr.Abort()
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the directory exists after Abort")
 	}
 	noStaging(t, dir)
 }

@@ -26,13 +26,15 @@ import (
 // errFallback says the value needs the json.Marshal path.
 var errFallback = errors.New("output: value needs encoding/json")
 
+// encoder carries what is not the output buffer. The buffer itself is
+// passed and returned by value: kept in a heap struct, every append would
+// be a pointer store behind a GC write barrier.
 type encoder struct {
-	buf   []byte
 	depth int // pointer and interface nesting, for the cycle guard
 }
 
-// encFn encodes v at indentation depth.
-type encFn func(e *encoder, v reflect.Value, depth int) error
+// encFn appends v, at indentation depth, to b.
+type encFn func(e *encoder, b []byte, v reflect.Value, depth int) ([]byte, error)
 
 // typeEnc is what the fast path knows of a type, computed once.
 type typeEnc struct {
@@ -68,6 +70,8 @@ func encOf(t reflect.Type) *typeEnc {
 	return actual.(*typeEnc)
 }
 
+func appendNull(b []byte) []byte { return append(b, "null"...) }
+
 func build(t reflect.Type, visiting map[reflect.Type]bool) *typeEnc {
 	if te, ok := typeEncs.Load(t); ok {
 		return te.(*typeEnc)
@@ -85,48 +89,42 @@ func build(t reflect.Type, visiting map[reflect.Type]bool) *typeEnc {
 	te := &typeEnc{kind: t.Kind()}
 	switch t.Kind() {
 	case reflect.Bool:
-		te.enc = func(e *encoder, v reflect.Value, _ int) error {
-			e.buf = strconv.AppendBool(e.buf, v.Bool())
-			return nil
+		te.enc = func(_ *encoder, b []byte, v reflect.Value, _ int) ([]byte, error) {
+			return strconv.AppendBool(b, v.Bool()), nil
 		}
 	case reflect.String:
-		te.enc = func(e *encoder, v reflect.Value, _ int) error {
-			e.buf = appendString(e.buf, v.String())
-			return nil
+		te.enc = func(_ *encoder, b []byte, v reflect.Value, _ int) ([]byte, error) {
+			return appendString(b, v.String()), nil
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		te.enc = func(e *encoder, v reflect.Value, _ int) error {
-			e.buf = strconv.AppendInt(e.buf, v.Int(), 10)
-			return nil
+		te.enc = func(_ *encoder, b []byte, v reflect.Value, _ int) ([]byte, error) {
+			return strconv.AppendInt(b, v.Int(), 10), nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		te.enc = func(e *encoder, v reflect.Value, _ int) error {
-			e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
-			return nil
+		te.enc = func(_ *encoder, b []byte, v reflect.Value, _ int) ([]byte, error) {
+			return strconv.AppendUint(b, v.Uint(), 10), nil
 		}
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
-		te.enc = func(e *encoder, v reflect.Value, _ int) error {
+		te.enc = func(_ *encoder, b []byte, v reflect.Value, _ int) ([]byte, error) {
 			f := v.Float()
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return errFallback // for json.Marshal's error
+				return b, errFallback // for json.Marshal's error
 			}
-			e.buf = appendFloat(e.buf, f, bits)
-			return nil
+			return appendFloat(b, f, bits), nil
 		}
 	case reflect.Interface:
 		te.mayNest = true
-		te.enc = func(e *encoder, v reflect.Value, depth int) error {
+		te.enc = func(e *encoder, b []byte, v reflect.Value, depth int) ([]byte, error) {
 			if v.IsNil() {
-				e.buf = append(e.buf, "null"...)
-				return nil
+				return appendNull(b), nil
 			}
 			el := v.Elem()
 			et := encOf(el.Type())
 			if et.enc == nil {
-				return errFallback
+				return b, errFallback
 			}
-			return e.nested(et, el, depth)
+			return e.nested(b, et, el, depth)
 		}
 	case reflect.Pointer:
 		elem := build(t.Elem(), visiting)
@@ -134,12 +132,11 @@ func build(t reflect.Type, visiting map[reflect.Type]bool) *typeEnc {
 			return no
 		}
 		te.mayNest = elem.mayNest || isContainerKind(elem.kind)
-		te.enc = func(e *encoder, v reflect.Value, depth int) error {
+		te.enc = func(e *encoder, b []byte, v reflect.Value, depth int) ([]byte, error) {
 			if v.IsNil() {
-				e.buf = append(e.buf, "null"...)
-				return nil
+				return appendNull(b), nil
 			}
-			return e.nested(elem, v.Elem(), depth)
+			return e.nested(b, elem, v.Elem(), depth)
 		}
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
@@ -152,12 +149,11 @@ func build(t reflect.Type, visiting map[reflect.Type]bool) *typeEnc {
 		te.mayNest = elem.mayNest || isContainerKind(elem.kind)
 		isSlice := t.Kind() == reflect.Slice
 		te.elem = elem
-		te.enc = func(e *encoder, v reflect.Value, depth int) error {
+		te.enc = func(e *encoder, b []byte, v reflect.Value, depth int) ([]byte, error) {
 			if isSlice && v.IsNil() {
-				e.buf = append(e.buf, "null"...)
-				return nil
+				return appendNull(b), nil
 			}
-			return e.container(te, v, depth, nil)
+			return e.container(b, te, v, depth, nil)
 		}
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
@@ -169,14 +165,13 @@ func build(t reflect.Type, visiting map[reflect.Type]bool) *typeEnc {
 		}
 		te.mayNest = elem.mayNest || isContainerKind(elem.kind)
 		te.elem = elem
-		te.enc = func(e *encoder, v reflect.Value, depth int) error {
+		te.enc = func(e *encoder, b []byte, v reflect.Value, depth int) ([]byte, error) {
 			if v.IsNil() {
-				e.buf = append(e.buf, "null"...)
-				return nil
+				return appendNull(b), nil
 			}
 			keys := v.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
-			return e.container(te, v, depth, keys)
+			return e.container(b, te, v, depth, keys)
 		}
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
@@ -207,8 +202,8 @@ func build(t reflect.Type, visiting map[reflect.Type]bool) *typeEnc {
 			te.fields = append(te.fields, fieldEnc{key: string(appendString(nil, name)) + ": ", index: i,
 				omitEmpty: strings.Contains(opts, ",omitempty,"), t: ft})
 		}
-		te.enc = func(e *encoder, v reflect.Value, depth int) error {
-			return e.container(te, v, depth, nil)
+		te.enc = func(e *encoder, b []byte, v reflect.Value, depth int) ([]byte, error) {
+			return e.container(b, te, v, depth, nil)
 		}
 	default:
 		return no
@@ -225,13 +220,13 @@ func isContainerKind(k reflect.Kind) bool {
 }
 
 // nested encodes through a pointer or interface, guarding against cycles.
-func (e *encoder) nested(te *typeEnc, v reflect.Value, depth int) error {
+func (e *encoder) nested(b []byte, te *typeEnc, v reflect.Value, depth int) ([]byte, error) {
 	if e.depth++; e.depth > 1000 {
-		return errFallback // a cycle: json.Marshal reports it
+		return b, errFallback // a cycle: json.Marshal reports it
 	}
-	err := te.enc(e, v, depth)
+	b, err := te.enc(e, b, v, depth)
 	e.depth--
-	return err
+	return b, err
 }
 
 // validTagName mirrors encoding/json's rule for usable tag names.
@@ -262,11 +257,10 @@ func marshalFast(v any) ([]byte, error) {
 		return nil, errFallback
 	}
 	bp := bufPool.Get().(*[]byte)
-	e := &encoder{buf: (*bp)[:0]}
-	err := te.enc(e, rv, 0)
-	out := append(make([]byte, 0, len(e.buf)+1), e.buf...)
-	if cap(e.buf) <= 1<<20 {
-		*bp = e.buf
+	b, err := te.enc(&encoder{}, (*bp)[:0], rv, 0)
+	out := append(make([]byte, 0, len(b)+1), b...)
+	if cap(b) <= 1<<20 {
+		*bp = b
 		bufPool.Put(bp)
 	}
 	if err != nil {
@@ -338,22 +332,23 @@ func empty(v reflect.Value) bool {
 	return false
 }
 
-func (e *encoder) newline(depth int) {
-	e.buf = append(e.buf, '\n')
+func newline(b []byte, depth int) []byte {
+	b = append(b, '\n')
 	for n := 2 * depth; n > 0; n -= len(spaces) {
-		e.buf = append(e.buf, spaces[:min(n, len(spaces))]...)
+		b = append(b, spaces[:min(n, len(spaces))]...)
 	}
+	return b
 }
 
-// container writes an array or object (keys: a map's, sorted): on one line
+// container appends an array or object (keys: a map's, sorted): on one line
 // when it holds no container and is at most inlineLimit+1 bytes compact,
 // else one member a line.
-func (e *encoder) container(te *typeEnc, v reflect.Value, depth int, keys []reflect.Value) error {
+func (e *encoder) container(b []byte, te *typeEnc, v reflect.Value, depth int, keys []reflect.Value) ([]byte, error) {
 	if leaf(te, v) {
-		start := len(e.buf)
-		members, err := e.members(te, v, depth, keys, true)
+		start := len(b)
+		b, members, err := e.members(b, te, v, depth, keys, true)
 		if err != nil {
-			return err
+			return b, err
 		}
 		// The inline form adds a space after each ',' between members and
 		// after each ':' of an object.
@@ -361,23 +356,26 @@ func (e *encoder) container(te *typeEnc, v reflect.Value, depth int, keys []refl
 		if te.kind == reflect.Struct || te.kind == reflect.Map {
 			seps += members
 		}
-		if len(e.buf)-start-seps-1 <= inlineLimit {
-			return nil
+		if len(b)-start-seps-1 <= inlineLimit {
+			return b, nil
 		}
-		e.buf = e.buf[:start] // too long: lay it out again over lines
+		b = b[:start] // too long: lay it out again over lines
+		b, _, err = e.members(b, te, v, depth, keys, false)
+		return b, err
 	}
-	_, err := e.members(te, v, depth, keys, false)
-	return err
+	b, _, err := e.members(b, te, v, depth, keys, false)
+	return b, err
 }
 
-// members writes the container and returns how many members it has.
-func (e *encoder) members(te *typeEnc, v reflect.Value, depth int, keys []reflect.Value, inline bool) (int, error) {
+// members appends the container and says how many members it has.
+func (e *encoder) members(b []byte, te *typeEnc, v reflect.Value, depth int, keys []reflect.Value, inline bool) ([]byte, int, error) {
 	open, close := byte('['), byte(']')
 	if te.kind == reflect.Struct || te.kind == reflect.Map {
 		open, close = '{', '}'
 	}
-	e.buf = append(e.buf, open)
+	b = append(b, open)
 	n := 0
+	var err error
 	switch te.kind {
 	case reflect.Struct:
 		for i := range te.fields {
@@ -386,51 +384,49 @@ func (e *encoder) members(te *typeEnc, v reflect.Value, depth int, keys []reflec
 			if f.omitEmpty && empty(fv) {
 				continue
 			}
-			e.sep(n, depth, inline)
+			b = sep(b, n, depth, inline)
 			n++
-			e.buf = append(e.buf, f.key...)
-			if err := f.t.enc(e, fv, depth+1); err != nil {
-				return 0, err
+			b = append(b, f.key...)
+			if b, err = f.t.enc(e, b, fv, depth+1); err != nil {
+				return b, 0, err
 			}
 		}
 	case reflect.Map:
 		for _, k := range keys {
-			e.sep(n, depth, inline)
+			b = sep(b, n, depth, inline)
 			n++
-			e.buf = appendString(e.buf, k.String())
-			e.buf = append(e.buf, ':', ' ')
-			if err := te.elem.enc(e, v.MapIndex(k), depth+1); err != nil {
-				return 0, err
+			b = appendString(b, k.String())
+			b = append(b, ':', ' ')
+			if b, err = te.elem.enc(e, b, v.MapIndex(k), depth+1); err != nil {
+				return b, 0, err
 			}
 		}
 	default:
 		for i := 0; i < v.Len(); i++ {
-			e.sep(n, depth, inline)
+			b = sep(b, n, depth, inline)
 			n++
-			if err := te.elem.enc(e, v.Index(i), depth+1); err != nil {
-				return 0, err
+			if b, err = te.elem.enc(e, b, v.Index(i), depth+1); err != nil {
+				return b, 0, err
 			}
 		}
 	}
 	if n > 0 && !inline {
-		e.newline(depth)
+		b = newline(b, depth)
 	}
-	e.buf = append(e.buf, close)
-	return n, nil
+	return append(b, close), n, nil
 }
 
 // sep starts member n of a container at depth.
-func (e *encoder) sep(n, depth int, inline bool) {
+func sep(b []byte, n, depth int, inline bool) []byte {
 	switch {
 	case inline && n > 0:
-		e.buf = append(e.buf, ',', ' ')
+		return append(b, ',', ' ')
 	case inline:
+		return b
 	case n > 0:
-		e.buf = append(e.buf, ',')
-		e.newline(depth + 1)
-	default:
-		e.newline(depth + 1)
+		b = append(b, ',')
 	}
+	return newline(b, depth+1)
 }
 
 // appendFloat formats like encoding/json.

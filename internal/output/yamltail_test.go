@@ -69,9 +69,9 @@ func TestYAMLTailRefusesWhatItCannotSplit(t *testing.T) {
 		sample any
 		field  string
 	}{
-		"not a struct":   {1, "A"},
-		"no such field":  {tailSample{}, "Nope"},
-		"first field":    {tailSample{}, "Name"},
+		"not a struct":  {1, "A"},
+		"no such field": {tailSample{}, "Nope"},
+		"first field":   {tailSample{}, "Name"},
 		"embedded field": {struct {
 			embedded
 			B int

@@ -149,16 +149,21 @@ func renderArtifacts(f *fabric.Fabric, target string, sink func(artifact) error)
 	}
 	// One long-lived worker per CPU takes the next job: a goroutine per
 	// job would grow a fresh stack for each of thousands of encodings.
+	// Every render error is reported; the first error of the sink (a full
+	// disk, say) stops the work, since every later file would fail alike.
 	results := make([][]artifact, len(jobs))
 	errs := make([]error, len(jobs))
 	var next atomic.Int64
+	var sinkFailed atomic.Bool
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < len(jobs) && !sinkFailed.Load(); i = int(next.Add(1) - 1) {
 				results[i], errs[i] = jobs[i]()
 				if errs[i] == nil && sink != nil {
-					errs[i] = drain(results[i], sink)
+					if errs[i] = drain(results[i], sink); errs[i] != nil {
+						sinkFailed.Store(true)
+					}
 				}
 			}
 		})

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -62,5 +66,32 @@ func TestRenderSwitchIntentsMatchWholeEncoding(t *testing.T) {
 				t.Errorf("%s: %s intent differs:\n%s\nwant\n%s", file, s.Name, got, want)
 			}
 		}
+	}
+}
+
+// A failing sink (a full disk) stops rendering and reports a few errors,
+// not one per target.
+func TestRenderStopsAtTheFirstSinkError(t *testing.T) {
+	dir := t.TempDir()
+	if err := fabricgen.Write(dir, 300, 20, 4); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fabric.Load(filepath.Join(dir, "fabric.yaml"), fabric.Options{Platforms: platforms()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	_, err = renderArtifacts(f, "", func(a artifact) error {
+		calls.Add(1)
+		return fmt.Errorf("writing %s: no space left on device", a.Path)
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if n := strings.Count(err.Error(), "no space left"); n < 1 || n > runtime.GOMAXPROCS(0) {
+		t.Errorf("%d errors reported, want at least one and at most one per worker:\n%v", n, err)
+	}
+	if c := calls.Load(); c > int64(2*runtime.GOMAXPROCS(0)) {
+		t.Errorf("the sink was called %d times after failing", c)
 	}
 }

@@ -104,9 +104,11 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		line(0, "no priority-flow-control pause watchdog action")
 	}
 
+	// Every port gets the same block: write it once, then once per port.
+	head := b.String()
+	b.Reset()
 	trust := map[string]string{"dscp": "dscp", "pcp": "cos"}[in.Trust]
-	for _, port := range in.Ports {
-		line(0, "interface %s", port)
+	{
 		if in.MTU > 0 {
 			line(3, "mtu %d", in.MTU)
 		}
@@ -160,6 +162,16 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 				line(6, "no random-detect ecn")
 			}
 		}
+	}
+	block := b.String()
+	b.Reset()
+	b.Grow(len(head) + len(in.Ports)*(len(block)+32))
+	b.WriteString(head)
+	for _, port := range in.Ports {
+		b.WriteString("interface ")
+		b.WriteString(port)
+		b.WriteByte('\n')
+		b.WriteString(block)
 	}
 	return switchcfg.Config{Platform: Platform, Format: "commands", Text: b.String()}, nil
 }

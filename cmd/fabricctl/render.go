@@ -125,8 +125,8 @@ func renderArtifacts(f *fabric.Fabric, target string, sink func(artifact) error)
 			jobs = append(jobs, func() ([]artifact, error) { return renderHost(h) })
 		}
 	}
-	// Switches of one profile share the QoS half of their intent: encode it once.
-	intents, err := output.NewYAMLTail(fabric.SwitchIntent{}, "MTU")
+	// Switches share most of their intent (QoS fields, port lists): encode each distinct field once.
+	intents, err := output.NewYAMLMemo(fabric.SwitchIntent{})
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func renderHost(h fabric.HostIntent) ([]artifact, error) {
 	return []artifact{{Target: h.Host, Kind: "host", Path: "hosts/" + h.Host + ".json", Content: b}}, nil
 }
 
-func renderSwitch(s fabric.SwitchIntent, intents *output.YAMLTail) ([]artifact, error) {
+func renderSwitch(s fabric.SwitchIntent, intents *output.YAMLMemo) ([]artifact, error) {
 	b, err := intents.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("encoding YAML: %w", err)

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -125,7 +123,8 @@ func (db ConfigDB) JSON() []byte {
 	}
 	b := make([]byte, 0, 32<<10)
 	b = append(b, '{')
-	for i, table := range slices.Sorted(maps.Keys(db)) {
+	var keyBuf, fieldBuf []string // reused: sorting allocates nothing more
+	for i, table := range sortedKeys(db) {
 		b = jsonKey(b, i, 1, table)
 		keys := db[table]
 		if keys == nil {
@@ -133,7 +132,8 @@ func (db ConfigDB) JSON() []byte {
 			continue
 		}
 		b = append(b, '{')
-		for j, key := range slices.Sorted(maps.Keys(keys)) {
+		keyBuf = sortKeysInto(keys, keyBuf)
+		for j, key := range keyBuf {
 			b = jsonKey(b, j, 2, key)
 			fields := keys[key]
 			if fields == nil {
@@ -141,7 +141,8 @@ func (db ConfigDB) JSON() []byte {
 				continue
 			}
 			b = append(b, '{')
-			for k, field := range slices.Sorted(maps.Keys(fields)) {
+			fieldBuf = sortKeysInto(fields, fieldBuf)
+			for k, field := range fieldBuf {
 				b = jsonKey(b, k, 3, field)
 				b = output.AppendJSONString(b, fields[field])
 			}
@@ -238,11 +239,14 @@ func sortedPorts(set map[string]bool) []string {
 }
 
 // sortedKeys returns a table's keys sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+func sortedKeys[V any](m map[string]V) []string { return sortKeysInto(m, make([]string, 0, len(m))) }
+
+// sortKeysInto returns m's keys, sorted, in buf's storage.
+func sortKeysInto[V any](m map[string]V, buf []string) []string {
+	buf = buf[:0]
 	for k := range m {
-		out = append(out, k)
+		buf = append(buf, k)
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(buf)
+	return buf
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,93 +27,97 @@ func eosIfSuffix(_ string, m []string) string {
 const eosQueueUnit = `(bytes|kbytes|mbytes|segments|milliseconds|microseconds)`
 
 // eosQoSRules are accepted both under an interface and under "qos profile".
-var eosQoSRules = []cliRule{
-	rule(`qos trust (dscp|cos)|no qos trust`, "qos trust"),
-	rule(`qos cos ([0-7])`, "qos cos"),
-	rule(`qos dscp (\d|[1-5]\d|6[0-3])`, "qos dscp"),
-	rule(`service-policy type qos input (\S+)`, "service-policy type qos input"),
-	rule(`shape rate (\d+) (percent|kbps|mbps)`, "shape rate"),
-	rule(`priority-flow-control on`, "priority-flow-control"),
-	rule(`priority-flow-control priority ([0-7]) (no-drop|drop)`, "priority-flow-control priority $1").
-		neg(`priority-flow-control priority ([0-7])(?: .*)?`),
-	rule(`priority-flow-control pause watchdog`, "priority-flow-control pause watchdog"),
-	rule(`priority-flow-control pause watchdog port action (drop|no-drop|errdisable|notify-only)`,
-		"priority-flow-control pause watchdog port action"),
-	rule(`priority-flow-control pause watchdog port timer timeout (\d+(?:\.\d+)?) polling-interval (auto|\d+(?:\.\d+)?) recovery-time (\d+(?:\.\d+)?)(?: forced)?`,
-		"priority-flow-control pause watchdog port timer"),
-	block(`tx-queue ([0-7])`, "tx-queue $1", "txq",
-		func(p string, m []string) string { return p + "-txq-" + m[1] }).sortedByKey(),
-	block(`uc-tx-queue ([0-7])`, "uc-tx-queue $1", "txq",
-		func(p string, m []string) string { return p + "-uc-txq-" + m[1] }).sortedByKey(),
-}
-
-var eosGrammar = cliGrammar{
-	"global": {
-		rule(`hostname (\S+)`, "hostname"),
-		rule(`spanning-tree mode (mstp|rstp|rapid-pvst|none)`, "spanning-tree mode"),
-		block(`qos profile (\S+)`, "qos profile $1", "qosprof",
-			func(_ string, m []string) string { return "-qos-profile-" + m[1] }),
-		block(`interface ((?:Ethernet\d+(?:/\d+){0,2})|Port-Channel\d+|Management\d+|Loopback\d+)`,
-			"interface $1", "if", eosIfSuffix).sortedByKey(),
-		rule(`qos rewrite dscp`, "qos rewrite dscp"),
-		{re: regexp.MustCompile(`^qos map cos ((?:[0-7] )*[0-7]) to traffic-class ([0-7])$`),
-			negRe: regexp.MustCompile(`^qos map cos ((?:[0-7] )*[0-7])()(?: to traffic-class ([0-7]))?$`),
-			hook:  mapHook("qos map cos", "traffic-class", 7)},
-		{re: regexp.MustCompile(`^qos map dscp ((?:\d+ )*\d+) to traffic-class ([0-7])$`),
-			negRe: regexp.MustCompile(`^qos map dscp ((?:\d+ )*\d+)()(?: to traffic-class [0-7])?$`),
-			hook:  mapHook("qos map dscp", "traffic-class", 63)},
-		{re: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7]) to tx-queue ([0-7])$`),
-			negRe: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7])()(?: to tx-queue [0-7])?$`),
-			hook:  mapHook("qos map traffic-class", "tx-queue", 7)},
-		rule(`qos random-detect ecn allow non-ect(?: chip-based)?`, "qos random-detect ecn allow non-ect"),
-		block(`class-map type qos match-any (\S+)`, "class-map type qos $1", "cmap",
-			func(_ string, m []string) string { return "-cmap-qos-" + m[1] }),
-		block(`policy-map type quality-of-service (\S+)`, "policy-map type quality-of-service $1", "pmap",
-			func(_ string, m []string) string { return "-pmap-qos-" + m[1] }),
-		rule(`priority-flow-control all off`, "priority-flow-control all off"),
-		rule(`priority-flow-control pause watchdog default timeout (\d+(?:\.\d+)?)`,
-			"priority-flow-control pause watchdog default timeout"),
-		rule(`priority-flow-control pause watchdog default recovery-time (\d+(?:\.\d+)?)`,
-			"priority-flow-control pause watchdog default recovery-time"),
-		rule(`priority-flow-control pause watchdog default polling-interval (\d+(?:\.\d+)?)`,
-			"priority-flow-control pause watchdog default polling-interval"),
-		rule(`priority-flow-control pause watchdog action (drop|no-drop|errdisable|notify-only)`,
-			"priority-flow-control pause watchdog action"),
-	},
-	"if": append([]cliRule{
-		rule(`description (.+)`, "description"),
-		rule(`mtu (6[89]|[7-9]\d|[1-9]\d{2,3})`, "mtu"),
-		rule(`(?:no )?switchport`, "switchport"),
-		rule(`ip address (\S+)`, "ip address"),
-		rule(`shutdown`, "shutdown"),
-		rule(`speed (\S+)`, "speed"),
-		rule(`service-profile (\S+)`, "service-profile"),
-	}, eosQoSRules...),
-	"qosprof": eosQoSRules,
-	"txq": {
-		rule(`priority strict|no priority`, "priority"),
-		rule(`bandwidth percent (\d{1,2}|100)`, "bandwidth percent"),
-		rule(`bandwidth guaranteed percent (\d{1,2}|100)`, "bandwidth guaranteed"),
+var eosQoSRules = sync.OnceValue(func() []cliRule {
+	return []cliRule{
+		rule(`qos trust (dscp|cos)|no qos trust`, "qos trust"),
+		rule(`qos cos ([0-7])`, "qos cos"),
+		rule(`qos dscp (\d|[1-5]\d|6[0-3])`, "qos dscp"),
+		rule(`service-policy type qos input (\S+)`, "service-policy type qos input"),
 		rule(`shape rate (\d+) (percent|kbps|mbps)`, "shape rate"),
-		rule(`random-detect ecn minimum-threshold (\d+) `+eosQueueUnit+` maximum-threshold (\d+) `+eosQueueUnit+
-			`(?: max-mark-probability (\d{1,2}|100))?(?: weight (\d+))?`, "random-detect ecn").
-			neg(`random-detect ecn(?: minimum-threshold .*)?`),
-		rule(`random-detect ecn count`, "random-detect ecn count"),
-	},
-	"cmap": {
-		rule(`match ip access-group (\S+)`, "match ip access-group"),
-		rule(`match dscp ((?:\d+ )*\d+)`, "match dscp"),
-	},
-	"pmap": {
-		block(`class (\S+)`, "class $1", "pmapc",
-			func(p string, m []string) string { return strings.Replace(p, "-pmap-", "-pmap-c-", 1) + "-" + m[1] }),
-	},
-	"pmapc": {
-		rule(`set traffic-class ([0-7])`, "set traffic-class"),
-		rule(`set dscp (\d+)`, "set dscp"),
-		rule(`set cos ([0-7])`, "set cos"),
-	},
-}
+		rule(`priority-flow-control on`, "priority-flow-control"),
+		rule(`priority-flow-control priority ([0-7]) (no-drop|drop)`, "priority-flow-control priority $1").
+			neg(`priority-flow-control priority ([0-7])(?: .*)?`),
+		rule(`priority-flow-control pause watchdog`, "priority-flow-control pause watchdog"),
+		rule(`priority-flow-control pause watchdog port action (drop|no-drop|errdisable|notify-only)`,
+			"priority-flow-control pause watchdog port action"),
+		rule(`priority-flow-control pause watchdog port timer timeout (\d+(?:\.\d+)?) polling-interval (auto|\d+(?:\.\d+)?) recovery-time (\d+(?:\.\d+)?)(?: forced)?`,
+			"priority-flow-control pause watchdog port timer"),
+		block(`tx-queue ([0-7])`, "tx-queue $1", "txq",
+			func(p string, m []string) string { return p + "-txq-" + m[1] }).sortedByKey(),
+		block(`uc-tx-queue ([0-7])`, "uc-tx-queue $1", "txq",
+			func(p string, m []string) string { return p + "-uc-txq-" + m[1] }).sortedByKey(),
+	}
+})
+
+var eosGrammar = sync.OnceValue(func() cliGrammar {
+	return cliGrammar{
+		"global": {
+			rule(`hostname (\S+)`, "hostname"),
+			rule(`spanning-tree mode (mstp|rstp|rapid-pvst|none)`, "spanning-tree mode"),
+			block(`qos profile (\S+)`, "qos profile $1", "qosprof",
+				func(_ string, m []string) string { return "-qos-profile-" + m[1] }),
+			block(`interface ((?:Ethernet\d+(?:/\d+){0,2})|Port-Channel\d+|Management\d+|Loopback\d+)`,
+				"interface $1", "if", eosIfSuffix).sortedByKey(),
+			rule(`qos rewrite dscp`, "qos rewrite dscp"),
+			{re: regexp.MustCompile(`^qos map cos ((?:[0-7] )*[0-7]) to traffic-class ([0-7])$`),
+				negRe: regexp.MustCompile(`^qos map cos ((?:[0-7] )*[0-7])()(?: to traffic-class ([0-7]))?$`),
+				hook:  mapHook("qos map cos", "traffic-class", 7)},
+			{re: regexp.MustCompile(`^qos map dscp ((?:\d+ )*\d+) to traffic-class ([0-7])$`),
+				negRe: regexp.MustCompile(`^qos map dscp ((?:\d+ )*\d+)()(?: to traffic-class [0-7])?$`),
+				hook:  mapHook("qos map dscp", "traffic-class", 63)},
+			{re: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7]) to tx-queue ([0-7])$`),
+				negRe: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7])()(?: to tx-queue [0-7])?$`),
+				hook:  mapHook("qos map traffic-class", "tx-queue", 7)},
+			rule(`qos random-detect ecn allow non-ect(?: chip-based)?`, "qos random-detect ecn allow non-ect"),
+			block(`class-map type qos match-any (\S+)`, "class-map type qos $1", "cmap",
+				func(_ string, m []string) string { return "-cmap-qos-" + m[1] }),
+			block(`policy-map type quality-of-service (\S+)`, "policy-map type quality-of-service $1", "pmap",
+				func(_ string, m []string) string { return "-pmap-qos-" + m[1] }),
+			rule(`priority-flow-control all off`, "priority-flow-control all off"),
+			rule(`priority-flow-control pause watchdog default timeout (\d+(?:\.\d+)?)`,
+				"priority-flow-control pause watchdog default timeout"),
+			rule(`priority-flow-control pause watchdog default recovery-time (\d+(?:\.\d+)?)`,
+				"priority-flow-control pause watchdog default recovery-time"),
+			rule(`priority-flow-control pause watchdog default polling-interval (\d+(?:\.\d+)?)`,
+				"priority-flow-control pause watchdog default polling-interval"),
+			rule(`priority-flow-control pause watchdog action (drop|no-drop|errdisable|notify-only)`,
+				"priority-flow-control pause watchdog action"),
+		},
+		"if": append([]cliRule{
+			rule(`description (.+)`, "description"),
+			rule(`mtu (6[89]|[7-9]\d|[1-9]\d{2,3})`, "mtu"),
+			rule(`(?:no )?switchport`, "switchport"),
+			rule(`ip address (\S+)`, "ip address"),
+			rule(`shutdown`, "shutdown"),
+			rule(`speed (\S+)`, "speed"),
+			rule(`service-profile (\S+)`, "service-profile"),
+		}, eosQoSRules()...),
+		"qosprof": eosQoSRules(),
+		"txq": {
+			rule(`priority strict|no priority`, "priority"),
+			rule(`bandwidth percent (\d{1,2}|100)`, "bandwidth percent"),
+			rule(`bandwidth guaranteed percent (\d{1,2}|100)`, "bandwidth guaranteed"),
+			rule(`shape rate (\d+) (percent|kbps|mbps)`, "shape rate"),
+			rule(`random-detect ecn minimum-threshold (\d+) `+eosQueueUnit+` maximum-threshold (\d+) `+eosQueueUnit+
+				`(?: max-mark-probability (\d{1,2}|100))?(?: weight (\d+))?`, "random-detect ecn").
+				neg(`random-detect ecn(?: minimum-threshold .*)?`),
+			rule(`random-detect ecn count`, "random-detect ecn count"),
+		},
+		"cmap": {
+			rule(`match ip access-group (\S+)`, "match ip access-group"),
+			rule(`match dscp ((?:\d+ )*\d+)`, "match dscp"),
+		},
+		"pmap": {
+			block(`class (\S+)`, "class $1", "pmapc",
+				func(p string, m []string) string { return strings.Replace(p, "-pmap-", "-pmap-c-", 1) + "-" + m[1] }),
+		},
+		"pmapc": {
+			rule(`set traffic-class ([0-7])`, "set traffic-class"),
+			rule(`set dscp (\d+)`, "set dscp"),
+			rule(`set cos ([0-7])`, "set cos"),
+		},
+	}
+})
 
 // eosSession is one "configure session".
 type eosSession struct {
@@ -155,7 +160,7 @@ func (d *eos) banner() string {
 func (d *eos) apply(lines []string) error {
 	c := &cliCursor{stack: []*cliNode{d.running}}
 	for _, l := range lines {
-		if _, err := eosGrammar.configure(c, l); err != nil {
+		if _, err := eosGrammar().configure(c, l); err != nil {
 			return fmt.Errorf("line %q: %w", l, err)
 		}
 	}
@@ -380,7 +385,7 @@ func (s *eosShell) config(line string) reply {
 		s.leave()
 		return s.enterSession(f[2])
 	}
-	leave, err := eosGrammar.configure(s.cursor, line)
+	leave, err := eosGrammar().configure(s.cursor, line)
 	switch {
 	case err == errIncomplete:
 		return fail("% Incomplete command")

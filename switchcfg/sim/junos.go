@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,58 +23,60 @@ const (
 	jIfName = `(?:et|xe|ge|mge)-(?:\d+|\*)/(?:\d+|\*)/(?:\d+|\*)(?::(?:\d+|\*))?|(?:et|xe|ge)-\*|\*`
 )
 
-var junosSchema = jctr("",
-	jctr("system", jleaf("host-name", jIdent)),
-	jctr("interfaces", jlist("", jIfName,
-		jleaf("description", `.+`),
-		jleaf("mtu", `\d{3,4}`),
-		jlist("unit", `\d+|\*`,
-			jctr("family", jctr("ethernet-switching"), jctr("inet", jlist("address", `\S+`)))),
-	)),
-	jctr("class-of-service",
-		jctr("classifiers",
-			jlist("dscp", jIdent, jlist("forwarding-class", jIdent,
-				jlist("loss-priority", "low|high|medium-low|medium-high", jleafs("code-points", jCP6)).one())),
-			jlist("ieee-802.1", jIdent, jlist("forwarding-class", jIdent,
-				jlist("loss-priority", "low|high|medium-low|medium-high", jleafs("code-points", jCP3)).one())),
-		),
-		jctr("drop-profiles", jlist("", jIdent,
-			jctr("interpolate", jleafs("fill-level", jPct), jleafs("drop-probability", jPct)))),
-		jctr("forwarding-classes",
-			jlist("class", jIdent, jleaf("queue-num", `\d|1[0-5]`), jleaf("priority", "low|high"),
-				jflag("no-loss"), jleaf("pfc-priority", "[0-7]")).one()),
-		jctr("congestion-notification-profile", jlist("", jIdent,
-			jctr("pfc-watchdog", jleaf("poll-interval", `\d+`), jleaf("detection", `\d+`),
-				jleaf("recovery", `\d+`), jleaf("watchdog-action", "drop|forward")),
-			jctr("input",
-				jctr("dscp", jlist("code-point", `[01]{6}`, jflag("pfc"), jleaf("mru", `\d+`))),
-				jctr("ieee-802.1", jlist("code-point", `[01]{3}`, jflag("pfc"), jleaf("mru", `\d+`)))),
-			jctr("output",
-				jctr("ieee-802.1", jlist("code-point", `[01]{3}`, jleafs("flow-control-queue", "[0-7]")))),
-		)),
+var junosSchema = sync.OnceValue(func() *jdef {
+	return jctr("",
+		jctr("system", jleaf("host-name", jIdent)),
 		jctr("interfaces", jlist("", jIfName,
-			jleaf("congestion-notification-profile", jIdent),
-			jleaf("scheduler-map", jIdent),
+			jleaf("description", `.+`),
+			jleaf("mtu", `\d{3,4}`),
 			jlist("unit", `\d+|\*`,
-				jctr("classifiers", jleaf("dscp", jIdent), jleaf("ieee-802.1", jIdent)),
-				jctr("rewrite-rules", jleaf("dscp", jIdent))),
+				jctr("family", jctr("ethernet-switching"), jctr("inet", jlist("address", `\S+`)))),
 		)),
-		jctr("scheduler-maps", jlist("", jIdent,
-			jlist("forwarding-class", jIdent, jleaf("scheduler", jIdent)).one())),
-		jctr("schedulers", jlist("", jIdent,
-			jctr("transmit-rate", jleaf("percent", jPct), jflag("remainder"), jflag("exact")).one(),
-			jctr("buffer-size", jleaf("percent", jPct), jflag("remainder")).one(),
-			jleaf("priority", "low|high|medium-low|medium-high|strict-high"),
-			&jdef{kw: "drop-profile-map", kind: jList, oneline: true,
-				keys: []jkey{{"loss-priority", anchored("any|low|high|medium-low|medium-high")},
-					{"protocol", anchored("any|tcp|non-tcp")}},
-				kids: []*jdef{jleaf("drop-profile", jIdent)}},
-			jflag("explicit-congestion-notification"),
-			jleaf("buffer-dynamic-threshold", `\d+`),
-			jleaf("shaping-rate", `\d+[kmg]?`),
-		)),
-	),
-)
+		jctr("class-of-service",
+			jctr("classifiers",
+				jlist("dscp", jIdent, jlist("forwarding-class", jIdent,
+					jlist("loss-priority", "low|high|medium-low|medium-high", jleafs("code-points", jCP6)).one())),
+				jlist("ieee-802.1", jIdent, jlist("forwarding-class", jIdent,
+					jlist("loss-priority", "low|high|medium-low|medium-high", jleafs("code-points", jCP3)).one())),
+			),
+			jctr("drop-profiles", jlist("", jIdent,
+				jctr("interpolate", jleafs("fill-level", jPct), jleafs("drop-probability", jPct)))),
+			jctr("forwarding-classes",
+				jlist("class", jIdent, jleaf("queue-num", `\d|1[0-5]`), jleaf("priority", "low|high"),
+					jflag("no-loss"), jleaf("pfc-priority", "[0-7]")).one()),
+			jctr("congestion-notification-profile", jlist("", jIdent,
+				jctr("pfc-watchdog", jleaf("poll-interval", `\d+`), jleaf("detection", `\d+`),
+					jleaf("recovery", `\d+`), jleaf("watchdog-action", "drop|forward")),
+				jctr("input",
+					jctr("dscp", jlist("code-point", `[01]{6}`, jflag("pfc"), jleaf("mru", `\d+`))),
+					jctr("ieee-802.1", jlist("code-point", `[01]{3}`, jflag("pfc"), jleaf("mru", `\d+`)))),
+				jctr("output",
+					jctr("ieee-802.1", jlist("code-point", `[01]{3}`, jleafs("flow-control-queue", "[0-7]")))),
+			)),
+			jctr("interfaces", jlist("", jIfName,
+				jleaf("congestion-notification-profile", jIdent),
+				jleaf("scheduler-map", jIdent),
+				jlist("unit", `\d+|\*`,
+					jctr("classifiers", jleaf("dscp", jIdent), jleaf("ieee-802.1", jIdent)),
+					jctr("rewrite-rules", jleaf("dscp", jIdent))),
+			)),
+			jctr("scheduler-maps", jlist("", jIdent,
+				jlist("forwarding-class", jIdent, jleaf("scheduler", jIdent)).one())),
+			jctr("schedulers", jlist("", jIdent,
+				jctr("transmit-rate", jleaf("percent", jPct), jflag("remainder"), jflag("exact")).one(),
+				jctr("buffer-size", jleaf("percent", jPct), jflag("remainder")).one(),
+				jleaf("priority", "low|high|medium-low|medium-high|strict-high"),
+				&jdef{kw: "drop-profile-map", kind: jList, oneline: true,
+					keys: []jkey{{"loss-priority", anchored("any|low|high|medium-low|medium-high")},
+						{"protocol", anchored("any|tcp|non-tcp")}},
+					kids: []*jdef{jleaf("drop-profile", jIdent)}},
+				jflag("explicit-congestion-notification"),
+				jleaf("buffer-dynamic-threshold", `\d+`),
+				jleaf("shaping-rate", `\d+[kmg]?`),
+			)),
+		),
+	)
+})
 
 // Junos's default forwarding classes need no definition.
 var junosDefaultFCs = map[string]bool{"best-effort": true, "expedited-forwarding": true,
@@ -88,7 +91,7 @@ type junos struct {
 
 func newJunos(e *env) device {
 	d := &junos{env: e}
-	root := &jnode{def: junosSchema}
+	root := &jnode{def: junosSchema()}
 	boot := []string{"set system host-name " + e.hostname}
 	for i := 0; i < 8; i++ {
 		boot = append(boot, fmt.Sprintf("set interfaces et-0/0/%d unit 0 family ethernet-switching", i))

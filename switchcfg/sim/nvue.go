@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -143,54 +144,56 @@ func nameList(s string) ([]string, error) {
 	return []string{s}, nil
 }
 
-var nvSchema = nvC("",
-	nvC("system", nvStr("hostname", `[A-Za-z0-9][A-Za-z0-9\-.]*`)),
-	&nvDef{kw: "interface", kind: nvCollection, expand: ifList, created: obj{"type": "swp"}, kids: []*nvDef{
-		nvC("link", nvInt("mtu", 552, 9216), nvEnum("state", "up", "down")),
-		nvStr("description", `.+`),
+var nvSchema = sync.OnceValue(func() *nvDef {
+	return nvC("",
+		nvC("system", nvStr("hostname", `[A-Za-z0-9][A-Za-z0-9\-.]*`)),
+		&nvDef{kw: "interface", kind: nvCollection, expand: ifList, created: obj{"type": "swp"}, kids: []*nvDef{
+			nvC("link", nvInt("mtu", 552, 9216), nvEnum("state", "up", "down")),
+			nvStr("description", `.+`),
+			nvC("qos",
+				nvC("mapping", nvStr("profile", `[\w\-]+`)),
+				nvC("pfc", nvStr("profile", `[\w\-]+`)),
+				nvC("congestion-control", nvStr("profile", `[\w\-]+`)),
+				nvC("egress-scheduler", nvStr("profile", `[\w\-]+`)),
+				nvC("egress-queue-mapping", nvStr("profile", `[\w\-]+`)),
+				nvC("pfc-watchdog", nvEnum("state", "enable", "disable")),
+			),
+		}},
 		nvC("qos",
-			nvC("mapping", nvStr("profile", `[\w\-]+`)),
-			nvC("pfc", nvStr("profile", `[\w\-]+`)),
-			nvC("congestion-control", nvStr("profile", `[\w\-]+`)),
-			nvC("egress-scheduler", nvStr("profile", `[\w\-]+`)),
-			nvC("egress-queue-mapping", nvStr("profile", `[\w\-]+`)),
-			nvC("pfc-watchdog", nvEnum("state", "enable", "disable")),
+			nvC("roce", nvEnum("enable", "on", "off"),
+				nvEnum("mode", "lossless", "lossy", "lossless-single-ipool", "lossy-multi-tc")),
+			nvColl("mapping", nameList,
+				nvEnum("trust", "l2", "l3", "both"),
+				nvColl("dscp", intList(0, 63), nvInt("switch-priority", 0, 7)),
+				nvColl("pcp", intList(0, 7), nvInt("switch-priority", 0, 7))),
+			nvColl("egress-queue-mapping", nameList,
+				nvColl("switch-priority", intList(0, 7), nvInt("traffic-class", 0, 7))),
+			nvColl("pfc", nameList,
+				nvColl("switch-priority", intList(0, 7)),
+				nvEnum("tx", "enable", "disable"),
+				nvEnum("rx", "enable", "disable"),
+				nvInt("cable-length", 1, 100000),
+				nvInt("port-buffer", 0, 1<<30), nvInt("xoff-threshold", 0, 1<<30), nvInt("xon-threshold", 0, 1<<30)),
+			nvColl("congestion-control", nameList,
+				nvColl("traffic-class", intList(0, 7),
+					nvInt("min-threshold", 0, 1<<30), nvInt("max-threshold", 0, 1<<30),
+					nvInt("probability", 0, 100),
+					nvEnum("ecn", "enable", "disable"), nvEnum("red", "enable", "disable"))),
+			nvColl("egress-scheduler", nameList,
+				nvColl("traffic-class", intList(0, 7),
+					nvEnum("mode", "dwrr", "strict"), nvInt("bw-percent", 0, 100))),
+			nvC("pfc-watchdog", nvInt("polling-interval", 100, 5000), nvInt("robustness", 1, 1000)),
+			nvColl("traffic-pool", nameList,
+				nvColl("switch-priority", intList(0, 7)), nvInt("memory-percent", 0, 100)),
 		),
-	}},
-	nvC("qos",
-		nvC("roce", nvEnum("enable", "on", "off"),
-			nvEnum("mode", "lossless", "lossy", "lossless-single-ipool", "lossy-multi-tc")),
-		nvColl("mapping", nameList,
-			nvEnum("trust", "l2", "l3", "both"),
-			nvColl("dscp", intList(0, 63), nvInt("switch-priority", 0, 7)),
-			nvColl("pcp", intList(0, 7), nvInt("switch-priority", 0, 7))),
-		nvColl("egress-queue-mapping", nameList,
-			nvColl("switch-priority", intList(0, 7), nvInt("traffic-class", 0, 7))),
-		nvColl("pfc", nameList,
-			nvColl("switch-priority", intList(0, 7)),
-			nvEnum("tx", "enable", "disable"),
-			nvEnum("rx", "enable", "disable"),
-			nvInt("cable-length", 1, 100000),
-			nvInt("port-buffer", 0, 1<<30), nvInt("xoff-threshold", 0, 1<<30), nvInt("xon-threshold", 0, 1<<30)),
-		nvColl("congestion-control", nameList,
-			nvColl("traffic-class", intList(0, 7),
-				nvInt("min-threshold", 0, 1<<30), nvInt("max-threshold", 0, 1<<30),
-				nvInt("probability", 0, 100),
-				nvEnum("ecn", "enable", "disable"), nvEnum("red", "enable", "disable"))),
-		nvColl("egress-scheduler", nameList,
-			nvColl("traffic-class", intList(0, 7),
-				nvEnum("mode", "dwrr", "strict"), nvInt("bw-percent", 0, 100))),
-		nvC("pfc-watchdog", nvInt("polling-interval", 100, 5000), nvInt("robustness", 1, 1000)),
-		nvColl("traffic-pool", nameList,
-			nvColl("switch-priority", intList(0, 7)), nvInt("memory-percent", 0, 100)),
-	),
-)
+	)
+})
 
 // nvPaths resolves "nv set/unset" tokens into object paths (one per expanded
 // collection key); value is the leaf value ("" when the path ends on an object).
 func nvPaths(tokens []string, needValue bool) (paths [][]string, leaf *nvDef, value string, err error) {
 	invalid := func() error { return &deviceError{"Invalid Command: nv set " + strings.Join(tokens, " ")} }
-	def := nvSchema
+	def := nvSchema()
 	paths = [][]string{nil}
 	i := 0
 	for i < len(tokens) {

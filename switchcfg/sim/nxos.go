@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Cisco NX-OS: "configure terminal" edits the running configuration line by
@@ -15,84 +16,86 @@ import (
 
 var nxDSCPList = `((?:\d+(?:-\d+)?)(?:,\d+(?:-\d+)?)*)`
 
-var nxosGrammar = cliGrammar{
-	"global": {
-		rule(`hostname (\S+)`, "hostname"),
-		rule(`feature (\S+)`, "feature $1"),
-		rule(`priority-flow-control watch-dog-interval (on|off)`, "priority-flow-control watch-dog-interval"),
-		rule(`priority-flow-control watch-dog interval (\d+)`, "priority-flow-control watch-dog interval"),
-		rule(`priority-flow-control watch-dog shutdown-multiplier (\d+)`, "priority-flow-control watch-dog shutdown-multiplier"),
-		rule(`priority-flow-control auto-restore multiplier (\d+)`, "priority-flow-control auto-restore multiplier"),
-		rule(`priority-flow-control fixed-restore multiplier (\d+)`, "priority-flow-control fixed-restore multiplier"),
-		block(`class-map type qos (match-all|match-any) (\S+)`, "class-map type qos $2", "cmapqos", fixedSuffix("-cmap-qos")),
-		block(`class-map type queuing (match-all|match-any) (\S+)`, "class-map type queuing $2", "cmapque", fixedSuffix("-cmap-que")),
-		block(`class-map type network-qos (match-all|match-any) (\S+)`, "class-map type network-qos $2", "cmapnq", fixedSuffix("-cmap-nqos")),
-		block(`policy-map type qos (\S+)`, "policy-map type qos $1", "pmapqos", fixedSuffix("-pmap-qos")),
-		block(`policy-map type queuing (\S+)`, "policy-map type queuing $1", "pmapque", fixedSuffix("-pmap-que")),
-		block(`policy-map type network-qos (\S+)`, "policy-map type network-qos $1", "pmapnq", fixedSuffix("-pmap-nqos")),
-		block(`system qos`, "system qos", "sysqos", fixedSuffix("-sys-qos")),
-		block(`interface (Ethernet\d+/\d+(?:/\d+)?|mgmt0|loopback\d+|port-channel\d+)`, "interface $1", "if", fixedSuffix("-if")).sortedByKey(),
-	},
-	"cmapqos": {
-		rule(`match dscp `+nxDSCPList, "match dscp"),
-		rule(`match cos ([0-7](?:[,-][0-7])*)`, "match cos"),
-		rule(`match precedence ([0-7](?:[,-][0-7])*)`, "match precedence"),
-	},
-	"cmapque": {rule(`match qos-group ([0-7])`, "match qos-group")},
-	"cmapnq":  {rule(`match qos-group ([0-7])`, "match qos-group"), rule(`match cos ([0-7])`, "match cos")},
-	"pmapqos": {
-		block(`class (?:type qos )?(\S+)`, "class $1", "pmapcqos", fixedSuffix("-pmap-c-qos")).as("class $1"),
-	},
-	"pmapcqos": {
-		rule(`set qos-group ([0-7])`, "set qos-group"),
-		rule(`set cos ([0-7])`, "set cos"),
-		rule(`set dscp (\d+)`, "set dscp"),
-	},
-	"pmapque": {
-		block(`class type queuing (c-out-8q-q[0-7]|c-out-8q-q-default|c-out-q[0-7]|c-out-q-default)`,
-			"class type queuing $1", "pmapcque", fixedSuffix("-pmap-c-que")),
-	},
-	"pmapcque": {
-		rule(`bandwidth (?:remaining )?percent (\d{1,2}|100)`, "bandwidth"),
-		rule(`priority(?: level ([1-8]))?`, "priority"),
-		rule(`random-detect minimum-threshold (\d+) (bytes|kbytes|mbytes) maximum-threshold (\d+) (bytes|kbytes|mbytes)`+
-			`(?: drop-probability (\d{1,2}|100))?(?: weight (\d+))?(?: ecn)?`, "random-detect").
-			neg(`random-detect(?: .*)?`),
-		rule(`random-detect threshold burst-optimized(?: ecn)?`, "random-detect"),
-		rule(`shape min (\d+) (\S+) max (\d+) (\S+)`, "shape"),
-	},
-	"pmapnq": {
-		block(`class type network-qos (c-8q-nq[0-7]|c-8q-nq-default|c-nq[0-7]|c-nq-default)`,
-			"class type network-qos $1", "pmapcnq", fixedSuffix("-pmap-nqos-c")),
-	},
-	"pmapcnq": {
-		rule(`mtu (\d{3,4})`, "mtu"),
-		rule(`pause pfc-cos ([0-7](?:[ ,][0-7])*)`, "pause pfc-cos"),
-		rule(`pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)`, "pause buffer-size"),
-		rule(`congestion-control random-detect ecn`, "congestion-control"),
-	},
-	"sysqos": {
-		rule(`service-policy type (qos|queuing|network-qos) (?:(input|output) )?(\S+)`, "service-policy type $1 $2").
-			neg(`service-policy type (qos|queuing|network-qos)(?: (input|output))?(?: \S+)?`),
-	},
-	"if": {
-		rule(`description (.+)`, "description"),
-		rule(`switchport`, "switchport"),
-		rule(`switchport mode (access|trunk)`, "switchport mode"),
-		rule(`switchport trunk native vlan (\d+)`, "switchport trunk native vlan"),
-		rule(`switchport trunk allowed vlan (\S+)`, "switchport trunk allowed vlan"),
-		rule(`priority-flow-control mode (on|off|auto)(?: send-tlv)?`, "priority-flow-control mode"),
-		rule(`priority-flow-control watch-dog-interval (on|off)`, "priority-flow-control watch-dog-interval"),
-		rule(`spanning-tree port type edge(?: trunk)?`, "spanning-tree port type"),
-		rule(`mtu (\d{3,4})`, "mtu"),
-		rule(`no logging event port link-status`, "logging event port link-status"),
-		rule(`service-policy type qos input (\S+)`, "service-policy type qos input"),
-		rule(`service-policy type queuing (input|output) (\S+)`, "service-policy type queuing $1"),
-		rule(`vrf member (\S+)`, "vrf member"),
-		rule(`ip address (\S+)`, "ip address"),
-		rule(`(?:no )?shutdown`, "shutdown"),
-	},
-}
+var nxosGrammar = sync.OnceValue(func() cliGrammar {
+	return cliGrammar{
+		"global": {
+			rule(`hostname (\S+)`, "hostname"),
+			rule(`feature (\S+)`, "feature $1"),
+			rule(`priority-flow-control watch-dog-interval (on|off)`, "priority-flow-control watch-dog-interval"),
+			rule(`priority-flow-control watch-dog interval (\d+)`, "priority-flow-control watch-dog interval"),
+			rule(`priority-flow-control watch-dog shutdown-multiplier (\d+)`, "priority-flow-control watch-dog shutdown-multiplier"),
+			rule(`priority-flow-control auto-restore multiplier (\d+)`, "priority-flow-control auto-restore multiplier"),
+			rule(`priority-flow-control fixed-restore multiplier (\d+)`, "priority-flow-control fixed-restore multiplier"),
+			block(`class-map type qos (match-all|match-any) (\S+)`, "class-map type qos $2", "cmapqos", fixedSuffix("-cmap-qos")),
+			block(`class-map type queuing (match-all|match-any) (\S+)`, "class-map type queuing $2", "cmapque", fixedSuffix("-cmap-que")),
+			block(`class-map type network-qos (match-all|match-any) (\S+)`, "class-map type network-qos $2", "cmapnq", fixedSuffix("-cmap-nqos")),
+			block(`policy-map type qos (\S+)`, "policy-map type qos $1", "pmapqos", fixedSuffix("-pmap-qos")),
+			block(`policy-map type queuing (\S+)`, "policy-map type queuing $1", "pmapque", fixedSuffix("-pmap-que")),
+			block(`policy-map type network-qos (\S+)`, "policy-map type network-qos $1", "pmapnq", fixedSuffix("-pmap-nqos")),
+			block(`system qos`, "system qos", "sysqos", fixedSuffix("-sys-qos")),
+			block(`interface (Ethernet\d+/\d+(?:/\d+)?|mgmt0|loopback\d+|port-channel\d+)`, "interface $1", "if", fixedSuffix("-if")).sortedByKey(),
+		},
+		"cmapqos": {
+			rule(`match dscp `+nxDSCPList, "match dscp"),
+			rule(`match cos ([0-7](?:[,-][0-7])*)`, "match cos"),
+			rule(`match precedence ([0-7](?:[,-][0-7])*)`, "match precedence"),
+		},
+		"cmapque": {rule(`match qos-group ([0-7])`, "match qos-group")},
+		"cmapnq":  {rule(`match qos-group ([0-7])`, "match qos-group"), rule(`match cos ([0-7])`, "match cos")},
+		"pmapqos": {
+			block(`class (?:type qos )?(\S+)`, "class $1", "pmapcqos", fixedSuffix("-pmap-c-qos")).as("class $1"),
+		},
+		"pmapcqos": {
+			rule(`set qos-group ([0-7])`, "set qos-group"),
+			rule(`set cos ([0-7])`, "set cos"),
+			rule(`set dscp (\d+)`, "set dscp"),
+		},
+		"pmapque": {
+			block(`class type queuing (c-out-8q-q[0-7]|c-out-8q-q-default|c-out-q[0-7]|c-out-q-default)`,
+				"class type queuing $1", "pmapcque", fixedSuffix("-pmap-c-que")),
+		},
+		"pmapcque": {
+			rule(`bandwidth (?:remaining )?percent (\d{1,2}|100)`, "bandwidth"),
+			rule(`priority(?: level ([1-8]))?`, "priority"),
+			rule(`random-detect minimum-threshold (\d+) (bytes|kbytes|mbytes) maximum-threshold (\d+) (bytes|kbytes|mbytes)`+
+				`(?: drop-probability (\d{1,2}|100))?(?: weight (\d+))?(?: ecn)?`, "random-detect").
+				neg(`random-detect(?: .*)?`),
+			rule(`random-detect threshold burst-optimized(?: ecn)?`, "random-detect"),
+			rule(`shape min (\d+) (\S+) max (\d+) (\S+)`, "shape"),
+		},
+		"pmapnq": {
+			block(`class type network-qos (c-8q-nq[0-7]|c-8q-nq-default|c-nq[0-7]|c-nq-default)`,
+				"class type network-qos $1", "pmapcnq", fixedSuffix("-pmap-nqos-c")),
+		},
+		"pmapcnq": {
+			rule(`mtu (\d{3,4})`, "mtu"),
+			rule(`pause pfc-cos ([0-7](?:[ ,][0-7])*)`, "pause pfc-cos"),
+			rule(`pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)`, "pause buffer-size"),
+			rule(`congestion-control random-detect ecn`, "congestion-control"),
+		},
+		"sysqos": {
+			rule(`service-policy type (qos|queuing|network-qos) (?:(input|output) )?(\S+)`, "service-policy type $1 $2").
+				neg(`service-policy type (qos|queuing|network-qos)(?: (input|output))?(?: \S+)?`),
+		},
+		"if": {
+			rule(`description (.+)`, "description"),
+			rule(`switchport`, "switchport"),
+			rule(`switchport mode (access|trunk)`, "switchport mode"),
+			rule(`switchport trunk native vlan (\d+)`, "switchport trunk native vlan"),
+			rule(`switchport trunk allowed vlan (\S+)`, "switchport trunk allowed vlan"),
+			rule(`priority-flow-control mode (on|off|auto)(?: send-tlv)?`, "priority-flow-control mode"),
+			rule(`priority-flow-control watch-dog-interval (on|off)`, "priority-flow-control watch-dog-interval"),
+			rule(`spanning-tree port type edge(?: trunk)?`, "spanning-tree port type"),
+			rule(`mtu (\d{3,4})`, "mtu"),
+			rule(`no logging event port link-status`, "logging event port link-status"),
+			rule(`service-policy type qos input (\S+)`, "service-policy type qos input"),
+			rule(`service-policy type queuing (input|output) (\S+)`, "service-policy type queuing $1"),
+			rule(`vrf member (\S+)`, "vrf member"),
+			rule(`ip address (\S+)`, "ip address"),
+			rule(`(?:no )?shutdown`, "shutdown"),
+		},
+	}
+})
 
 // maxCheckpoints is NX-OS's limit of user checkpoints per switch.
 const maxCheckpoints = 10
@@ -133,7 +136,7 @@ func (d *nxos) banner() string {
 func (d *nxos) apply(lines []string) error {
 	c := &cliCursor{stack: []*cliNode{d.running}}
 	for _, l := range lines {
-		if _, err := nxosGrammar.configure(c, l); err != nil {
+		if _, err := nxosGrammar().configure(c, l); err != nil {
 			return fmt.Errorf("line %q: %w", l, err)
 		}
 	}
@@ -320,7 +323,7 @@ func (s *nxosShell) checkpointSummary() string {
 
 func (s *nxosShell) config(raw, line string) reply {
 	d := s.d
-	leave, err := nxosGrammar.configure(s.cursor, raw)
+	leave, err := nxosGrammar().configure(s.cursor, raw)
 	switch {
 	case err == errIncomplete:
 		return fail(s.marker(line, len(strings.Fields(line)), "Incomplete command"))
@@ -341,7 +344,7 @@ func (s *nxosShell) config(raw, line string) reply {
 
 var nxFirstWords = func() map[string]bool {
 	m := map[string]bool{"no": true, "end": true, "exit": true}
-	for _, rules := range nxosGrammar {
+	for _, rules := range nxosGrammar() {
 		for _, r := range rules {
 			w := strings.TrimPrefix(r.re.String(), "^(?:")
 			w, _, _ = strings.Cut(w, " ")

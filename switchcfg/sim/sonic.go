@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // SONiC: a bash login shell. CONFIG_DB is changed with the generic config
@@ -44,49 +45,51 @@ func mapTable(keyMax int) sonicTable {
 	return sonicTable{key: reName, fields: fields}
 }
 
-var sonicSchema = map[string]sonicTable{
-	"DEVICE_METADATA": {key: anchored(`localhost`)},
-	"PORT": {key: anchored(rePort), fields: map[string]*regexp.Regexp{
-		"admin_status": anchored(`up|down`), "alias": reAny, "lanes": anchored(`\d+(?:,\d+)*`),
-		"mtu": anchored(`\d{3,4}`), "speed": anchored(`\d+`), "fec": anchored(`none|rs|fc|auto`),
-		"index": anchored(`\d+`), "description": reAny, "pfc_asym": anchored(`on|off`),
-		"autoneg": anchored(`on|off`)}},
-	"DSCP_TO_TC_MAP":                     mapTable(63),
-	"DOT1P_TO_TC_MAP":                    mapTable(7),
-	"TC_TO_QUEUE_MAP":                    mapTable(7),
-	"TC_TO_PRIORITY_GROUP_MAP":           mapTable(7),
-	"MAP_PFC_PRIORITY_TO_QUEUE":          mapTable(7),
-	"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": mapTable(7),
-	"PORT_QOS_MAP": {key: anchored(rePort + `|global`), fields: map[string]*regexp.Regexp{
-		"dscp_to_tc_map": reName, "dot1p_to_tc_map": reName, "tc_to_queue_map": reName,
-		"tc_to_pg_map": reName, "pfc_to_queue_map": reName, "pfc_to_pg_map": reName,
-		"pfc_enable": reTCList, "pfcwd_sw_enable": reTCList, "scheduler": reName},
-		refs: map[string]string{"dscp_to_tc_map": "DSCP_TO_TC_MAP", "dot1p_to_tc_map": "DOT1P_TO_TC_MAP",
-			"tc_to_queue_map": "TC_TO_QUEUE_MAP", "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP",
-			"pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE", "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
-			"scheduler": "SCHEDULER"}},
-	"WRED_PROFILE": {key: reName, fields: map[string]*regexp.Regexp{
-		"ecn":               anchored(`ecn_none|ecn_green|ecn_yellow|ecn_red|ecn_green_yellow|ecn_green_red|ecn_yellow_red|ecn_all`),
-		"wred_green_enable": reBool, "wred_yellow_enable": reBool, "wred_red_enable": reBool,
-		"green_min_threshold": reBytes, "green_max_threshold": reBytes, "green_drop_probability": rePct,
-		"yellow_min_threshold": reBytes, "yellow_max_threshold": reBytes, "yellow_drop_probability": rePct,
-		"red_min_threshold": reBytes, "red_max_threshold": reBytes, "red_drop_probability": rePct}},
-	"QUEUE": {key: anchored(rePort + `\|[0-7](?:-[0-7])?`), fields: map[string]*regexp.Regexp{
-		"scheduler": reName, "wred_profile": reName, "buffer_profile": reName},
-		refs: map[string]string{"scheduler": "SCHEDULER", "wred_profile": "WRED_PROFILE"}},
-	"SCHEDULER": {key: reName, fields: map[string]*regexp.Regexp{
-		"type": anchored(`DWRR|WRR|STRICT`), "weight": anchored(`\d{1,3}`), "priority": anchored(`\d+`),
-		"meter_type": anchored(`packets|bytes`), "cir": reBytes, "cbs": reBytes, "pir": reBytes, "pbs": reBytes}},
-	"PFC_WD": {key: anchored(rePort + `|GLOBAL`), fields: map[string]*regexp.Regexp{
-		"action": anchored(`drop|forward|alert`), "detection_time": reSeconds, "restoration_time": reSeconds,
-		"POLL_INTERVAL": reSeconds}},
-	"BUFFER_POOL":        {key: reName},
-	"BUFFER_PROFILE":     {key: reName},
-	"BUFFER_PG":          {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
-	"BUFFER_QUEUE":       {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
-	"CABLE_LENGTH":       {key: reName},
-	"FLEX_COUNTER_TABLE": {key: reName},
-}
+var sonicSchema = sync.OnceValue(func() map[string]sonicTable {
+	return map[string]sonicTable{
+		"DEVICE_METADATA": {key: anchored(`localhost`)},
+		"PORT": {key: anchored(rePort), fields: map[string]*regexp.Regexp{
+			"admin_status": anchored(`up|down`), "alias": reAny, "lanes": anchored(`\d+(?:,\d+)*`),
+			"mtu": anchored(`\d{3,4}`), "speed": anchored(`\d+`), "fec": anchored(`none|rs|fc|auto`),
+			"index": anchored(`\d+`), "description": reAny, "pfc_asym": anchored(`on|off`),
+			"autoneg": anchored(`on|off`)}},
+		"DSCP_TO_TC_MAP":                     mapTable(63),
+		"DOT1P_TO_TC_MAP":                    mapTable(7),
+		"TC_TO_QUEUE_MAP":                    mapTable(7),
+		"TC_TO_PRIORITY_GROUP_MAP":           mapTable(7),
+		"MAP_PFC_PRIORITY_TO_QUEUE":          mapTable(7),
+		"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": mapTable(7),
+		"PORT_QOS_MAP": {key: anchored(rePort + `|global`), fields: map[string]*regexp.Regexp{
+			"dscp_to_tc_map": reName, "dot1p_to_tc_map": reName, "tc_to_queue_map": reName,
+			"tc_to_pg_map": reName, "pfc_to_queue_map": reName, "pfc_to_pg_map": reName,
+			"pfc_enable": reTCList, "pfcwd_sw_enable": reTCList, "scheduler": reName},
+			refs: map[string]string{"dscp_to_tc_map": "DSCP_TO_TC_MAP", "dot1p_to_tc_map": "DOT1P_TO_TC_MAP",
+				"tc_to_queue_map": "TC_TO_QUEUE_MAP", "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP",
+				"pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE", "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+				"scheduler": "SCHEDULER"}},
+		"WRED_PROFILE": {key: reName, fields: map[string]*regexp.Regexp{
+			"ecn":               anchored(`ecn_none|ecn_green|ecn_yellow|ecn_red|ecn_green_yellow|ecn_green_red|ecn_yellow_red|ecn_all`),
+			"wred_green_enable": reBool, "wred_yellow_enable": reBool, "wred_red_enable": reBool,
+			"green_min_threshold": reBytes, "green_max_threshold": reBytes, "green_drop_probability": rePct,
+			"yellow_min_threshold": reBytes, "yellow_max_threshold": reBytes, "yellow_drop_probability": rePct,
+			"red_min_threshold": reBytes, "red_max_threshold": reBytes, "red_drop_probability": rePct}},
+		"QUEUE": {key: anchored(rePort + `\|[0-7](?:-[0-7])?`), fields: map[string]*regexp.Regexp{
+			"scheduler": reName, "wred_profile": reName, "buffer_profile": reName},
+			refs: map[string]string{"scheduler": "SCHEDULER", "wred_profile": "WRED_PROFILE"}},
+		"SCHEDULER": {key: reName, fields: map[string]*regexp.Regexp{
+			"type": anchored(`DWRR|WRR|STRICT`), "weight": anchored(`\d{1,3}`), "priority": anchored(`\d+`),
+			"meter_type": anchored(`packets|bytes`), "cir": reBytes, "cbs": reBytes, "pir": reBytes, "pbs": reBytes}},
+		"PFC_WD": {key: anchored(rePort + `|GLOBAL`), fields: map[string]*regexp.Regexp{
+			"action": anchored(`drop|forward|alert`), "detection_time": reSeconds, "restoration_time": reSeconds,
+			"POLL_INTERVAL": reSeconds}},
+		"BUFFER_POOL":        {key: reName},
+		"BUFFER_PROFILE":     {key: reName},
+		"BUFFER_PG":          {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
+		"BUFFER_QUEUE":       {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
+		"CABLE_LENGTH":       {key: reName},
+		"FLEX_COUNTER_TABLE": {key: reName},
+	}
+})
 
 // emptyTablesError is GCU's refusal of a patch that leaves a table empty
 // (an empty table cannot exist in CONFIG_DB's Redis).
@@ -117,7 +120,7 @@ func validateConfigDB(db map[string]any) error {
 		return &emptyTablesError{empty}
 	}
 	for _, table := range sortedMapKeys(db) {
-		schema, known := sonicSchema[table]
+		schema, known := sonicSchema()[table]
 		if !known {
 			return refusal("Data Loading Failed\nTable %s is not modelled by any YANG model", table)
 		}

@@ -25,6 +25,17 @@ type artifact struct {
 	Kind    string `json:"kind"` // host | switch | subnet-manager | profile
 	Path    string `json:"path"` // relative to --out
 	Content string `json:"content"`
+	// data holds the content instead, when it was made as bytes (host
+	// JSON): written to files as is, it is never copied into a string.
+	data []byte
+}
+
+// bytes returns the content to write.
+func (a *artifact) bytes() []byte {
+	if a.data != nil {
+		return a.data
+	}
+	return []byte(a.Content)
 }
 
 type renderResult struct {
@@ -59,7 +70,7 @@ the fabric is invalid or any target fails to render.`,
 					return err
 				}
 				arts, err := renderArtifacts(f, target, func(a artifact) error {
-					return tree.Write(a.Path, []byte(a.Content))
+					return tree.Write(a.Path, a.bytes())
 				})
 				if err == nil {
 					err = tree.Commit()
@@ -77,6 +88,11 @@ the fabric is invalid or any target fails to render.`,
 			arts, err := renderArtifacts(f, target, nil)
 			if err != nil {
 				return err
+			}
+			for i := range arts {
+				if arts[i].data != nil {
+					arts[i].Content, arts[i].data = string(arts[i].data), nil
+				}
 			}
 			w := bufio.NewWriterSize(g.stdout, 64<<10)
 			if err := output.Write(w, g.output, renderResult{APIVersion: fabric.APIVersion, Artifacts: arts},
@@ -195,17 +211,17 @@ func drain(arts []artifact, sink func(artifact) error) error {
 		if err := sink(arts[i]); err != nil {
 			return err
 		}
-		arts[i].Content = ""
+		arts[i].Content, arts[i].data = "", nil
 	}
 	return nil
 }
 
 func renderHost(h fabric.HostIntent) ([]artifact, error) {
-	b, err := marshalJSON(h)
+	b, err := output.MarshalJSON(h)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("encoding JSON: %w", err)
 	}
-	return []artifact{{Target: h.Host, Kind: "host", Path: "hosts/" + h.Host + ".json", Content: b}}, nil
+	return []artifact{{Target: h.Host, Kind: "host", Path: "hosts/" + h.Host + ".json", data: b}}, nil
 }
 
 func renderSwitch(s fabric.SwitchIntent, intents *output.YAMLMemo) ([]artifact, error) {

@@ -25,6 +25,8 @@ func main() {
 	n := flag.Int("n", 9, "timed runs")
 	warm := flag.Int("warmup", 1, "untimed runs first")
 	label := flag.String("label", "", "name printed before the figures")
+	target := flag.Duration("target", 0, "print the median's ratio to this wall-clock target")
+	maxMB := flag.Int64("max-mb", 0, "print the peak RSS's ratio to this many MB")
 	doSync := flag.Bool("sync", true, "flush dirty pages before each run, so a run does not pay for the previous one's writeback")
 	flag.Parse()
 	args := flag.Args()
@@ -61,8 +63,16 @@ func main() {
 	slices.Sort(walls)
 	slices.Sort(cpus)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/1e6) }
+	median := walls[len(walls)/2]
 	fmt.Printf("%swall best %s median %s, CPU best %s median %s, peak RSS %d MB (%d runs)\n",
-		prefix(*label), ms(walls[0]), ms(walls[len(walls)/2]), ms(cpus[0]), ms(cpus[len(cpus)/2]), peakKB/1024, len(walls))
+		prefix(*label), ms(walls[0]), ms(median), ms(cpus[0]), ms(cpus[len(cpus)/2]), peakKB/1024, len(walls))
+	if *target > 0 {
+		fmt.Printf("  target %s: median/target %.2f, best/target %.2f\n", ms(*target),
+			float64(median)/float64(*target), float64(walls[0])/float64(*target))
+	}
+	if *maxMB > 0 {
+		fmt.Printf("  memory target %d MB: peak/target %.2f\n", *maxMB, float64(peakKB)/1024/float64(*maxMB))
+	}
 }
 
 func prefix(label string) string {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -158,6 +159,9 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 	if len(bytes.TrimSpace(data)) == 0 {
 		l.fail(Pos{File: file}, "", "file is empty")
 		return nil, false
+	}
+	if doc, ok := parseSplit(data, runtime.GOMAXPROCS(0)); ok {
+		return []*yaml.Node{doc}, true // a large fabric, parsed on every CPU
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node

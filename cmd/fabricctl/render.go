@@ -70,7 +70,7 @@ the fabric is invalid or any target fails to render.`,
 					return err
 				}
 				arts, err := renderArtifacts(f, target, func(a artifact) error {
-					return tree.Write(a.Path, a.bytes())
+					return tree.Add(a.Path, a.bytes())
 				})
 				if err == nil {
 					err = tree.Commit()

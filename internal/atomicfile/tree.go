@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -30,6 +31,19 @@ type Tree struct {
 	mu    sync.Mutex
 	dirs  map[string]bool // created under stage
 	paths []string        // slash-separated, in order of Write
+
+	// The writer goroutine behind Add.
+	start   sync.Once
+	queue   chan staged
+	done    chan struct{}
+	failed  atomic.Bool
+	addErr  error // the first failed write, read after done
+	stopped bool  // queue closed
+}
+
+type staged struct {
+	path string
+	data []byte
 }
 
 // NewTree starts staging files for dir. Directories are created with mode
@@ -74,6 +88,47 @@ func (t *Tree) Write(path string, data []byte) error {
 	return nil
 }
 
+// Add queues the file at path for writing by the tree's writer goroutine
+// and returns at once, so a producer can go on rendering. Files are created
+// one at a time: creating a file holds its directory's lock, and a second
+// creator in the same directory only spins on it (on ext4 without a
+// journal, soon after many files were deleted, for most of the time). Once
+// a write has failed Add returns an error (the failure itself comes from
+// Commit). Add is safe for concurrent use, but not after Commit or Abort.
+func (t *Tree) Add(path string, data []byte) error {
+	t.start.Do(func() {
+		t.queue, t.done = make(chan staged, 256), make(chan struct{})
+		go func() {
+			defer close(t.done)
+			for f := range t.queue {
+				if t.addErr == nil {
+					if t.addErr = t.Write(f.path, f.data); t.addErr != nil {
+						t.failed.Store(true)
+					}
+				}
+			}
+		}()
+	})
+	if t.failed.Load() {
+		return errWriteFailed
+	}
+	t.queue <- staged{path, data}
+	return nil
+}
+
+var errWriteFailed = errors.New("an earlier file could not be written")
+
+// drain waits for the files queued by Add and returns the first failure.
+func (t *Tree) drain() error {
+	if t.queue == nil || t.stopped {
+		return t.addErr
+	}
+	t.stopped = true
+	close(t.queue)
+	<-t.done
+	return t.addErr
+}
+
 func (t *Tree) mkdir(rel string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -88,11 +143,18 @@ func (t *Tree) mkdir(rel string) error {
 }
 
 // Abort removes what was staged.
-func (t *Tree) Abort() { os.RemoveAll(t.stage) }
+func (t *Tree) Abort() {
+	t.drain()
+	os.RemoveAll(t.stage)
+}
 
-// Commit puts the staged files in place and removes the staging area.
+// Commit waits for the files queued by Add, puts the staged files in place
+// and removes the staging area.
 func (t *Tree) Commit() error {
 	defer os.RemoveAll(t.stage)
+	if err := t.drain(); err != nil {
+		return err
+	}
 	fresh, err := freshDir(t.dir)
 	if err != nil {
 		return err
@@ -101,11 +163,12 @@ func (t *Tree) Commit() error {
 		return nil
 	}
 	// An existing directory, or the rename was refused (the directory
-	// filled up meanwhile, or is a mount point): file by file.
+	// filled up meanwhile, or is a mount point): file by file, in order
+	// (renames in one directory hold its lock; more workers only contend).
 	t.mu.Lock()
 	paths := t.paths
 	t.mu.Unlock()
-	return parallel(paths, func(path string) error {
+	for _, path := range paths {
 		rel := filepath.FromSlash(path)
 		final := filepath.Join(t.dir, rel)
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
@@ -122,24 +185,22 @@ func (t *Tree) Commit() error {
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", final, err)
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // WriteTree writes files (slash-separated relative path → content) under
-// dir through a Tree.
+// dir through a Tree, in path order.
 func WriteTree(dir string, files map[string][]byte, perm fs.FileMode) error {
 	t, err := NewTree(dir, perm)
 	if err != nil {
 		return err
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	if err := parallel(paths, func(p string) error { return t.Write(p, files[p]) }); err != nil {
-		t.Abort()
-		return err
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if err := t.Write(p, files[p]); err != nil {
+			t.Abort()
+			return err
+		}
 	}
 	return t.Commit()
 }
@@ -162,39 +223,4 @@ func freshDir(dir string) (bool, error) {
 		return false, fmt.Errorf("reading output directory %s: %w", dir, err)
 	}
 	return len(names) == 0, nil
-}
-
-// parallel runs fn over items with one worker per CPU (more only contend
-// for the directories' locks) and returns the first few errors.
-func parallel[T any](items []T, fn func(T) error) error {
-	errs := make([]error, len(items))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(items)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(items); i = int(next.Add(1) - 1) {
-				errs[i] = fn(items[i])
-			}
-		})
-	}
-	wg.Wait()
-	return joinFew(errs)
-}
-
-// joinFew joins the first three errors and counts the rest: a full disk
-// fails every file alike.
-func joinFew(errs []error) error {
-	var first []error
-	n := 0
-	for _, err := range errs {
-		if err != nil {
-			if n++; len(first) < 3 {
-				first = append(first, err)
-			}
-		}
-	}
-	if n > len(first) {
-		first = append(first, fmt.Errorf("and %d more files failed", n-len(first)))
-	}
-	return errors.Join(first...)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -126,6 +127,56 @@ func TestTreeShowsNothingBeforeCommitAndAbortLeavesNoTrace(t *testing.T) {
 	tr.Abort()
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("the directory exists after Abort")
+	}
+	noStaging(t, dir)
+}
+
+func TestTreeAddFromManyGoroutines(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	tr, err := NewTree(dir, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := treeFiles(300)
+	var wg sync.WaitGroup
+	for p, data := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := tr.Add(p, data); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := tr.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, dir, files)
+	noStaging(t, dir)
+}
+
+func TestTreeAddReportsTheFirstFailure(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	tr, err := NewTree(dir, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Add("a", []byte("x"))
+	tr.Add("a/b", []byte("y")) // "a" is a file: this write fails
+	var later error
+	for i := 0; i < 1000 && later == nil; i++ {
+		later = tr.Add(fmt.Sprintf("c/%d", i), nil)
+	}
+	if later == nil {
+		t.Error("Add kept accepting files after a write failed")
+	}
+	err = tr.Commit()
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "a", "b")) {
+		t.Fatalf("Commit: %v, want the failed write of a/b", err)
+	}
+	if _, serr := os.Stat(dir); serr == nil {
+		t.Error("the directory appeared after a failed write")
 	}
 	noStaging(t, dir)
 }

@@ -114,62 +114,39 @@ func fieldString(v any) (string, error) {
 }
 
 // JSON prints db as CONFIG_DB JSON with sorted keys, 4-space indented like
-// sonic-cfggen.
-// It writes what json.MarshalIndent writes, without reflection: a switch's
-// CONFIG_DB has thousands of entries.
+// sonic-cfggen. It writes what json.MarshalIndent writes, without
+// reflection: a switch's CONFIG_DB has thousands of entries.
 func (db ConfigDB) JSON() []byte {
-	if db == nil {
-		return []byte("null\n")
-	}
-	b := make([]byte, 0, 32<<10)
-	b = append(b, '{')
-	var keyBuf, fieldBuf []string // reused: sorting allocates nothing more
-	for i, table := range sortedKeys(db) {
-		b = jsonKey(b, i, 1, table)
-		keys := db[table]
-		if keys == nil {
-			b = append(b, "null"...)
-			continue
-		}
-		b = append(b, '{')
-		keyBuf = sortKeysInto(keys, keyBuf)
-		for j, key := range keyBuf {
-			b = jsonKey(b, j, 2, key)
-			fields := keys[key]
-			if fields == nil {
-				b = append(b, "null"...)
-				continue
-			}
-			b = append(b, '{')
-			fieldBuf = sortKeysInto(fields, fieldBuf)
-			for k, field := range fieldBuf {
-				b = jsonKey(b, k, 3, field)
-				b = output.AppendJSONString(b, fields[field])
-			}
-			b = jsonClose(b, len(fields), 2)
-		}
-		b = jsonClose(b, len(keys), 1)
-	}
-	b = jsonClose(b, len(db), 0)
+	var keys [3][]string // one sort buffer per level, reused
+	b := appendObject(make([]byte, 0, 32<<10), db, 0, &keys, func(b []byte, table map[string]map[string]string) []byte {
+		return appendObject(b, table, 1, &keys, func(b []byte, fields map[string]string) []byte {
+			return appendObject(b, fields, 2, &keys, output.AppendJSONString)
+		})
+	})
 	return append(b, '\n')
 }
 
-const jsonIndent = "                "
+const jsonIndent = "            "
 
-// jsonKey starts member i of an object at depth (4 spaces a level).
-func jsonKey(b []byte, i, depth int, key string) []byte {
-	if i > 0 {
-		b = append(b, ',')
+// appendObject appends m as a JSON object at depth (4 spaces a level),
+// keys sorted, each value written by value; nil is null.
+func appendObject[V any](b []byte, m map[string]V, depth int, keys *[3][]string, value func([]byte, V) []byte) []byte {
+	if m == nil {
+		return append(b, "null"...)
 	}
-	b = append(b, '\n')
-	b = append(b, jsonIndent[:4*depth]...)
-	b = output.AppendJSONString(b, key)
-	return append(b, ':', ' ')
-}
-
-// jsonClose ends an object of n members at depth.
-func jsonClose(b []byte, n, depth int) []byte {
-	if n > 0 {
+	b = append(b, '{')
+	keys[depth] = sortKeysInto(m, keys[depth])
+	for i, k := range keys[depth] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		b = append(b, jsonIndent[:4*(depth+1)]...)
+		b = output.AppendJSONString(b, k)
+		b = append(b, ':', ' ')
+		b = value(b, m[k])
+	}
+	if len(m) > 0 {
 		b = append(b, '\n')
 		b = append(b, jsonIndent[:4*depth]...)
 	}

@@ -37,7 +37,10 @@ bench: build
 # Short fuzzing of every parser (FUZZTIME per target).
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test ./fabric -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzParseSplit$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzMarshalJSONMatchesReflow$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzIndentCompact$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	@scripts/demo.sh $(FABRIC)

@@ -92,7 +92,7 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 	if err := s.startSwitches(ctx, o.SwitchSim); err != nil {
 		return fail(fmt.Errorf("starting the switch simulators: %w", err))
 	}
-	accel := Accel()
+	accel := Accel(ctx, o.Qemu)
 	// start every qemu at once: each takes a second or two to start on a busy machine
 	started := make([]time.Time, len(s.VMs))
 	startErrs := make([]error, len(s.VMs))

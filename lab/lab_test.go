@@ -2,6 +2,7 @@ package lab
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -140,7 +141,7 @@ func TestQemuArgs(t *testing.T) {
 			t.Errorf("qemu args lack %q:\n%s", want, args)
 		}
 	}
-	if kvm := strings.Join(QemuArgs(s, s.VMs[0], "kvm"), " "); !strings.Contains(kvm, "-accel kvm -cpu host") {
+	if kvm := strings.Join(QemuArgs(s, s.VMs[0], "kvm"), " "); !strings.Contains(kvm, "-accel kvm -cpu host,-arch-capabilities") {
 		t.Errorf("kvm args: %s", kvm)
 	}
 }
@@ -380,5 +381,32 @@ func TestUpWithoutQemu(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("state dir touched: %v", entries)
+	}
+}
+
+func TestAccelIsTCGUnlessKVMIsAskedForAndWorks(t *testing.T) {
+	dir := t.TempDir()
+	fake := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	works, fails := fake("qemu-ok", "cat >/dev/null; exit 0"), fake("qemu-fails", "exit 1")
+	ctx := context.Background()
+	t.Setenv(AccelEnv, "")
+	if a := Accel(ctx, works); a != "tcg" {
+		t.Errorf("without %s: %s, want tcg", AccelEnv, a)
+	}
+	t.Setenv(AccelEnv, "kvm")
+	if a := Accel(ctx, fails); a != "tcg" {
+		t.Errorf("KVM asked for, probe failing: %s, want tcg", a)
+	}
+	if f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0); err == nil {
+		f.Close()
+		if a := Accel(ctx, works); a != "kvm" {
+			t.Errorf("KVM asked for, /dev/kvm usable, probe passing: %s, want kvm", a)
+		}
 	}
 }

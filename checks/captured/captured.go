@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -316,11 +317,4 @@ func topoResults(id, host string, tp *hostparse.Topo) []checks.Result {
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }

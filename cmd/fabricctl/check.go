@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/fabricctl/fabricctl/checks/report"
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
+	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/remote"
 )
 
@@ -128,16 +130,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	if err != nil {
 		return err
 	}
-	if cf.reportFile != "" {
-		if err := writeFileAtomic(cf.reportFile, rep, report.WriteHTML); err != nil {
-			return err
-		}
-		fmt.Fprintf(g.stderr, "fabricctl: report written to %s\n", cf.reportFile)
-	}
-	if err := write(g.stdout, rep); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	return checkExit(rep)
+	return emitReport(g, cf, rep, write)
 }
 
 // checkFromDir evaluates captured outputs offline (no SSH, no fabric needed).
@@ -162,16 +155,7 @@ func checkFromDir(g *globals, cf checkFlags, write func(io.Writer, *report.Repor
 	rep := report.New(name, started, report.SuitePreflight)
 	rep.Add(results...)
 	rep.Finished = time.Now()
-	if cf.reportFile != "" {
-		if err := writeFileAtomic(cf.reportFile, rep, report.WriteHTML); err != nil {
-			return err
-		}
-		fmt.Fprintf(g.stderr, "fabricctl: report written to %s\n", cf.reportFile)
-	}
-	if err := write(g.stdout, rep); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	return checkExit(rep)
+	return emitReport(g, cf, rep, write)
 }
 
 func parseSuites(names []string) ([]report.Suite, error) {
@@ -205,23 +189,23 @@ func checkExit(rep *report.Report) error {
 	return nil
 }
 
-func writeFileAtomic(path string, rep *report.Report, write func(io.Writer, *report.Report) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+// emitReport writes the HTML report file when asked, prints rep with write
+// and turns its outcome into the exit code.
+func emitReport(g *globals, cf checkFlags, rep *report.Report, write func(io.Writer, *report.Report) error) error {
+	if cf.reportFile != "" {
+		var html bytes.Buffer
+		if err := report.WriteHTML(&html, rep); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		if err := atomicfile.WriteFile(cf.reportFile, html.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stderr, "fabricctl: report written to %s\n", cf.reportFile)
+	}
+	if err := write(g.stdout, rep); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp, rep); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	return nil
+	return checkExit(rep)
 }
 
 // sshAgent runs `fabricctl agent` on a host over SSH, delivering the

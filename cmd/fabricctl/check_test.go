@@ -75,7 +75,11 @@ func TestCheckFromDir(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(host, dst), b, 0o644)
 	}
-	code, out, errs := runCLI(t, "check", "--from-dir", dir, "-o", "json")
+	report := filepath.Join(t.TempDir(), "report.html")
+	code, out, errs := runCLI(t, "check", "--from-dir", dir, "-o", "json", "--report", report)
+	if html, err := os.ReadFile(report); err != nil || !strings.Contains(string(html), "<html") || !strings.Contains(string(html), "oob-connect") {
+		t.Errorf("--report: %v, %d bytes without the OOB failure", err, len(html))
+	}
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 (the OOB connect failure): %s", code, errs)
 	}

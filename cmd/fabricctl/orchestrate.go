@@ -2,18 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
+	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 )
@@ -240,21 +241,9 @@ func writePrometheus(w io.Writer, p *fabric.Plan, now time.Time) {
 }
 
 func writeTextfile(path string, p *fabric.Plan, now time.Time) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".fabricctl-drift-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	writePrometheus(tmp, p, now)
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	var b bytes.Buffer
+	writePrometheus(&b, p, now)
+	return atomicfile.WriteFile(path, b.Bytes(), 0o644)
 }
 
 func newApplyCmd(g *globals) *cobra.Command {

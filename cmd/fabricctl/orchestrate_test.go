@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/netnstest"
 	"github.com/fabricctl/fabricctl/internal/sshdtest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
@@ -254,3 +255,19 @@ func findKey(t *testing.T, fab, addr string) string {
 }
 
 func marshalAuthorized(k sshdtest.Key) []byte { return ssh.MarshalAuthorizedKey(k.Public) }
+
+func TestWriteTextfileReplacesTheFileWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fabricctl.prom")
+	os.WriteFile(path, []byte("stale\n"), 0o644)
+	p := &fabric.Plan{}
+	if err := writeTextfile(path, p, time.Unix(1700000000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || strings.Contains(string(b), "stale") || !strings.Contains(string(b), "fabricctl_drift_last_run_timestamp_seconds 1700000000") {
+		t.Errorf("textfile: %v\n%s", err, b)
+	}
+	if err := writeTextfile(filepath.Join(path, "x", "y.prom"), p, time.Now()); err == nil || !strings.Contains(err.Error(), "y.prom") {
+		t.Errorf("an unwritable path: %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/switchcfg/opensm"
 )
 
 // renderSwitchNative renders a switch's native config with its platform driver.
@@ -15,23 +14,19 @@ func renderSwitchNative(s fabric.SwitchIntent) (text, ext string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	ext = nativeExt[s.Platform]
-	if ext == "" {
-		ext = "." + cfg.Format
-	}
-	return cfg.Text, ext, nil
+	return cfg.Text, d.Info().FileExt, nil
 }
 
 // renderSubnetManager renders a subnet manager's partitions: partitions.conf
 // for OpenSM, the partition intent as JSON for UFM (its REST payloads are
 // built from it at apply time). guids maps host names to port GUIDs.
 func renderSubnetManager(sm fabric.SubnetManagerIntent, guids map[string][]string) (text, ext string, err error) {
-	if sm.Kind == "opensm" {
-		s, err := opensm.Render(sm, guids)
-		return s, ".partitions.conf", err
+	m, err := switchRegistry().SubnetManager(sm.Kind)
+	if err != nil {
+		return "", "", err
 	}
-	s, err := marshalJSON(sm)
-	return s, ".json", err
+	s, err := m.Render(sm, guids)
+	return s, m.Info().FileExt, err
 }
 
 // hostGUIDs maps every host with known port GUIDs to them.

@@ -11,9 +11,7 @@ import (
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/remote"
 	"github.com/fabricctl/fabricctl/switchcfg"
-	"github.com/fabricctl/fabricctl/switchcfg/opensm"
 	"github.com/fabricctl/fabricctl/switchcfg/session"
-	"github.com/fabricctl/fabricctl/switchcfg/ufm"
 )
 
 // targetOptions are the connection flags shared by plan, apply and drift.
@@ -83,19 +81,18 @@ func buildTargets(f *fabric.Fabric, o targetOptions) (targets []fabric.Target, c
 		}
 		spec := findSM(f, sm.Name)
 		cfg := sshConfigFor(f, sm.Name, sm.Address, spec.SSH, o)
-		switch sm.Kind {
-		case "opensm":
-			l := &remote.Lazy{Config: cfg}
-			lazies = append(lazies, l)
-			targets = append(targets, &opensm.Target{Intent: sm, GUIDs: guids,
-				Pusher: opensm.NewPusher(opensm.NewRemote(runner{l}), sm)})
-		case "ufm":
-			c, err := ufm.New("https://"+sm.Address, cfg.User, cfg.PasswordEnv, http.DefaultClient)
-			if err != nil {
-				return nil, closeAll, fmt.Errorf("configuring UFM %s: %w", sm.Name, err)
-			}
-			targets = append(targets, &ufm.Target{Intent: sm, GUIDs: guids, Backend: &ufm.Backend{Client: c}})
+		m, err := reg.SubnetManager(sm.Kind)
+		if err != nil {
+			return nil, closeAll, fmt.Errorf("subnet manager %s: %w", sm.Name, err)
 		}
+		l := &remote.Lazy{Config: cfg}
+		lazies = append(lazies, l)
+		t, err := m.Target(sm, guids, switchcfg.SubnetManagerConn{Address: sm.Address, User: cfg.User,
+			PasswordEnv: cfg.PasswordEnv, Run: l.Output, HTTP: http.DefaultClient})
+		if err != nil {
+			return nil, closeAll, err
+		}
+		targets = append(targets, t)
 	}
 	for _, s := range r.Switches {
 		if !want(s.Name) {
@@ -107,7 +104,7 @@ func buildTargets(f *fabric.Fabric, o targetOptions) (targets []fabric.Target, c
 		}
 		spec := findSwitch(f, s.Name)
 		cfg := sshConfigFor(f, s.Name, s.Address, spec.SSH, o)
-		opt := session.Options{Platform: s.Platform, Address: s.Address, Port: cfg.Port, User: cfg.User,
+		opt := session.Options{Platform: s.Platform, Spec: d.Info().Session, Address: s.Address, Port: cfg.Port, User: cfg.User,
 			PasswordEnv: cfg.PasswordEnv, IdentityFile: cfg.IdentityFile, KnownHostsFile: cfg.KnownHostsFile}
 		if opt.KnownHostsFile == "" {
 			opt.KnownHostsFile = "~/.ssh/known_hosts"
@@ -135,13 +132,6 @@ func buildTargets(f *fabric.Fabric, o targetOptions) (targets []fabric.Target, c
 		return nil, closeAll, fmt.Errorf("no target named %v in the fabric (targets: %v)", o.only, r.Targets())
 	}
 	return targets, closeAll, nil
-}
-
-// runner adapts a lazy SSH connection to opensm.Runner.
-type runner struct{ l *remote.Lazy }
-
-func (r runner) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
-	return r.l.Output(ctx, argv, stdin)
 }
 
 func findHost(f *fabric.Fabric, name string) fabric.Host {

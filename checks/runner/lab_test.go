@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
@@ -198,7 +197,7 @@ func TestLabChecks(t *testing.T) {
 	// through its agent first (MTU 9000, ToS 106), as `fabricctl apply` would.
 	for _, h := range hosts {
 		intent := h.Intent
-		sess := agentcall.Open(ctx, h.Agent)
+		sess := agentclient.Open(ctx, h.Agent)
 		err := sess.Send(agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: agent.OpApply, Desired: &intent})
 		if err == nil {
 			err = sess.Recv(ctx, nil)

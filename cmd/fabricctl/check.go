@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/captured"
 	"github.com/fabricctl/fabricctl/checks/report"
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
@@ -115,7 +112,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 		}
 		l := &remote.Lazy{Config: cfg}
 		conns = append(conns, l)
-		hosts = append(hosts, checkrunner.Host{Intent: h, Agent: &sshAgent{conn: l, deployer: d}})
+		hosts = append(hosts, checkrunner.Host{Intent: h, Agent: &agentclient.Remote{Conn: l, Deployer: d}})
 	}
 	if len(hosts) == 0 {
 		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
@@ -206,43 +203,4 @@ func emitReport(g *globals, cf checkFlags, rep *report.Report, write func(io.Wri
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return checkExit(rep)
-}
-
-// sshAgent runs `fabricctl agent` on a host over SSH, delivering the
-// binary on first use.
-type sshAgent struct {
-	conn     agentclient.Conn
-	deployer *agentclient.Deployer
-
-	mu   sync.Mutex
-	path string
-}
-
-var _ agentcall.Agent = (*sshAgent)(nil)
-
-func (a *sshAgent) agentPath(ctx context.Context) (string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.path != "" {
-		return a.path, nil
-	}
-	p, _, err := a.deployer.Ensure(ctx, a.conn)
-	if err != nil {
-		return "", err
-	}
-	a.path = p
-	return p, nil
-}
-
-func (a *sshAgent) Exec(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	path, err := a.agentPath(ctx)
-	if err != nil {
-		return err
-	}
-	err = a.conn.Run(ctx, []string{path, "agent"}, stdin, stdout, nil)
-	var ee *remote.ExitError
-	if errors.As(err, &ee) && ee.Status == exitError {
-		return nil // some reply was not ok; the replies say why
-	}
-	return err
 }

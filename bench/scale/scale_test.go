@@ -22,7 +22,9 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/agentsim"
+	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg/all"
 )
 
 // The targets of issue 6 for 500 hosts on the 2-core development machine.
@@ -322,7 +324,8 @@ func runOnce(b *testing.B, root string, n int, d *agentclient.Deployer, sha stri
 	if err := os.WriteFile(path, doc, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	f, err := fabric.Load(path)
+	reg := all.Registry()
+	f, err := fabric.Load(path, fabric.Options{Platforms: reg})
 	if err != nil {
 		b.Fatalf("loading the generated fabric: %v", err)
 	}
@@ -341,7 +344,13 @@ func runOnce(b *testing.B, root string, n int, d *agentclient.Deployer, sha stri
 	b.StartTimer()
 
 	start := time.Now()
-	targets, closeAll := agentsim.Targets(f, d)
+	// The targets fabricctl plan builds (internal/fleet), reading no
+	// ~/.ssh/config.
+	o := fleet.Options{Registry: reg, Deployer: d, SSHConfigFile: "none"}
+	targets, closeAll, err := fleet.Targets(f, o)
+	if err != nil {
+		b.Fatal(err)
+	}
 	plan := e.Plan(ctx, targets)
 	r.Plan = time.Since(start)
 	if err := plan.Err(); err != nil {
@@ -366,7 +375,9 @@ func runOnce(b *testing.B, root string, n int, d *agentclient.Deployer, sha stri
 	}
 
 	start = time.Now()
-	targets, closeAll = agentsim.Targets(f, d)
+	if targets, closeAll, err = fleet.Targets(f, o); err != nil {
+		b.Fatal(err)
+	}
 	drift := e.Plan(ctx, targets)
 	r.Drift = time.Since(start)
 	closeAll()

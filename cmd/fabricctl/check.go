@@ -19,7 +19,7 @@ import (
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
-	"github.com/fabricctl/fabricctl/internal/remote"
+	"github.com/fabricctl/fabricctl/internal/fleet"
 )
 
 // checkFlags are the flags of fabricctl check.
@@ -91,28 +91,12 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 
 	d := agentclient.Self()
 	d.RemotePath = cf.agentPath
-	o := targetOptions{insecureIgnoreHostKey: cf.insecure, deployer: d, log: g.log, dial: g.dial}
+	fl, closeAll := fleet.Hosts(f, fleet.Options{InsecureIgnoreHostKey: cf.insecure, Only: cf.only, Deployer: d,
+		IdentityFile: cf.identity, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial})
+	defer closeAll()
 	var hosts []checkrunner.Host
-	var conns []*remote.Lazy
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for _, h := range f.Resolve().Hosts {
-		if len(cf.only) > 0 && !slices.Contains(cf.only, h.Host) {
-			continue
-		}
-		cfg := sshConfigFor(f, h.Host, h.Address, findHost(f, h.Host).SSH, o)
-		if cf.identity != "" {
-			cfg.IdentityFile = cf.identity
-		}
-		if cf.knownHosts != "" {
-			cfg.KnownHostsFile = cf.knownHosts
-		}
-		l := &remote.Lazy{Config: cfg}
-		conns = append(conns, l)
-		hosts = append(hosts, checkrunner.Host{Intent: h, Agent: &agentclient.Remote{Conn: l, Deployer: d}})
+	for _, h := range fl {
+		hosts = append(hosts, checkrunner.Host{Intent: h.Intent, Agent: h.Agent})
 	}
 	if len(hosts) == 0 {
 		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)

@@ -16,6 +16,13 @@
 // wall times include the servers' half of every SSH handshake and agent call:
 // they are an upper bound for a controller talking to real hosts.
 //
+// The servers keep their copies of the fixture host on tmpfs (/dev/shm, when
+// it has room for about 2 MB per host), like the in-memory sysfs and
+// configfs they stand in for: on the disk, every simulated sysfs write and
+// configfs mkdir/rmdir is journal work shared with the rest of the machine,
+// and the wall times grew faster than the fleet. SCALE_SIMTMP=DIR puts them
+// elsewhere, SCALE_SIMTMP=- in the default TMPDIR.
+//
 // Each size starts a fresh fleet of mlx5 fixture hosts (hostcfgtest's
 // mlx5-ofed, MTU 1500, firmware DCBX, global pause on), plans (every host has
 // changes), applies, then plans again with fresh connections as a later

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -130,6 +131,37 @@ type fleetProcess struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	spec  agentsim.Spec
+	tmp   string // the servers' TMPDIR, removed by stop; "" for the default
+}
+
+// fixtureBytes is about what one server's copy of the fixture host takes on
+// tmpfs (305 files of one page each).
+const fixtureBytes = 2 << 20
+
+// simTempDir is where the servers keep their fixture copies: a fresh
+// directory on tmpfs (/dev/shm) when it has room, like the in-memory sysfs
+// and configfs they stand in for. On the disk, thousands of copies turn
+// each simulated sysfs write and configfs mkdir/rmdir into journal work
+// shared with everything else on the machine, which the controller's wall
+// time would then measure. SCALE_SIMTMP=DIR chooses the parent directory;
+// SCALE_SIMTMP=- keeps the default TMPDIR.
+func simTempDir(b *testing.B, n int) string {
+	parent := os.Getenv("SCALE_SIMTMP")
+	switch parent {
+	case "-":
+		return ""
+	case "":
+		var st syscall.Statfs_t
+		if syscall.Statfs("/dev/shm", &st) != nil || st.Bavail*uint64(st.Bsize) < uint64(2*n*fixtureBytes) {
+			return ""
+		}
+		parent = "/dev/shm"
+	}
+	dir, err := os.MkdirTemp(parent, "fabricctl-scale-")
+	if err != nil {
+		b.Fatalf("making the servers' temporary directory: %v", err)
+	}
+	return dir
 }
 
 func startFleet(b *testing.B, n int, sha string) *fleetProcess {
@@ -140,6 +172,10 @@ func startFleet(b *testing.B, n int, sha string) *fleetProcess {
 	}
 	cmd := exec.Command(exe, "-test.run=^TestFleetHelper$", "-test.timeout=0")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", helperEnvN, n), helperEnvSHA+"="+sha)
+	tmp := simTempDir(b, n)
+	if tmp != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -150,9 +186,10 @@ func startFleet(b *testing.B, n int, sha string) *fleetProcess {
 		b.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(tmp)
 		b.Fatalf("starting the server process: %v", err)
 	}
-	p := &fleetProcess{cmd: cmd, stdin: stdin}
+	p := &fleetProcess{cmd: cmd, stdin: stdin, tmp: tmp}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -178,9 +215,12 @@ func (p *fleetProcess) stop() float64 {
 	go func() { p.cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		p.cmd.Process.Kill()
 		<-done
+	}
+	if p.tmp != "" {
+		os.RemoveAll(p.tmp)
 	}
 	return mb
 }

@@ -30,9 +30,6 @@ type Spec struct {
 	// Carried is in as Parse(Readback(Render(in))) returns it: in less what
 	// the platform does not carry. Nil compares with Compare alone.
 	Carried func(in fabric.SwitchIntent) fabric.SwitchIntent
-	// IgnorePorts compares the round trip without the port lists (platforms
-	// whose read-back does not list the ports).
-	IgnorePorts bool
 	// Base builds the intent Rejects edit and Observe pushes, afresh each call.
 	Base func() fabric.SwitchIntent
 	// Rejects are edits of Base that Render must refuse.
@@ -186,7 +183,7 @@ func roundTrip(t *testing.T, d switchcfg.Driver, s Spec, in fabric.SwitchIntent)
 			t.Errorf("parse(render(intent)) differs (-want +got):\n%s", diff)
 		}
 	}
-	o := switchcfg.CompareOptions{Ports: !s.IgnorePorts, QuantumBytes: d.Info().ThresholdQuantum}
+	o := switchcfg.CompareOptions{Ports: true, QuantumBytes: d.Info().ThresholdQuantum}
 	if diffs := o.Compare(in, got); len(diffs) != 0 {
 		t.Errorf("Compare(intent, parse(render(intent))) = %v", diffs)
 	}

@@ -22,11 +22,15 @@
 // RunSimulated drives the driver over real SSH against its switch
 // simulator (switchcfg/sim): push, observe, drift, an unchanged second push
 // that commits nothing, and transaction safety (a dropped connection, a
-// rejected line, a lost confirm) leaving the running configuration as it
-// was. StartSimulator starts one simulator for a test of its own.
+// rejected line, a lost confirm; for a switchcfg.Recoverer, the recovery
+// from its checkpoint) leaving the running configuration as it was, and
+// variants of the lab intent pushed over it. A new transaction fault
+// belongs here, once, for every driver. StartSimulator starts one simulator
+// for a test of its own.
 //
 // LabIntent is the lab's lossless intent on a platform's example ports.
 //
-// The kit is for tests only. Its functions call t.Run and t.Parallel-free
-// subtests; they are safe to call from several tests at once.
+// The kit is for tests only. Run and RunSimulated run subtests (none in
+// parallel); each call starts its own simulators, so calls from several
+// tests may run at once.
 package drivertest

@@ -90,10 +90,7 @@ func Targets(f *fabric.Fabric, o Options) (targets []fabric.Target, closeAll fun
 	var cs conns
 	want := func(name string) bool { return len(o.Only) == 0 || slices.Contains(o.Only, name) }
 	guids := f.PortGUIDs()
-	sms := map[string]fabric.SubnetManager{}
-	for _, sm := range f.Spec.SubnetManagers {
-		sms[sm.Name] = sm
-	}
+	sms := byName(f.Spec.SubnetManagers, func(sm fabric.SubnetManager) string { return sm.Name })
 	for _, sm := range r.SubnetManagers {
 		if !want(sm.Name) {
 			continue
@@ -110,10 +107,7 @@ func Targets(f *fabric.Fabric, o Options) (targets []fabric.Target, closeAll fun
 		}
 		targets = append(targets, t)
 	}
-	switches := map[string]fabric.Switch{}
-	for _, s := range f.Spec.Switches {
-		switches[s.Name] = s
-	}
+	switches := byName(f.Spec.Switches, func(s fabric.Switch) string { return s.Name })
 	for _, s := range r.Switches {
 		if !want(s.Name) {
 			continue
@@ -175,10 +169,7 @@ func Hosts(f *fabric.Fabric, o Options) (hosts []Host, closeAll func()) {
 }
 
 func hostAgents(f *fabric.Fabric, r fabric.Resolved, o Options, cs *conns) []Host {
-	specs := make(map[string]fabric.Host, len(f.Spec.Hosts))
-	for _, h := range f.Spec.Hosts {
-		specs[h.Name] = h
-	}
+	specs := byName(f.Spec.Hosts, func(h fabric.Host) string { return h.Name })
 	var out []Host
 	for _, h := range r.Hosts {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, h.Host) {
@@ -195,4 +186,14 @@ func hostAgents(f *fabric.Fabric, r fabric.Resolved, o Options, cs *conns) []Hos
 		out = append(out, Host{Intent: h, Agent: &agentclient.Remote{Conn: l, Deployer: o.Deployer}, conn: l})
 	}
 	return out
+}
+
+// byName indexes a fabric's targets by name (one lookup per target, not a
+// scan of the list).
+func byName[T any](items []T, name func(T) string) map[string]T {
+	m := make(map[string]T, len(items))
+	for _, it := range items {
+		m[name(it)] = it
+	}
+	return m
 }

@@ -31,7 +31,7 @@ lint:
 	$(GO) vet $(PKGS)
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./cmd/fabricctl
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./internal/render
 	bench/validate.sh
 
 # Short fuzzing of every parser (FUZZTIME per target).

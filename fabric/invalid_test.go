@@ -88,6 +88,24 @@ func memFS(files map[string]string) func(string) ([]byte, error) {
 	}
 }
 
+// testPlatforms stands in for switchcfg's registry (which fabric cannot
+// import): the platform and subnet-manager names of DESIGN.md, every port
+// name accepted. cmd/fabricctl's validate test runs the same cases through
+// the real registry.
+type testPlatforms struct{}
+
+func (testPlatforms) Names() []string {
+	return []string{"arista-eos", "cisco-nxos", "cumulus-nvue", "junos", "sonic"}
+}
+func (testPlatforms) CheckPort(string, string) error { return nil }
+func (testPlatforms) SubnetManagerKinds() []string   { return []string{"opensm", "ufm"} }
+func (testPlatforms) PartitionsFileProblem(k string) string {
+	if k == "ufm" {
+		return "UFM manages partitions through its REST API; partitionsFile is for opensm"
+	}
+	return ""
+}
+
 // edit replaces old with new in s exactly once (the test fails otherwise).
 func edit(t *testing.T, s, old, new string) string {
 	t.Helper()
@@ -99,7 +117,7 @@ func edit(t *testing.T, s, old, new string) string {
 
 func TestValidBaseline(t *testing.T) {
 	for _, file := range []string{"f.yaml", "p.yaml"} {
-		_, err := Load(file, Options{ReadFile: memFS(map[string]string{"f.yaml": goodFabric, "p.yaml": goodProfile})})
+		_, err := Load(file, Options{Platforms: testPlatforms{}, ReadFile: memFS(map[string]string{"f.yaml": goodFabric, "p.yaml": goodProfile})})
 		if err != nil {
 			t.Fatalf("%s: baseline must be valid: %v", file, err)
 		}
@@ -258,7 +276,7 @@ func TestInvalidDocuments(t *testing.T) {
 			if *testutil.Update {
 				writeInvalidCase(t, c.name, c.file, files, c.want)
 			}
-			_, err := Load(c.file, Options{ReadFile: memFS(files)})
+			_, err := Load(c.file, Options{Platforms: testPlatforms{}, ReadFile: memFS(files)})
 			if err == nil {
 				t.Fatalf("want an error, got none")
 			}

@@ -15,23 +15,26 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Platforms tells the validator which switch platforms exist and how their
-// ports are named. switchcfg's Registry satisfies it through a small adapter in
-// cmd; fabric itself knows no platform.
+// Platforms tells the validator the facts of the switch platforms and
+// subnet-manager kinds that exist. fabric itself knows no platform: the
+// caller injects them, and switchcfg's Registry (switchcfg/all.Registry())
+// satisfies this interface.
 type Platforms interface {
 	// Names returns the registered platform names, sorted.
 	Names() []string
 	// CheckPort reports whether port is a valid port name on platform.
 	CheckPort(platform, port string) error
+	// SubnetManagerKinds returns the registered subnet-manager kinds, sorted.
+	SubnetManagerKinds() []string
+	// PartitionsFileProblem says why a subnet manager of kind takes no
+	// partitionsFile; "" when it reads one.
+	PartitionsFileProblem(kind string) string
 }
-
-// DefaultPlatforms are the platform names of DESIGN.md §5, without port checks;
-// used when Options.Platforms is nil.
-var DefaultPlatforms = []string{"arista-eos", "cisco-nxos", "cumulus-nvue", "junos", "sonic"}
 
 // Options tune Load.
 type Options struct {
-	// Platforms validates switch platforms and port names (nil: DefaultPlatforms).
+	// Platforms validates switch platforms, port names and subnet-manager
+	// facts. Nil checks none of them (a platform must still be named).
 	Platforms Platforms
 	// ReadFile reads a file (nil: os.ReadFile with a size limit); tests inject fakes.
 	ReadFile func(path string) ([]byte, error)

@@ -337,9 +337,6 @@ func membership(m Member, p Partition) string {
 func (f *Fabric) resolveSM(sm SubnetManager, hosts *hostIndex) SubnetManagerIntent {
 	si := SubnetManagerIntent{APIVersion: APIVersion, Name: sm.Name, Kind: sm.Kind, Address: sm.Address,
 		Profile: sm.Profile, PartitionsFile: sm.PartitionsFile, Partitions: []PartitionIntent{}}
-	if si.Kind == "opensm" && si.PartitionsFile == "" {
-		si.PartitionsFile = "/etc/opensm/partitions.conf"
-	}
 	p := f.Profiles[sm.Profile]
 	if p == nil || p.Spec.InfiniBand == nil {
 		return si

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -561,14 +562,16 @@ func (v *validator) fabric() {
 		mp := fmt.Sprintf("spec.subnetManagers[%d]", i)
 		checkTarget(mp, "subnet manager", sm.Name, sm.Address)
 		if sm.Kind == "" {
-			v.ferr(mp+".kind", "required: opensm or ufm")
+			v.ferr(mp+".kind", "required%s", v.oneOf(Platforms.SubnetManagerKinds))
 		}
 		p := profileOf(mp, sm.Profile, "infiniband")
 		if sm.PartitionsFile != "" && !strings.HasPrefix(sm.PartitionsFile, "/") {
 			v.ferr(mp+".partitionsFile", "%q must be an absolute path on the subnet manager", sm.PartitionsFile)
 		}
-		if sm.Kind == "ufm" && sm.PartitionsFile != "" {
-			v.ferr(mp+".partitionsFile", "UFM manages partitions through its REST API; partitionsFile is for opensm")
+		if v.platforms != nil && sm.PartitionsFile != "" {
+			if why := v.platforms.PartitionsFileProblem(sm.Kind); why != "" {
+				v.ferr(mp+".partitionsFile", "%s", why)
+			}
 		}
 		if sm.SSH != nil {
 			v.ssh(mp+".ssh", sm.SSH)
@@ -606,22 +609,26 @@ func (v *validator) labels(path string, l map[string]string) {
 	}
 }
 
+// oneOf returns ": one of A, B" listing what names gives of the injected
+// platform facts, "" without them.
+func (v *validator) oneOf(names func(Platforms) []string) string {
+	if v.platforms == nil {
+		return ""
+	}
+	return ": one of " + strings.Join(names(v.platforms), ", ")
+}
+
 func (v *validator) switchPlatform(sp string, s Switch) {
-	names := DefaultPlatforms
-	if v.platforms != nil {
-		names = v.platforms.Names()
-	}
-	known := false
-	for _, n := range names {
-		known = known || n == s.Platform
-	}
 	if s.Platform == "" {
-		v.ferr(sp+".platform", "required: one of %s", strings.Join(names, ", "))
+		v.ferr(sp+".platform", "required%s", v.oneOf(Platforms.Names))
 		return
 	}
-	if !known {
-		v.ferr(sp+".platform", "unknown platform %q%s; valid: %s", s.Platform, suggest(s.Platform, names), strings.Join(names, ", "))
-		return
+	if v.platforms != nil {
+		names := v.platforms.Names()
+		if !slices.Contains(names, s.Platform) {
+			v.ferr(sp+".platform", "unknown platform %q%s; valid: %s", s.Platform, suggest(s.Platform, names), strings.Join(names, ", "))
+			return
+		}
 	}
 	if len(s.Ports) == 0 {
 		v.ferr(sp+".ports", "required: the switch ports to configure (ranges like swp1-32 expand)")

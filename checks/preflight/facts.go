@@ -156,7 +156,11 @@ func (g *Gatherer) Gather(ctx context.Context, a Args) Facts {
 	if f.Observed == nil {
 		// Without the netlink backends the live settings are unknown, but
 		// sysfs still tells the RDMA tests which device, port and GID to use.
-		obs := g.sysfsOnly(ctx, a.Intent)
+		sys := g.Sys
+		if sys == (sysfs.FS{}) {
+			sys = sysfs.NewFS(hostcfg.DefaultSysRoot)
+		}
+		obs := hostcfg.ObserveRDMA(ctx, sys, a.Intent)
 		f.Observed = &obs
 	}
 	f.PCI = g.pci(ctx, f.Observed)
@@ -266,50 +270,4 @@ func (g *Gatherer) resolve(ctx context.Context, peers []Peer) []Resolution {
 		}
 	}
 	return out
-}
-
-// sysfsOnly observes the intent's netdevs' RDMA ports from sysfs alone.
-func (g *Gatherer) sysfsOnly(ctx context.Context, in fabric.HostIntent) hostcfg.Observed {
-	sys := g.Sys
-	if sys == (sysfs.FS{}) {
-		sys = sysfs.NewFS(hostcfg.DefaultSysRoot)
-	}
-	obs := hostcfg.Observed{APIVersion: fabric.APIVersion, Host: in.Host}
-	var names []string
-	for _, i := range in.Interfaces {
-		if i.Name == fabric.AllRDMANetdevs {
-			all, err := sys.NetdevsWithRDMA(ctx)
-			if err != nil {
-				obs.Interfaces = append(obs.Interfaces, hostcfg.InterfaceState{Name: i.Name, Error: err.Error()})
-			}
-			names = append(names, all...)
-			continue
-		}
-		names = append(names, i.Name)
-	}
-	for _, n := range names {
-		st := hostcfg.InterfaceState{Name: n, Intent: n}
-		ref, err := sys.PortForNetdev(ctx, n)
-		if err != nil {
-			if _, nerr := sys.NetDevice(ctx, n); nerr != nil {
-				st.Error = nerr.Error()
-			}
-			obs.Interfaces = append(obs.Interfaces, st)
-			continue
-		}
-		p, perr := sys.Port(ctx, ref.Device, ref.Port)
-		r := &hostcfg.RDMAState{Port: p, RoCEv2IPv4GIDIndex: -1}
-		r.Device, r.Port.Port = ref.Device, ref.Port
-		gids, gerr := sys.GIDs(ctx, ref.Device, ref.Port)
-		r.GIDs = gids
-		if gid, ok := sysfs.RoCEv2IPv4(gids, n); ok {
-			r.RoCEv2IPv4GIDIndex = gid.Index
-		}
-		if err := errors.Join(perr, gerr); err != nil {
-			r.Error = err.Error()
-		}
-		st.RDMA = r
-		obs.Interfaces = append(obs.Interfaces, st)
-	}
-	return obs
 }

@@ -1,7 +1,7 @@
 // Package runner runs the suites of `fabricctl check` over a fabric's hosts
 // and assembles the report.
 //
-//	hosts := []runner.Host{{Intent: intent, Agent: sshAgent}, …} // one per fabric host
+//	hosts := []runner.Host{{Intent: intent, Agent: agent}, …} // one per fabric host (internal/fleet.Hosts)
 //	rep, err := runner.Run(ctx, "lab", hosts, runner.Options{
 //		Suites:   []report.Suite{report.SuitePreflight, report.SuitePairwise},
 //		Checks:   f.Spec.Checks,

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
@@ -18,12 +17,13 @@ import (
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/schedule"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // Host is one host under test and the way to reach its agent.
 type Host struct {
 	Intent fabric.HostIntent
-	Agent  agentcall.Agent
+	Agent  agentclient.Agent
 }
 
 // Options say what to run.
@@ -184,7 +184,7 @@ func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancel()
 			var f preflight.Facts
-			err := agentcall.Call(cctx, h.Agent, preflight.Op, preflight.Args{Intent: h.Intent, Peers: peers}, &f)
+			err := agentclient.Call(cctx, h.Agent, preflight.Op, preflight.Args{Intent: h.Intent, Peers: peers}, &f)
 			if err != nil {
 				err = fmt.Errorf("running preflight on %s: %w", h.Intent.Host, err)
 			}
@@ -287,7 +287,7 @@ func cleanup(ctx context.Context, hosts []Host, o Options) {
 	for _, h := range hosts {
 		wg.Go(func() {
 			var c rdma.Cleaned
-			if err := agentcall.Call(ctx, h.Agent, rdma.OpCleanup, rdma.CleanupArgs{}, &c); err != nil {
+			if err := agentclient.Call(ctx, h.Agent, rdma.OpCleanup, rdma.CleanupArgs{}, &c); err != nil {
 				o.progress("cleanup %s: %v", h.Intent.Host, err)
 				return
 			}

@@ -37,7 +37,7 @@ const (
 
 // Sentinel errors; every error returned by this package wraps at most one of them.
 var (
-	// ErrUnknownPlatform: Options.Platform names no known platform.
+	// ErrUnknownPlatform: Options.Spec names no scrapligo platform definition.
 	ErrUnknownPlatform = errors.New("unknown session platform")
 	// ErrNoCredentials: neither a password (PasswordEnv/Password) nor an identity file was given.
 	ErrNoCredentials = errors.New("no credentials")
@@ -85,9 +85,12 @@ func (e *CommandError) Unwrap() []error {
 
 // Options say how to reach and log into one switch.
 type Options struct {
-	// Platform is the fabric platform name: cumulus-nvue, sonic, arista-eos,
-	// cisco-nxos or junos.
+	// Platform is the fabric platform name (cumulus-nvue, arista-eos, …),
+	// used in messages.
 	Platform string
+	// Spec says how to drive the platform's CLI: its driver's
+	// Info().Session. Required.
+	Spec switchcfg.SessionSpec
 	// Address is a host name or IP address, optionally with ":port".
 	Address string
 	// Port is used when Address carries none; 0 means DefaultPort.
@@ -152,7 +155,7 @@ var _ switchcfg.Session = (*Conn)(nil)
 // platform's on-open commands, e.g. "terminal length 0"). The context bounds the
 // whole opening; cancelling it later has no effect on the returned Conn.
 func Dial(ctx context.Context, opt Options) (*Conn, error) {
-	prof, err := lookupProfile(opt.Platform)
+	prof, err := newProfile(opt.Platform, opt.Spec)
 	if err != nil {
 		return nil, err
 	}

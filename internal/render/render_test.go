@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/fabricgen"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg/all"
 )
 
 // BenchmarkRenderLarge renders every artifact of a 2,000-host, 200-switch,
@@ -19,14 +21,14 @@ func BenchmarkRenderLarge(b *testing.B) {
 	if err := fabricgen.Write(dir, 2000, 200, 64); err != nil {
 		b.Fatal(err)
 	}
-	f, err := fabric.Load(filepath.Join(dir, "fabric.yaml"), fabric.Options{Platforms: platforms()})
+	f, err := fabric.Load(filepath.Join(dir, "fabric.yaml"), fabric.Options{Platforms: all.Registry()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		arts, err := renderArtifacts(f, "", nil)
+		arts, err := Artifacts(f, all.Registry(), "", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -43,12 +45,12 @@ func TestRenderSwitchIntentsMatchWholeEncoding(t *testing.T) {
 	if err := fabricgen.Write(dir, 40, 25, 4); err != nil {
 		t.Fatal(err)
 	}
-	for _, file := range []string{filepath.Join(dir, "fabric.yaml"), "../../profiles/lab/fabric.yaml"} {
-		f, err := fabric.Load(file, fabric.Options{Platforms: platforms()})
+	for _, file := range []string{filepath.Join(dir, "fabric.yaml"), filepath.Join(testutil.RepoRoot(t), "profiles", "lab", "fabric.yaml")} {
+		f, err := fabric.Load(file, fabric.Options{Platforms: all.Registry()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		arts, err := renderArtifacts(f, "", nil)
+		arts, err := Artifacts(f, all.Registry(), "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +60,7 @@ func TestRenderSwitchIntentsMatchWholeEncoding(t *testing.T) {
 		}
 		r := f.Resolve()
 		for _, s := range r.Switches {
-			want, err := marshalYAML(s)
+			want, err := MarshalYAML(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,12 +78,12 @@ func TestRenderStopsAtTheFirstSinkError(t *testing.T) {
 	if err := fabricgen.Write(dir, 300, 20, 4); err != nil {
 		t.Fatal(err)
 	}
-	f, err := fabric.Load(filepath.Join(dir, "fabric.yaml"), fabric.Options{Platforms: platforms()})
+	f, err := fabric.Load(filepath.Join(dir, "fabric.yaml"), fabric.Options{Platforms: all.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var calls atomic.Int64
-	_, err = renderArtifacts(f, "", func(a artifact) error {
+	_, err = Artifacts(f, all.Registry(), "", func(a Artifact) error {
 		calls.Add(1)
 		return fmt.Errorf("writing %s: no space left on device", a.Path)
 	})

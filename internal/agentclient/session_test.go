@@ -1,4 +1,4 @@
-package agentcall
+package agentclient
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package agentcall
+package agentclient
 
 import (
 	"bufio"
@@ -30,13 +30,8 @@ func (l Local) Exec(ctx context.Context, stdin io.Reader, stdout io.Writer) erro
 	return err
 }
 
-// Sentinels for errors.Is.
-var (
-	// ErrAgent: the agent answered with ok=false (the message says why).
-	ErrAgent = errors.New("agent error")
-	// ErrEnded: the agent process ended before it replied.
-	ErrEnded = errors.New("agent ended without a reply")
-)
+// ErrEnded: the agent process ended before it replied (errors.Is).
+var ErrEnded = errors.New("agent ended without a reply")
 
 // Request builds a request for a registered op with args encoded as JSON.
 func Request(op string, args any) (agent.Request, error) {

@@ -25,8 +25,8 @@ var (
 	// columnRe finds the columns of a result header: "#bytes", "#sl",
 	// "#iterations", "tps average" and every "Name[unit]", known or not, so
 	// that a column fabricctl does not know still counts.
-	columnRe  = regexp.MustCompile(`#\w+|tps average|[A-Za-z0-9_%.][A-Za-z0-9_%. ]*?\[[^\]]*\]`)
-	bareRe    = regexp.MustCompile(`^-?\d+\.\d+$`)
+	columnRe = regexp.MustCompile(`#\w+|tps average|[A-Za-z0-9_%.][A-Za-z0-9_%. ]*?\[[^\]]*\]`)
+	bareRe   = regexp.MustCompile(`^-?\d+\.\d+$`)
 )
 
 type parseState int

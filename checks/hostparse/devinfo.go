@@ -68,7 +68,7 @@ var (
 	// without any RDMA device.
 	noDevicesRe = regexp.MustCompile(`^No IB devices? found`)
 	gidAttrRe   = regexp.MustCompile(`^GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+)(?:,\s*(.+))?`)
-	attrKeyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ ]*$`)
+	attrKeyRe   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ ]*$`)
 	// portKeys are the attributes ibv_devinfo prints inside a port block.
 	portKeys = map[string]bool{
 		"state": true, "max_mtu": true, "active_mtu": true, "sm_lid": true, "port_lid": true,

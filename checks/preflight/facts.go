@@ -119,8 +119,8 @@ type Gatherer struct {
 	Resolve func(ctx context.Context, name string) ([]string, error)
 	// Run runs nvidia-smi, lspci and the DMA-BUF probe (exec when nil).
 	Run Command
-	// FileRoot prefixes the absolute paths searched for libraries and the
-	// kernel configuration ("" is /): fixture trees set it.
+	// FileRoot prefixes the default paths searched for libraries and the
+	// kernel configuration in /boot ("" is /): fixture trees set it.
 	FileRoot string
 	// PythonDirs and CondaDirs are the site-packages and conda library globs
 	// searched for NCCL and PyTorch (DefaultPythonDirs, DefaultCondaDirs when nil).

@@ -235,10 +235,19 @@ func (g *Gatherer) unrooted(p string) string {
 	return p
 }
 
-func (g *Gatherer) glob(patterns []string) []string {
+// glob expands patterns; the defaults (given is nil) are looked up below
+// FileRoot, patterns the caller set as they are.
+func (g *Gatherer) glob(given, defaults []string) []string {
+	patterns, root := given, false
+	if given == nil {
+		patterns, root = defaults, true
+	}
 	var out []string
 	for _, p := range patterns {
-		m, _ := filepath.Glob(g.rooted(p))
+		if root {
+			p = g.rooted(p)
+		}
+		m, _ := filepath.Glob(p)
 		out = append(out, m...)
 	}
 	slices.Sort(out)
@@ -252,11 +261,7 @@ func (g *Gatherer) glob(patterns []string) []string {
 // system's.
 func (g *Gatherer) ncclLibraries() ([]NCCLLib, []TorchInstall) {
 	var libs []NCCLLib
-	dirs := g.LibDirs
-	if dirs == nil {
-		dirs = DefaultLibDirs
-	}
-	for _, d := range g.glob(dirs) {
+	for _, d := range g.glob(g.LibDirs, DefaultLibDirs) {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
 			if m := systemNCCLRe.FindStringSubmatch(e.Name()); m != nil {
@@ -264,11 +269,7 @@ func (g *Gatherer) ncclLibraries() ([]NCCLLib, []TorchInstall) {
 			}
 		}
 	}
-	condaDirs := g.CondaDirs
-	if condaDirs == nil {
-		condaDirs = DefaultCondaDirs
-	}
-	for _, d := range g.glob(condaDirs) {
+	for _, d := range g.glob(g.CondaDirs, DefaultCondaDirs) {
 		version := ""
 		if metas, _ := filepath.Glob(filepath.Join(filepath.Dir(d), "conda-meta", "nccl-*.json")); len(metas) > 0 {
 			if m := condaNCCLRe.FindStringSubmatch(filepath.Base(metas[0])); m != nil {
@@ -284,12 +285,8 @@ func (g *Gatherer) ncclLibraries() ([]NCCLLib, []TorchInstall) {
 			}
 		}
 	}
-	pyDirs := g.PythonDirs
-	if pyDirs == nil {
-		pyDirs = DefaultPythonDirs
-	}
 	var torch []TorchInstall
-	for _, sp := range g.glob(pyDirs) {
+	for _, sp := range g.glob(g.PythonDirs, DefaultPythonDirs) {
 		entries, _ := os.ReadDir(sp)
 		pipVersion, torchVersion := "", ""
 		for _, e := range entries {

@@ -25,11 +25,15 @@ func bareHost(t *testing.T) *preflight.Gatherer {
 		t.Fatal(err)
 	}
 	return &preflight.Gatherer{
-		Open:     func(context.Context) (*hostcfg.Host, error) { return nil, errors.New("opening netlink: protocol not supported") },
+		Open: func(context.Context) (*hostcfg.Host, error) {
+			return nil, errors.New("opening netlink: protocol not supported")
+		},
 		Sys:      sysfs.NewFS(sys),
 		ProcRoot: t.TempDir(),
 		FileRoot: t.TempDir(),
-		LookPath: func(string) (string, error) { return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`) },
+		LookPath: func(string) (string, error) {
+			return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`)
+		},
 		Run: func(_ context.Context, name string, _ ...string) ([]byte, error) {
 			return nil, fmt.Errorf("running %s: executable file not found", name)
 		},

@@ -34,7 +34,7 @@ type IBLinkPort struct {
 
 var (
 	ibNodeRe = regexp.MustCompile(`^(CA|Switch):\s+(?:0x[0-9a-f]+\s+)?(.*?):?$`)
-	ibLinkRe = regexp.MustCompile(`(\d+)\[\s*\]\s+==\(\s*(\d+X)\s+([\d.]+) Gbps\s+(\w+)/\s*(\w+)\)==>(?:.*"([^"]*)")?`)
+	ibLinkRe = regexp.MustCompile(`(\d+)\[\s*\]\s+==\(\s*(?:(\d+X)\s+([\d.]+) Gbps\s+)?(\w+)/\s*(\w+)\)==>(?:.*"([^"]*)")?`)
 )
 
 // ParseIBLinkInfo reads iblinkinfo output.

@@ -222,3 +222,48 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// repoSamples are the real captures this repository keeps (the H200 server's
+// and the gpud lspci extract), with their kind and whether they show a real
+// failure.
+var repoSamples = []struct {
+	path string
+	kind Kind
+	fail bool
+}{
+	{"../testdata/h200/nvidia-smi.txt", KindSMI, false},
+	{"../testdata/h200/nvidia-smi-q.txt", KindSMIQuery, false},
+	{"../testdata/h200/topo-m.txt", KindTopo, false},
+	{"../testdata/h200/topo-m-term-dumb.txt", KindTopo, false},
+	{"../testdata/h200/topo-m-no-term.txt", KindTopo, false},
+	{"../testdata/h200/topo-mp.txt", KindTopo, false},
+	{"../testdata/h200/nccl-1rank.log", KindNCCL, false},
+	// Two ranks NCCL took for two hosts really ran over NET/Socket, and the
+	// watchdog run really timed a collective out.
+	{"../testdata/h200/nccl-2host-socket-torchrun.log", KindNCCL, true},
+	{"../testdata/h200/nccl-2host-watchdog-timeout.log", KindNCCL, true},
+	{"../hostparse/testdata/real/lspci_vvv_h100_hgx_gpud_extract.txt", KindLSPCI, false},
+}
+
+// TestRealSamplesNoRefusalsNoInventedFailures is the corpus test over the
+// repository's own real captures; it always runs.
+func TestRealSamplesNoRefusalsNoInventedFailures(t *testing.T) {
+	counts := map[checks.Status]int{}
+	for _, s := range repoSamples {
+		b, err := os.ReadFile(s.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Analyze(filepath.Base(s.path), b)
+		if res.Kind != s.kind {
+			t.Errorf("%s: detected %s, want %s", s.path, res.Kind, s.kind)
+		}
+		w := res.Worst()
+		counts[w]++
+		if w == checks.StatusError || (w == checks.StatusFail) != s.fail {
+			t.Errorf("%s: worst %s, failure expected: %v: %+v", s.path, w, s.fail, res.Findings)
+		}
+	}
+	t.Logf("repository samples: %d files: %d pass, %d warn, %d skip, %d fail, %d error",
+		len(repoSamples), counts[checks.StatusPass], counts[checks.StatusWarn], counts[checks.StatusSkip], counts[checks.StatusFail], counts[checks.StatusError])
+}

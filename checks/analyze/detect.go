@@ -62,11 +62,13 @@ var signatures = []struct {
 	{KindHealth, []signature{{regexp.MustCompile(`\|\s*(?:Healthy|ERROR: nhc:)`), 8}, {regexp.MustCompile(`^\S+ \| .*(?:reported bandwidth|Measured|bus bw|BW)\b`), 3}, {regexp.MustCompile(`(?:ERROR: nhc: Health check failed|NHC: |check_(?:hw|ib|gpu|nccl)_\w+)`), 4}, {regexp.MustCompile(`^\[\w+\] NHC`), 4}}},
 }
 
-// maxHits bounds how many matches of one pattern count, and maxLines how
-// many lines Detect reads.
+// maxHits bounds how many matches of one pattern count, maxLines how many
+// lines Detect reads, and minScore the score a kind needs: a file that only
+// names a tool ("ib_write_bw MISSING") is not its output.
 const (
 	maxHits  = 20
 	maxLines = 5000
+	minScore = 3
 )
 
 // Detect says which tool printed data, from its content alone (never its
@@ -101,7 +103,7 @@ func Detect(data []byte) Kind {
 			}
 		}
 	}
-	best, bestScore := KindUnknown, 0
+	best, bestScore := KindUnknown, minScore-1
 	for _, k := range signatures {
 		if scores[k.kind] > bestScore {
 			best, bestScore = k.kind, scores[k.kind]

@@ -191,14 +191,28 @@ func evalLSPCI(name string, data []byte) ([]Finding, any, error) {
 		}
 		if d.LinkSta != nil {
 			var probs []string
-			if d.LinkSta.SpeedDowngraded {
+			// A link runs at the lesser capability of its two ends: a x16 root
+			// port with a x2 device behind it is not degraded.
+			partner, known := hostparse.LinkPartner(devs, d)
+			bounded := func(speed bool) bool {
+				if !known || partner.LinkCap == nil {
+					return false
+				}
+				if speed {
+					return partner.LinkCap.GTps > 0 && d.LinkSta.GTps >= partner.LinkCap.GTps
+				}
+				return partner.LinkCap.Width > 0 && d.LinkSta.Width >= partner.LinkCap.Width
+			}
+			if d.LinkSta.SpeedDowngraded && !bounded(true) {
 				probs = append(probs, fmt.Sprintf("link speed %s is below its capability", d.LinkSta.Speed))
 			}
-			if d.LinkSta.WidthDowngraded {
+			if d.LinkSta.WidthDowngraded && !bounded(false) {
 				probs = append(probs, fmt.Sprintf("link width x%d is below its capability", d.LinkSta.Width))
 			}
 			if len(probs) > 0 {
 				out = append(out, bad("lspci/pcie-link", subject, checks.StatusFail, checks.LowBandwidth, strings.Join(probs, "; "), d.Description))
+			} else if d.LinkSta.SpeedDowngraded || d.LinkSta.WidthDowngraded {
+				out = append(out, pass("lspci/pcie-link", subject, fmt.Sprintf("%s x%d: below its own capability, but the most its link partner %s supports", d.LinkSta.Speed, d.LinkSta.Width, partner.Address)))
 			} else {
 				out = append(out, pass("lspci/pcie-link", subject, fmt.Sprintf("%s x%d, at its capability", d.LinkSta.Speed, d.LinkSta.Width)))
 			}

@@ -298,3 +298,29 @@ func PathBridges(devs []PCIDevice, a, b string) (bridges []PCIDevice, common boo
 func (d PCIDevice) ACSRedirects() bool {
 	return slices.Contains(d.ACS, "ReqRedir") || slices.Contains(d.ACS, "CmpltRedir")
 }
+
+// LinkPartner returns the device at the other end of d's PCIe link, as far
+// as the capture shows it: for a bridge, the first device on its secondary
+// bus; for any other device, the bridge whose secondary bus it sits on.
+func LinkPartner(devs []PCIDevice, d PCIDevice) (PCIDevice, bool) {
+	bus, dom, ok := d.bus()
+	if !ok {
+		return PCIDevice{}, false
+	}
+	for _, o := range devs {
+		if o.Address == d.Address {
+			continue
+		}
+		obus, odom, ok := o.bus()
+		if !ok || odom != dom {
+			continue
+		}
+		if d.Bus != nil && obus == d.Bus.Secondary {
+			return o, true
+		}
+		if o.Bus != nil && o.Bus.Secondary == bus && (d.Bus == nil || d.Bus.Primary == bus) {
+			return o, true
+		}
+	}
+	return PCIDevice{}, false
+}

@@ -53,7 +53,7 @@ var (
 	netSocketRe   = regexp.MustCompile(`^NET/(\w+)\s*: Using (\[\d+\].*)$`)
 	networkRe     = regexp.MustCompile(`^Using (?:internal )?[Nn]etwork (.+?)\s*$`)
 	envRe         = regexp.MustCompile(`^(NCCL_\w+) set (?:by environment )?to (.*?)\.?\s*$`)
-	commRe        = regexp.MustCompile(`^comm \S+ rank (\d+) n[Rr]anks (\d+)`)
+	commRe        = regexp.MustCompile(`^(?:ncclCommInitRank\w* )?comm \S+ rank (\d+) n[Rr]anks (\d+)(?: (?:nNodes (\d+)|cudaDev))?`)
 	channelRe     = regexp.MustCompile(`^(?:Channel|Ring)\s+\d+(?:/\d+)?\s*:\s*(\d+)(?:\[\w+\])?\s*->\s*(\d+)(?:\[\w+\])?\s*(?:\[(send|receive)\]\s*)?via\s+(\S+(?: shared memory| pointer| device)?)`)
 	distanceRe    = regexp.MustCompile(`^CUDA Dev (\d+)\[\d+\], \w+ NIC distance\s*:\s*(\S+)`)
 	ibPortRe      = regexp.MustCompile(`\[\d+\]\s*([^\s:\[\]]+):(\d+)/(IB|RoCE)(/SHARP)?`)
@@ -101,6 +101,7 @@ type hostState struct {
 	gdrOff                               string // "GPU Direct RDMA Disabled … (reason)"
 	nvls, nvlsAvail, nvlsNone            bool
 	collnet                              bool
+	maxNodes                             int // the largest "nNodes N" of its communicators; 0 when not printed
 }
 
 func newHostState(name string) hostState {
@@ -318,8 +319,12 @@ func (a *analyzer) info(p *proc, msg, where string) {
 		}
 		h.Env[m[1]] = m[2]
 	case commRe.MatchString(msg):
-		r, _ := strconv.Atoi(commRe.FindStringSubmatch(msg)[1])
+		m := commRe.FindStringSubmatch(msg)
+		r, _ := strconv.Atoi(m[1])
 		h.ranks[r] = true
+		if n, err := strconv.Atoi(m[3]); err == nil {
+			h.maxNodes = max(h.maxNodes, n)
+		}
 	case channelRe.MatchString(msg):
 		a.channel(h, channelRe.FindStringSubmatch(msg), where)
 	case distanceRe.MatchString(msg):
@@ -708,6 +713,7 @@ func (h *hostState) merge(o *hostState) {
 	h.rdmaNet, h.gdr = h.rdmaNet || o.rdmaNet, h.gdr || o.gdr
 	h.nvls, h.nvlsAvail, h.nvlsNone, h.collnet = h.nvls || o.nvls, h.nvlsAvail || o.nvlsAvail, h.nvlsNone || o.nvlsNone, h.collnet || o.collnet
 	h.NVLSChannels, h.CollNetChannels = max(h.NVLSChannels, o.NVLSChannels), max(h.CollNetChannels, o.CollNetChannels)
+	h.maxNodes = max(h.maxNodes, o.maxNodes)
 	if o.Env != nil && h.Env == nil {
 		h.Env = map[string]string{}
 	}

@@ -17,16 +17,22 @@ var virtualIfRe = regexp.MustCompile(`^(?:lo|docker\d*|br-\w+|virbr\d*|veth\w*|f
 // hostFindings reports what is wrong with one host.
 func (a *analyzer) hostFindings(h *hostState) {
 	if !a.opt.AllowSocket {
+		// A job whose communicators all span one node never uses the network
+		// NCCL chose: a warning for the multi-node job to come, not a failure.
+		st, single := checks.StatusFail, ""
+		if h.maxNodes == 1 && h.netWhere == "" {
+			st, single = checks.StatusWarn, " (single-node job, nNodes 1: no data crossed the network here, but a multi-node job would)"
+		}
 		if h.socketWhere != "" {
 			msg := "channels run via NET/Socket: NCCL moves data over TCP, not RDMA"
 			if h.networks["Socket"] {
 				msg = "NCCL chose the socket transport (Using network Socket): data moves over TCP, not RDMA"
 			}
-			a.add(Finding{Kind: SocketFallback, Status: checks.StatusFail, Host: h.Name, Message: msg, Where: h.socketWhere})
+			a.add(Finding{Kind: SocketFallback, Status: st, Host: h.Name, Message: msg + single, Where: h.socketWhere})
 		}
 		if h.NoIBDevice {
-			a.add(Finding{Kind: NoIBDevice, Status: checks.StatusFail, Host: h.Name, Where: h.noIBWhere,
-				Message: "NET/IB found no device: no usable IB/RoCE port (driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)"})
+			a.add(Finding{Kind: NoIBDevice, Status: st, Host: h.Name, Where: h.noIBWhere,
+				Message: "NET/IB found no device: no usable IB/RoCE port (driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)" + single})
 		}
 	}
 	a.interfaceFindings(h)

@@ -243,7 +243,7 @@ func evalPCI(host string, devs []PCIDevice) []checks.Result {
 	}
 	for _, g := range gpus {
 		if len(nics) == 0 {
-			out = append(out, bad(IDAffinity, host+"/"+g.Name, checks.StatusWarn, "", "no RoCE NIC on PCIe to pair the GPU with"))
+			out = append(out, bad(IDAffinity, host+"/"+g.Name, checks.StatusSkip, "", "no RDMA NIC on PCIe to pair the GPU with"))
 			continue
 		}
 		best, path, err := pcitopo.Closest(g, nics)

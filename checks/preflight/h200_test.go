@@ -68,11 +68,15 @@ func h200Gatherer(t *testing.T) *Gatherer {
 		t.Fatal("cuda-attrs.txt has no DMA_BUF_SUPPORTED")
 	}
 	return &Gatherer{
-		Open:     func(context.Context) (*hostcfg.Host, error) { return nil, errors.New("no RDMA netlink backend on this host") },
+		Open: func(context.Context) (*hostcfg.Host, error) {
+			return nil, errors.New("no RDMA netlink backend on this host")
+		},
 		Sys:      sysfs.NewFS(filepath.Join(h200Dir, "sysfs")),
 		ProcRoot: proc, FileRoot: root,
-		LookPath: func(string) (string, error) { return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`) },
-		Resolve:  func(context.Context, string) ([]string, error) { return nil, errors.New("no such host") },
+		LookPath: func(string) (string, error) {
+			return "", errors.New(`exec: "ib_write_bw": executable file not found in $PATH`)
+		},
+		Resolve: func(context.Context, string) ([]string, error) { return nil, errors.New("no such host") },
 		Run: func(_ context.Context, name string, args ...string) ([]byte, error) {
 			switch {
 			case name == "nvidia-smi" && strings.Join(args, " ") == "-q":

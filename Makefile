@@ -41,6 +41,13 @@ fuzz:
 	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzParseSplit$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzMarshalJSONMatchesReflow$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzIndentCompact$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./checks/nccl -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./checks/analyze -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./checks/internal/textutil -run '^$$' -fuzz '^FuzzStripANSI$$' -fuzztime $(FUZZTIME)
+	for f in FuzzParseDevInfo FuzzParseIBStat FuzzParseShowGIDs FuzzParseIBDev2Netdev FuzzParseTopo FuzzParsePCI FuzzParseNvidiaSMIQ FuzzParseNVLink FuzzParseIBLinkInfo; do \
+		$(GO) test ./checks/hostparse -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) || exit 1; done
+	$(GO) test ./checks/perftest -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./checks/perftest -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	@scripts/demo.sh $(FABRIC)

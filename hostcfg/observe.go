@@ -310,8 +310,11 @@ func ObserveRDMA(ctx context.Context, sys sysfs.FS, desired fabric.HostIntent) O
 			continue
 		}
 		all, err := sys.NetdevsWithRDMA(ctx)
-		if err != nil {
+		switch {
+		case err != nil:
 			obs.Interfaces = append(obs.Interfaces, InterfaceState{Name: i.Name, Error: err.Error()})
+		case len(all) == 0:
+			obs.Interfaces = append(obs.Interfaces, InterfaceState{Name: i.Name, Error: "no netdev has an rdma device"})
 		}
 		names = append(names, all...)
 	}

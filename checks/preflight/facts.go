@@ -66,6 +66,10 @@ type Facts struct {
 	NCCLPath string `json:"ncclPath,omitempty"`
 	// Resolved holds a lookup of every peer name and non-literal address.
 	Resolved []Resolution `json:"resolved,omitempty"`
+	// GPUHost holds the GPU server's facts (gpuhost.go): GPUs and driver,
+	// every libnccl and the one PyTorch loads, GPUDirect RDMA, IOMMU, ACS,
+	// MaxReadReq, NVLink errors.
+	GPUHost *HostFacts `json:"gpuHost,omitempty"`
 }
 
 // Resolution is one name lookup on the host.
@@ -113,6 +117,16 @@ type Gatherer struct {
 	LookPath func(string) (string, error)
 	// Resolve looks a name up (net.DefaultResolver.LookupHost when nil).
 	Resolve func(ctx context.Context, name string) ([]string, error)
+	// Run runs nvidia-smi, lspci and the DMA-BUF probe (exec when nil).
+	Run Command
+	// FileRoot prefixes the default paths searched for libraries and the
+	// kernel configuration in /boot ("" is /): fixture trees set it.
+	FileRoot string
+	// PythonDirs and CondaDirs are the site-packages and conda library globs
+	// searched for NCCL and PyTorch (DefaultPythonDirs, DefaultCondaDirs when nil).
+	PythonDirs, CondaDirs []string
+	// NoProbe skips asking the CUDA driver whether it supports DMA-BUF.
+	NoProbe bool
 }
 
 // DefaultLibDirs are where distributions and NVIDIA's packages put libnccl.
@@ -150,7 +164,9 @@ func (g *Gatherer) Gather(ctx context.Context, a Args) Facts {
 		p := hostcfg.Diff(a.Intent, obs)
 		f.Observed, f.Plan = &obs, &p
 		if g.Sys == (sysfs.FS{}) {
-			g = &Gatherer{Open: g.Open, Sys: h.Sys, ProcRoot: g.ProcRoot, LibDirs: g.LibDirs, LookPath: g.LookPath, Resolve: g.Resolve}
+			cp := *g
+			cp.Sys = h.Sys
+			g = &cp
 		}
 	}
 	if f.Observed == nil {
@@ -168,6 +184,10 @@ func (g *Gatherer) Gather(ctx context.Context, a Args) Facts {
 	f.Perftest, f.PerftestError = g.perftestVersion(ctx)
 	f.NCCL, f.NCCLPath = g.ncclVersion()
 	f.Resolved = g.resolve(ctx, a.Peers)
+	f.GPUHost = g.gatherHost(ctx, f.PCI)
+	if lib := f.GPUHost.effectiveNCCL(); lib != nil && lib.Version != "" {
+		f.NCCL, f.NCCLPath = lib.Version, lib.Path // what PyTorch loads, not the first system copy
+	}
 	return f
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,12 @@ func rxeGatherer(t *testing.T) (*Gatherer, *hostcfgtest.Fixture) {
 			}
 			return nil, errors.New("no such host")
 		},
+		Run: func(_ context.Context, name string, _ ...string) ([]byte, error) {
+			return nil, fmt.Errorf("running %s: exec: %q: executable file not found in $PATH", name, name)
+		},
+		FileRoot:   t.TempDir(),
+		PythonDirs: []string{},
+		CondaDirs:  []string{},
 	}
 	return g, fx
 }

@@ -56,6 +56,7 @@ func commands(g *globals) []*cobra.Command {
 		newDriftCmd(g),
 		newLabCmd(g),
 		newNCCLCmd(g),
+		newAnalyzeCmd(g),
 		newHostCmd(g), newAgentCmd(g),
 		newSwitchSimCmd(g),
 		newCheckCmd(g),

@@ -65,16 +65,24 @@ func (v *validator) at(doc, path string) Pos {
 
 // perr reports a problem at path inside the current profile.
 func (v *validator) perr(path, format string, args ...any) {
-	*v.errs = append(*v.errs, &Error{Pos: v.at(v.doc, v.prefix+path), Path: v.prefix + path, Msg: fmt.Sprintf(format, args...)})
+	if v.errs.full() {
+		v.errs.add(&Error{Pos: v.f.Source})
+		return
+	}
+	v.errs.add(newError(v.at(v.doc, v.prefix+path), v.prefix+path, format, args...))
 }
 
 // ferr reports a problem at path inside the fabric document.
 func (v *validator) ferr(path, format string, args ...any) {
+	if v.errs.full() {
+		v.errs.add(&Error{Pos: v.f.Source})
+		return
+	}
 	pos := v.at("fabric", path)
 	if pos.File == "" {
 		pos = v.f.Source
 	}
-	*v.errs = append(*v.errs, &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)})
+	v.errs.add(newError(pos, path, format, args...))
 }
 
 func (v *validator) validate() {
@@ -522,6 +530,10 @@ func (v *validator) fabric() {
 		v.ssh("spec.defaults.ssh", d)
 	}
 	for i, h := range f.Spec.Hosts {
+		if v.errs.full() {
+			v.errs.add(&Error{Pos: v.f.Source})
+			break // nothing more would be reported
+		}
 		hp := fmt.Sprintf("spec.hosts[%d]", i)
 		checkTarget(hp, "host", h.Name, h.Address)
 		p := profileOf(hp, h.Profile, "")

@@ -52,6 +52,10 @@ func clipArgs(args []any) []any {
 	return args
 }
 
+// unclipped is a message argument clipArgs leaves whole: text fabricctl
+// made, bounded by maxMsgLen with the rest of the message.
+type unclipped string
+
 // newError builds a located error whose path and message are bounded.
 func newError(p Pos, path, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, clipArgs(args)...)

@@ -24,6 +24,16 @@ type Platforms interface {
 	CheckPort(platform, port string) error
 }
 
+// SwitchChecker is implemented by Platforms that can tell what a platform
+// cannot render of a switch's resolved intent (its limits: class names,
+// queues, watchdog times, …). Validation reports those errors, so that
+// whatever validates also renders.
+type SwitchChecker interface {
+	// CheckSwitch returns nil when intent renders on intent.Platform, or
+	// the renderer's error (errors.Join of one error per problem).
+	CheckSwitch(intent SwitchIntent) error
+}
+
 // DefaultPlatforms are the platform names of DESIGN.md §5, without port checks;
 // used when Options.Platforms is nil.
 var DefaultPlatforms = []string{"arista-eos", "cisco-nxos", "cumulus-nvue", "junos", "sonic"}

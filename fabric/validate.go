@@ -23,6 +23,11 @@ type validator struct {
 
 	labelKeys, ifnames matchMemo
 	labelValues        labelValues
+
+	// profileValid says which profiles validated without error (only
+	// those are rendered); rendered which platform and profile pairs were.
+	profileValid map[string]bool
+	rendered     map[[2]string]bool
 }
 
 // hosts indexes the fabric's hosts for selectors.
@@ -94,10 +99,13 @@ func (v *validator) validate() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	v.profileValid = map[string]bool{}
 	for _, n := range names {
 		ref := v.refs[n]
 		v.doc, v.prefix = ref.doc, ref.prefix
+		before := len(*v.errs)
 		v.profile(v.f.Profiles[n])
+		v.profileValid[n] = len(*v.errs) == before
 	}
 	if v.f.Kind == KindFabric {
 		v.fabric()
@@ -716,27 +724,80 @@ func (v *validator) switchPlatform(sp string, s Switch) {
 		return
 	}
 	seen := map[string]bool{}
+	portsOK := true
 	for j, pr := range s.Ports {
 		pp := fmt.Sprintf("%s.ports[%d]", sp, j)
 		ports, err := ExpandPorts(pr)
 		if err != nil {
 			v.ferr(pp, "%v", err)
+			portsOK = false
 			continue
 		}
 		for _, p := range ports {
 			if seen[p] {
 				v.ferr(pp, "port %s is listed twice", p)
+				portsOK = false
 				break
 			}
 			seen[p] = true
 			if v.platforms != nil {
 				if err := v.platforms.CheckPort(s.Platform, p); err != nil {
 					v.ferr(pp, "%v", err)
+					portsOK = false
 					break
 				}
 			}
 		}
 	}
+	if portsOK {
+		v.renders(sp, s)
+	}
+}
+
+// renders reports what the switch's platform cannot render of its intent,
+// at the switch's profile: one error per problem, once per platform and
+// profile (the ports were checked above; the rest of the intent is the
+// profile's).
+func (v *validator) renders(sp string, s Switch) {
+	sc, ok := v.platforms.(SwitchChecker)
+	p := v.f.Profiles[s.Profile]
+	if !ok || p == nil || p.Spec.Ethernet == nil || !v.profileValid[s.Profile] {
+		return
+	}
+	key := [2]string{s.Platform, s.Profile}
+	if v.rendered == nil {
+		v.rendered = map[[2]string]bool{}
+	}
+	if v.rendered[key] {
+		return
+	}
+	v.rendered[key] = true
+	err := sc.CheckSwitch(v.f.resolveSwitch(s))
+	if err == nil {
+		return
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimPrefix(line, s.Platform+": ")
+		line = strings.TrimPrefix(line, "rendering "+s.Platform+": ")
+		if line == "" {
+			continue
+		}
+		// The renderer's message quotes values itself: not clipped again.
+		v.ferr(sp+".profile", "%s cannot render profile %q: %s%s", s.Platform, s.Profile, unclipped(line), unclipped(v.classAt(p, line)))
+	}
+}
+
+// classAt locates the profile class a renderer's message names, as
+// " (classes[i].name at FILE:LINE:COL)", or "".
+func (v *validator) classAt(p *Profile, msg string) string {
+	for i, c := range p.Spec.Ethernet.Classes {
+		if c.Name != "" && strings.Contains(msg, strconv.Quote(c.Name)) {
+			ref := v.refs[p.Metadata.Name]
+			path := fmt.Sprintf("spec.ethernet.classes[%d].name", i)
+			return fmt.Sprintf(" (%s at %s)", path, v.at(ref.doc, ref.prefix+path))
+		}
+	}
+	return ""
 }
 
 func (v *validator) selectors(mp string, p *Profile) {

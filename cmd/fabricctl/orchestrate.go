@@ -54,6 +54,7 @@ func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target
 		closeAll()
 		return nil, nil, func() {}, err
 	}
+	g.log.Debug("loaded fabric", "file", of.file, "fabric", f.Metadata.Name, "targets", len(targets))
 	return f, targets, closeAll, nil
 }
 
@@ -74,7 +75,7 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 }
 
 func (g *globals) engine() *fabric.Engine {
-	e := &fabric.Engine{Parallel: g.parallel}
+	e := &fabric.Engine{Parallel: g.parallel, Log: g.log}
 	if isTerminal(g.stderr) {
 		e.Progress = func(ev fabric.Event) {
 			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)

@@ -15,6 +15,7 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 )
@@ -280,7 +281,7 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 					return nil
 				}
 				if !dryRun && !yes {
-					ok, err := confirm(g, p)
+					ok, err := confirm(ctx, g, p)
 					if err != nil {
 						return err
 					}
@@ -308,7 +309,7 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 
 // confirm asks on stderr and reads the answer from stdin; a non-terminal
 // stdin without --yes is refused rather than guessed.
-func confirm(g *globals, p *fabric.Plan) (bool, error) {
+func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 	n := 0
 	for _, t := range p.Targets {
 		if len(fabric.Actionable(t.Changes)) > 0 {
@@ -319,7 +320,10 @@ func confirm(g *globals, p *fabric.Plan) (bool, error) {
 		return false, errors.New("refusing to apply without confirmation: stdin is not a terminal; pass --yes")
 	}
 	fmt.Fprintf(g.stderr, "Apply these changes to %d target(s)? [y/N] ", n)
-	line, err := bufio.NewReader(g.stdin).ReadString('\n')
+	line, err := bufio.NewReader(ctxio.NewReader(ctx, g.stdin)).ReadString('\n')
+	if ctx.Err() != nil {
+		return false, fmt.Errorf("waiting for confirmation: %w", ctx.Err())
+	}
 	if err != nil && line == "" {
 		return false, errors.New("refusing to apply: no confirmation on stdin; pass --yes")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -69,7 +70,7 @@ the fabric is invalid or any target fails to render.`,
 				if err != nil {
 					return err
 				}
-				arts, err := renderArtifacts(f, target, func(a artifact) error {
+				arts, err := renderArtifacts(cmd.Context(), f, target, func(a artifact) error {
 					return tree.Add(a.Path, a.bytes())
 				})
 				if err == nil {
@@ -85,7 +86,7 @@ the fabric is invalid or any target fails to render.`,
 				}
 				return w.Flush()
 			}
-			arts, err := renderArtifacts(f, target, nil)
+			arts, err := renderArtifacts(cmd.Context(), f, target, nil)
 			if err != nil {
 				return err
 			}
@@ -121,7 +122,8 @@ the fabric is invalid or any target fails to render.`,
 // renderArtifacts renders every target (or only target) of f. With a sink,
 // each artifact goes to it as soon as it is rendered and comes back without
 // its content; without, everything is kept in memory.
-func renderArtifacts(f *fabric.Fabric, target string, sink func(artifact) error) ([]artifact, error) {
+// Cancelling ctx stops it between targets.
+func renderArtifacts(ctx context.Context, f *fabric.Fabric, target string, sink func(artifact) error) ([]artifact, error) {
 	r := f.Resolve()
 	if target != "" {
 		known := r.Targets()
@@ -174,7 +176,7 @@ func renderArtifacts(f *fabric.Fabric, target string, sink func(artifact) error)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(jobs) && !sinkFailed.Load(); i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < len(jobs) && !sinkFailed.Load() && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				results[i], errs[i] = jobs[i]()
 				if errs[i] == nil && sink != nil {
 					if errs[i] = drain(results[i], sink); errs[i] != nil {
@@ -185,6 +187,9 @@ func renderArtifacts(f *fabric.Fabric, target string, sink func(artifact) error)
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rendering: %w; nothing was written", err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -26,7 +27,7 @@ func BenchmarkRenderLarge(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		arts, err := renderArtifacts(f, "", nil)
+		arts, err := renderArtifacts(context.Background(), f, "", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestRenderSwitchIntentsMatchWholeEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		arts, err := renderArtifacts(f, "", nil)
+		arts, err := renderArtifacts(context.Background(), f, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func TestRenderStopsAtTheFirstSinkError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls atomic.Int64
-	_, err = renderArtifacts(f, "", func(a artifact) error {
+	_, err = renderArtifacts(context.Background(), f, "", func(a artifact) error {
 		calls.Add(1)
 		return fmt.Errorf("writing %s: no space left on device", a.Path)
 	})

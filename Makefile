@@ -33,6 +33,7 @@ lint:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./cmd/fabricctl
 	bench/validate.sh
+	bench/hostile.sh
 
 # Short fuzzing of every fuzz target of the repository (scripts/fuzz.sh finds
 # them), FUZZTIME each with a short minimisation; one line per target.

@@ -15,7 +15,8 @@ import (
 
 // Limits that keep hostile input from exhausting memory.
 const (
-	maxInput     = 8 << 20 // bytes of every file of one load together (a 2,000-host fabric is 0.4 MB)
+	maxInput     = 4 << 20 // bytes of every file of one load together (a 2,000-host fabric is 0.4 MB)
+	maxDocs      = 1000    // documents per file
 	maxNodes     = 500000  // YAML nodes of one load: estimated before parsing, visited (aliases each time) while decoding
 	maxDepth     = 64      // nesting depth
 	maxAliasUses = 10000   // alias dereferences per load

@@ -105,7 +105,7 @@ func tinyNodes(n int) string {
 }
 
 func TestNodeBudgetBeforeParse(t *testing.T) {
-	data := tinyNodes(2 << 20) // 4 MiB of tiny nodes: 2 million
+	data := tinyNodes(1 << 20) // 2 MiB of tiny nodes: a million
 	errs := loadErrs(t, "p.yaml", map[string]string{"p.yaml": data})
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "p.yaml:24:") || !strings.Contains(errs[0].Msg, "YAML nodes") {
 		t.Fatalf("want one located node-budget error at line 24, got:\n%.500v", errs)
@@ -114,7 +114,7 @@ func TestNodeBudgetBeforeParse(t *testing.T) {
 
 func TestInputLimit(t *testing.T) {
 	errs := loadErrs(t, "p.yaml", map[string]string{"p.yaml": tinyNodes(15 << 19)}) // 15 MiB
-	if len(errs) != 1 || errs[0].Error() != "p.yaml: file is larger than the 8 MiB input limit" {
+	if len(errs) != 1 || errs[0].Error() != "p.yaml: file is larger than the 4 MiB input limit" {
 		t.Fatalf("want the 15 MiB file refused, got:\n%.500v", errs)
 	}
 }
@@ -125,7 +125,7 @@ func TestTotalInputBudget(t *testing.T) {
 		"p.yaml": goodProfile, "a.yaml": strings.Replace(big, "name: p", "name: a", 1),
 		"b.yaml": strings.Replace(big, "name: p", "name: b", 1), "c.yaml": strings.Replace(big, "name: p", "name: c", 1)}
 	errs := loadErrs(t, "f.yaml", files)
-	want := "f.yaml:6:21: spec.include[1]: reading a.yaml: the fabric's files together exceed the 8 MiB input limit"
+	want := "f.yaml:6:21: spec.include[1]: reading a.yaml: the fabric's files together exceed the 4 MiB input limit"
 	if !strings.Contains(errs.Error(), want) {
 		t.Fatalf("want %q, got:\n%.500v", want, errs)
 	}
@@ -176,5 +176,13 @@ func TestIncludeReadErrorsLocatedAtInclude(t *testing.T) {
 	errs := loadErrs(t, "f.yaml", files)
 	if want := "f.yaml:6:21: spec.include[1]: reading e.yaml: file is empty"; !strings.Contains(errs.Error(), want) {
 		t.Errorf("want %q, got:\n%v", want, errs)
+	}
+}
+
+func TestTooManyDocumentsLocated(t *testing.T) {
+	errs := loadErrs(t, "p.yaml", map[string]string{"p.yaml": strings.Repeat(goodProfile+"---\n", maxDocs+5)})
+	want := fmt.Sprintf("p.yaml:%d:1: more than %d documents in one file", maxDocs*24+1, maxDocs)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), want) {
+		t.Fatalf("want %q, got:\n%.500v", want, errs)
 	}
 }

@@ -213,8 +213,9 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 			continue
 		}
 		docs = append(docs, &n)
-		if len(docs) > 1000 {
-			l.fail(Pos{File: file}, "", "more than 1000 documents in one file")
+		if len(docs) > maxDocs {
+			at := Pos{File: file, Line: n.Content[0].Line, Col: n.Content[0].Column}
+			l.fail(at, "", "more than %d documents in one file; refusing them", maxDocs)
 			return nil, false
 		}
 	}

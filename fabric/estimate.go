@@ -122,7 +122,7 @@ func estimateNodes(data []byte, limit int) (n, line, col int, over bool) {
 		e := entry()
 		atLineStart := !tokOnLine
 		tokOnLine = true
-		continued := false
+		continued := false // this line goes on with the plain scalar of the line before
 		if plainOpen && atLineStart {
 			continued = inFlow || i-lineStart > plainParent
 		}
@@ -133,8 +133,9 @@ func estimateNodes(data []byte, limit int) (n, line, col int, over bool) {
 			keyCol = i - lineStart
 		}
 		switch {
-		case continued && (c == '"' || c == '\'' || c == '[' || c == '{'):
-			// text of the plain scalar of the line before: below
+		case continued:
+			// text of the plain scalar of the line before (whatever its
+			// first character: a quote, a bracket, a tag sign): below
 		case c == '"' || c == '\'':
 			if count(i, 1) {
 				return n, line, col, over

@@ -407,6 +407,11 @@ func (c *Client) Output(ctx context.Context, argv []string, stdin []byte) ([]byt
 		in = bytes.NewReader(stdin)
 	}
 	err := c.Run(ctx, argv, in, &out, nil)
+	if ctx.Err() != nil {
+		// Run may return before the session stops writing to out: the
+		// output of a cancelled command is neither read nor returned.
+		return nil, err
+	}
 	return out.Bytes(), err
 }
 

@@ -33,21 +33,13 @@ lint:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./internal/render
 	bench/validate.sh
+	bench/hostile.sh
 
-# Short fuzzing of every parser (FUZZTIME per target).
+# Short fuzzing of every fuzz target of the repository (scripts/fuzz.sh finds
+# them), FUZZTIME each with a short minimisation; one line per target.
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzParseSplit$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzMarshalJSONMatchesReflow$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzIndentCompact$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./checks/nccl -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./checks/analyze -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./checks/internal/textutil -run '^$$' -fuzz '^FuzzStripANSI$$' -fuzztime $(FUZZTIME)
-	for f in FuzzParseDevInfo FuzzParseIBStat FuzzParseShowGIDs FuzzParseIBDev2Netdev FuzzParseTopo FuzzParsePCI FuzzParseNvidiaSMIQ FuzzParseNVLink FuzzParseIBLinkInfo; do \
-		$(GO) test ./checks/hostparse -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) || exit 1; done
-	$(GO) test ./checks/perftest -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./checks/perftest -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME)
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 demo: build
 	@scripts/demo.sh $(FABRIC)

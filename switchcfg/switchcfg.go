@@ -140,14 +140,33 @@ func (r *Registry) Driver(platform string) (Driver, error) {
 	return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownKind, platform, strings.Join(r.Names(), ", "))
 }
 
-// CheckPort reports whether port is a valid port name on platform (for
-// fabric validation).
+// The Registry is the fabric validator's fabric.Platforms and
+// fabric.SwitchChecker: validation checks platform names, port names and,
+// by rendering, every limit of the platforms, so that it refuses whatever
+// render would.
+var (
+	_ fabric.Platforms     = (*Registry)(nil)
+	_ fabric.SwitchChecker = (*Registry)(nil)
+)
+
+// CheckPort reports whether port is a valid port name on platform.
 func (r *Registry) CheckPort(platform, port string) error {
 	d, err := r.Driver(platform)
 	if err != nil {
 		return err
 	}
 	return d.CheckPort(port)
+}
+
+// CheckSwitch reports what the switch's platform cannot render of its
+// intent: Render's error, without the platform's name in front.
+func (r *Registry) CheckSwitch(in fabric.SwitchIntent) error {
+	d, err := r.Driver(in.Platform)
+	if err != nil {
+		return err
+	}
+	_, err = d.Render(in)
+	return err
 }
 
 // PortPattern is a helper for CheckPort implementations.

@@ -18,5 +18,6 @@
 // sweep goes on with the others. Pairwise results become report Pairs (the
 // heatmap), the rest report Results.
 //
-// Run is safe for concurrent use with distinct hosts or BasePorts.
+// Run is safe for concurrent use with distinct hosts or BasePorts. It calls
+// Options.Progress from one goroutine at a time, though steps finish on many.
 package runner

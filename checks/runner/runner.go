@@ -51,7 +51,9 @@ type Options struct {
 	RelativeFloor float64
 	// BasePort is the first perftest TCP port (default rdma.DefaultBasePort).
 	BasePort int
-	// Progress, when set, receives one line per finished step.
+	// Progress, when set, receives one line per finished step. Steps finish
+	// on many goroutines, but Run calls Progress from one at a time, so it
+	// needs no lock of its own.
 	Progress func(format string, args ...any)
 }
 
@@ -79,6 +81,14 @@ func (o Options) progress(format string, args ...any) {
 func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*report.Report, error) {
 	if len(hosts) == 0 {
 		return nil, ErrNoHosts
+	}
+	if p := o.Progress; p != nil {
+		var mu sync.Mutex // the hosts' steps finish concurrently
+		o.Progress = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			p(format, args...)
+		}
 	}
 	rep := report.New(fabricName, time.Now(), o.suites()...)
 	defer cleanup(ctx, hosts, o)

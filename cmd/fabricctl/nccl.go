@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"sort"
 	"strings"
 
@@ -86,10 +86,13 @@ func analyzeLogs(cmd *cobra.Command, g *globals, opt nccl.Options, paths []strin
 			return nil, err
 		}
 		if p == "-" {
-			srcs = append(srcs, nccl.Source{Name: "stdin", R: g.stdin})
+			srcs = append(srcs, nccl.Source{Name: "stdin", R: ctxio.NewReader(cmd.Context(), g.stdin)})
 			continue
 		}
-		f, err := os.Open(p)
+		f, err := ctxio.Open(cmd.Context(), p) // a pipe may never get its writer
+		if cerr := cmd.Context().Err(); cerr != nil {
+			return nil, cerr
+		}
 		if err != nil {
 			err = fmt.Errorf("opening NCCL log: %w", err)
 			unopened = append(unopened, nccl.SourceError{Source: p, Message: err.Error(), Err: err})

@@ -14,6 +14,7 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
@@ -54,6 +55,7 @@ func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target
 		closeAll()
 		return nil, nil, func() {}, err
 	}
+	g.log.Debug("loaded fabric", "file", of.file, "fabric", f.Metadata.Name, "targets", len(targets))
 	return f, targets, closeAll, nil
 }
 
@@ -74,7 +76,7 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 }
 
 func (g *globals) engine() *fabric.Engine {
-	e := &fabric.Engine{Parallel: g.parallel}
+	e := &fabric.Engine{Parallel: g.parallel, Log: g.log}
 	if isTerminal(g.stderr) {
 		e.Progress = func(ev fabric.Event) {
 			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)
@@ -242,7 +244,7 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 					return nil
 				}
 				if !dryRun && !yes {
-					ok, err := confirm(g, p)
+					ok, err := confirm(ctx, g, p)
 					if err != nil {
 						return err
 					}
@@ -270,7 +272,7 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 
 // confirm asks on stderr and reads the answer from stdin; a non-terminal
 // stdin without --yes is refused rather than guessed.
-func confirm(g *globals, p *fabric.Plan) (bool, error) {
+func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 	n := 0
 	for _, t := range p.Targets {
 		if len(fabric.Actionable(t.Changes)) > 0 {
@@ -281,7 +283,10 @@ func confirm(g *globals, p *fabric.Plan) (bool, error) {
 		return false, errors.New("refusing to apply without confirmation: stdin is not a terminal; pass --yes")
 	}
 	fmt.Fprintf(g.stderr, "Apply these changes to %d target(s)? [y/N] ", n)
-	line, err := bufio.NewReader(g.stdin).ReadString('\n')
+	line, err := bufio.NewReader(ctxio.NewReader(ctx, g.stdin)).ReadString('\n')
+	if ctx.Err() != nil {
+		return false, fmt.Errorf("waiting for confirmation: %w", ctx.Err())
+	}
 	if err != nil && line == "" {
 		return false, errors.New("refusing to apply: no confirmation on stdin; pass --yes")
 	}

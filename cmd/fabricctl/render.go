@@ -39,7 +39,7 @@ the fabric is invalid or any target fails to render.`,
 				if err != nil {
 					return err
 				}
-				arts, err := render.Artifacts(f, switchRegistry(), target, func(a render.Artifact) error {
+				arts, err := render.Artifacts(cmd.Context(), f, switchRegistry(), target, func(a render.Artifact) error {
 					return tree.Add(a.Path, a.Bytes())
 				})
 				if err == nil {
@@ -55,7 +55,7 @@ the fabric is invalid or any target fails to render.`,
 				}
 				return w.Flush()
 			}
-			arts, err := render.Artifacts(f, switchRegistry(), target, nil)
+			arts, err := render.Artifacts(cmd.Context(), f, switchRegistry(), target, nil)
 			if err != nil {
 				return err
 			}

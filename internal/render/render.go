@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -52,7 +53,7 @@ type Result struct {
 // Artifacts renders every target (or only target) of f with the drivers of
 // reg. With a sink, each artifact goes to it as soon as it is rendered and
 // comes back without its content; without, everything is kept in memory.
-func Artifacts(f *fabric.Fabric, reg *switchcfg.Registry, target string, sink func(Artifact) error) ([]Artifact, error) {
+func Artifacts(ctx context.Context, f *fabric.Fabric, reg *switchcfg.Registry, target string, sink func(Artifact) error) ([]Artifact, error) {
 	r := f.Resolve()
 	if target != "" {
 		known := r.Targets()
@@ -105,7 +106,7 @@ func Artifacts(f *fabric.Fabric, reg *switchcfg.Registry, target string, sink fu
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(jobs) && !sinkFailed.Load(); i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < len(jobs) && !sinkFailed.Load() && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				results[i], errs[i] = jobs[i]()
 				if errs[i] == nil && sink != nil {
 					if errs[i] = drain(results[i], sink); errs[i] != nil {
@@ -116,6 +117,9 @@ func Artifacts(f *fabric.Fabric, reg *switchcfg.Registry, target string, sink fu
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rendering: %w; nothing was written", err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -28,7 +29,7 @@ func BenchmarkRenderLarge(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		arts, err := Artifacts(f, all.Registry(), "", nil)
+		arts, err := Artifacts(context.Background(), f, all.Registry(), "", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,7 +51,7 @@ func TestRenderSwitchIntentsMatchWholeEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		arts, err := Artifacts(f, all.Registry(), "", nil)
+		arts, err := Artifacts(context.Background(), f, all.Registry(), "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +84,7 @@ func TestRenderStopsAtTheFirstSinkError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls atomic.Int64
-	_, err = Artifacts(f, all.Registry(), "", func(a Artifact) error {
+	_, err = Artifacts(context.Background(), f, all.Registry(), "", func(a Artifact) error {
 		calls.Add(1)
 		return fmt.Errorf("writing %s: no space left on device", a.Path)
 	})

@@ -3,7 +3,11 @@
 // golang.org/x/crypto/ssh), plus playback of recorded transcripts.
 //
 // Open a session with Dial. Host-key checking is always strict, against the
-// known_hosts file you name; the password comes from an environment variable
+// known_hosts file you name, with OpenSSH's semantics (internal/knownhosts:
+// patterns over "[host]:port", @cert-authority, @revoked, hashed names; a
+// refusal names the offered key's fingerprint and the conflicting
+// file:line); scrapligo runs over a transport of this package for that. The
+// password comes from an environment variable
 // (secrets never sit in fabric files) or you log in with a key file:
 //
 //	c, err := session.Dial(ctx, session.Options{

@@ -111,17 +111,17 @@ func mustJSON(t *testing.T, v any) string {
 
 func TestErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"{\"lldp\": {\"interface\": [\n  {\"eth0\": }\n]}}":             "line 2, column 13",
-		`{"lldp": {"interface": [{"eth0": "x"}]}}`:                    `lldp.interface[0]: interface "eth0" is a string, not an object`,
-		`{"lldp": {"interface": {"eth0": {"chassis": "leaf"}}}}`:      "lldp.interface[0] eth0: chassis is a string, not an object",
+		"{\"lldp\": {\"interface\": [\n  {\"eth0\": }\n]}}":            "line 2, column 13",
+		`{"lldp": {"interface": [{"eth0": "x"}]}}`:                     `lldp.interface[0]: interface "eth0" is a string, not an object`,
+		`{"lldp": {"interface": {"eth0": {"chassis": "leaf"}}}}`:       "lldp.interface[0] eth0: chassis is a string, not an object",
 		`{"lldp": {"interface": {"eth0": {"port": {"ttl": "soon"}}}}}`: `TTL "soon" is not a number of seconds`,
-		`{"lldp": "none"}`:                                           "lldp is a string, not an object",
-		`{"interfaces": []}`:                                         `no "lldp" key`,
-		`{"lldp": {}} {"lldp": {}}`:                                  "data after the document at line 1, column 14",
-		"lldp.eth0.via=LLDP\nlldp.eth0.chassis.name leaf-01\n":       "line 2: no '=' in",
-		"Interface:    eth0, via: LLDP\n":                            `line 1: no '='`,
-		"chassis.name=leaf-01\n":                                     `line 1: key "chassis.name" does not start with "lldp."`,
-		"lldp.=x\n":                                                  "names no interface",
+		`{"lldp": "none"}`:          "lldp is a string, not an object",
+		`{"interfaces": []}`:        `no "lldp" key`,
+		`{"lldp": {}} {"lldp": {}}`: "data after the document at line 1, column 14",
+		"lldp.eth0.via=LLDP\nlldp.eth0.chassis.name leaf-01\n": "line 2: no '=' in",
+		"Interface:    eth0, via: LLDP\n":                      `line 1: no '='`,
+		"chassis.name=leaf-01\n":                               `line 1: key "chassis.name" does not start with "lldp."`,
+		"lldp.=x\n":                                            "names no interface",
 	} {
 		_, err := Parse([]byte(in))
 		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want) {

@@ -29,7 +29,7 @@ const (
 )
 
 // Kinds lists the schedules, sorted.
-func Kinds() []Kind { return []Kind{KindAllPairs, KindCrossLeaf, KindHalves, KindRing} }
+func Kinds() []Kind { return []Kind{KindAllPairs, KindCrossLeaf, KindHalves, KindRing, KindTopology} }
 
 // LeafLabel is the host label CrossLeaf groups by.
 const LeafLabel = "leaf"
@@ -82,6 +82,8 @@ func Build(kind Kind, hosts []Host) (Plan, error) {
 		rounds, err = Halves(names)
 	case KindCrossLeaf:
 		rounds, err = CrossLeaf(hosts, LeafLabel)
+	case KindTopology:
+		rounds, err = Topology(hosts, LeafLabel, DefaultTopologyRounds)
 	default:
 		var valid []string
 		for _, k := range Kinds() {

@@ -82,7 +82,7 @@ func writeLocalisation(b *strings.Builder, r *Report) {
 // below, each leaf's host NICs as small squares under it; suspects and
 // their alternatives highlighted, every element carrying data-component.
 type drawing struct {
-	Width, Height int
+	Width, Height  int
 	Spines, Leaves []drawBox
 	Hosts          []drawDot
 	Uplinks        []drawLine

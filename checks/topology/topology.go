@@ -95,6 +95,7 @@ func New(nodes []Node, links []Link) *Topology {
 	}
 	t.inferRoles()
 	slices.SortFunc(t.Nodes, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) })
+	t.reindex()
 	for i := range t.Links {
 		t.Links[i] = t.orient(t.Links[i])
 	}

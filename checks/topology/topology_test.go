@@ -143,3 +143,23 @@ func TestDiscoverFromRealShapes(t *testing.T) {
 		t.Errorf("discovered %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestNewIndexesAfterSorting: nodes given out of name order (switches
+// before hosts) keep their roles and link kinds; New once classified links
+// with the positions of the nodes before sorting them.
+func TestNewIndexesAfterSorting(t *testing.T) {
+	topo := New([]Node{{Name: "leaf-01", Role: RoleLeaf}, {Name: "spine-1", Role: RoleSpine}, {Name: "a-host", Role: RoleHost}},
+		[]Link{{A: fabric.Endpoint{Device: "leaf-01", Port: "swp1"}, B: fabric.Endpoint{Device: "a-host", Port: "eth0"}},
+			{A: fabric.Endpoint{Device: "spine-1", Port: "swp1"}, B: fabric.Endpoint{Device: "leaf-01", Port: "swp9"}}})
+	var got []string
+	for _, l := range topo.Links {
+		got = append(got, string(l.Kind)+" "+l.String())
+	}
+	want := []string{"access a-host:eth0 <-> leaf-01:swp1", "fabric leaf-01:swp9 <-> spine-1:swp1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+	if r := topo.Role("spine-1"); r != RoleSpine {
+		t.Errorf("spine-1 is %q", r)
+	}
+}

@@ -41,6 +41,7 @@ fuzz:
 	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzParseSplit$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzMarshalJSONMatchesReflow$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzIndentCompact$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./checks/lldp -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	@scripts/demo.sh $(FABRIC)

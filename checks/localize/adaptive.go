@@ -26,6 +26,9 @@ var exploreLimit = math.Log(1e6)
 // over weights ∝ exp(temper · log posterior).
 const temper = 0.25
 
+// minGain is the least expected information (bits) a re-test must bring.
+const minGain = 0.02
+
 // NextRound plans the next round of re-tests: the tests whose outcomes
 // best split the explanations the results so far leave open (expected
 // information gain over the competing fault sets), no host in two tests,
@@ -35,8 +38,15 @@ const temper = 0.25
 // the partners picked from one call to the next.
 func (l *Localizer) NextRound(round int) schedule.Round {
 	a := l.analyse()
-	return a.plan(round)
+	if l.asked == nil {
+		l.asked = map[string]int{}
+	}
+	return a.plan(round, l.asked)
 }
+
+// maxAsks is how many rounds one component may be re-tested without
+// becoming a suspect: by then its tests have spoken.
+const maxAsks = 3
 
 func (a *analysis) hypotheses() ([]hypothesis, []int) {
 	hs := []hypothesis{{ch: noChange}}
@@ -89,8 +99,14 @@ func (a *analysis) hypotheses() ([]hypothesis, []int) {
 }
 
 // plan picks the re-tests of one round.
-func (a *analysis) plan(round int) schedule.Round {
-	hs, targets := a.hypotheses()
+func (a *analysis) plan(round int, asked map[string]int) schedule.Round {
+	hs, all := a.hypotheses()
+	var targets []int
+	for _, c := range all {
+		if a.mode[c] != 0 || asked[a.m.comps[c].ref.Component] < maxAsks {
+			targets = append(targets, c)
+		}
+	}
 	if len(hs) < 2 {
 		return nil
 	}
@@ -122,7 +138,7 @@ func (a *analysis) plan(round int) schedule.Round {
 				t.background = &a.bg[0]
 			}
 			gain := eig(a, &t, hs, w)
-			if gain > 0.01 {
+			if gain > minGain {
 				cands = append(cands, cand{pr[0], pr[1], c, gain - 1e-6*float64(k)})
 			}
 		}
@@ -138,6 +154,9 @@ func (a *analysis) plan(round int) schedule.Round {
 		busy[c.client.host], busy[c.server.host] = true, true
 		perTarget[c.target]++
 		out = append(out, schedule.Pair{Server: a.m.testName(c.server), Client: a.m.testName(c.client)})
+	}
+	for c := range perTarget {
+		asked[a.m.comps[c].ref.Component]++
 	}
 	return out
 }

@@ -20,7 +20,8 @@ type Localizer struct {
 	obs      []Observation
 	counters []Counter
 	read     map[fabric.Endpoint]bool
-	last     *analysis // of the data as it is; nil after a change
+	last     *analysis      // of the data as it is; nil after a change
+	asked    map[string]int // component → rounds it was re-tested in
 }
 
 // New starts a localiser over model m.
@@ -129,8 +130,9 @@ type analysis struct {
 	F    []int
 	logp []float64 // log P(outcome of t | F)
 
-	stamp []int32
-	tick  int32
+	stamp  []int32
+	cstamp []int32
+	tick   int32
 
 	altCache map[int]altEntry // filled once the search is over
 }
@@ -559,7 +561,10 @@ func (a *analysis) refine() bool {
 	return any
 }
 
-// candidates are the components on a bad test or with counter evidence.
+// candidates are the components with counter evidence, or on a bad test
+// whose outcome their failure would cause: a NIC on a slow test, anything
+// else on a lossy one. (A NIC rarely loses packets, a cable rarely slows
+// without loss; such components can still come in as rivals.)
 func (a *analysis) candidates() []int {
 	var out []int
 	for c := range a.m.comps {
@@ -567,8 +572,12 @@ func (a *analysis) candidates() []int {
 			out = append(out, c)
 			continue
 		}
+		want := 2
+		if !a.m.comps[c].lossy {
+			want = 1
+		}
 		for _, t := range a.inv[c] {
-			if a.tests[t].out != 0 {
+			if a.tests[t].out == want {
 				out = append(out, c)
 				break
 			}
@@ -577,40 +586,61 @@ func (a *analysis) candidates() []int {
 	return out
 }
 
-// rivals are the components that could replace f: those on a bad test
-// that f explains (its outcome at least twice as likely with f as
-// without), or with counter evidence.
+// rivals are the components that could replace f: those on at least half
+// of the bad tests f explains (their outcome at least twice as likely with
+// f as without; a component on fewer cannot explain as much), or with
+// counter evidence.
 func (a *analysis) rivals(f int) []int {
-	seen := map[int]bool{f: true}
-	var out []int
-	add := func(c int32) {
-		if !seen[int(c)] && a.mode[c] == 0 {
-			seen[int(c)] = true
-			out = append(out, int(c))
-		}
-	}
+	count := map[int32]int{}
+	explained := 0
 	without := change{c1: int32(f), m1: 0, c2: -1}
 	for _, t := range a.inv[f] {
 		tt := &a.tests[t]
 		if tt.out == 0 || a.logp[t]-math.Log(a.prob(tt, without)) < math.Ln2 {
 			continue
 		}
+		explained++
+		a.tick++
 		for _, h := range tt.cert {
-			add(h.c)
+			if a.stampC(h.c) {
+				count[h.c]++
+			}
 		}
 		for _, p := range tt.paths {
 			for _, h := range p.hops {
-				add(h.c)
+				if a.stampC(h.c) {
+					count[h.c]++
+				}
 			}
 		}
 	}
+	need := max(1, (explained+1)/2)
+	var out []int
+	for c, n := range count {
+		if int(c) != f && a.mode[c] == 0 && n >= need {
+			out = append(out, int(c))
+		}
+	}
 	for c := range a.m.comps {
-		if a.evMax[c] > 0 {
-			add(int32(c))
+		if a.evMax[c] > 0 && c != f && a.mode[c] == 0 && count[int32(c)] < need {
+			out = append(out, c)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// stampC marks component c as seen for the current tick and reports
+// whether it was new.
+func (a *analysis) stampC(c int32) bool {
+	if a.cstamp == nil {
+		a.cstamp = make([]int32, len(a.m.comps))
+	}
+	if a.cstamp[c] == a.tick {
+		return false
+	}
+	a.cstamp[c] = a.tick
+	return true
 }
 
 // deltaSet is the change of log posterior when c's mode becomes m (0: healthy).

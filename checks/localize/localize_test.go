@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -153,28 +154,10 @@ func refs(rs []checks.SuspectRef) []string {
 	return out
 }
 
-// twoLeaves is the shape of the two-leaf lab: hosts on two leaves joined by
-// one inter-leaf link, no spine.
-func twoLeaves() *topology.Topology {
-	nodes := []topology.Node{{Name: "leaf-01", Role: topology.RoleLeaf}, {Name: "leaf-02", Role: topology.RoleLeaf}}
-	var links []topology.Link
-	for i := 1; i <= 4; i++ {
-		h := fmt.Sprintf("lab-h%d", i)
-		leaf := "leaf-01"
-		if i > 2 {
-			leaf = "leaf-02"
-		}
-		nodes = append(nodes, topology.Node{Name: h, Role: topology.RoleHost})
-		links = append(links, topology.Link{A: fabric.Endpoint{Device: h, Port: "eth0"}, B: fabric.Endpoint{Device: leaf, Port: fmt.Sprintf("port%d", i)}})
-	}
-	links = append(links, topology.Link{A: fabric.Endpoint{Device: "leaf-01", Port: "isl"}, B: fabric.Endpoint{Device: "leaf-02", Port: "isl"}})
-	return topology.New(nodes, links)
-}
-
 // TestTwoLeafLab: an impaired inter-leaf link, then an impaired access
 // link, are each named from the all-pairs results of a four-host lab.
 func TestTwoLeafLab(t *testing.T) {
-	m, err := localize.NewModel(twoLeaves(), localize.Options{})
+	m, err := localize.NewModel(localizesim.TwoLeaves(2), localize.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,5 +318,54 @@ func TestEvidenceNamesTheTests(t *testing.T) {
 	}
 	if err := checks.ValidateSuspects(s.Suspects); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestArbitraryResultsStayValid: whatever the results (random outcomes,
+// bandwidths, counters), the suspects are valid report entries and the
+// re-tests pair known endpoints, no host twice.
+func TestArbitraryResultsStayValid(t *testing.T) {
+	sim := localizesim.New(small(true), 5)
+	m, err := localize.NewModel(sim.Topology(), localize.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := m.ScheduleHosts()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := range 20 {
+		l := localize.New(m, localize.Options{})
+		for range 40 + rng.IntN(200) {
+			a, b := hosts[rng.IntN(len(hosts))].Name, hosts[rng.IntN(len(hosts))].Name
+			if a == b {
+				continue
+			}
+			o := localize.Observation{Client: a, Server: b, Gbps: 400 * rng.Float64(), Loss: rng.IntN(4) == 0}
+			if err := l.Add(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var read []fabric.Endpoint
+		var moved []localize.Counter
+		for _, lk := range sim.Topology().Links {
+			read = append(read, lk.A, lk.B)
+			if rng.IntN(30) == 0 {
+				moved = append(moved, localize.Counter{At: lk.B, Kind: localize.PhyErrors, Name: "x", Delta: uint64(rng.IntN(1000))})
+			}
+		}
+		l.SetCounters(read, moved)
+		r := l.Analyze()
+		if err := checks.ValidateSuspects(r.Suspects); err != nil {
+			t.Fatalf("iteration %d: %v", iter, err)
+		}
+		busy := map[string]bool{}
+		for _, p := range l.NextRound(iter) {
+			if busy[p.Client] || busy[p.Server] || p.Client == p.Server {
+				t.Fatalf("iteration %d: re-test %v reuses a host", iter, p)
+			}
+			busy[p.Client], busy[p.Server] = true, true
+			if err := l.Add(localize.Observation{Client: p.Client, Server: p.Server, Gbps: 1}); err != nil {
+				t.Fatalf("iteration %d: re-test %v: %v", iter, p, err)
+			}
+		}
 	}
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -10,27 +9,10 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/localize"
+	"github.com/fabricctl/fabricctl/checks/localize/localizesim"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/schedule"
-	"github.com/fabricctl/fabricctl/checks/topology"
-	"github.com/fabricctl/fabricctl/fabric"
 )
-
-// labTopology: four hosts on two leaves joined by one inter-leaf link.
-func labTopology() *topology.Topology {
-	nodes := []topology.Node{{Name: "leaf-01", Role: topology.RoleLeaf}, {Name: "leaf-02", Role: topology.RoleLeaf}}
-	var links []topology.Link
-	for i := 1; i <= 4; i++ {
-		h, leaf := fmt.Sprintf("lab-h%d", i), "leaf-01"
-		if i > 2 {
-			leaf = "leaf-02"
-		}
-		nodes = append(nodes, topology.Node{Name: h, Role: topology.RoleHost})
-		links = append(links, topology.Link{A: fabric.Endpoint{Device: h, Port: "eth0"}, B: fabric.Endpoint{Device: leaf, Port: fmt.Sprintf("port%d", i)}})
-	}
-	links = append(links, topology.Link{A: fabric.Endpoint{Device: "leaf-01", Port: "isl"}, B: fabric.Endpoint{Device: "leaf-02", Port: "isl"}})
-	return topology.New(nodes, links)
-}
 
 // TestAttachSuspects: pairwise results where every pair crossing the
 // inter-leaf link lost packets name that link, in the report's table and
@@ -56,7 +38,7 @@ func TestAttachSuspects(t *testing.T) {
 	if n := len(obs); n != 7 || obs[6].Outcome != localize.Void || !obs[2].Loss && !obs[3].Loss {
 		t.Fatalf("observations %+v", obs)
 	}
-	if err := AttachSuspects(rep, labTopology(), nil, localize.Options{}); err != nil {
+	if err := AttachSuspects(rep, localizesim.TwoLeaves(2), nil, localize.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

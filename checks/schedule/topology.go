@@ -41,25 +41,11 @@ func Topology(hosts []Host, label string, rounds int) ([]Round, error) {
 	if rounds < 1 {
 		return nil, fmt.Errorf("%w: %d rounds", ErrTooFewHosts, rounds)
 	}
-	names := make([]string, len(hosts))
-	leafOf := make(map[string]string, len(hosts))
-	var leaves []string
-	members := map[string][]string{}
-	for i, h := range hosts {
-		names[i] = h.Name
-		leaf := h.Labels[label]
-		if leaf == "" {
-			return nil, fmt.Errorf("%w: %q has no %q label", ErrMissingLabel, h.Name, label)
-		}
-		leafOf[h.Name] = leaf
-		if members[leaf] == nil {
-			leaves = append(leaves, leaf)
-		}
-		members[leaf] = append(members[leaf], h.Name)
-	}
-	if err := checkNames(names, 2); err != nil {
+	g, err := groupLeaves(hosts, label)
+	if err != nil {
 		return nil, err
 	}
+	names, leafOf, leaves, members := g.names, g.leafOf, g.leaves, g.members
 	if len(leaves) == 1 {
 		all, _ := AllPairs(names)
 		return all[:min(rounds, len(all))], nil
@@ -221,4 +207,31 @@ func pairKey(a, b string) [2]string {
 		a, b = b, a
 	}
 	return [2]string{a, b}
+}
+
+// leafGroups are hosts grouped by their leaf label, in host order.
+type leafGroups struct {
+	names   []string
+	leafOf  map[string]string
+	leaves  []string            // in order of first appearance
+	members map[string][]string // leaf → its hosts
+}
+
+// groupLeaves groups hosts by label, rejecting a host without it, fewer
+// than two hosts, empty and duplicate names.
+func groupLeaves(hosts []Host, label string) (leafGroups, error) {
+	g := leafGroups{names: make([]string, len(hosts)), leafOf: make(map[string]string, len(hosts)), members: map[string][]string{}}
+	for i, h := range hosts {
+		g.names[i] = h.Name
+		leaf := h.Labels[label]
+		if leaf == "" {
+			return g, fmt.Errorf("%w: %q has no %q label", ErrMissingLabel, h.Name, label)
+		}
+		g.leafOf[h.Name] = leaf
+		if g.members[leaf] == nil {
+			g.leaves = append(g.leaves, leaf)
+		}
+		g.members[leaf] = append(g.members[leaf], h.Name)
+	}
+	return g, checkNames(g.names, 2)
 }

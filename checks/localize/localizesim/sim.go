@@ -411,3 +411,21 @@ func mix(x uint64) uint64 {
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
 }
+
+// TwoLeaves is the topology of the two-leaf lab: hosts lab-h1… split over
+// leaf-01 and leaf-02 (n each, cabled eth0 ↔ portI), the leaves joined by
+// one inter-leaf link (leaf-01:isl ↔ leaf-02:isl) and no spine.
+func TwoLeaves(n int) *topology.Topology {
+	nodes := []topology.Node{{Name: "leaf-01", Role: topology.RoleLeaf}, {Name: "leaf-02", Role: topology.RoleLeaf}}
+	var links []topology.Link
+	for i := 1; i <= 2*n; i++ {
+		h, leaf := fmt.Sprintf("lab-h%d", i), "leaf-01"
+		if i > n {
+			leaf = "leaf-02"
+		}
+		nodes = append(nodes, topology.Node{Name: h, Role: topology.RoleHost})
+		links = append(links, topology.Link{A: fabric.Endpoint{Device: h, Port: "eth0"}, B: fabric.Endpoint{Device: leaf, Port: fmt.Sprintf("port%d", i)}})
+	}
+	links = append(links, topology.Link{A: fabric.Endpoint{Device: "leaf-01", Port: "isl"}, B: fabric.Endpoint{Device: "leaf-02", Port: "isl"}})
+	return topology.New(nodes, links)
+}

@@ -16,9 +16,15 @@ type hypothesis struct {
 	d  float64
 }
 
-// exploreLimit: hypotheses more than this many times less likely than the
-// best are not worth a test.
+// exploreLimit: alternatives of a suspect more than this many times less
+// likely than it are not worth a test.
 var exploreLimit = math.Log(1e6)
+
+// nearLimit: a component that is not a suspect earns re-tests while the
+// fault set with it is at most this many times less likely than without.
+// On a healthy 1,024-host fabric ECMP collisions keep a few components
+// always below it.
+var nearLimit = math.Log(1e3)
 
 // temper flattens the posterior when weighing hypotheses for re-tests, so
 // that a fault the first rounds barely showed (an uplink that few tests
@@ -46,7 +52,7 @@ func (l *Localizer) NextRound(round int) schedule.Round {
 
 // maxAsks is how many rounds one component may be re-tested without
 // becoming a suspect: by then its tests have spoken.
-const maxAsks = 3
+const maxAsks = 2
 
 func (a *analysis) hypotheses() ([]hypothesis, []int) {
 	hs := []hypothesis{{ch: noChange}}
@@ -81,7 +87,7 @@ func (a *analysis) hypotheses() ([]hypothesis, []int) {
 				best.m, best.d = m, d
 			}
 		}
-		if best.d >= -exploreLimit {
+		if best.d >= -nearLimit {
 			nears = append(nears, best)
 		}
 	}

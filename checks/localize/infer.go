@@ -219,31 +219,70 @@ func (l *Localizer) analyse() *analysis {
 }
 
 // background estimates how often a healthy test is slow or lossy, within
-// a leaf and across leaves, from the tests that touch no suspect.
+// a leaf and across leaves, from the tests that touch no suspect. Faults
+// gather on a few leaves (a host, an uplink, a switch) while congestion and
+// measurement noise spread over all of them: a leaf whose count stands far
+// above what the pooled rate predicts (a Poisson bound) is left out of the
+// rate. A prior worth bgWeight tests keeps a small session (a lab of four
+// hosts) from taking its one broken link for the background.
 func (a *analysis) background(suspect []uint8) {
-	var n, slow, lossy [2]float64
+	var use []*test
 	for ti := range a.tests {
 		t := &a.tests[ti]
-		if suspect != nil && a.touches(t, suspect) {
-			continue
-		}
-		k := 0
-		if t.inter {
-			k = 1
-		}
-		n[k]++
-		switch t.out {
-		case 1:
-			slow[k]++
-		case 2:
-			lossy[k]++
+		if suspect == nil || !a.touches(t, suspect) {
+			use = append(use, t)
 		}
 	}
-	// A prior worth bgWeight healthy tests keeps a small session (a lab of
-	// four hosts) from taking its one broken host for the background.
-	for k := range 2 {
-		s := clamp((slow[k]+bgWeight*bgSlow)/(n[k]+bgWeight), 0.002, 0.4)
-		l := clamp((lossy[k]+bgWeight*bgLossy)/(n[k]+bgWeight), 0.0005, 0.1)
+	rate := func(inter bool, out int, prior float64) float64 {
+		n, x := map[int]float64{}, map[int]float64{}
+		var tn, tx float64
+		for _, t := range use {
+			if t.inter != inter {
+				continue
+			}
+			hit := 0.0
+			if t.out == out {
+				hit = 1
+			}
+			tn, tx = tn+1, tx+hit
+			n[t.client.leaf]++
+			x[t.client.leaf] += hit
+			if t.server.leaf != t.client.leaf {
+				n[t.server.leaf]++
+				x[t.server.leaf] += hit
+			}
+		}
+		if tn == 0 {
+			return prior
+		}
+		// Each leaf against the rate of the tests that do not involve it.
+		out2 := map[int]bool{}
+		for l, nl := range n {
+			rn, rx := tn-nl, tx-x[l]
+			if rn <= 0 {
+				continue
+			}
+			if e := rx / rn * nl; x[l] > e+4*math.Sqrt(e)+3 {
+				out2[l] = true
+			}
+		}
+		if len(out2) > 0 && len(out2) < len(n) {
+			tn, tx = 0, 0
+			for _, t := range use {
+				if t.inter != inter || out2[t.client.leaf] || out2[t.server.leaf] {
+					continue
+				}
+				tn++
+				if t.out == out {
+					tx++
+				}
+			}
+		}
+		return (tx + bgWeight*prior) / (tn + bgWeight)
+	}
+	for k, inter := range []bool{false, true} {
+		s := clamp(rate(inter, 1, bgSlow), 0.002, 0.4)
+		l := clamp(rate(inter, 2, bgLossy), 0.0005, 0.1)
 		a.bg[k] = [3]float64{1 - s - l, s, l}
 	}
 	for ti := range a.tests {
@@ -753,17 +792,21 @@ func (a *analysis) result() Result {
 	for i, s := range ss {
 		c := a.m.comps[s.f]
 		sus := checks.Suspect{Rank: i + 1, SuspectRef: c.ref, Ends: slices.Clone(c.ends)}
-		total := 1 + math.Exp(s.remove)
+		total, set := 1+math.Exp(s.remove), 1.0
 		var altRefs []checks.SuspectRef
 		for _, alt := range s.alts {
 			total += math.Exp(alt.d)
 			if alt.d >= limit {
 				altRefs = append(altRefs, a.m.comps[alt.c].ref)
+				set += math.Exp(alt.d)
 			}
 		}
 		sus.Confidence = math.Round(1/total*1000) / 1000
 		sus.Alternatives = altRefs
 		sus.Summary, sus.Evidence = a.explain(s.f, altRefs)
+		if len(altRefs) > 0 {
+			sus.Summary += fmt.Sprintf(" (the fault is one of these %d with %.0f%% confidence)", len(altRefs)+1, math.Floor(100*set/total))
+		}
 		r.Suspects = append(r.Suspects, sus)
 	}
 	for ti := range a.tests {
@@ -781,7 +824,12 @@ var outcomeWords = [3]string{"good", "slow", "lossy"}
 func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 	c := a.m.comps[f]
 	var certN, certBad, pathN, pathBad, slow, lossy int
-	var bad []string
+	type badTest struct {
+		t    *test
+		gain float64 // how much more likely the outcome is with f
+	}
+	var bad []badTest
+	without := change{c1: int32(f), m1: 0, c2: -1}
 	for _, ti := range a.inv[f] {
 		t := &a.tests[ti]
 		isCert := slices.ContainsFunc(t.cert, func(h hop) bool { return int(h.c) == f })
@@ -803,10 +851,10 @@ func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 		} else {
 			pathBad++
 		}
-		if len(bad) < 6 {
-			bad = append(bad, fmt.Sprintf("round %d: %s %s", t.obs.Round+1, outcomeWords[t.out], t.obs))
-		}
+		bad = append(bad, badTest{t, a.logp[ti] - math.Log(a.prob(t, without))})
 	}
+	// The tests it explains best first, then in the order they ran.
+	slices.SortStableFunc(bad, func(x, y badTest) int { return cmp.Compare(y.gain, x.gain) })
 	var ev []string
 	var summary string
 	what := fmt.Sprintf("%d slow, %d lossy", slow, lossy)
@@ -819,7 +867,6 @@ func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 	default:
 		summary = c.ref.Name + ": counters only"
 	}
-	ev = append(ev, summary)
 	if c.directional {
 		switch a.mode[f] {
 		case modeAB:
@@ -838,7 +885,9 @@ func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 		}
 		ev = append(ev, "explains the results as well: "+strings.Join(names, "; "))
 	}
-	ev = append(ev, bad...)
+	for _, b := range bad[:min(len(bad), 6)] {
+		ev = append(ev, fmt.Sprintf("round %d: %s %s", b.t.obs.Round+1, outcomeWords[b.t.out], b.t.obs))
+	}
 	for _, e := range c.phyEnds {
 		for _, x := range a.phy[e] {
 			ev = append(ev, fmt.Sprintf("%s: %s +%d (receive errors: the cable or optics arriving here)", e, x.Name, x.Delta))

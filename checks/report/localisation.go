@@ -119,18 +119,25 @@ type drawLabel struct {
 	Anchor string
 }
 
-// marks maps component IDs to "suspect" or "alternative".
+// marks maps component IDs to "suspect" (named exactly: red) or
+// "alternative" (one of a set the evidence cannot split, the suspect
+// included: amber).
 func marks(ss []checks.Suspect) map[string]string {
 	m := map[string]string{}
 	for _, s := range ss {
-		for _, a := range s.Alternatives {
+		if len(s.Alternatives) == 0 {
+			continue
+		}
+		for _, a := range append([]checks.SuspectRef{s.SuspectRef}, s.Alternatives...) {
 			if m[a.Component] == "" {
 				m[a.Component] = "alternative"
 			}
 		}
 	}
 	for _, s := range ss {
-		m[s.Component] = "suspect"
+		if len(s.Alternatives) == 0 {
+			m[s.Component] = "suspect"
+		}
 	}
 	return m
 }
@@ -211,6 +218,8 @@ func drawTopology(r *Report) *drawing {
 		}
 		d.Uplinks = append(d.Uplinks, drawLine{X1: x1, Y1: y1, X2: x2, Y2: y2, Component: id, Mark: m, Title: "uplink " + l.String()})
 	}
+	// Marked lines last, so that no grey line hides them.
+	slices.SortStableFunc(d.Uplinks, func(a, b drawLine) int { return cmp.Compare(markOrder(a.Mark), markOrder(b.Mark)) })
 	// Host NICs: a grid under their leaf.
 	cols := max(1, (step-8)/9)
 	count := map[string]int{}
@@ -245,6 +254,16 @@ func drawTopology(r *Report) *drawing {
 	}
 	d.Height = base + 12*min(len(d.Labels), 4) + 10
 	return d
+}
+
+func markOrder(m string) int {
+	switch m {
+	case "suspect":
+		return 2
+	case "alternative":
+		return 1
+	}
+	return 0
 }
 
 func alternativeOf(m string) string {

@@ -127,7 +127,8 @@ func TestLocalisationValidate(t *testing.T) {
 var markRE = regexp.MustCompile(`data-component="([^"]+)" data-mark="(suspect|alternative)"`)
 
 // TestDrawingMarksSuspects: the drawing marks exactly the suspects' and
-// their alternatives' elements, and the cable's host NIC square.
+// their alternatives' elements: red for the cable named exactly (its host
+// NIC square), amber for the uplink and the sibling it cannot be told from.
 func TestDrawingMarksSuspects(t *testing.T) {
 	html := string(render(t, WriteHTML, localisationFixture()))
 	got := map[string]string{}
@@ -136,7 +137,7 @@ func TestDrawingMarksSuspects(t *testing.T) {
 	}
 	want := map[string]string{
 		"nic:gpu-12:ens1f0np0 cable:gpu-12:ens1f0np0 port:leaf-01:swp2": "suspect",
-		"link:leaf-02:swp31": "suspect",
+		"link:leaf-02:swp31": "alternative",
 		"link:leaf-02:swp32": "alternative",
 	}
 	if d := cmp.Diff(want, got); d != "" {

@@ -1,8 +1,9 @@
 // Command localize is the localisation benchmark of bench/localize.sh: it
 // runs the localiser (checks/localize) against a SIMULATED two-tier Clos
 // fabric (checks/localize/localizesim: 1,024 hosts, 32 leaves, 8 spines,
-// ECMP paths the localiser does not see) with 1 and then 3 random faults,
-// TRIALS times each, and prints one line per setting:
+// ECMP paths the localiser does not see) with no fault (a healthy fabric
+// must show no suspect), then 1 and 3 random faults, TRIALS times each, and
+// prints one line per setting:
 //
 //	localize: hosts=1024 faults=K trials=T exact=X ambiguous=Y wrong=Z rounds=R
 //
@@ -12,7 +13,7 @@
 // TRIALS (default 100), SEED (default 1), EVIDENCE=switches (default: host
 // and switch port counters) or hosts (host counters only, what part A reads),
 // SILENT (share of link faults that count no error, default 0), FAULTS
-// (comma-separated fault counts, default 1,3).
+// (comma-separated fault counts, default 0,1,3).
 package main
 
 import (
@@ -73,12 +74,12 @@ func run() error {
 		}
 		cfg.Silent = f
 	}
-	faultCounts := []int{1, 3}
+	faultCounts := []int{0, 1, 3}
 	if v := os.Getenv("FAULTS"); v != "" {
 		faultCounts = nil
 		for _, s := range strings.Split(v, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 1 {
+			if err != nil || n < 0 {
 				return fmt.Errorf("FAULTS=%q: want counts like 1,3", v)
 			}
 			faultCounts = append(faultCounts, n)
@@ -109,8 +110,9 @@ func run() error {
 		}
 		close(next)
 		wg.Wait()
-		var exact, ambiguous, wrong, maxRounds int
+		var exact, ambiguous, wrong, maxRounds, sumRounds int
 		for _, r := range res {
+			sumRounds += r.rounds
 			switch r.class {
 			case classExact:
 				exact++
@@ -121,7 +123,7 @@ func run() error {
 			}
 			maxRounds = max(maxRounds, r.rounds)
 			if r.class == classWrong && os.Getenv("VERBOSE") != "" {
-				fmt.Fprintf(os.Stderr, "wrong: faults %v suspects %v\n", r.truth, r.got)
+				fmt.Fprintf(os.Stderr, "wrong: seed %d faults %v suspects %v\n", r.seed, r.truth, r.got)
 			}
 		}
 		frac := func(n int) string {
@@ -132,6 +134,9 @@ func run() error {
 		}
 		fmt.Printf("localize: hosts=%d faults=%d trials=%d exact=%s ambiguous=%s wrong=%s rounds=%d\n",
 			cfg.Hosts, k, trials, frac(exact), frac(ambiguous), frac(wrong), maxRounds)
+		if trials > 0 {
+			fmt.Fprintf(os.Stderr, "localize: faults=%d mean rounds %.2f\n", k, float64(sumRounds)/float64(trials))
+		}
 	}
 	return nil
 }
@@ -145,6 +150,7 @@ const (
 )
 
 type verdict struct {
+	seed   uint64
 	class  class
 	rounds int
 	truth  []string
@@ -158,7 +164,7 @@ func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k
 		truth = append(truth, f.Component)
 	}
 	s, err := localize.Run(context.Background(), m, sim, rounds, localize.Options{})
-	v := verdict{rounds: s.Rounds, truth: truth}
+	v := verdict{seed: seed, rounds: s.Rounds, truth: truth}
 	for _, sus := range s.Suspects {
 		set := []string{sus.Component}
 		for _, a := range sus.Alternatives {

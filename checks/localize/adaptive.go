@@ -54,9 +54,9 @@ func (l *Localizer) NextRound(round int) schedule.Round {
 // becoming a suspect: by then its tests have spoken.
 const maxAsks = 2
 
-func (a *analysis) hypotheses() ([]hypothesis, []int) {
+func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8) {
 	hs := []hypothesis{{ch: noChange}}
-	targets := map[int]bool{}
+	targets := map[int]uint8{} // component → the fault modes in question
 	for _, f := range a.F {
 		alts, remove := a.alternatives(f)
 		for _, alt := range alts {
@@ -64,11 +64,12 @@ func (a *analysis) hypotheses() ([]hypothesis, []int) {
 				continue
 			}
 			hs = append(hs, hypothesis{ch: change{c1: int32(f), m1: 0, c2: int32(alt.c), m2: alt.m}, d: alt.d})
-			targets[f], targets[alt.c] = true, true
+			targets[f] |= a.mode[f]
+			targets[alt.c] |= alt.m
 		}
 		if remove >= -exploreLimit {
 			hs = append(hs, hypothesis{ch: change{c1: int32(f), m1: 0, c2: -1}, d: remove})
-			targets[f] = true
+			targets[f] |= a.mode[f]
 		}
 	}
 	type near struct {
@@ -94,25 +95,21 @@ func (a *analysis) hypotheses() ([]hypothesis, []int) {
 	slices.SortFunc(nears, func(x, y near) int { return cmp.Or(cmp.Compare(y.d, x.d), cmp.Compare(x.c, y.c)) })
 	for _, n := range nears[:min(len(nears), 24)] {
 		hs = append(hs, hypothesis{ch: change{c1: int32(n.c), m1: n.m, c2: -1}, d: n.d})
-		targets[n.c] = true
+		targets[n.c] |= n.m
 	}
-	var ts []int
-	for c := range targets {
-		ts = append(ts, c)
-	}
-	slices.Sort(ts)
-	return hs, ts
+	return hs, targets
 }
 
 // plan picks the re-tests of one round.
 func (a *analysis) plan(round int, asked map[string]int) schedule.Round {
 	hs, all := a.hypotheses()
 	var targets []int
-	for _, c := range all {
+	for c := range all {
 		if a.mode[c] != 0 || asked[a.m.comps[c].ref.Component] < maxAsks {
 			targets = append(targets, c)
 		}
 	}
+	slices.Sort(targets)
 	if len(hs) < 2 {
 		return nil
 	}
@@ -136,7 +133,7 @@ func (a *analysis) plan(round int, asked map[string]int) schedule.Round {
 	}
 	var cands []cand
 	for ti, c := range targets {
-		for k, pr := range a.probes(c, clear, round+ti) {
+		for k, pr := range a.probes(c, all[c], clear, round+ti) {
 			t := a.m.buildTest(pr[0], pr[1])
 			if t.inter {
 				t.background = &a.bg[1]
@@ -154,7 +151,7 @@ func (a *analysis) plan(round int, asked map[string]int) schedule.Round {
 	perTarget := map[int]int{}
 	var out schedule.Round
 	for _, c := range cands {
-		if busy[c.client.host] || busy[c.server.host] || perTarget[c.target] >= a.o.MaxPairsPerTarget {
+		if busy[c.client.host] || busy[c.server.host] || perTarget[c.target] >= a.budget(c.target) {
 			continue
 		}
 		busy[c.client.host], busy[c.server.host] = true, true
@@ -197,10 +194,22 @@ func (a *analysis) clearEndpoints(targets []int) []*nicEnd {
 	return out
 }
 
-// probes proposes tests that bear on component c: its endpoint against
-// clear partners on its leaf and on others, or clear endpoints of its
-// leaf against clear endpoints of other leaves.
-func (a *analysis) probes(c int, clear []*nicEnd, seed int) [][2]*nicEnd {
+// budget is how many re-tests one component may get in a round: a
+// switch-to-switch cable or a switch is crossed by one test in as many as
+// there are equal-cost paths, so it gets several times a host's share.
+func (a *analysis) budget(c int) int {
+	switch a.m.comps[c].ref.Kind {
+	case checks.SuspectUplink, checks.SuspectSpine, checks.SuspectUplinkGroup:
+		return 4 * a.o.MaxPairsPerTarget
+	}
+	return a.o.MaxPairsPerTarget
+}
+
+// probes proposes tests that bear on component c failing in modes: its
+// endpoint against clear partners on its leaf and on others, or clear
+// endpoints of its leaf against clear endpoints of other leaves, sending
+// the way a one-way cable fault in question corrupts.
+func (a *analysis) probes(c int, modes uint8, clear []*nicEnd, seed int) [][2]*nicEnd {
 	byLeaf := map[string][]*nicEnd{}
 	var leaves []string
 	for _, e := range clear {
@@ -247,17 +256,28 @@ func (a *analysis) probes(c int, clear []*nicEnd, seed int) [][2]*nicEnd {
 			if ref.Kind == checks.SuspectLeaf && len(own) > 1 {
 				out = append(out, [2]*nicEnd{pick(own, 0), pick(own, 1)})
 			}
-			k := 0
-			for _, other := range rotate(leaves, seed) {
-				if other == l || k >= 2*a.o.MaxPairsPerTarget {
-					continue
-				}
-				if k%2 == 0 {
-					out = append(out, [2]*nicEnd{pick(own, k), pick(byLeaf[other], k)})
+			send, recv := true, true // may l's endpoints send, receive?
+			if comp := &a.m.comps[c]; comp.directional && modes != modeAll && modes != 0 && len(comp.phyEnds) == 2 {
+				fromA := modes == modeAB // the corruption runs from the A end to the B end
+				if comp.phyEnds[0].Device == l {
+					send, recv = fromA, !fromA
 				} else {
-					out = append(out, [2]*nicEnd{pick(byLeaf[other], k), pick(own, k)})
+					send, recv = !fromA, fromA
 				}
-				k++
+			}
+			others := rotate(leaves, seed)
+			for k := 0; k < a.budget(c) && len(others) > 1; k++ {
+				other := others[k%len(others)]
+				if other == l {
+					other = others[(k+1)%len(others)]
+				}
+				x, y := pick(own, k), pick(byLeaf[other], k)
+				switch {
+				case send && (!recv || k%2 == 0):
+					out = append(out, [2]*nicEnd{x, y})
+				default:
+					out = append(out, [2]*nicEnd{y, x})
+				}
 			}
 		}
 	}

@@ -209,6 +209,9 @@ func drawTopology(r *Report) *drawing {
 			continue
 		}
 		y1, y2 := yOf(l.A.Device, leafX), yOf(l.B.Device, leafX)
+		if y1 == y2 { // two leaves joined directly: a line between their boxes
+			y1, y2 = 163, 163
+		}
 		id := "link:" + l.A.String()
 		m := mk[id]
 		for _, e := range []fabric.Endpoint{l.A, l.B} {

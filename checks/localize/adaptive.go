@@ -51,12 +51,14 @@ func (l *Localizer) NextRound(round int) schedule.Round {
 }
 
 // maxAsks is how many rounds one component may be re-tested without
-// becoming a suspect: by then its tests have spoken.
+// becoming a suspect, unless it is within Options.Ambiguity of becoming
+// one: by then its tests have spoken.
 const maxAsks = 2
 
-func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8) {
+func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8, map[int]float64) {
 	hs := []hypothesis{{ch: noChange}}
-	targets := map[int]uint8{} // component → the fault modes in question
+	targets := map[int]uint8{}  // component → the fault modes in question
+	closest := map[int]float64{} // near miss → its log posterior against the best
 	for _, f := range a.F {
 		alts, remove := a.alternatives(f)
 		for _, alt := range alts {
@@ -96,16 +98,18 @@ func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8) {
 	for _, n := range nears[:min(len(nears), 24)] {
 		hs = append(hs, hypothesis{ch: change{c1: int32(n.c), m1: n.m, c2: -1}, d: n.d})
 		targets[n.c] |= n.m
+		closest[n.c] = n.d
 	}
-	return hs, targets
+	return hs, targets, closest
 }
 
 // plan picks the re-tests of one round.
 func (a *analysis) plan(round int, asked map[string]int) schedule.Round {
-	hs, all := a.hypotheses()
+	hs, all, closest := a.hypotheses()
 	var targets []int
 	for c := range all {
-		if a.mode[c] != 0 || asked[a.m.comps[c].ref.Component] < maxAsks {
+		d, near := closest[c]
+		if a.mode[c] != 0 || asked[a.m.comps[c].ref.Component] < maxAsks || near && d > -math.Log(a.o.Ambiguity) {
 			targets = append(targets, c)
 		}
 	}

@@ -219,11 +219,11 @@ func (l *Localizer) analyse() *analysis {
 }
 
 // background estimates how often a healthy test is slow or lossy, within
-// a leaf and across leaves, from the tests that touch no suspect. Faults
-// gather on a few leaves (a host, an uplink, a switch) while congestion and
-// measurement noise spread over all of them: a leaf whose count stands far
-// above what the pooled rate predicts (a Poisson bound) is left out of the
-// rate. A prior worth bgWeight tests keeps a small session (a lab of four
+// a leaf and across leaves, from the tests that touch no suspect. Loss
+// gathers on the few leaves of a fault (a host, an uplink, a switch) while
+// stray loss counters spread over all of them: a leaf whose loss count
+// stands far above what the other leaves' rate predicts (a Poisson bound)
+// is left out of the loss rate. A prior worth bgWeight tests keeps a small session (a lab of four
 // hosts) from taking its one broken link for the background.
 func (a *analysis) background(suspect []uint8) {
 	var use []*test
@@ -233,7 +233,7 @@ func (a *analysis) background(suspect []uint8) {
 			use = append(use, t)
 		}
 	}
-	rate := func(inter bool, out int, prior float64) float64 {
+	rate := func(inter bool, out int, prior float64, robust bool) float64 {
 		n, x := map[int]float64{}, map[int]float64{}
 		var tn, tx float64
 		for _, t := range use {
@@ -252,8 +252,8 @@ func (a *analysis) background(suspect []uint8) {
 				x[t.server.leaf] += hit
 			}
 		}
-		if tn == 0 {
-			return prior
+		if tn == 0 || !robust {
+			return (tx + bgWeight*prior) / (tn + bgWeight)
 		}
 		// Each leaf against the rate of the tests that do not involve it.
 		out2 := map[int]bool{}
@@ -281,8 +281,10 @@ func (a *analysis) background(suspect []uint8) {
 		return (tx + bgWeight*prior) / (tn + bgWeight)
 	}
 	for k, inter := range []bool{false, true} {
-		s := clamp(rate(inter, 1, bgSlow), 0.002, 0.4)
-		l := clamp(rate(inter, 2, bgLossy), 0.0005, 0.1)
+		// Slow tests cluster on leaves by nature (ECMP collisions on their
+		// uplinks), so only the loss rate leaves outlying leaves out.
+		s := clamp(rate(inter, 1, bgSlow, false), 0.002, 0.4)
+		l := clamp(rate(inter, 2, bgLossy, true), 0.0005, 0.1)
 		a.bg[k] = [3]float64{1 - s - l, s, l}
 	}
 	for ti := range a.tests {

@@ -57,7 +57,7 @@ const maxAsks = 2
 
 func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8, map[int]float64) {
 	hs := []hypothesis{{ch: noChange}}
-	targets := map[int]uint8{}  // component → the fault modes in question
+	targets := map[int]uint8{}   // component → the fault modes in question
 	closest := map[int]float64{} // near miss → its log posterior against the best
 	for _, f := range a.F {
 		alts, remove := a.alternatives(f)

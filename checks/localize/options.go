@@ -24,8 +24,10 @@ type Options struct {
 	// MaxAdaptiveRounds bounds the re-test rounds Run adds after the
 	// schedule (default 8).
 	MaxAdaptiveRounds int
-	// MaxPairsPerTarget bounds the re-tests one question gets in one round
-	// (default 8).
+	// MaxPairsPerTarget bounds the re-tests one component in question gets
+	// in one round (default 8); an uplink, uplink group or spine, which a
+	// test crosses only on some of its equal-cost paths, gets four times as
+	// many.
 	MaxPairsPerTarget int
 }
 

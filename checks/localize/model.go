@@ -150,9 +150,10 @@ func NewModel(t *topology.Topology, o Options) (*Model, error) {
 			m.group[l] = add(checks.SuspectUplinkGroup, "uplinks:"+l, "uplinks of leaf "+l, []string{l}, nil)
 		}
 	}
+	g := newSwitchGraph(t)
 	for i, a := range leaves {
 		for _, b := range leaves[i+1:] {
-			ps, err := m.equalCostPaths(a, b)
+			ps, err := m.equalCostPaths(a, b, g)
 			if err != nil {
 				return nil, fmt.Errorf("building the failure model: %w", err)
 			}
@@ -171,23 +172,35 @@ func hasFabricLink(t *topology.Topology, leaf string) bool {
 	return false
 }
 
-// equalCostPaths enumerates the shortest switch paths from leaf a to leaf
-// b with their probabilities under per-hop ECMP (every next hop on a
-// shortest path equally likely, every parallel cable to it too).
-func (m *Model) equalCostPaths(a, b string) ([]path, error) {
-	adj := map[string][]topology.Link{}
-	for _, l := range m.topo.Links {
+// switchGraph is the switches and the cables between them, with the
+// distances to each destination leaf computed once.
+type switchGraph struct {
+	adj  map[string][]topology.Link
+	dist map[string]map[string]int
+}
+
+func newSwitchGraph(t *topology.Topology) *switchGraph {
+	g := &switchGraph{adj: map[string][]topology.Link{}, dist: map[string]map[string]int{}}
+	for _, l := range t.Links {
 		if l.Kind == topology.Fabric {
-			adj[l.A.Device] = append(adj[l.A.Device], l)
-			adj[l.B.Device] = append(adj[l.B.Device], l)
+			g.adj[l.A.Device] = append(g.adj[l.A.Device], l)
+			g.adj[l.B.Device] = append(g.adj[l.B.Device], l)
 		}
+	}
+	return g
+}
+
+// distTo returns the hop count of every switch to b (breadth first).
+func (g *switchGraph) distTo(b string) map[string]int {
+	if d, ok := g.dist[b]; ok {
+		return d
 	}
 	dist := map[string]int{b: 0}
 	queue := []string{b}
 	for len(queue) > 0 {
 		u := queue[0]
 		queue = queue[1:]
-		for _, l := range adj[u] {
+		for _, l := range g.adj[u] {
 			v := l.A.Device
 			if v == u {
 				v = l.B.Device
@@ -198,6 +211,15 @@ func (m *Model) equalCostPaths(a, b string) ([]path, error) {
 			}
 		}
 	}
+	g.dist[b] = dist
+	return dist
+}
+
+// equalCostPaths enumerates the shortest switch paths from leaf a to leaf
+// b with their probabilities under per-hop ECMP (every next hop on a
+// shortest path equally likely, every parallel cable to it too).
+func (m *Model) equalCostPaths(a, b string, g *switchGraph) ([]path, error) {
+	adj, dist := g.adj, g.distTo(b)
 	if _, ok := dist[a]; !ok {
 		return nil, fmt.Errorf("%w: no switch path between leaves %s and %s", ErrTopology, a, b)
 	}

@@ -634,6 +634,7 @@ func (v *validator) fabric() {
 	if c := f.Spec.Checks; c != nil {
 		v.checks(c)
 	}
+	v.cabling()
 }
 
 func looksNumeric(s string) bool {

@@ -59,6 +59,13 @@ type Host struct {
 	CollNetChannels int  `json:"collnetChannels,omitempty"`
 	// NICDistance holds older NCCL's "CUDA Dev N[M], IB NIC distance : PIX".
 	NICDistance map[string]string `json:"nicDistance,omitempty"`
+	// Links are the rank-to-rank connections this host's ranks printed
+	// (Transports counted by pair), Paths NCCL's topology search results
+	// (NCCL_DEBUG_SUBSYS=GRAPH), NVLink whether its topology dump shows an
+	// NVLink from a GPU.
+	Links  []Link `json:"links,omitempty"`
+	Paths  []Path `json:"paths,omitempty"`
+	NVLink bool   `json:"nvlink,omitempty"`
 }
 
 // IBDevice is one port of a NET/IB "Using" list.
@@ -115,6 +122,8 @@ const (
 	DuplicateRank       Kind = "duplicate-rank"       // nccl-tests printed one rank on several hosts
 	WrongResults        Kind = "wrong-results"        // nccl-tests counted wrong results
 	BusBWCollapse       Kind = "busbw-collapse"       // bus bandwidth falls by half at larger sizes
+	NetWithinHost       Kind = "net-within-host"      // ranks of one host connected through the network transport
+	NoP2P               Kind = "no-p2p"               // local ranks connected through host memory (SHM), not GPU peer-to-peer
 )
 
 // Finding is one thing wrong in the logs, with where it was first seen.

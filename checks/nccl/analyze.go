@@ -102,6 +102,7 @@ type hostState struct {
 	nvls, nvlsAvail, nvlsNone            bool
 	collnet                              bool
 	maxNodes                             int // the largest "nNodes N" of its communicators; 0 when not printed
+	links                                map[linkKey]*linkState
 }
 
 func newHostState(name string) hostState {
@@ -282,6 +283,9 @@ func (a *analyzer) version(h *hostState, v, where string) {
 
 func (a *analyzer) info(p *proc, msg, where string) {
 	h := &p.hostState
+	if h.graph(msg) {
+		return
+	}
 	switch {
 	case versionRe.MatchString(msg):
 		a.version(h, versionRe.FindStringSubmatch(msg)[1], where)
@@ -326,7 +330,7 @@ func (a *analyzer) info(p *proc, msg, where string) {
 			h.maxNodes = max(h.maxNodes, n)
 		}
 	case channelRe.MatchString(msg):
-		a.channel(h, channelRe.FindStringSubmatch(msg), where)
+		a.channel(h, msg, channelRe.FindStringSubmatch(msg), where)
 	case distanceRe.MatchString(msg):
 		m := distanceRe.FindStringSubmatch(msg)
 		if h.NICDistance == nil {
@@ -400,7 +404,7 @@ func identifying(addr string) bool {
 	return addr != "" && !strings.HasPrefix(addr, "127.") && addr != "::1" && !strings.HasPrefix(strings.ToLower(addr), "fe80:")
 }
 
-func (a *analyzer) channel(h *hostState, m []string, where string) {
+func (a *analyzer) channel(h *hostState, msg string, m []string, where string) {
 	src, _ := strconv.Atoi(m[1])
 	dst, _ := strconv.Atoi(m[2])
 	switch {
@@ -419,6 +423,7 @@ func (a *analyzer) channel(h *hostState, m []string, where string) {
 		h.Transports = map[string]int{}
 	}
 	h.Transports[name]++
+	h.link(msg, src, dst, name, gdr, where)
 	h.gdr = h.gdr || gdr
 	if name == "NET/Socket" && h.socketWhere == "" {
 		h.socketWhere = where
@@ -434,8 +439,8 @@ func (a *analyzer) channel(h *hostState, m []string, where string) {
 }
 
 // transportOf folds "NET/IB/3/GDRDMA" to ("NET/IB", true), "P2P/CUMEM/read"
-// to "P2P/CUMEM", "NET/Socket/0" to "NET/Socket", NCCL 2.3's "direct shared
-// memory" to "SHM"; ok is false for names that are no transport (a line cut
+// to "P2P/CUMEM", "NET/Socket/0" to "NET/Socket", "SHM/direct/direct" and
+// NCCL 2.3's "direct shared memory" to "SHM"; ok is false for names that are no transport (a line cut
 // off after "via P2").
 func transportOf(s string) (name string, gdr, ok bool) {
 	switch {
@@ -450,6 +455,8 @@ func transportOf(s string) (name string, gdr, ok bool) {
 		return s, false, s == "SHM" || s == "NVLS" || s == "CollNet"
 	case parts[1] == "" || !transportRe.MatchString(parts[0]):
 		return "", false, false
+	case parts[0] == "SHM":
+		return "SHM", false, true // "SHM/direct/direct", "SHM/CE/…": the mode is no transport
 	}
 	return parts[0] + "/" + parts[1], parts[0] == "NET" && parts[len(parts)-1] == "GDRDMA", true
 }
@@ -505,7 +512,9 @@ func (a *analyzer) finish() *Analysis {
 		h.GDRDMA = h.gdrState()
 		h.NVLS = h.nvlsState()
 		h.CollNet = h.collnet || h.CollNetChannels > 0
+		h.finishLinks(rankHost)
 		a.hostFindings(h)
+		a.linkFindings(h)
 		out.Hosts = append(out.Hosts, h.Host)
 	}
 	a.fleetFindings(hosts, of)
@@ -724,6 +733,7 @@ func (h *hostState) merge(o *hostState) {
 	for k, v := range o.Transports {
 		h.Transports[k] += v
 	}
+	h.mergeLinks(o)
 	if o.NICDistance != nil && h.NICDistance == nil {
 		h.NICDistance = map[string]string{}
 	}

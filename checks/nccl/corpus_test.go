@@ -3,6 +3,7 @@ package nccl
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks/internal/checktest"
@@ -51,6 +52,11 @@ var ncclCorpus = map[string]struct {
 		if h := host(t, a, "ip-172-31-13-129"); h.Transports["P2P/IPC"] != 10 || h.Transports["NET/Socket"] != 1 || !slices.Contains(h.Ranks, 15) {
 			t.Errorf("%+v", h)
 		}
+		// Old "Ring 00 : a[b] -> c[d]" lines: P2P/IPC stays in the node, NET/Socket leaves it.
+		h := host(t, a, "ip-172-31-13-129")
+		if intra, inter := h.IntraTransports(), h.InterTransports(); len(intra) != 1 || !strings.HasPrefix(intra[0], "P2P/IPC ×") || !slices.Equal(inter, []string{"NET/Socket ×1"}) {
+			t.Errorf("intra %v inter %v", intra, inter)
+		}
 	}},
 	"n05_version_banner_roce_using_network_ib_two_hosts.txt": {nil, func(t *testing.T, a *Analysis) {
 		h := host(t, a, "dgxh100-4")
@@ -78,6 +84,9 @@ var ncclCorpus = map[string]struct {
 		if h := a.Hosts[0]; h.Transports["P2P/CUMEM"] != 11 {
 			t.Errorf("%+v", h)
 		}
+		if h := a.Hosts[0]; len(h.Links) == 0 || len(h.InterTransports()) != 0 || !strings.HasPrefix(h.IntraTransports()[0], "P2P/CUMEM ×11") {
+			t.Errorf("%+v", h.Links)
+		}
 	}},
 	"n08_trees_p2p_cumem_net_ibext_gdrdma_2nodes.txt": {nil, func(t *testing.T, a *Analysis) {
 		if h := host(t, a, "kolyoz2"); h.GDRDMA != GDRYes || h.Transports["NET/IBext_v8"] != 1 || !slices.Contains(h.Ranks, 4) {
@@ -87,6 +96,16 @@ var ncclCorpus = map[string]struct {
 	"n09_net_ib_gdrdma_send_receive_h20.txt": {nil, func(t *testing.T, a *Analysis) {
 		if h := host(t, a, "H20-GPU-06"); h.GDRDMA != GDRYes || h.Transports["NET/IB"] != 9 {
 			t.Errorf("%+v", h)
+		}
+		// Per link: local ranks over P2P/CUMEM, the other node over NET/IB with GPUDirect RDMA.
+		h := host(t, a, "H20-GPU-06")
+		if intra, inter := h.IntraTransports(), h.InterTransports(); !slices.Equal(intra, []string{"P2P/CUMEM ×1"}) || !slices.Equal(inter, []string{"NET/IB/GDRDMA ×9"}) {
+			t.Errorf("intra %v inter %v", intra, inter)
+		}
+		for _, l := range host(t, a, "H20-GPU-05").Links {
+			if l.Transport != "P2P/CUMEM" || l.From != 1 || l.To != 0 || l.Scope != IntraNode || l.Channels != 4 {
+				t.Errorf("%+v", l)
+			}
 		}
 	}},
 	"n10a_ib_sharp_using_network_ibext_plugin_load.txt": {nil, func(t *testing.T, a *Analysis) {

@@ -24,6 +24,15 @@
 //	duplicate-rank        nccl-tests printing one rank on several hosts (no MPI=1 build)
 //	wrong-results         nccl-tests #wrong or out-of-bounds values
 //	busbw-collapse        bus bandwidth halving at larger message sizes
+//	net-within-host       ranks of one host connected through NET (NCCL took
+//	                      them for different nodes)
+//	no-p2p                local ranks connected through host memory (SHM)
+//
+// Each host's Links say, per pair of ranks, which transport carried how many
+// channels and whether the link stays in the node (P2P, SHM, NVLS) or crosses
+// nodes (NET); its Paths are NCCL's topology search results
+// (NCCL_DEBUG_SUBSYS=GRAPH: "type NVL/PIX" = GPUs over NVLink, NICs behind one
+// PCIe switch) and NVLink says whether NCCL's topology shows an NVLink.
 //
 // Use:
 //

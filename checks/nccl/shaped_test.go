@@ -85,7 +85,8 @@ var shaped = map[string]struct {
 	}},
 	"ras_report_healthy.txt": {nil, nil},
 	// NVLS and CollNet are reported; GPUDirect RDMA is yes/no/unknown.
-	"nvls_collnet_transports.log": {[]string{"h800-b/no-gdrdma"}, func(t *testing.T, a *Analysis) {
+	// Ranks 0 and 3 of h800-a share channel 2 in host memory (SHM): no-p2p.
+	"nvls_collnet_transports.log": {[]string{"h800-a/no-p2p", "h800-b/no-gdrdma"}, func(t *testing.T, a *Analysis) {
 		if h := host(t, a, "h800-a"); h.NVLS != "used" || h.NVLSChannels != 16 || !h.CollNet || h.CollNetChannels != 8 || h.GDRDMA != GDRYes || h.Transports["P2P/CUMEM"] != 2 {
 			t.Errorf("%+v", h)
 		}
@@ -104,6 +105,35 @@ var shaped = map[string]struct {
 	"k8s_prefix_timestamps.log": {[]string{"llm-train-worker-0/no-ib-device", "llm-train-worker-0/socket-fallback"}, func(t *testing.T, a *Analysis) {
 		if h := host(t, a, "llm-train-worker-1"); h.GDRDMA != GDRUnknown || !slices.Equal(h.Versions, []string{"2.18.6+cuda12.1"}) {
 			t.Errorf("%+v", h)
+		}
+	}},
+	// Two local ranks on NVLinked GPUs (the shape of issue 19's 2-GPU run):
+	// P2P/CUMEM per link within the node, NCCL's topology search over NVL.
+	"graph_two_local_ranks_nvlink.log": {[]string{"h200x2/no-ib-device", "h200x2/socket-fallback"}, func(t *testing.T, a *Analysis) {
+		h := host(t, a, "h200x2")
+		if nvl, known := h.NVLinkPaths(); !nvl || !known || !h.NVLink {
+			t.Errorf("NVLink not seen: %+v", h.Paths)
+		}
+		if intra, inter := h.IntraTransports(), h.InterTransports(); !slices.Equal(intra, []string{"P2P/CUMEM ×6"}) || len(inter) != 0 {
+			t.Errorf("intra %v inter %v", intra, inter)
+		}
+		want := []Link{{From: 0, To: 1, Transport: "P2P/CUMEM", Channels: 3, Peer: "h200x2", Scope: IntraNode, Where: "graph_two_local_ranks_nvlink.log:22"},
+			{From: 1, To: 0, Transport: "P2P/CUMEM", Channels: 3, Peer: "h200x2", Scope: IntraNode, Where: "graph_two_local_ranks_nvlink.log:23"}}
+		if d := cmp.Diff(want, h.Links); d != "" {
+			t.Errorf("links (-want +got):\n%s", d)
+		}
+		if len(h.Paths) != 2 || h.Paths[0] != (Path{Pattern: 3, Channels: 24, BW: 185.4, Intra: "NVL", Inter: "PIX"}) {
+			t.Errorf("%+v", h.Paths)
+		}
+	}},
+	// NCCL_P2P_DISABLE: the local ranks meet in host memory, over PCIe across sockets.
+	"graph_pcie_shm_fallback.log": {[]string{"gpu24/no-p2p"}, func(t *testing.T, a *Analysis) {
+		h := host(t, a, "gpu24")
+		if nvl, known := h.NVLinkPaths(); nvl || !known || h.NVLink {
+			t.Errorf("%+v", h.Paths)
+		}
+		if intra := h.IntraTransports(); !slices.Equal(intra, []string{"SHM ×4"}) {
+			t.Errorf("%v", intra)
 		}
 	}},
 	// Python logging, syslog and bracketed timestamps.

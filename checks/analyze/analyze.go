@@ -125,6 +125,7 @@ var evaluators = map[Kind]evaluator{
 	KindIBLinkInfo:   evalIBLinkInfo,
 	KindLSPCI:        evalLSPCI,
 	KindHealth:       evalHealth,
+	KindP2P:          evalP2P,
 }
 
 // Analyze detects what data is (Detect) and judges it. It never fails: a
@@ -141,7 +142,7 @@ func AnalyzeAs(name string, k Kind, data []byte) File {
 	ev, ok := evaluators[k]
 	if !ok {
 		out.Findings = []Finding{{ID: "file/kind", Status: checks.StatusSkip,
-			Summary: "no tool output fabricctl recognises (ibv_devinfo, ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv, nvidia-smi [-q|topo -m|nvlink], perftest, NCCL logs, nccl-tests, NHC logs)"}}
+			Summary: "no tool output fabricctl recognises (ibv_devinfo, ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv, nvidia-smi [-q|topo -m|nvlink], p2pBandwidthLatencyTest, perftest, NCCL logs, nccl-tests, NHC logs)"}}
 		return out
 	}
 	findings, facts, err := ev(name, bytes.Clone(data))

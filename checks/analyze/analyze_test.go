@@ -45,6 +45,10 @@ var fixtureKinds = map[string]Kind{
 	"../nccl/testdata/shaped/completion_errors_every_era.log":        KindNCCL,
 	"../nccl/testdata/shaped/old_2_3_net_ib_format.log":              KindNCCL,
 	"testdata/nccl_lib_locations.txt":                                KindUnknown,
+	"../hostparse/testdata/p2pbw/h200_pair_nvlink.txt":               KindP2P,
+	"../hostparse/testdata/p2pbw/pcie_four_gpus_partial_access.txt":  KindP2P,
+	"../hostparse/testdata/p2pbw/acs_p2p_slower_than_staged.txt":     KindP2P,
+	"../hostparse/testdata/p2pbw/v100_cut_in_matrix.txt":             KindP2P,
 }
 
 // TestDetectByContent: every fixture is told by what it holds; a file whose
@@ -266,4 +270,35 @@ func TestRealSamplesNoRefusalsNoInventedFailures(t *testing.T) {
 	}
 	t.Logf("repository samples: %d files: %d pass, %d warn, %d skip, %d fail, %d error",
 		len(repoSamples), counts[checks.StatusPass], counts[checks.StatusWarn], counts[checks.StatusSkip], counts[checks.StatusFail], counts[checks.StatusError])
+}
+
+// TestP2PVerdicts: p2pBandwidthLatencyTest captures are judged by what they
+// show: NVLinked pairs pass, pairs without peer access warn, peer copies
+// slower than staged ones warn (ACS), a cut capture skips what it lacks.
+func TestP2PVerdicts(t *testing.T) {
+	worst := func(path string) (File, map[string]checks.Status) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := Analyze(filepath.Base(path), b)
+		st := map[string]checks.Status{}
+		for _, x := range f.Findings {
+			st[x.ID+"/"+x.Subject] = x.Status
+		}
+		return f, st
+	}
+	dir := "../hostparse/testdata/p2pbw/"
+	if f, st := worst(dir + "h200_pair_nvlink.txt"); f.Worst() != checks.StatusPass || st["p2p/bandwidth/bidirectional"] != checks.StatusPass {
+		t.Errorf("%+v", f.Findings)
+	}
+	if f, st := worst(dir + "pcie_four_gpus_partial_access.txt"); st["p2p/access/"] != checks.StatusWarn || st["p2p/bandwidth/unidirectional"] != checks.StatusPass || f.Worst() == checks.StatusFail {
+		t.Errorf("%+v", f.Findings)
+	}
+	if f, st := worst(dir + "acs_p2p_slower_than_staged.txt"); st["p2p/bandwidth/unidirectional"] != checks.StatusWarn || st["p2p/bandwidth/bidirectional"] != checks.StatusWarn {
+		t.Errorf("%+v", f.Findings)
+	}
+	if f, st := worst(dir + "v100_cut_in_matrix.txt"); st["p2p/capture/"] != checks.StatusSkip || st["p2p/bandwidth/bidirectional"] != checks.StatusPass {
+		t.Errorf("%+v", f.Findings)
+	}
 }

@@ -25,8 +25,9 @@ const (
 	KindShowGIDs     Kind = "show_gids"
 	KindIBDev2Netdev Kind = "ibdev2netdev"
 	KindIBLinkInfo   Kind = "iblinkinfo"
-	KindLSPCI        Kind = "lspci"  // lspci -vv / -vvv
-	KindHealth       Kind = "health" // node-health-check (NHC) pass/fail logs
+	KindLSPCI        Kind = "lspci"         // lspci -vv / -vvv
+	KindHealth       Kind = "health"        // node-health-check (NHC) pass/fail logs
+	KindP2P          Kind = "p2p-bandwidth" // CUDA sample p2pBandwidthLatencyTest
 	KindUnknown      Kind = "unknown"
 )
 
@@ -59,6 +60,7 @@ var signatures = []struct {
 		{regexp.MustCompile(`^(?:\S*\s+)?\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8_e4m3|fp8_e5m2)\s+(?:sum|prod|max|min|avg|premulsum|none)\s+(?:-?\d+)?`), 2}}},
 	{KindNCCL, []signature{{regexp.MustCompile(`\bNCCL (?:INFO|WARN|ABORT)\b`), 3}, {regexp.MustCompile(`\bNCCL version \d`), 3}, {regexp.MustCompile(`Watchdog caught collective operation timeout|ProcessGroupNCCL|ncclRemoteError|ncclSystemError|Got completion (?:from peer )?.*with (?:error|status)`), 5}, {regexp.MustCompile(`^Job summary$|^Communicators\.\.\.|Group\s+Comms\s+Nodes`), 5}}},
 	{KindPerftest, []signature{{regexp.MustCompile(`(?:BW|Latency|Lat) Test$`), 8}, {regexp.MustCompile(`#bytes\s+#iterations`), 8}, {regexp.MustCompile(`Waiting for client(?: rdma_cm QP)? to connect`), 8}, {regexp.MustCompile(`(?:local|remote) address: LID`), 4}, {regexp.MustCompile(`Couldn't connect to|Unable to init the socket connection|Failed to modify QP|Parser function exited with Error|Couldn't read remote address|Completion with error at|Couldn't get device attributes|IB device \S+ not found`), 6}, {regexp.MustCompile(`ib_(?:write|read|send|atomic)_(?:bw|lat)`), 1}}},
+	{KindP2P, []signature{{regexp.MustCompile(`^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]`), 20}, {regexp.MustCompile(`^Device=\d+ (?:CAN|CANNOT) Access Peer Device=\d+`), 3}, {regexp.MustCompile(`^(?:(?:Uni|Bi)directional )?P2P(?:=(?:Enabled|Disabled))? (?:Bandwidth|Latency|Connectivity)\b.*Matrix`), 8}}},
 	{KindHealth, []signature{{regexp.MustCompile(`\|\s*(?:Healthy|ERROR: nhc:)`), 8}, {regexp.MustCompile(`^\S+ \| .*(?:reported bandwidth|Measured|bus bw|BW)\b`), 3}, {regexp.MustCompile(`(?:ERROR: nhc: Health check failed|NHC: |check_(?:hw|ib|gpu|nccl)_\w+)`), 4}, {regexp.MustCompile(`^\[\w+\] NHC`), 4}}},
 }
 

@@ -7,8 +7,9 @@
 // logs with any launcher prefixes, PyTorch's NCCL watchdog lines and NCCL RAS
 // reports (nccl-log), nccl-tests, perftest console output and --out_json
 // files, nvidia-smi topo -m, nvidia-smi -q, plain nvidia-smi, nvidia-smi
-// nvlink -s/-e, ibv_devinfo, ibstat, show_gids, ibdev2netdev, iblinkinfo,
-// lspci -vvv and node-health-check logs. Each kind's signature lines are
+// nvlink -s/-e, the CUDA sample p2pBandwidthLatencyTest, ibv_devinfo,
+// ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv and
+// node-health-check logs. Each kind's signature lines are
 // counted and the best score wins.
 //
 // Analyze parses the file with the kind's parser (checks/hostparse,

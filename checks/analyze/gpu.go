@@ -116,3 +116,94 @@ func evalNVLink(name string, data []byte) ([]Finding, any, error) {
 	}
 	return out, nl, nil
 }
+
+// evalP2P judges p2pBandwidthLatencyTest output: every GPU pair that cannot
+// reach its peer directly (copies then stage through host memory), and every
+// pair whose peer-to-peer bandwidth is below the bandwidth of copies staged
+// through the host — peer traffic redirected by PCIe ACS or an IOMMU, or a
+// link trained down. Pairs the capture cut off are skipped, not guessed.
+// maxListed bounds the pairs a p2p finding names one by one.
+const maxListed = 8
+
+func evalP2P(name string, data []byte) ([]Finding, any, error) {
+	p, err := hostparse.ParseP2PBandwidth(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []Finding
+	n := len(p.GPUs)
+	if n == 1 {
+		out = append(out, bad("p2p/access", "GPU0", checks.StatusSkip, "", "one GPU: no peer to reach"))
+	}
+	var cannot []string
+	total := 0
+	for i := range p.Access {
+		for j := range p.Access[i] {
+			if i != j && !p.Access[i][j] {
+				if total++; total <= maxListed {
+					cannot = append(cannot, fmt.Sprintf("GPU%d→GPU%d", i, j))
+				}
+			}
+		}
+	}
+	switch {
+	case total > 0:
+		if total > maxListed {
+			cannot = append(cannot, fmt.Sprintf("… and %d more", total-maxListed))
+		}
+		out = append(out, bad("p2p/access", "", checks.StatusWarn, "", fmt.Sprintf("%d of %d GPU pairs cannot reach their peer directly (copies stage through host memory): %s",
+			total, len(p.Access)*(len(p.Access)-1), strings.Join(cannot, " ")), "no NVLink between them and PCIe P2P unsupported or blocked (GPUs under different root complexes, ACS, IOMMU, a VM)"))
+	case n > 1 && p.Access != nil:
+		out = append(out, pass("p2p/access", "", fmt.Sprintf("every pair of the %d GPUs reaches its peer directly", n)))
+	}
+	for _, bidir := range []bool{false, true} {
+		on, okOn := p.Matrix("bandwidth", true, bidir)
+		off, okOff := p.Matrix("bandwidth", false, bidir)
+		if !okOn {
+			continue
+		}
+		dir := "unidirectional"
+		if bidir {
+			dir = "bidirectional"
+		}
+		var slow []string
+		best, worst, pairs := 0.0, 0.0, 0
+		for i := range on.Values {
+			for j := range on.Values[i] {
+				v, ok := on.At(i, j)
+				if i == j || !ok || (p.Access != nil && i < len(p.Access) && j < len(p.Access[i]) && !p.Access[i][j]) {
+					continue
+				}
+				if pairs == 0 || v < worst {
+					worst = v
+				}
+				best, pairs = max(best, v), pairs+1
+				if s, ok := off.At(i, j); okOff && ok && v < s {
+					slow = append(slow, fmt.Sprintf("GPU%d→GPU%d %.2f < %.2f GB/s", i, j, v, s))
+				}
+			}
+		}
+		if pairs == 0 {
+			continue
+		}
+		m := []checks.Measurement{{Name: "p2p_" + dir + "_min", Value: worst, Unit: checks.UnitGBps}, {Name: "p2p_" + dir + "_max", Value: best, Unit: checks.UnitGBps}}
+		if len(slow) > 0 {
+			n := len(slow)
+			if n > maxListed {
+				slow = append(slow[:maxListed], fmt.Sprintf("… and %d more", n-maxListed))
+			}
+			f := bad("p2p/bandwidth", dir, checks.StatusWarn, checks.LowBandwidth, fmt.Sprintf("%d GPU pairs move data peer-to-peer slower than through host memory (%s)", n, dir),
+				append(slow, "peer traffic redirected through the root complex (PCIe ACS on the switch, IOMMU) or a link trained down: check lspci -vvv ACSCtl and LnkSta")...)
+			f.Measurements = m
+			out = append(out, f)
+			continue
+		}
+		f := pass("p2p/bandwidth", dir, fmt.Sprintf("peer-to-peer %s bandwidth %.2f to %.2f GB/s over %d pairs", dir, worst, best, pairs))
+		f.Measurements = m
+		out = append(out, f)
+	}
+	if p.Truncated {
+		out = append(out, bad("p2p/capture", "", checks.StatusSkip, "", "the capture is cut inside a matrix: pairs it does not show are not judged"))
+	}
+	return out, p, nil
+}

@@ -8,6 +8,7 @@
 //	ParseIBDev2Netdev  ibdev2netdev [-v]    RDMA device port → netdev
 //	ParseTopo          nvidia-smi topo -m   the GPU/NIC matrix, affinities, NIC legend
 //	ParsePCI           lspci -vv[v]         NUMA node, LnkCap vs LnkSta, AER status bits
+//	ParseP2PBandwidth  p2pBandwidthLatencyTest  peer access per GPU pair, bandwidth and latency matrices
 //
 // Typical questions:
 //

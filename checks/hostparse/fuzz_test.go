@@ -36,3 +36,4 @@ func FuzzParsePCI(f *testing.F)          { fuzzParser(f, "lspci") }
 func FuzzParseNvidiaSMIQ(f *testing.F)   { fuzzParser(f, "nvsmi") }
 func FuzzParseNVLink(f *testing.F)       { fuzzParser(f, "nvlink") }
 func FuzzParseIBLinkInfo(f *testing.F)   { fuzzParser(f, "iblinkinfo") }
+func FuzzParseP2PBandwidth(f *testing.F) { fuzzParser(f, "p2pbw") }

@@ -23,6 +23,7 @@ var parsers = map[string]func(io.Reader) (any, error){
 	"nvsmi":        func(r io.Reader) (any, error) { return ParseNvidiaSMIQ(r) },
 	"nvlink":       func(r io.Reader) (any, error) { return ParseNVLink(r) },
 	"iblinkinfo":   func(r io.Reader) (any, error) { return ParseIBLinkInfo(r) },
+	"p2pbw":        func(r io.Reader) (any, error) { return ParseP2PBandwidth(r) },
 }
 
 func TestGolden(t *testing.T) {

@@ -249,6 +249,42 @@ type Checks struct {
 	Preflight *Preflight `yaml:"preflight,omitempty" json:"preflight,omitempty"`
 	Loopback  *Loopback  `yaml:"loopback,omitempty" json:"loopback,omitempty"`
 	Pairwise  *Pairwise  `yaml:"pairwise,omitempty" json:"pairwise,omitempty"`
+	// NCCL is the collective sanity check (check --suite nccl). fabricctl extension.
+	NCCL *NCCL `yaml:"nccl,omitempty" json:"nccl,omitempty"`
+}
+
+// NCCL configures the collective sanity check: an all-reduce across the
+// hosts (nccl-tests all_reduce_perf, or fabricctl's own PyTorch script) with
+// NCCL_DEBUG=INFO, its logs analysed. Every field is optional. fabricctl extension.
+type NCCL struct {
+	// Tool: auto (all_reduce_perf on a single host when installed, PyTorch
+	// otherwise), nccl-tests or torch.
+	Tool string `yaml:"tool,omitempty" json:"tool,omitempty" enum:"auto,nccl-tests,torch"`
+	// RanksPerHost is the number of ranks on each host (0: one per GPU).
+	RanksPerHost int `yaml:"ranksPerHost,omitempty" json:"ranksPerHost,omitempty"`
+	// MinBytes and MaxBytes bound the all-reduce sizes (default 8B..1GiB, doubling).
+	MinBytes Bytes `yaml:"minBytes,omitempty" json:"minBytes,omitempty"`
+	MaxBytes Bytes `yaml:"maxBytes,omitempty" json:"maxBytes,omitempty"`
+	// Iterations timed per size (default 20).
+	Iterations int `yaml:"iterations,omitempty" json:"iterations,omitempty"`
+	// Timeout bounds the whole job on each host (default 5m).
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Port is the rendezvous TCP port on the first host (default 29581).
+	Port int `yaml:"port,omitempty" json:"port,omitempty"`
+	// Python is the interpreter with PyTorch on the hosts (default python3).
+	Python string `yaml:"python,omitempty" json:"python,omitempty"`
+	// AllowSocket accepts NCCL's TCP socket transport between hosts (a
+	// fabric without RDMA); otherwise it is a failure.
+	AllowSocket bool `yaml:"allowSocket,omitempty" json:"allowSocket,omitempty"`
+	// MinPercentOfPortRate is the bus bandwidth floor across hosts, in
+	// percent of each rank's share of its host's NIC rate (default 70).
+	MinPercentOfPortRate int `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
+	// OOBInterface is the interface NCCL should bootstrap over
+	// (NCCL_SOCKET_IFNAME); empty: the one holding the host's address.
+	OOBInterface string `yaml:"oobInterface,omitempty" json:"oobInterface,omitempty"`
+	// Env holds NCCL_* variables to set for the job (NCCL_IB_GID_INDEX,
+	// NCCL_IB_TC, NCCL_IB_HCA, …); they are judged like the hosts' own.
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 }
 
 // Preflight has no settings yet; its presence enables the suite.

@@ -885,4 +885,54 @@ func (v *validator) checks(c *Checks) {
 			v.ferr("spec.checks.pairwise", "a pairwise sweep needs at least two hosts")
 		}
 	}
+	if n := c.NCCL; n != nil {
+		v.ncclChecks(n)
+	}
 }
+
+// maxNCCLBytes is the largest all-reduce the NCCL check sizes to.
+const maxNCCLBytes = 16 << 30
+
+func (v *validator) ncclChecks(n *NCCL) {
+	const at = "spec.checks.nccl."
+	if n.RanksPerHost < 0 || n.RanksPerHost > 64 {
+		v.ferr(at+"ranksPerHost", "%d is outside 0..64", n.RanksPerHost)
+	}
+	if n.MinBytes < 0 || n.MinBytes > maxNCCLBytes {
+		v.ferr(at+"minBytes", "%s is outside 0..16GiB", n.MinBytes)
+	}
+	if n.MaxBytes < 0 || n.MaxBytes > maxNCCLBytes {
+		v.ferr(at+"maxBytes", "%s is outside 0..16GiB", n.MaxBytes)
+	}
+	if n.MaxBytes > 0 && n.MinBytes > n.MaxBytes {
+		v.ferr(at+"minBytes", "%s is larger than maxBytes %s", n.MinBytes, n.MaxBytes)
+	}
+	if n.Iterations < 0 || n.Iterations > 10000 {
+		v.ferr(at+"iterations", "%d is outside 1..10000", n.Iterations)
+	}
+	if n.Timeout < 0 {
+		v.ferr(at+"timeout", "must be positive")
+	}
+	if n.Port < 0 || n.Port > 65535 {
+		v.ferr(at+"port", "%d is outside 1..65535", n.Port)
+	}
+	if n.MinPercentOfPortRate < 0 || n.MinPercentOfPortRate > 100 {
+		v.ferr(at+"minPercentOfPortRate", "%d is outside 0..100", n.MinPercentOfPortRate)
+	}
+	if strings.HasPrefix(n.Python, "-") || strings.ContainsAny(n.Python, "\x00\n") {
+		v.ferr(at+"python", "%q is not a program name or path", n.Python)
+	}
+	if strings.ContainsAny(n.OOBInterface, " /\x00\n") || len(n.OOBInterface) > 15 {
+		v.ferr(at+"oobInterface", "%q is not an interface name", n.OOBInterface)
+	}
+	for _, k := range sortedKeys(n.Env) {
+		if !ncclEnvRe.MatchString(k) {
+			v.ferr(at+"env."+k, "not an NCCL variable (NCCL_ followed by capitals, digits and underscores)")
+		}
+		if strings.ContainsAny(n.Env[k], "\x00\n") {
+			v.ferr(at+"env."+k, "the value holds a NUL or a line break")
+		}
+	}
+}
+
+var ncclEnvRe = regexp.MustCompile(`^NCCL_[A-Z0-9_]+$`)

@@ -355,4 +355,3 @@ func logTail(r NodeResult, n int) []string {
 	}
 	return nil
 }
-

@@ -24,7 +24,11 @@ type Spec struct {
 	// GIDIndex is -x: the GID table index, required on RoCE, where it must
 	// name the RoCE v2 IPv4 GID found in /sys/class/infiniband/<dev>/ports/<n>/gids.
 	// nil lets perftest choose (fine on InfiniBand).
-	GIDIndex      *int
+	GIDIndex *int
+	// TClass is --tclass: the traffic class in the GRH (RoCE: the IP ToS
+	// byte, DSCP<<2|ECN) of connections set up without rdma_cm; nil leaves
+	// perftest's 0. Reproduces how NCCL (NCCL_IB_TC) marks its traffic.
+	TClass        *int
 	TCPPort       int           // -p: out-of-band TCP port, unique per concurrent pair (0: 18515)
 	ReportGbits   bool          // --report_gbits: bandwidth in Gb/s instead of MB/s
 	IgnoreFreq    bool          // -F: do not fail when the CPU frequency is not at its maximum
@@ -61,6 +65,9 @@ func (s Spec) Validate() error {
 	}
 	if s.GIDIndex != nil && (*s.GIDIndex < 0 || *s.GIDIndex > 255) {
 		bad("gid index %d is outside 0..255", *s.GIDIndex)
+	}
+	if s.TClass != nil && (*s.TClass < 0 || *s.TClass > 255) {
+		bad("traffic class %d is outside 0..255", *s.TClass)
 	}
 	if s.TCPPort < 0 || s.TCPPort > 65535 {
 		bad("tcp port %d is outside 1..65535", s.TCPPort)
@@ -124,6 +131,9 @@ func Args(s Spec) ([]string, error) {
 	}
 	if s.GIDIndex != nil {
 		argv = append(argv, "-x", strconv.Itoa(*s.GIDIndex))
+	}
+	if s.TClass != nil {
+		argv = append(argv, "--tclass="+strconv.Itoa(*s.TClass))
 	}
 	if s.TCPPort != 0 {
 		argv = append(argv, "-p", strconv.Itoa(s.TCPPort))

@@ -52,6 +52,9 @@ type Test struct {
 	// Bidirectional runs traffic both ways (-b): a fault on either host's
 	// transmit path shows in every pair it is part of.
 	Bidirectional bool
+	// TClass, when set, is the GRH traffic class (--tclass), as NCCL_IB_TC
+	// sets it for NCCL.
+	TClass *int
 	// Timeout bounds each side from its start; 0 picks twice the duration
 	// plus 30 s (or 2 minutes for iteration runs).
 	Timeout time.Duration
@@ -68,7 +71,7 @@ func (t Test) timeout() time.Duration {
 }
 
 func (t Test) spec(e Endpoint, dev string, tcpPort int, peer string) perftest.Spec {
-	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TCPPort: tcpPort,
+	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TClass: t.TClass, TCPPort: tcpPort,
 		ReportGbits: t.Test.Kind == perftest.BW, IgnoreFreq: true, Duration: t.Duration, Iterations: t.Iterations,
 		Size: t.Size, RDMACM: t.RDMACM, Bidirectional: t.Bidirectional, Peer: peer}
 }

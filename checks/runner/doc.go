@@ -18,6 +18,11 @@
 // sweep goes on with the others. Pairwise results become report Pairs (the
 // heatmap), the rest report Results.
 //
+// With report.SuiteNCCL the NCCL all-reduce runs last (checks/collective),
+// through the hosts' agents or Options.NCCLExecutor, with the preflight facts
+// for its environment verdicts and the pairwise results for "NCCL is slow but
+// perftest passed".
+//
 // Run is safe for concurrent use with distinct hosts or BasePorts. It calls
 // Options.Progress from one goroutine at a time, though steps finish on many.
 package runner

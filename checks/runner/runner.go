@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
@@ -55,6 +56,11 @@ type Options struct {
 	// on many goroutines, but Run calls Progress from one at a time, so it
 	// needs no lock of its own.
 	Progress func(format string, args ...any)
+	// NCCLExecutor runs the NCCL suite's host side (nil: each host's agent).
+	// A workload manager's launcher that implements collective.Executor goes here.
+	NCCLExecutor collective.Executor
+	// NCCLLogDir, when set, keeps every rank's NCCL log as DIR/<host>/<log>.
+	NCCLLogDir string
 }
 
 // ErrNoHosts: the fabric has no hosts to check.
@@ -147,6 +153,9 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 			}
 			rep.AddPairs(p)
 		}
+	}
+	if slices.Contains(o.suites(), report.SuiteNCCL) && ctx.Err() == nil {
+		runNCCL(ctx, hosts, facts, eps, rep, o)
 	}
 	rep.Finished = time.Now()
 	return rep, nil

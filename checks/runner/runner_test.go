@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/rdma/rdmatest"
@@ -144,4 +145,34 @@ type deadAgent struct{}
 
 func (deadAgent) Exec(context.Context, io.Reader, io.Writer) error {
 	return errors.New("dial tcp 192.0.2.1:22: connection refused")
+}
+
+// TestNCCLSuiteWithoutGPUs: the NCCL suite on hosts whose agents find no GPU
+// (the soft-RoCE lab's VMs) skips with the reason on every host; a host whose
+// agent is unreachable is an error; nothing fails.
+func TestNCCLSuiteWithoutGPUs(t *testing.T) {
+	h, _ := fixtureHost(t, "h1", nil)
+	node := &collective.Node{LookPath: func(name string) (string, error) { return "", errors.New(`exec: "` + name + `": executable file not found in $PATH`) }}
+	node.Register(h.Agent.(agentclient.Local).Handler)
+	dead := Host{Intent: fabric.HostIntent{Host: "h2", Address: "192.0.2.1"}, Agent: deadAgent{}}
+	rep, err := Run(t.Context(), "test", []Host{h, dead}, Options{Suites: []report.Suite{report.SuiteNCCL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]checks.Result{}
+	for _, r := range rep.Results {
+		got[r.ID+" "+r.Target] = r
+	}
+	if r := got["nccl/run h1"]; r.Status != checks.StatusSkip || r.Summary != "no NVIDIA GPU: nvidia-smi not found (no NVIDIA driver installed)" {
+		t.Errorf("%+v", r)
+	}
+	if r := got["nccl/run h2"]; r.Status != checks.StatusError || !strings.Contains(r.Summary, "probing h2 for the NCCL check") {
+		t.Errorf("%+v", r)
+	}
+	if r := got["nccl/correctness job"]; r.Status != checks.StatusSkip {
+		t.Errorf("%+v", r)
+	}
+	if w := checks.Worst(rep.Results); w == checks.StatusFail {
+		t.Errorf("a host without GPU failed: %+v", rep.Results)
+	}
 }

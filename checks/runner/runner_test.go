@@ -152,7 +152,9 @@ func (deadAgent) Exec(context.Context, io.Reader, io.Writer) error {
 // agent is unreachable is an error; nothing fails.
 func TestNCCLSuiteWithoutGPUs(t *testing.T) {
 	h, _ := fixtureHost(t, "h1", nil)
-	node := &collective.Node{LookPath: func(name string) (string, error) { return "", errors.New(`exec: "` + name + `": executable file not found in $PATH`) }}
+	node := &collective.Node{LookPath: func(name string) (string, error) {
+		return "", errors.New(`exec: "` + name + `": executable file not found in $PATH`)
+	}}
 	node.Register(h.Agent.(agentclient.Local).Handler)
 	dead := Host{Intent: fabric.HostIntent{Host: "h2", Address: "192.0.2.1"}, Agent: deadAgent{}}
 	rep, err := Run(t.Context(), "test", []Host{h, dead}, Options{Suites: []report.Suite{report.SuiteNCCL}})

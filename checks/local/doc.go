@@ -11,5 +11,9 @@
 // an error. With a fabric's HostIntent the host is judged against it, and the
 // fabric's other hosts are the peers whose names must resolve.
 //
+// With report.SuiteNCCL it runs the NCCL all-reduce on this host
+// (checks/collective, one rank per GPU) and judges NCCL's environment
+// against the host's facts; a host without GPU, CUDA or PyTorch skips it.
+//
 // Run is safe for concurrent use as long as the Gatherers differ.
 package local

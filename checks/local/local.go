@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/fabric"
@@ -19,7 +20,7 @@ import (
 var ErrSuite = errors.New("suite not available for --local")
 
 // Suites lists the suites Run can run, in order.
-var Suites = []report.Suite{report.SuitePreflight}
+var Suites = []report.Suite{report.SuitePreflight, report.SuiteNCCL}
 
 // Options say what to check.
 type Options struct {
@@ -36,6 +37,13 @@ type Options struct {
 	Gatherer *preflight.Gatherer
 	// Name names the report (default "local").
 	Name string
+	// NCCL configures the NCCL suite (the fabric's spec.checks.nccl), NCCLNode
+	// runs it on this host (a zero Node when nil), NCCLLogDir keeps its logs.
+	NCCL       fabric.NCCL
+	NCCLNode   *collective.Node
+	NCCLLogDir string
+	// Progress, when set, receives one line per step of the NCCL suite.
+	Progress func(format string, args ...any)
 }
 
 // DefaultIntent is what a host without a fabric checks: every netdev that
@@ -77,6 +85,20 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	facts := o.Gatherer.Gather(ctx, preflight.Args{Intent: in, Peers: o.Peers})
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if slices.Contains(suites, report.SuiteNCCL) {
+		// One host, one rank per GPU; its facts judge NCCL's environment.
+		h := collective.Host{Name: in.Host, Intent: in, Facts: &facts}
+		out, err := collective.Run(ctx, []collective.Host{h}, collective.Options{Config: o.NCCL, Executor: collective.InProcess{Node: o.NCCLNode},
+			ExpectedRate: o.ExpectedRate, LogDir: o.NCCLLogDir, Progress: o.Progress})
+		if err != nil {
+			return nil, err
+		}
+		rep.Add(out.Results...)
+	}
+	if !slices.Contains(suites, report.SuitePreflight) {
+		rep.Finished = time.Now()
+		return rep, nil
 	}
 	results := preflight.Evaluate(facts, preflight.Options{ExpectedRate: o.ExpectedRate})
 	if noFabric {

@@ -10,10 +10,12 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
+	"github.com/google/go-cmp/cmp"
 )
 
 // bareHost is a Gatherer over a machine like the H200 test host: a netdev,
@@ -70,7 +72,28 @@ func TestNoRDMADeviceIsAClearFailure(t *testing.T) {
 }
 
 func TestUnknownSuite(t *testing.T) {
-	if _, err := Run(t.Context(), Options{Gatherer: bareHost(t), Suites: []report.Suite{report.SuitePairwise}}); !errors.Is(err, ErrSuite) {
+	if _, err := Run(t.Context(), Options{Gatherer: bareHost(t), Suites: []report.Suite{report.SuitePairwise}}); !errors.Is(err, ErrSuite) || !strings.Contains(err.Error(), "available: preflight, nccl") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestNCCLSuiteWithoutGPU: `check --local --suite nccl` on a host without
+// the NVIDIA driver is a clear skip, and the preflight is not reported.
+func TestNCCLSuiteWithoutGPU(t *testing.T) {
+	node := &collective.Node{LookPath: func(name string) (string, error) { return "", errors.New(name + " not found") }}
+	rep, err := Run(t.Context(), Options{Gatherer: bareHost(t), Suites: []report.Suite{report.SuiteNCCL}, NCCLNode: node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]checks.Status{}
+	for _, r := range rep.Results {
+		ids[r.ID] = r.Status
+		if r.ID == collective.IDRun && r.Summary != "no NVIDIA GPU: nvidia-smi not found (no NVIDIA driver installed)" {
+			t.Errorf("%+v", r)
+		}
+	}
+	want := map[string]checks.Status{collective.IDRun: checks.StatusSkip, collective.IDCorrectness: checks.StatusSkip, collective.IDBusBW: checks.StatusSkip}
+	if d := cmp.Diff(want, ids); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

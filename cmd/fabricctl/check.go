@@ -33,18 +33,20 @@ type checkFlags struct {
 	knownHosts string
 	only       []string
 	fromDir    string
+	ncclLogs   string
 }
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var cf checkFlags
 	var lf localCheckFlags
 	cmd := &cobra.Command{
-		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise] [--report FILE.html]",
+		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise,nccl] [--report FILE.html]",
 		Short: "Prove the fabric works: host preflight, RDMA loopback and pairwise perftest sweeps",
 		Long: `check reaches every host of the fabric over SSH, delivers the agent when needed,
 gathers preflight facts (RDMA device and port, RoCE v2 GID, MTU, lossless settings,
 PCIe links, GPU affinity, tool versions), runs ib_*_bw/lat loopback on every host and
-the pairwise schedule of spec.checks, and reports with the cause of every failure.
+the pairwise schedule of spec.checks, with --suite nccl an NCCL all-reduce across the hosts
+(its logs explained), and reports with the cause of every failure.
 Results go to stdout (-o table|json|junit|html), progress to stderr; --report writes the
 self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on errors.`,
 		Args: cobra.NoArgs,
@@ -65,6 +67,7 @@ self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on err
 	fl.StringVar(&cf.identity, "identity-file", "", "SSH private key for every host (overrides the fabric's ssh settings)")
 	fl.StringVar(&cf.knownHosts, "known-hosts", "", "known_hosts file for every host (overrides the fabric's ssh settings)")
 	fl.StringSliceVar(&cf.only, "target", nil, "only these hosts (repeat or comma-separate)")
+	fl.StringVar(&cf.ncclLogs, "nccl-logs", "", "with --suite nccl: keep every rank's NCCL log as DIR/<host>/<log>")
 	fl.StringVar(&cf.fromDir, "from-dir", "", "evaluate captured tool outputs (DIR/<host>/ibstat.txt, show_gids, topo, lspci, ib_write_bw, nccl logs …) instead of connecting; -f is then optional")
 	return cmd
 }
@@ -109,7 +112,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
 	}
 	var mu sync.Mutex
-	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel,
+	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel, NCCLLogDir: cf.ncclLogs,
 		Progress: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -147,12 +150,12 @@ func checkFromDir(g *globals, cf checkFlags, write func(io.Writer, *report.Repor
 }
 
 func parseSuites(names []string) ([]report.Suite, error) {
-	valid := []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise}
+	valid := []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise, report.SuiteNCCL}
 	var out []report.Suite
 	for _, n := range names {
 		s := report.Suite(strings.TrimSpace(n))
 		if !slices.Contains(valid, s) {
-			return nil, fmt.Errorf("unknown suite %q (valid: preflight, loopback, pairwise)", n)
+			return nil, fmt.Errorf("unknown suite %q (valid: preflight, loopback, pairwise, nccl)", n)
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)

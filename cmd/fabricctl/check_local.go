@@ -37,7 +37,7 @@ func checkLocal(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlag
 			return err
 		}
 	}
-	o := local.Options{Suites: suites}
+	o := local.Options{Suites: suites, NCCLLogDir: cf.ncclLogs, Progress: func(format string, a ...any) { fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...) }}
 	if cf.file != "" {
 		f, err := loadFabric(g.stderr, cf.file)
 		if err != nil {
@@ -62,6 +62,9 @@ func checkLocal(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlag
 		}
 		o.Name = f.Metadata.Name
 		o.ExpectedRate = expectedPortRate(f.Spec.Checks)
+		if c := f.Spec.Checks; c != nil && c.NCCL != nil {
+			o.NCCL = *c.NCCL
+		}
 	} else if lf.host != "" {
 		return fmt.Errorf("--host NAME needs -f FABRIC")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -19,5 +20,17 @@ func TestCheckLocalFlagErrors(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d stdout %q stderr %q, want %q", name, code, out, errs, c.want)
 		}
+	}
+}
+
+// TestCheckLocalNCCLWithoutGPU: `check --local --suite nccl` on a machine
+// without the NVIDIA driver (this one, CI) skips with the reason and exits 0.
+func TestCheckLocalNCCLWithoutGPU(t *testing.T) {
+	if _, err := exec.LookPath("nvidia-smi"); err == nil {
+		t.Skip("this machine has nvidia-smi: the suite would run for real")
+	}
+	code, out, errs := runCLI(t, "check", "--local", "--suite", "nccl")
+	if code != 0 || !strings.Contains(out, "no NVIDIA GPU: nvidia-smi not found") || strings.Contains(out, "preflight/") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 }

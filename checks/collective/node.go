@@ -223,6 +223,8 @@ func (n *Node) Run(ctx context.Context, s Spec) NodeResult {
 	maps.Copy(env, s.Env)
 	// Every process writes NCCL's log to its own file: %h host, %p pid.
 	env["NCCL_DEBUG_FILE"] = filepath.Join(dir, "nccl-%h-%p.log")
+	// CUDA numbers GPUs as nvidia-smi does, so rank i's GPU i is topo -m's GPUi.
+	env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
 
 	var argv []string
 	switch s.Tool {

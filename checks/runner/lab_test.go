@@ -389,3 +389,38 @@ func handRun(ctx context.Context, t *testing.T, s *lab.State, srv, cli rdma.Endp
 	v, _ := strconv.ParseFloat(string(m[1]), 64)
 	return v
 }
+
+// TestLabNCCLSuite runs `check --suite nccl` against the soft-RoCE lab's VMs
+// over real SSH with the real agent: they have RDMA but no GPU, so every host
+// reports a clear skip saying why, the job is not started, nothing fails.
+//
+//	flock /tmp/fabricctl-lab.lock go test -tags lab -count=1 -v -run TestLabNCCLSuite ./checks/runner/
+func TestLabNCCLSuite(t *testing.T) {
+	needLab(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	defer cancel()
+	s := labState(ctx, t)
+	hosts := labHosts(t, s, buildAgent(t))
+	t0 := time.Now()
+	rep, err := Run(ctx, "lab", hosts, Options{Suites: []report.Suite{report.SuitePreflight, report.SuiteNCCL}, Progress: progress(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "lab: checks: preflight+nccl %.1fs\n", time.Since(t0).Seconds())
+	report.WriteTable(os.Stderr, rep)
+	skipped := 0
+	for _, r := range rep.Results {
+		if report.SuiteOf(r.ID) != report.SuiteNCCL {
+			continue
+		}
+		switch {
+		case r.ID == "nccl/run" && r.Status == checks.StatusSkip && strings.HasPrefix(r.Summary, "no NVIDIA GPU: nvidia-smi not found"):
+			skipped++
+		case r.Status != checks.StatusSkip:
+			t.Errorf("%s %s: %s %s", r.ID, r.Target, r.Status, r.Summary)
+		}
+	}
+	if skipped != len(hosts) {
+		t.Errorf("%d of %d hosts skipped the NCCL suite for lack of a GPU", skipped, len(hosts))
+	}
+}

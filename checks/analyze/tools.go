@@ -133,6 +133,12 @@ func NCCLFindings(a *nccl.Analysis) []Finding {
 		if len(h.Networks) > 0 {
 			bits = append(bits, "network "+strings.Join(h.Networks, ","))
 		}
+		if t := h.IntraTransports(); len(t) > 0 {
+			bits = append(bits, "within the node "+strings.Join(t, " "))
+		}
+		if t := h.InterTransports(); len(t) > 0 {
+			bits = append(bits, "across nodes "+strings.Join(t, " "))
+		}
 		bits = append(bits, "GPUDirect RDMA "+h.GDRDMA)
 		if h.NVLS != "" {
 			bits = append(bits, "NVLS "+h.NVLS)

@@ -170,7 +170,7 @@ func (h Host) InterTransports() []string { return h.transportsOf(InterNode) }
 func (h Host) transportsOf(s Scope) []string {
 	n := map[string]int{}
 	for _, l := range h.Links {
-		if l.Scope == s {
+		if l.Scope == s && l.From != l.To {
 			name := l.Transport
 			if l.GDRDMA {
 				name += "/GDRDMA"

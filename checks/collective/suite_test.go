@@ -3,6 +3,7 @@ package collective
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -318,4 +319,29 @@ func find(t *testing.T, out *Outcome, id, target string) checks.Result {
 	}
 	t.Fatalf("no %s for %s in %+v", id, target, out.Results)
 	return checks.Result{}
+}
+
+// TestRealH200TwoRanksOverSockets reads the real torchrun log of issue 15's
+// H200 capture (checks/testdata/h200): two ranks of one host that NCCL took
+// for two nodes (NCCL_HOSTID) talk over NET/Socket — a warning that names
+// why, not a socket-fallback failure across hosts.
+func TestRealH200TwoRanksOverSockets(t *testing.T) {
+	b, err := os.ReadFile("../testdata/h200/nccl-2host-socket-torchrun.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := &fakeExec{probes: map[string]Probe{"vm": gpuProbe(2, "NVIDIA H200")}, logs: map[string][]Log{"vm": {{Name: "output", Text: string(b)}}}}
+	hosts := renamed(t, nil, -1, "vm")
+	hosts[0].Address = "192.0.2.2" // the VM's address, which NCCL bootstrapped over
+	out, err := Run(t.Context(), hosts, Options{Executor: fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := find(t, out, IDTransport, "vm")
+	if r.Status != checks.StatusWarn || !strings.Contains(strings.Join(r.Evidence, "\n"), "ranks 0 and 1 of this host connect via NET/Socket: NCCL took them for different nodes") {
+		t.Errorf("%+v", r)
+	}
+	if r := find(t, out, IDEnv, "vm"); r.Status != checks.StatusPass || r.Summary != "NCCL bootstraps over eth0:192.0.2.2, the host's fabric address" {
+		t.Errorf("%+v", r)
+	}
 }

@@ -49,7 +49,8 @@ def main():
             dist.init_process_group("nccl", device_id=dev)
         except TypeError:  # PyTorch before 2.3 has no device_id
             dist.init_process_group("nccl")
-        nccl = ".".join(str(x) for x in torch.cuda.nccl.version()) if hasattr(torch.cuda, "nccl") else ""
+        v = torch.cuda.nccl.version() if hasattr(torch.cuda, "nccl") else ""
+        nccl = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
         emit(event="init", rank=rank, world=world, local_rank=local, host=host,
              device=torch.cuda.get_device_name(local), torch=torch.__version__, nccl=nccl)
 

@@ -30,6 +30,13 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 		for _, e := range j.out.Script.Sizes {
 			alg = max(alg, e.AlgBW)
 		}
+		if j.out.Analysis != nil {
+			for _, t := range j.out.Analysis.Tests {
+				for _, row := range t.Rows {
+					alg = max(alg, row.OutOfPlace.AlgBW, row.InPlace.AlgBW)
+				}
+			}
+		}
 		r.Summary = fmt.Sprintf("one rank: an all-reduce over one rank moves nothing between GPUs or hosts (bus bandwidth 0; algbw %.2f GB/s is a local copy)", alg)
 		return r, false
 	case best == 0:

@@ -46,7 +46,8 @@ const probeTorch = `import json
 try:
     import torch, torch.distributed as d
     n = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    v = ".".join(str(x) for x in torch.cuda.nccl.version()) if n and d.is_nccl_available() else ""
+    v = torch.cuda.nccl.version() if n and d.is_nccl_available() else ""
+    v = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
     print(json.dumps({"torch": torch.__version__, "cuda": torch.version.cuda or "", "gpus": n, "nccl": v, "ncclAvailable": d.is_nccl_available()}))
 except Exception as e:
     print(json.dumps({"error": "%s: %s" % (type(e).__name__, e)}))

@@ -35,7 +35,7 @@ func (a Agents) Probe(ctx context.Context, hosts []string, args ProbeArgs) ([]Pr
 	for i, h := range hosts {
 		wg.Go(func() {
 			ag, ok := a[h]
-			if !ok {
+			if !ok || ag == nil {
 				errs[i] = fmt.Errorf("probing %s: no agent for this host", h)
 				return
 			}
@@ -57,7 +57,7 @@ func (a Agents) Run(ctx context.Context, specs []Spec) ([]NodeResult, []error) {
 	for i, s := range specs {
 		wg.Go(func() {
 			ag, ok := a[s.Host]
-			if !ok {
+			if !ok || ag == nil {
 				errs[i] = fmt.Errorf("running the all-reduce on %s: no agent for this host", s.Host)
 				return
 			}

@@ -345,3 +345,15 @@ func TestRealH200TwoRanksOverSockets(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// TestAgentsWithoutAgent: a host with no agent (a launcher's run, where the
+// agents are not used) is an error result, not a crash.
+func TestAgentsWithoutAgent(t *testing.T) {
+	out, err := Run(t.Context(), renamed(t, nil, -1, "n1"), Options{Executor: Agents{"n1": nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := find(t, out, IDRun, "n1"); r.Status != checks.StatusError || !strings.Contains(r.Summary, "no agent for this host") {
+		t.Errorf("%+v", r)
+	}
+}

@@ -357,3 +357,35 @@ func TestAgentsWithoutAgent(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// TestNCCLTestsCorrectness: with all_reduce_perf, correctness is nccl-tests'
+// own check: a real table with "# Out of bounds values : 0 OK" (corpus t03)
+// passes; our srun fixture with #wrong counts fails naming the sizes.
+func TestNCCLTestsCorrectness(t *testing.T) {
+	run := func(text string) *Outcome {
+		t.Helper()
+		p := gpuProbe(8, "NVIDIA H100 80GB HBM3")
+		p.AllReducePerf = "/usr/local/bin/all_reduce_perf"
+		fx := &fakeExec{probes: map[string]Probe{"n1": p}, logs: map[string][]Log{"n1": {{Name: "output", Text: text}}}}
+		out, err := Run(t.Context(), renamed(t, nil, -1, "n1"), Options{Executor: fx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Tool != ToolNCCLTests || fx.ran[0].Ranks != 8 {
+			t.Errorf("tool %s, %+v", out.Tool, fx.ran)
+		}
+		return out
+	}
+	good := run(string(checktest.CorpusFiles(t, "nccl-tests", "t03_*.txt")[0].Body))
+	if r := find(t, good, IDCorrectness, "job"); r.Status != checks.StatusPass || r.Summary != "all_reduce_perf checked every result of 7 sizes: 0 wrong, 0 out of bounds" {
+		t.Errorf("%+v", r)
+	}
+	b, err := os.ReadFile("../nccl/testdata/srun_all_reduce_perf_wrong.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := run(string(b))
+	if r := find(t, bad, IDCorrectness, "job"); r.Status != checks.StatusFail || len(r.Evidence) == 0 {
+		t.Errorf("%+v", r)
+	}
+}

@@ -389,3 +389,34 @@ func TestNCCLTestsCorrectness(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// TestTwoLocalRanksOverNVLink is issue 19's 2-GPU run in shape: two local
+// ranks whose GPUs a real `nvidia-smi topo -m` (corpus h28b, H100 NV18)
+// joins by NVLink. With NCCL's paths over NVL the transport passes and says
+// so; with PCIe paths only (NCCL_P2P_DISABLE, the SHM log) it warns.
+func TestTwoLocalRanksOverNVLink(t *testing.T) {
+	topo := string(checktest.CorpusFiles(t, "host", "h28b_*.txt")[0].Body)
+	run := func(name, host string) checks.Result {
+		t.Helper()
+		b, err := os.ReadFile("../nccl/testdata/shaped/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := gpuProbe(2, "NVIDIA H200")
+		p.Topo = topo
+		fx := &fakeExec{probes: map[string]Probe{host: p}, logs: map[string][]Log{host: {{Name: "nccl.log", Text: string(b)}}}}
+		out, err := Run(t.Context(), renamed(t, nil, -1, host), Options{Executor: fx, Config: fabric.NCCL{AllowSocket: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return find(t, out, IDTransport, host)
+	}
+	if r := run("graph_two_local_ranks_nvlink.log", "h200x2"); r.Status != checks.StatusPass || !strings.HasPrefix(r.Summary, "within the node P2P/CUMEM ×6 over NVLink (GPU0-GPU1 NV18 in nvidia-smi topo -m)") {
+		t.Errorf("%+v", r)
+	}
+	r := run("graph_pcie_shm_fallback.log", "gpu24")
+	if ev := strings.Join(r.Evidence, "\n"); r.Status != checks.StatusWarn || !strings.Contains(ev, "nvidia-smi topo -m shows NVLink between the job's GPUs (GPU0-GPU1 NV18) but NCCL's topology search found PCIe paths only (type SYS/SYS)") ||
+		!strings.Contains(ev, "local ranks 0 and 1 connect via SHM") {
+		t.Errorf("%+v", r)
+	}
+}

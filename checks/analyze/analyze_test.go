@@ -49,6 +49,10 @@ var fixtureKinds = map[string]Kind{
 	"../hostparse/testdata/p2pbw/pcie_four_gpus_partial_access.txt":  KindP2P,
 	"../hostparse/testdata/p2pbw/acs_p2p_slower_than_staged.txt":     KindP2P,
 	"../hostparse/testdata/p2pbw/v100_cut_in_matrix.txt":             KindP2P,
+	"../hostparse/testdata/p2pbw/h200_single_gpu_real.txt":           KindP2P,
+	"../collective/testdata/h200/nccl-tests/output":                  KindNCCLTests,
+	"../collective/testdata/h200/all_reduce_perf-direct.txt":         KindNCCLTests,
+	"../collective/testdata/h200/torch/nccl-vm-894.log":              KindNCCL,
 }
 
 // TestDetectByContent: every fixture is told by what it holds; a file whose

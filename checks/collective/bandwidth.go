@@ -37,7 +37,7 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 				}
 			}
 		}
-		r.Summary = fmt.Sprintf("one rank: an all-reduce over one rank moves nothing between GPUs or hosts (bus bandwidth 0; algbw %.2f GB/s is a local copy)", alg)
+		r.Summary = fmt.Sprintf("one rank: an all-reduce over one rank moves nothing between GPUs or hosts (bus bandwidth 0; its algbw of %.0f GB/s measures no transfer)", alg)
 		return r, false
 	case best == 0:
 		r.Summary = "no bandwidth was measured (see nccl/correctness and nccl/run)"

@@ -346,14 +346,26 @@ func (j judge) log() []checks.Result {
 		return nil
 	}
 	judged := map[nccl.Kind]bool{nccl.SocketFallback: true, nccl.NoIBDevice: true, nccl.NoGDRDMA: true, nccl.NetWithinHost: true, nccl.NoP2P: true, nccl.WrongResults: true}
+	// The analysis names hosts as their processes printed them (hostnames);
+	// the report names them as the fabric does.
+	fabricName := map[string]string{}
+	for i := range j.specs {
+		if h, ok := j.hostOf(i); ok {
+			fabricName[h.Name] = j.specs[i].Host
+		}
+	}
 	var out []checks.Result
 	for _, r := range j.out.Analysis.Results() {
 		r.ID = IDLog
+		analysisName := r.Target
+		if n, ok := fabricName[r.Target]; ok {
+			r.Target = n
+		}
 		var ev []string
 		st, class := checks.StatusPass, checks.FailureClass("")
 		var kinds []string
 		for _, f := range j.out.Analysis.Findings {
-			if f.Host != r.Target && !(r.Target == "fleet" && f.Host == "") || judged[f.Kind] {
+			if f.Host != analysisName && !(analysisName == "fleet" && f.Host == "") || judged[f.Kind] {
 				continue
 			}
 			if f.Status.Worse(st) {

@@ -69,3 +69,35 @@ func TestH200Logs(t *testing.T) {
 		}
 	}
 }
+
+// TestH200Issue18Captures reads issue 18's real H200 run
+// (../collective/testdata/h200): nccl-tests 2.19.6's table with NCCL's INFO
+// lines in the same stream, and the NCCL_DEBUG_FILE log of the PyTorch rank.
+func TestH200Issue18Captures(t *testing.T) {
+	read := func(name string) *Analysis {
+		t.Helper()
+		f, err := os.Open(filepath.Join("..", "collective", "testdata", "h200", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		a, err := Analyze(Options{}, Source{Name: name, R: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	tests := read("all_reduce_perf-direct.txt")
+	if len(tests.Tests) != 1 {
+		t.Fatalf("%d tables", len(tests.Tests))
+	}
+	p := tests.Tests[0]
+	if len(p.Rows) != 25 || p.Rows[0].Bytes != 8 || p.Rows[24].Bytes != 134217728 || p.OutOfBounds != 0 || p.Rows[24].Root != -1 || p.Rows[24].InPlace.Wrong != 0 {
+		t.Errorf("%d rows, last %+v, out of bounds %d", len(p.Rows), p.Rows[len(p.Rows)-1], p.OutOfBounds)
+	}
+	rank := read("torch/nccl-vm-894.log")
+	h := host(t, rank, "vm")
+	if nvl, known := h.NVLinkPaths(); nvl || known || len(h.Paths) != 2 || h.Paths[0].Intra != "LOC" || len(h.Links) != 0 || h.Env["NCCL_NVLS_ENABLE"] != "0" {
+		t.Errorf("%+v", h)
+	}
+}

@@ -9,7 +9,9 @@ B=$(mktemp -d); D=$B/h200nccl; mkdir -p $D/logs-auto $D/logs-torch $D/logs-tests
 log() { echo "[$(date -u +%T)] $*" | tee -a $D/steps.txt; }
 date -u +%Y-%m-%dT%H:%M:%SZ > $D/DATE
 # Whatever happens, what was captured comes back before the call's limit.
-( sleep 430; cd $B && tar czf $OUT/h200nccl-partial.tgz h200nccl ) & WATCH=$!
+# (As run, this line lacked the redirection: its sleep held the call's output
+# open and the call took 430 s instead of about a minute.)
+( sleep 430; cd $B && tar czf $OUT/h200nccl-partial.tgz h200nccl ) >/dev/null 2>&1 & WATCH=$!
 { hostname; uname -r; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; python3 -c 'import torch;print("torch",torch.__version__,torch.cuda.nccl.version())'; command -v nvcc || ls /usr/local/cuda/bin/nvcc; } > $D/host.txt 2>&1
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc); CUDA_HOME=$(dirname $(dirname $NVCC))
 # Build nccl-tests' all_reduce_perf (sm_90 only) and the CUDA sample in the background.
@@ -35,5 +37,5 @@ fi
 log "analyze"
 (cd $D && timeout 60 $F analyze $(find logs-* -type f | sort) p2pBandwidthLatencyTest.txt topo-m.txt all_reduce_perf-direct.txt > analyze.txt 2>&1; echo $? > analyze.rc)
 log done
-kill $WATCH 2>/dev/null
+pkill -P $WATCH 2>/dev/null; kill $WATCH 2>/dev/null
 cd $B && tar czf $OUT/h200nccl.tgz h200nccl && ls -la $OUT

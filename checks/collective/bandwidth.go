@@ -18,11 +18,11 @@ import (
 // reports that it fell below the floor with nothing but the fabric to blame.
 func (j judge) busbw() (r checks.Result, slow bool) {
 	r = checks.Result{ID: IDBusBW, Target: "job", Status: checks.StatusSkip}
-	best, at := j.measured()
+	best, at, alg := j.measured()
 	world := totalRanks(j.specs)
 	nnodes := j.specs[0].NNodes
 	if best > 0 || at > 0 {
-		r.Measurements = append(r.Measurements, checks.Measurement{Name: "busbw_max", Value: best, Unit: checks.UnitGBps})
+		r.Measurements = append(r.Measurements, checks.Measurement{Name: "busbw_max", Value: round2(best), Unit: checks.UnitGBps})
 	}
 	switch {
 	case world == 1:
@@ -83,7 +83,7 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 	pct := float64(j.cfg.MinPercentOfPortRate)
 	floor := pct / 100 * node / 8
 	r.Measurements = append(r.Measurements, checks.Measurement{Name: "busbw_floor", Value: round2(floor), Unit: checks.UnitGBps})
-	r.Evidence = nodes
+	r.Evidence = append(nodes, fmt.Sprintf("busbw = algbw %.2f GB/s × 2(n−1)/n, n = %d ranks", alg, world))
 	if best < floor {
 		r.Status, r.Class = checks.StatusFail, checks.LowBandwidth
 		r.Summary = fmt.Sprintf("best bus bandwidth %.2f GB/s (at %s) is below %g%% of the slowest host's NIC rate (%g Gb/s = %.2f GB/s): floor %.2f GB/s", best, sizeName(at), pct, node, node/8, floor)
@@ -102,22 +102,41 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
-// measured is the best bus bandwidth of the job, GB/s, and the size.
-func (j judge) measured() (float64, int64) {
-	if j.specs[0].Tool == ToolTorch {
-		return j.out.Script.MaxBusBW()
+// BusBW is the bus bandwidth of an all-reduce over n ranks that reached
+// algbw (bytes / time): algbw × 2(n−1)/n, the share of the data each rank's
+// slowest link carries in a ring (nccl-tests' PERFORMANCE.md); 0 for one rank.
+func BusBW(algbw float64, n int) float64 {
+	if n <= 1 {
+		return 0
 	}
-	best, at := 0.0, int64(0)
+	return algbw * 2 * float64(n-1) / float64(n)
+}
+
+// measured is the best bus bandwidth of the job, GB/s, the size it was
+// reached at and the algbw it came from. It is computed here, BusBW of the
+// measured algbw over the job's ranks, not taken from the busbw the test
+// printed: one formula judges both tools.
+func (j judge) measured() (bus float64, at int64, alg float64) {
+	n := totalRanks(j.specs)
+	take := func(a float64, size int64) {
+		if b := BusBW(a, n); b > bus {
+			bus, at, alg = b, size, a
+		}
+	}
+	if j.specs[0].Tool == ToolTorch {
+		for _, e := range j.out.Script.Sizes {
+			take(e.AlgBW, e.Bytes)
+		}
+		return bus, at, alg
+	}
 	if j.out.Analysis != nil {
 		for _, t := range j.out.Analysis.Tests {
 			for _, row := range t.Rows {
-				if v := max(row.OutOfPlace.BusBW, row.InPlace.BusBW); v > best {
-					best, at = v, row.Bytes
-				}
+				take(max(row.OutOfPlace.AlgBW, row.InPlace.AlgBW), row.Bytes)
 			}
 		}
 	}
-	return best, at
+	return bus, at, alg
 }
 
 // nicRate sums the rates of the NICs NCCL used on host i (its NET/IB list),

@@ -1,0 +1,99 @@
+package collective
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/internal/checktest"
+	"github.com/fabricctl/fabricctl/checks/nccl"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// TestBusBWFormula: the bus bandwidth of an all-reduce over n ranks is
+// algbw × 2(n−1)/n (nccl-tests' PERFORMANCE.md), 0 for one rank.
+func TestBusBWFormula(t *testing.T) {
+	for _, c := range []struct {
+		alg  float64
+		n    int
+		want float64
+	}{{10, 0, 0}, {10, 1, 0}, {10, 2, 10}, {10, 4, 15}, {10, 8, 17.5}, {10, 16, 18.75}, {0, 16, 0}} {
+		if got := BusBW(c.alg, c.n); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("BusBW(%g, %d) = %g, want %g", c.alg, c.n, got, c.want)
+		}
+	}
+}
+
+// TestBusBWFormulaOnRealTables: every row nccl-tests printed in real
+// all_reduce_perf runs across 16 ranks (corpus t01, t02, t03, t06: two
+// 8-GPU hosts each) has the busbw BusBW computes from its algbw, to the
+// two decimals nccl-tests prints.
+func TestBusBWFormulaOnRealTables(t *testing.T) {
+	rows := 0
+	for _, glob := range []string{"t01_*.txt", "t02_*.txt", "t03_*.txt", "t06_*.txt"} {
+		f := checktest.CorpusFiles(t, "nccl-tests", glob)[0]
+		a, err := nccl.Analyze(nccl.Options{}, nccl.Source{Name: f.Name, R: bytes.NewReader(f.Body)})
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		for _, p := range a.Tests {
+			for _, r := range p.Rows {
+				for _, run := range []nccl.PerfRun{r.OutOfPlace, r.InPlace} {
+					rows++
+					// algbw is printed rounded to 0.01: ×1.875 that is ±0.0094, and busbw's own ±0.005.
+					if got := BusBW(run.AlgBW, 16); math.Abs(got-run.BusBW) > 0.015 {
+						t.Errorf("%s: algbw %.2f × 2·15/16 = %.4f, nccl-tests printed busbw %.2f", r.Where, run.AlgBW, got, run.BusBW)
+					}
+				}
+			}
+		}
+	}
+	if rows < 50 {
+		t.Errorf("only %d rows checked", rows)
+	}
+}
+
+// TestBusBWVerdictUsesTheFormula: the verdict computes the bus bandwidth
+// from the measured algbw and the job's ranks itself. The real log of two
+// 8-GPU H20 hosts (corpus n09: NET/IB over mlx5_0, 200 Gb/s = 25 GB/s, floor
+// 70% = 17.5 GB/s), 16 ranks: algbw 10 GB/s is a bus bandwidth of 18.75 GB/s
+// and passes; 9 GB/s (16.88) is below the floor — whatever busbw the
+// script's line claims.
+func TestBusBWVerdictUsesTheFormula(t *testing.T) {
+	log := corpusLog(t, "n09_*.txt")
+	for _, c := range []struct {
+		alg  float64
+		want checks.Status
+		bus  string
+	}{{10, checks.StatusPass, "18.75"}, {9, checks.StatusWarn, "16.88"}} {
+		var b strings.Builder
+		for r := range 16 {
+			fmt.Fprintf(&b, "FABRICCTL-NCCL {\"event\": \"init\", \"rank\": %d, \"world\": 16, \"local_rank\": %d, \"nccl\": \"2.21.5\"}\n", r, r%8)
+		}
+		for s := int64(8); s <= 1<<20; s *= 2 {
+			alg := c.alg * float64(s) / float64(1<<20)
+			// The busbw field is the algbw, as a script that forgot the factor would print it.
+			fmt.Fprintf(&b, "FABRICCTL-NCCL {\"event\": \"size\", \"rank\": 0, \"bytes\": %d, \"count\": %d, \"time_us\": 100.0, \"algbw\": %.3f, \"busbw\": %.3f, \"wrong\": 0, \"expected\": 136, \"got\": 136}\n", s, s/4, alg, alg)
+		}
+		for r := range 16 {
+			fmt.Fprintf(&b, "FABRICCTL-NCCL {\"event\": \"done\", \"rank\": %d}\n", r)
+		}
+		names := []string{"H20-GPU-05", "H20-GPU-06"}
+		fx := &fakeExec{probes: map[string]Probe{}, logs: map[string][]Log{names[0]: {{Name: "output", Text: b.String()}, {Name: "nccl.log", Text: log}}}}
+		for _, n := range names {
+			fx.probes[n] = gpuProbe(8, "NVIDIA H20")
+		}
+		out, err := Run(t.Context(), renamed(t, []string{"mlx5_0"}, 3, names...), Options{Executor: fx, Config: fabric.NCCL{MaxBytes: 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := find(t, out, IDBusBW, "job")
+		if r.Status != c.want || !strings.Contains(r.Summary, "best bus bandwidth "+c.bus+" GB/s") ||
+			!strings.Contains(strings.Join(r.Evidence, "\n"), fmt.Sprintf("busbw = algbw %.2f GB/s × 2(n−1)/n, n = 16 ranks", c.alg)) {
+			t.Errorf("algbw %g: %+v", c.alg, r)
+		}
+	}
+}

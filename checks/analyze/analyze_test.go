@@ -50,6 +50,8 @@ var fixtureKinds = map[string]Kind{
 	"../hostparse/testdata/p2pbw/acs_p2p_slower_than_staged.txt":     KindP2P,
 	"../hostparse/testdata/p2pbw/v100_cut_in_matrix.txt":             KindP2P,
 	"../hostparse/testdata/p2pbw/h200_single_gpu_real.txt":           KindP2P,
+	"../hostparse/testdata/p2pbw/real_a100_sxm4_8gpu_nvswitch.txt":   KindP2P,
+	"../hostparse/testdata/p2pbw/real_rtx5090_pair_no_peer.txt":      KindP2P,
 	"../collective/testdata/h200/nccl-tests/output":                  KindNCCLTests,
 	"../collective/testdata/h200/all_reduce_perf-direct.txt":         KindNCCLTests,
 	"../collective/testdata/h200/torch/nccl-vm-894.log":              KindNCCL,
@@ -251,6 +253,10 @@ var repoSamples = []struct {
 	{"../testdata/h200/nccl-2host-socket-torchrun.log", KindNCCL, true},
 	{"../testdata/h200/nccl-2host-watchdog-timeout.log", KindNCCL, true},
 	{"../hostparse/testdata/real/lspci_vvv_h100_hgx_gpud_extract.txt", KindLSPCI, false},
+	// Published p2pBandwidthLatencyTest outputs (hostparse/testdata/p2pbw/README.md):
+	// a healthy NVSwitch A100 node, and two GeForce cards without peer access.
+	{"../hostparse/testdata/p2pbw/real_a100_sxm4_8gpu_nvswitch.txt", KindP2P, false},
+	{"../hostparse/testdata/p2pbw/real_rtx5090_pair_no_peer.txt", KindP2P, false},
 }
 
 // TestRealSamplesNoRefusalsNoInventedFailures is the corpus test over the
@@ -300,6 +306,18 @@ func TestP2PVerdicts(t *testing.T) {
 		t.Errorf("%+v", f.Findings)
 	}
 	if f, st := worst(dir + "acs_p2p_slower_than_staged.txt"); st["p2p/bandwidth/unidirectional"] != checks.StatusWarn || st["p2p/bandwidth/bidirectional"] != checks.StatusWarn {
+		t.Errorf("%+v", f.Findings)
+	}
+	// Real published outputs: 8 A100s on NVSwitch (every pair 265-276 GB/s
+	// one way against 10-21 GB/s staged) pass; two RTX 5090s without peer
+	// access warn for access only, not also for "P2P slower than staged"
+	// (their P2P=Enabled matrix is a staged copy too).
+	if f, st := worst(dir + "real_a100_sxm4_8gpu_nvswitch.txt"); f.Worst() != checks.StatusPass || st["p2p/access/"] != checks.StatusPass ||
+		st["p2p/bandwidth/unidirectional"] != checks.StatusPass || st["p2p/bandwidth/bidirectional"] != checks.StatusPass {
+		t.Errorf("%+v", f.Findings)
+	}
+	if f, st := worst(dir + "real_rtx5090_pair_no_peer.txt"); f.Worst() != checks.StatusWarn || st["p2p/access/"] != checks.StatusWarn ||
+		st["p2p/bandwidth/unidirectional"] == checks.StatusWarn || st["p2p/bandwidth/bidirectional"] == checks.StatusWarn {
 		t.Errorf("%+v", f.Findings)
 	}
 	if f, st := worst(dir + "v100_cut_in_matrix.txt"); st["p2p/capture/"] != checks.StatusSkip || st["p2p/bandwidth/bidirectional"] != checks.StatusPass {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -96,4 +97,50 @@ func TestBusBWVerdictUsesTheFormula(t *testing.T) {
 			t.Errorf("algbw %g: %+v", c.alg, r)
 		}
 	}
+}
+
+// TestRealAllReducePerfOneHost judges a real published all_reduce_perf run
+// (testdata/real, nccl-tests issue #287: four RTX 5090 in one host, 8 B to
+// 128 MiB, no NCCL_DEBUG): nccl-tests' own check passed on 25 sizes, the
+// bus bandwidth — algbw × 2·3/4, as printed — is a single host's PCIe and
+// not the fabric's (skip, the number reported), and every row's busbw is
+// BusBW of its algbw over 4 ranks.
+func TestRealAllReducePerfOneHost(t *testing.T) {
+	b, err := os.ReadFile("testdata/real/all_reduce_perf_4x_rtx5090_one_host.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := nccl.Analyze(nccl.Options{}, nccl.Source{Name: "output", R: bytes.NewReader(b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range a.Tests {
+		for _, r := range p.Rows {
+			for _, run := range []nccl.PerfRun{r.OutOfPlace, r.InPlace} {
+				if got := BusBW(run.AlgBW, 4); math.Abs(got-run.BusBW) > 0.0126 {
+					t.Errorf("%s: algbw %.2f × 2·3/4 = %.4f, printed %.2f", r.Where, run.AlgBW, got, run.BusBW)
+				}
+			}
+		}
+	}
+	p := gpuProbe(4, "NVIDIA GeForce RTX 5090")
+	p.AllReducePerf = "/home/user/nccl-tests/build/all_reduce_perf"
+	fx := &fakeExec{probes: map[string]Probe{"GENOA-01": p}, logs: map[string][]Log{"GENOA-01": {{Name: "output", Text: string(b)}}}}
+	out, err := Run(t.Context(), renamed(t, nil, -1, "GENOA-01"), Options{Executor: fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Tool != ToolNCCLTests || fx.ran[0].Ranks != 4 {
+		t.Errorf("tool %s, %+v", out.Tool, fx.ran)
+	}
+	if r := find(t, out, IDCorrectness, "job"); r.Status != checks.StatusPass || r.Summary != "all_reduce_perf checked every result of 25 sizes: 0 wrong, 0 out of bounds" {
+		t.Errorf("%+v", r)
+	}
+	if r := find(t, out, IDBusBW, "job"); r.Status != checks.StatusSkip || !strings.HasPrefix(r.Summary, "single host: the best bus bandwidth 27.29 GB/s (at 128 MiB) measures NVLink/PCIe") {
+		t.Errorf("%+v", r)
+	}
+	if checks.Worst(out.Results) == checks.StatusFail {
+		t.Errorf("a healthy run failed: %+v", out.Results)
+	}
+	golden(t, "real_rtx5090_all_reduce_perf", out)
 }

@@ -14,9 +14,11 @@ import (
 )
 
 // busbw judges the best bus bandwidth (algbw × 2(n−1)/n) of a job across
-// hosts against the rate of the NICs NCCL used on the slowest host; slow
-// reports that it fell below the floor with nothing but the fabric to blame.
-func (j judge) busbw() (r checks.Result, slow bool) {
+// hosts against the rate of the NICs NCCL used on the slowest host. When it
+// fell below the floor with nothing but the fabric to blame, slow holds the
+// port rate and floor (Gb/s) a perftest pair must reach to call the fabric
+// fast; otherwise slow is nil.
+func (j judge) busbw() (r checks.Result, slow *portFloor) {
 	r = checks.Result{ID: IDBusBW, Target: "job", Status: checks.StatusSkip}
 	best, at, alg := j.measured()
 	world := totalRanks(j.specs)
@@ -38,16 +40,17 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 			}
 		}
 		r.Summary = fmt.Sprintf("one rank: an all-reduce over one rank moves nothing between GPUs or hosts (bus bandwidth 0; its algbw of %.0f GB/s measures no transfer)", alg)
-		return r, false
+		return r, nil
 	case best == 0:
 		r.Summary = "no bandwidth was measured (see nccl/correctness and nccl/run)"
-		return r, false
+		return r, nil
 	case nnodes == 1:
 		r.Summary = fmt.Sprintf("single host: the best bus bandwidth %.2f GB/s (at %s) measures NVLink/PCIe between its GPUs, not the fabric", best, sizeName(at))
-		return r, false
+		return r, nil
 	}
 	var tcp []string
 	node := math.Inf(1)
+	nics := 1
 	var nodes []string
 	pcie := false
 	for i, s := range j.specs {
@@ -64,7 +67,9 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 			continue
 		}
 		nodes = append(nodes, fmt.Sprintf("%s: %s = %g Gb/s", s.Host, strings.Join(devs, "+"), total))
-		node = min(node, total)
+		if total < node {
+			node, nics = total, len(devs)
+		}
 		if nvl, _ := h.NVLinkPaths(); s.Ranks > 1 && !nvl {
 			pcie = true
 		}
@@ -72,10 +77,10 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 	switch {
 	case len(tcp) > 0:
 		r.Summary = fmt.Sprintf("best bus bandwidth %.2f GB/s at %s, over TCP sockets on %s: not an RDMA measurement", best, sizeName(at), strings.Join(tcp, ", "))
-		return r, false
+		return r, nil
 	case math.IsInf(node, 1):
 		r.Summary = fmt.Sprintf("best bus bandwidth %.2f GB/s at %s; no NIC rate known to judge it by (no preflight facts, no spec.checks.preflight.expectedRate)", best, sizeName(at))
-		return r, false
+		return r, nil
 	}
 	// A ring or tree across hosts crosses the network through each host's
 	// NICs: the bus bandwidth is bound by the slowest host's NICs together
@@ -91,14 +96,19 @@ func (j judge) busbw() (r checks.Result, slow bool) {
 			// Local ranks over PCIe (no NVLink) may be the bottleneck, not the fabric.
 			r.Status = checks.StatusWarn
 			r.Summary += "; the local ranks connect over PCIe, which may be the bottleneck rather than the fabric"
-			return r, false
+			return r, nil
 		}
-		return r, true
+		rate := node / float64(nics)
+		return r, &portFloor{pct: pct, rate: rate, floor: pct / 100 * rate}
 	}
 	r.Status = checks.StatusPass
 	r.Summary = fmt.Sprintf("best bus bandwidth %.2f GB/s (at %s), %.0f%% of the slowest host's NIC rate (%g Gb/s); floor %g%%", best, sizeName(at), 100*best*8/node, node, pct)
-	return r, false
+	return r, nil
 }
+
+// portFloor is what one port pair's perftest must reach for the fabric to
+// count as fast: pct % of the (average) rate of the slowest host's ports.
+type portFloor struct{ pct, rate, floor float64 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
@@ -191,17 +201,29 @@ func (j judge) rdmaPorts(i int) []*hostcfg.RDMAState {
 // slowButPerftest explains a slow NCCL whose fabric passed perftest: it
 // names the perftest runs that passed and reruns perftest with NCCL's GID
 // index and traffic class, which is where the two usually part (NCCL's
-// default traffic class 0 lands in the lossy default class).
-func (j judge) slowButPerftest(ctx context.Context, bw *checks.Result) []checks.Result {
+// default traffic class 0 lands in the lossy default class). A perftest
+// pair that passed its own suite but stayed below the port floor (a
+// relative floor only) is no evidence of a fast fabric: the verdict says
+// the fabric is slow too, and nothing is rerun.
+func (j judge) slowButPerftest(ctx context.Context, bw *checks.Result, pf portFloor) []checks.Result {
 	inJob := map[string]bool{}
 	for _, s := range j.specs {
 		inJob[s.Host] = true
 	}
-	var passed []string
+	var passed, slow []string
 	for _, p := range j.o.Perftest {
-		if p.Passed && inJob[p.Hosts[0]] && inJob[p.Hosts[1]] {
+		switch {
+		case !p.Passed || !inJob[p.Hosts[0]] || !inJob[p.Hosts[1]]:
+		case p.Gbps < pf.floor:
+			slow = append(slow, fmt.Sprintf("%s %.2f Gb/s", p.Target, p.Gbps))
+		default:
 			passed = append(passed, fmt.Sprintf("%s %.2f Gb/s", p.Target, p.Gbps))
 		}
+	}
+	if len(slow) > 0 {
+		bw.Summary += fmt.Sprintf("; perftest between the same hosts is slow too (%s, below %g%% of a %g Gb/s port: %g Gb/s): the fabric itself is slow, not only NCCL",
+			strings.Join(slow, ", "), pf.pct, pf.rate, round2(pf.floor))
+		return nil
 	}
 	if len(passed) == 0 {
 		return nil

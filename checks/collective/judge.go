@@ -30,8 +30,8 @@ func (j judge) all(ctx context.Context) []checks.Result {
 	out = append(out, j.correctness())
 	out = append(out, j.transports()...)
 	bw, slow := j.busbw()
-	if slow {
-		out = append(out, j.slowButPerftest(ctx, &bw)...)
+	if slow != nil {
+		out = append(out, j.slowButPerftest(ctx, &bw, *slow)...)
 	}
 	out = append(out, bw)
 	out = append(out, j.env()...)

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
@@ -423,4 +424,124 @@ func TestLabNCCLSuite(t *testing.T) {
 	if skipped != len(hosts) {
 		t.Errorf("%d of %d hosts skipped the NCCL suite for lack of a GPU", skipped, len(hosts))
 	}
+}
+
+// gpuStandIn is the one part of the NCCL suite the lab cannot run: the
+// GPUs. It answers as two one-GPU hosts whose all-reduce across them came
+// out slow, with an NCCL log of the lab hosts' own names, addresses and rxe
+// ports (our text, in the format NCCL 2.21 prints). Everything after it —
+// the verdicts, the pairwise perftest of the same run and the perftest
+// rerun with NCCL's GID index and traffic class — is real, over SSH on the
+// lab's VMs and their rxe devices.
+type gpuStandIn struct{ hosts []Host }
+
+func (g gpuStandIn) Probe(_ context.Context, hosts []string, _ collective.ProbeArgs) ([]collective.Probe, []error) {
+	out := make([]collective.Probe, len(hosts))
+	for i := range hosts {
+		out[i] = collective.Probe{Python: "/usr/bin/python3", Torch: "2.4.0", TorchNCCL: "2.21.5", TorchGPUs: 1,
+			GPUs: []string{"0, NVIDIA H100 80GB HBM3, 00000000:1B:00.0"}}
+	}
+	return out, make([]error, len(hosts))
+}
+
+func (g gpuStandIn) Run(_ context.Context, specs []collective.Spec) ([]collective.NodeResult, []error) {
+	var log, script strings.Builder
+	for i, s := range specs {
+		addr := g.hosts[i].Intent.Address
+		fmt.Fprintf(&log, "%s:%d:%d [0] NCCL INFO Bootstrap : Using eth0:%s<0>\nNCCL version 2.21.5+cuda12.4\n", s.Host, 4100+i, 4100+i, addr)
+		fmt.Fprintf(&log, "%s:%d:%d [0] NCCL INFO NET/IB : Using [0]rxe0:1/RoCE [RO]; OOB eth0:%s<0>\n", s.Host, 4100+i, 4200+i, addr)
+		fmt.Fprintf(&log, "%s:%d:%d [0] NCCL INFO Using network IB\n", s.Host, 4100+i, 4200+i)
+		fmt.Fprintf(&log, "%s:%d:%d [0] NCCL INFO comm 0x55d0c8a3e0a%d rank %d nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n", s.Host, 4100+i, 4200+i, i, i)
+	}
+	for i, s := range specs {
+		fmt.Fprintf(&log, "%s:%d:%d [0] NCCL INFO Channel 00/0 : %d[0] -> %d[0] [send] via NET/IB/0\n", s.Host, 4100+i, 4300+i, i, 1-i)
+		fmt.Fprintf(&log, "%s:%d:%d [0] NCCL INFO Channel 00/0 : %d[0] -> %d[0] [receive] via NET/IB/0\n", s.Host, 4100+i, 4300+i, 1-i, i)
+	}
+	for r := range 2 {
+		fmt.Fprintf(&script, "FABRICCTL-NCCL {\"event\": \"init\", \"rank\": %d, \"world\": 2, \"local_rank\": 0, \"nccl\": \"2.21.5\"}\n", r)
+	}
+	for size := int64(8); size <= 1<<20; size *= 2 {
+		// 1 MiB in 1 s: 0.001 GB/s, below what perftest moves over rxe.
+		alg := float64(size) / 1e9
+		fmt.Fprintf(&script, "FABRICCTL-NCCL {\"event\": \"size\", \"rank\": 0, \"bytes\": %d, \"count\": %d, \"time_us\": 1000000.0, \"algbw\": %.6f, \"busbw\": %.6f, \"wrong\": 0, \"expected\": 3, \"got\": 3}\n", size, size/4, alg, alg)
+	}
+	for r := range 2 {
+		fmt.Fprintf(&script, "FABRICCTL-NCCL {\"event\": \"done\", \"rank\": %d}\n", r)
+	}
+	out := make([]collective.NodeResult, len(specs))
+	for i, s := range specs {
+		out[i] = collective.NodeResult{Host: s.Host, Hostname: s.Host, Tool: s.Tool, Argv: []string{"gpu-stand-in"}, Wall: time.Second}
+	}
+	out[0].Logs = []collective.Log{{Name: "output", Text: script.String()}, {Name: "nccl.log", Text: log.String()}}
+	return out, make([]error, len(specs))
+}
+
+// TestLabNCCLSlowButPerftestRerun: NCCL slow across two lab hosts whose
+// pairwise perftest passed in the same run (by the lab's relative floor).
+// Judged by the rxe ports' own 2.5 Gb/s, perftest's ~0.1 Gb/s is slow too:
+// the verdict says the fabric is slow, nothing is rerun. With the emulated
+// fabric's real rate as spec.checks.preflight.expectedRate (0.1 Gb/s),
+// perftest was at speed: the verdict says so, and perftest runs again for
+// real between the two VMs' rxe0 with NCCL's GID index and traffic class
+// (--tclass=0, NCCL_IB_TC unset) — the rerun's result comes from it.
+//
+//	flock /tmp/fabricctl-lab.lock go test -tags lab -count=1 -v -run TestLabNCCL ./checks/runner/
+func TestLabNCCLSlowButPerftestRerun(t *testing.T) {
+	needLab(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	defer cancel()
+	s := labState(ctx, t)
+	hosts := labHosts(t, s, buildAgent(t))[:2]
+	run := func(expectedRate float64) (bw, rerun *checks.Result) {
+		t.Helper()
+		t0 := time.Now()
+		cfg := &fabric.Checks{NCCL: &fabric.NCCL{MaxBytes: 1 << 20}, Preflight: &fabric.Preflight{ExpectedRate: expectedRate}}
+		rep, err := Run(ctx, "lab", hosts, Options{Suites: []report.Suite{report.SuitePreflight, report.SuitePairwise, report.SuiteNCCL},
+			Checks: cfg, RelativeFloor: labFloor, NCCLExecutor: gpuStandIn{hosts}, Progress: progress(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(os.Stderr, "lab: checks: preflight+pairwise+nccl (slow NCCL, expectedRate %g) %.1fs\n", expectedRate, time.Since(t0).Seconds())
+		report.WriteTable(os.Stderr, rep)
+		if len(rep.Pairs) == 0 || rep.Pairs[0].Status != checks.StatusPass {
+			t.Fatalf("the pairwise perftest did not pass: %+v", rep.Pairs)
+		}
+		for i, r := range rep.Results {
+			switch r.ID {
+			case collective.IDBusBW:
+				bw = &rep.Results[i]
+			case collective.IDRerun:
+				rerun = &rep.Results[i]
+			case collective.IDCorrectness:
+				if r.Status != checks.StatusPass {
+					t.Errorf("%+v", r)
+				}
+			}
+		}
+		if bw == nil || bw.Status != checks.StatusFail {
+			t.Fatalf("busbw: %+v", bw)
+		}
+		return bw, rerun
+	}
+
+	bw, rerun := run(0)
+	if !strings.Contains(bw.Summary, "perftest between the same hosts is slow too") || rerun != nil {
+		t.Errorf("port rate 2.5 Gb/s: %+v; rerun %+v", bw, rerun)
+	}
+
+	bw, rerun = run(0.1)
+	if !strings.Contains(bw.Summary, "perftest passed between the same hosts") {
+		t.Errorf("busbw: %+v", bw)
+	}
+	if rerun == nil || !strings.HasPrefix(rerun.Summary, "perftest with GID index") || !strings.Contains(rerun.Summary, "traffic class 0 (NCCL_IB_TC unset") {
+		t.Fatalf("rerun: %+v", rerun)
+	}
+	measured := false
+	for _, m := range rerun.Measurements {
+		measured = measured || (m.Unit == checks.UnitGbps && m.Value > 0)
+	}
+	if !measured || rerun.Status == checks.StatusError {
+		t.Errorf("the rerun measured nothing: %+v", rerun)
+	}
+	noStrays(ctx, t, s)
 }

@@ -153,11 +153,7 @@ func TestRealAllReducePerfOneHost(t *testing.T) {
 // (Found in the soft-RoCE lab: 0.13 Gb/s on a 2.5 Gb/s port was reported as
 // "the fabric carries RDMA at speed".)
 func TestSlowPerftestToo(t *testing.T) {
-	log := corpusLog(t, "n06_*.txt")
-	probe := gpuProbe(1, "NVIDIA H800")
-	probe.TorchNCCL = "2.18.5"
-	fx := &fakeExec{probes: map[string]Probe{"node2": probe, "node4": probe},
-		logs: map[string][]Log{"node2": {{Name: "output", Text: scriptOutput(2, 1<<30, 4.2)}, {Name: "nccl.log", Text: log}}}}
+	fx := n06Exec(t, 1<<30, 4.2)
 	reran := false
 	rerun := func(context.Context, Host, Host, *int, int) checks.Result {
 		reran = true

@@ -16,7 +16,6 @@ import (
 // both hosts; then one thing at a time is wrong, and only that part fails
 // (or warns, for the bootstrap interface: NCCL still runs).
 func TestEnvEachVariable(t *testing.T) {
-	log := corpusLog(t, "n06_*.txt")
 	healthyEnv := map[string]string{"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106"}
 	with := func(k, v string) map[string]string {
 		env := map[string]string{}
@@ -57,10 +56,7 @@ func TestEnvEachVariable(t *testing.T) {
 			"NCCL bootstraps over enp24s0np0:10.10.10.1, not the OOB interface eno1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			probe := gpuProbe(1, "NVIDIA H800")
-			probe.TorchNCCL = "2.18.5"
-			fx := &fakeExec{probes: map[string]Probe{"node2": probe, "node4": probe},
-				logs: map[string][]Log{"node2": {{Name: "output", Text: scriptOutput(2, 1<<20, 20)}, {Name: "nccl.log", Text: log}}}}
+			fx := n06Exec(t, 1<<20, 20)
 			out, err := Run(t.Context(), renamed(t, c.devs, c.gid, "node2", "node4"),
 				Options{Executor: fx, Config: fabric.NCCL{MaxBytes: 1 << 20, Env: c.env, OOBInterface: c.oob}})
 			if err != nil {

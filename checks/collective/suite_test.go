@@ -121,6 +121,17 @@ func corpusLog(t *testing.T, name string) string {
 	return string(checktest.CorpusFiles(t, "nccl", name)[0].Body)
 }
 
+// n06Exec stands in for the two H800 hosts of corpus n06 (NCCL 2.18.5, one
+// GPU each): node2's output holds the script's lines up to maxBytes,
+// peaking at peak GB/s, and NCCL's real log of both hosts.
+func n06Exec(t *testing.T, maxBytes int64, peak float64) *fakeExec {
+	t.Helper()
+	probe := gpuProbe(1, "NVIDIA H800")
+	probe.TorchNCCL = "2.18.5"
+	return &fakeExec{probes: map[string]Probe{"node2": probe, "node4": probe},
+		logs: map[string][]Log{"node2": {{Name: "output", Text: scriptOutput(2, maxBytes, peak)}, {Name: "nccl.log", Text: corpusLog(t, "n06_*.txt")}}}}
+}
+
 func status(out *Outcome) map[string]checks.Status {
 	m := map[string]checks.Status{}
 	for _, r := range out.Results {
@@ -155,11 +166,7 @@ func TestNoGPUHostsSkip(t *testing.T) {
 // (warn), its traffic class 0 is lossy (warn), NCCL_IB_HCA leaves mlx5_5
 // out (fail), the bootstrap is right (pass).
 func TestH800RoCEEnvAgainstIntent(t *testing.T) {
-	log := corpusLog(t, "n06_*.txt")
-	probe := gpuProbe(1, "NVIDIA H800")
-	probe.TorchNCCL = "2.18.5"
-	fx := &fakeExec{probes: map[string]Probe{"node2": probe, "node4": probe},
-		logs: map[string][]Log{"node2": {{Name: "output", Text: scriptOutput(2, 1<<30, 20.5)}, {Name: "nccl-n06.log", Text: log}}}}
+	fx := n06Exec(t, 1<<30, 20.5)
 	out, err := Run(t.Context(), h800Hosts(t), Options{Executor: fx, Config: fabric.NCCL{}})
 	if err != nil {
 		t.Fatal(err)
@@ -204,12 +211,8 @@ func TestGIDIndexAgainstPreflight(t *testing.T) {
 // fabric maps to a lossless priority: 106 (DSCP 26) passes, 96 (DSCP 24,
 // priority 0) fails.
 func TestTrafficClassAgainstLosslessClass(t *testing.T) {
-	log := corpusLog(t, "n06_*.txt")
 	for tc, want := range map[string]checks.Status{"106": checks.StatusPass, "96": checks.StatusFail} {
-		probe := gpuProbe(1, "NVIDIA H800")
-		probe.TorchNCCL = "2.18.5"
-		fx := &fakeExec{probes: map[string]Probe{"node2": probe, "node4": probe},
-			logs: map[string][]Log{"node2": {{Name: "output", Text: scriptOutput(2, 1<<20, 20)}, {Name: "nccl.log", Text: log}}}}
+		fx := n06Exec(t, 1<<20, 20)
 		hosts := renamed(t, []string{"mlx5_4"}, 3, "node2", "node4")
 		out, err := Run(t.Context(), hosts, Options{Executor: fx, Config: fabric.NCCL{MaxBytes: 1 << 20, Env: map[string]string{"NCCL_IB_TC": tc, "NCCL_IB_GID_INDEX": "3"}}})
 		if err != nil {
@@ -282,11 +285,7 @@ func TestTransportsAcrossHosts(t *testing.T) {
 // floor whose hosts passed perftest says so, and perftest runs again with
 // NCCL's GID index and traffic class (0: NCCL_IB_TC unset).
 func TestSlowButPerftestPassed(t *testing.T) {
-	log := corpusLog(t, "n06_*.txt")
-	probe := gpuProbe(1, "NVIDIA H800")
-	probe.TorchNCCL = "2.18.5"
-	fx := &fakeExec{probes: map[string]Probe{"node2": probe, "node4": probe},
-		logs: map[string][]Log{"node2": {{Name: "output", Text: scriptOutput(2, 1<<30, 4.2)}, {Name: "nccl.log", Text: log}}}}
+	fx := n06Exec(t, 1<<30, 4.2)
 	var asked []string
 	rerun := func(_ context.Context, a, b Host, gid *int, tc int) checks.Result {
 		asked = append(asked, fmt.Sprintf("%s->%s gid %d tc %d", a.Name, b.Name, *gid, tc))

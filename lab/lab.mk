@@ -17,4 +17,4 @@ lab-image: lab-deps
 
 lab-test: lab-deps
 	LAB_REQUIRED=1 $(LAB_GO) test -tags lab -p 1 -count=1 -v -timeout $(LAB_TEST_TIMEOUT) -run '^TestLab' ./lab/ ./lab/e2e/
-	LAB_REQUIRED=1 $(LAB_GO) test -tags lab -count=1 -v -timeout 25m -run '^TestLabChecks' ./checks/runner/
+	LAB_REQUIRED=1 $(LAB_GO) test -tags lab -count=1 -v -timeout 25m -run '^TestLab(Checks|NCCL)' ./checks/runner/

@@ -17,16 +17,7 @@ import (
 func TestH200Logs(t *testing.T) {
 	analyze := func(name string) *Analysis {
 		t.Helper()
-		f, err := os.Open(filepath.Join("..", "testdata", "h200", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		a, err := Analyze(Options{}, Source{Name: name, R: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
+		return analyzeCapture(t, filepath.Join("..", "testdata", "h200", name), name)
 	}
 	status := func(a *Analysis) map[string]checks.Status {
 		m := map[string]checks.Status{}
@@ -76,16 +67,7 @@ func TestH200Logs(t *testing.T) {
 func TestH200Issue18Captures(t *testing.T) {
 	read := func(name string) *Analysis {
 		t.Helper()
-		f, err := os.Open(filepath.Join("..", "collective", "testdata", "h200", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		a, err := Analyze(Options{}, Source{Name: name, R: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
+		return analyzeCapture(t, filepath.Join("..", "collective", "testdata", "h200", name), name)
 	}
 	tests := read("all_reduce_perf-direct.txt")
 	if len(tests.Tests) != 1 {
@@ -100,4 +82,19 @@ func TestH200Issue18Captures(t *testing.T) {
 	if nvl, known := h.NVLinkPaths(); nvl || known || len(h.Paths) != 2 || h.Paths[0].Intra != "LOC" || len(h.Links) != 0 || h.Env["NCCL_NVLS_ENABLE"] != "0" {
 		t.Errorf("%+v", h)
 	}
+}
+
+// analyzeCapture analyses the file at path, named name in the findings.
+func analyzeCapture(t *testing.T, path, name string) *Analysis {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := Analyze(Options{}, Source{Name: name, R: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

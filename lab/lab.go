@@ -92,6 +92,15 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 	if err := s.startSwitches(ctx, o.SwitchSim); err != nil {
 		return fail(fmt.Errorf("starting the switch simulators: %w", err))
 	}
+	if o.Slurm {
+		if err := s.prepareSlurm(img, o.Fabricctl, o.HealthCheckInterval); err != nil {
+			return fail(err)
+		}
+		if err := s.startSlurmController(ctx); err != nil {
+			return fail(err)
+		}
+		log.Info("slurmctld started", "conf", s.Slurm.Conf, "pid", s.Slurm.CtldPid)
+	}
 	accel := Accel(ctx, o.Qemu)
 	// start every qemu at once: each takes a second or two to start on a busy machine
 	started := make([]time.Time, len(s.VMs))
@@ -149,6 +158,13 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fail(fmt.Errorf("booting the lab: %w", err))
+	}
+	if o.Slurm {
+		t0 := time.Now()
+		if _, err := s.WaitSlurmNodes(ctx); err != nil {
+			return fail(err)
+		}
+		log.Info("slurm nodes registered", "seconds", fmt.Sprintf("%.1f", time.Since(t0).Seconds()))
 	}
 	return s, s.Save()
 }
@@ -268,6 +284,7 @@ func (s *State) Down(ctx context.Context, log *slog.Logger) error {
 		go func(v VM) { defer wg.Done(); s.Kill(v) }(v)
 	}
 	wg.Wait()
+	s.stopSlurm()
 	errs := []error{s.stopSwitches()}
 	if netnsExists(s.Netns) {
 		if err := command(ctx, "ip", "netns", "del", s.Netns); err != nil {

@@ -18,5 +18,9 @@
 // sweep goes on with the others. Pairwise results become report Pairs (the
 // heatmap), the rest report Results.
 //
+// With Options.Launcher (checks/slurm's srun launcher) the host side runs through a workload
+// manager instead: the preflight as one step on every host, the loopback and every round as one
+// step each; the hosts' Agents are not used and there is nothing to clean up.
+//
 // Run is safe for concurrent use with distinct hosts or BasePorts.
 package runner

@@ -53,6 +53,18 @@ type Options struct {
 	BasePort int
 	// Progress, when set, receives one line per finished step.
 	Progress func(format string, args ...any)
+	// Launcher, when set, runs the host side through a workload manager (Slurm's srun) instead
+	// of each host's agent: Hosts' Agents are not used, and nothing is left to clean up.
+	Launcher Launcher
+}
+
+// Launcher runs the checks' host side on many hosts at once, through a workload manager: the
+// preflight as one step, and every round of RDMA tests as one step (rdma.Executor).
+// checks/slurm's Launcher is one.
+type Launcher interface {
+	// Preflight gathers every host's facts; errs[i] is set when host i reported none.
+	Preflight(ctx context.Context, args []preflight.Args) (facts []preflight.Facts, errs []error)
+	rdma.Executor
 }
 
 // ErrNoHosts: the fabric has no hosts to check.
@@ -81,9 +93,13 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		return nil, ErrNoHosts
 	}
 	rep := report.New(fabricName, time.Now(), o.suites()...)
-	defer cleanup(ctx, hosts, o)
-
-	facts := gather(ctx, hosts, o)
+	var facts []hostFacts
+	if o.Launcher != nil {
+		facts = launch(ctx, hosts, o)
+	} else {
+		defer cleanup(ctx, hosts, o)
+		facts = gather(ctx, hosts, o)
+	}
 	eps := make([]rdma.Endpoint, len(hosts))
 	for i, h := range hosts {
 		eps[i] = endpoint(h, facts[i])
@@ -104,6 +120,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
 		sw := loopbackSweep(o)
+		sw.Executor = executor(o)
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("loopback %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
 		}
@@ -112,6 +129,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		sw := pairwiseSweep(o)
+		sw.Executor = executor(o)
 		if len(o.Baseline) > 0 {
 			sw.Baseline = o.Baseline
 		}
@@ -162,6 +180,46 @@ type hostFacts struct {
 	err error
 }
 
+// executor is the launcher as the sweeps' executor (nil: the agents).
+func executor(o Options) rdma.Executor {
+	if o.Launcher == nil {
+		return nil
+	}
+	return o.Launcher
+}
+
+// peersOf lists every host but host i.
+func peersOf(hosts []Host, i int) []preflight.Peer {
+	var peers []preflight.Peer
+	for k, p := range hosts {
+		if k != i {
+			peers = append(peers, preflight.Peer{Name: p.Intent.Host, Address: p.Intent.Address})
+		}
+	}
+	return peers
+}
+
+// launch gathers every host's facts through the launcher.
+func launch(ctx context.Context, hosts []Host, o Options) []hostFacts {
+	args := make([]preflight.Args, len(hosts))
+	for i, h := range hosts {
+		args[i] = preflight.Args{Intent: h.Intent, Peers: peersOf(hosts, i)}
+	}
+	facts, errs := o.Launcher.Preflight(ctx, args)
+	out := make([]hostFacts, len(hosts))
+	for i, h := range hosts {
+		if i < len(facts) {
+			out[i].Facts = facts[i]
+		}
+		if i < len(errs) && errs[i] != nil {
+			out[i].err = fmt.Errorf("running preflight on %s: %w", h.Intent.Host, errs[i])
+		}
+		out[i].Host = h.Intent.Host
+		o.progress("preflight %s: %s", h.Intent.Host, errOr(out[i].err, "facts gathered"))
+	}
+	return out
+}
+
 // gather runs the preflight op on every host, Parallel at a time.
 func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 	out := make([]hostFacts, len(hosts))
@@ -172,12 +230,7 @@ func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	for i, h := range hosts {
-		var peers []preflight.Peer
-		for _, p := range hosts {
-			if p.Intent.Host != h.Intent.Host {
-				peers = append(peers, preflight.Peer{Name: p.Intent.Host, Address: p.Intent.Address})
-			}
-		}
+		peers := peersOf(hosts, i)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()

@@ -40,6 +40,7 @@ type checkFlags struct {
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var cf checkFlags
+	var lf launcherFlags
 	cmd := &cobra.Command{
 		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise] [--report FILE.html]",
 		Short: "Prove the fabric works: host preflight, RDMA loopback and pairwise perftest sweeps",
@@ -50,8 +51,17 @@ the pairwise schedule of spec.checks, and reports with the cause of every failur
 Results go to stdout (-o table|json|junit|html), progress to stderr; --report writes the
 self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on errors.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd, g, cf) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch lf.launcher {
+			case "slurm":
+				return runCheckSlurm(cmd, g, cf, lf)
+			case "ssh", "":
+				return runCheck(cmd, g, cf)
+			}
+			return fmt.Errorf("--launcher %q: want ssh or slurm", lf.launcher)
+		},
 	}
+	lf.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVarP(&cf.file, "file", "f", "", "fabric file")
 	fl.StringSliceVar(&cf.suites, "suite", []string{"preflight", "loopback", "pairwise"}, "suites to run (comma-separated)")

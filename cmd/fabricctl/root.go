@@ -59,6 +59,7 @@ func commands(g *globals) []*cobra.Command {
 		newHostCmd(g), newAgentCmd(g),
 		newSwitchSimCmd(g),
 		newCheckCmd(g),
+		newTaskCmd(g),
 	}
 }
 

@@ -260,12 +260,21 @@ func errOr(err error, ok string) string {
 // endpoint picks the host's first RoCE/IB port and says why it is unusable
 // when it is.
 func endpoint(h Host, f hostFacts) rdma.Endpoint {
-	e := rdma.Endpoint{Host: h.Intent.Host, Agent: h.Agent, Address: h.Intent.Address, Labels: h.Intent.Labels}
+	e := Endpoint(h.Intent, f.Facts, f.err)
+	e.Agent = h.Agent
+	return e
+}
+
+// Endpoint picks the first usable RoCE or InfiniBand port of a host from its preflight facts
+// (err: the facts could not be gathered) and, when none is usable, sets Problem to the reason:
+// no RDMA device, port not ACTIVE, no RoCE v2 IPv4 GID.
+func Endpoint(in fabric.HostIntent, f preflight.Facts, err error) rdma.Endpoint {
+	e := rdma.Endpoint{Host: in.Host, Address: in.Address, Labels: in.Labels}
 	problem := func(id string, class checks.FailureClass, summary string) {
 		e.Problem = &checks.Result{ID: id, Target: e.Host, Status: checks.StatusFail, Class: class, Summary: summary}
 	}
-	if f.err != nil {
-		problem(preflight.IDAgent, "", f.err.Error())
+	if err != nil {
+		problem(preflight.IDAgent, "", err.Error())
 		return e
 	}
 	if f.Observed == nil {
@@ -319,6 +328,20 @@ func loopbackSweep(o Options) rdma.Sweep {
 	t := test(l.Test, l.MessageSize, l.Duration)
 	t.Timeout = o.Timeout
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate), RelativeFloor: o.RelativeFloor}}
+}
+
+// PairwiseTest is the test and schedule of the fabric's spec.checks.pairwise (defaults: write_bw
+// for 5 s, all-pairs).
+func PairwiseTest(c *fabric.Checks) (rdma.Test, schedule.Kind) {
+	var p fabric.Pairwise
+	if c != nil && c.Pairwise != nil {
+		p = *c.Pairwise
+	}
+	kind := schedule.Kind(p.Schedule)
+	if kind == "" {
+		kind = schedule.KindAllPairs
+	}
+	return test(p.Test, p.MessageSize, p.Duration), kind
 }
 
 func pairwiseSweep(o Options) rdma.Sweep {

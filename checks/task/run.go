@@ -7,8 +7,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
+	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 // Env is what a task needs on its node.
@@ -57,6 +60,30 @@ func runPreflight(ctx context.Context, s Spec, env Env, r *Result) {
 	r.Error = fmt.Sprintf("node %s is not in this preflight step (%d nodes)", env.Node, len(s.Hosts))
 }
 
+// resolve finds this node's side of a job from its own preflight facts.
+func resolve(ctx context.Context, env Env, s Side) rdma.Endpoint {
+	iface := s.Interface
+	if iface == "" {
+		iface = fabric.AllRDMANetdevs
+	}
+	in := fabric.HostIntent{APIVersion: fabric.APIVersion, Host: s.Host, Address: s.Address, Interfaces: []fabric.InterfaceIntent{{Name: iface}}}
+	if env.Gatherer == nil {
+		return checkrunner.Endpoint(in, preflight.Facts{}, fmt.Errorf("no preflight gatherer to find the RDMA device of %s", iface))
+	}
+	return checkrunner.Endpoint(in, env.Gatherer.Gather(ctx, preflight.Args{Intent: in}), nil)
+}
+
+// problemHere is the problem of the side(s) on this node that keeps the job from running.
+func problemHere(j rdma.Job, srvHere, cliHere bool) *checks.Result {
+	if srvHere && j.Server.Problem != nil {
+		return j.Server.Problem
+	}
+	if cliHere && j.Client.Problem != nil {
+		return j.Client.Problem
+	}
+	return nil
+}
+
 func runRound(ctx context.Context, s Spec, env Env, r *Result) {
 	if env.Agent == nil {
 		r.Error = "no perftest agent"
@@ -76,6 +103,24 @@ func runRound(ctx context.Context, s Spec, env Env, r *Result) {
 		}
 		job := rdma.Job{Server: j.Server.Endpoint(), Client: j.Client.Endpoint(), Test: s.Test, TCPPort: j.TCPPort}
 		id := fmt.Sprintf("task-%d-%d", i, j.TCPPort)
+		if srvHere && j.Server.Device == "" {
+			job.Server = resolve(ctx, env, j.Server)
+		}
+		if cliHere && j.Client.Device == "" {
+			job.Client = resolve(ctx, env, j.Client)
+		}
+		if p := problemHere(job, srvHere, cliHere); p != nil {
+			for _, side := range []struct {
+				here bool
+				role rdma.Role
+			}{{srvHere, rdma.Server}, {cliHere, rdma.Client}} {
+				if side.here {
+					add(SideResult{Job: i, Role: side.role, Outcome: rdma.Outcome{ID: id + "-" + string(side.role), Role: side.role, ExitCode: -1,
+						Class: p.Class, Error: fmt.Sprintf("not run: %s %s: %s", p.ID, p.Target, p.Summary)}})
+				}
+			}
+			continue
+		}
 		switch {
 		case srvHere && cliHere:
 			wg.Go(func() {

@@ -58,12 +58,16 @@ type Job struct {
 	TCPPort int  `json:"tcpPort"`
 }
 
-// Side is one end of a job: the node that runs it and what perftest needs there.
+// Side is one end of a job: the node that runs it and what perftest needs there. A side
+// without a Device (a spec rendered before any preflight ran: the Kubernetes Jobs) is resolved on
+// its node from Interface (every RDMA netdev when empty): the first ACTIVE port with its RoCE v2
+// GID index.
 type Side struct {
 	Node       string `json:"node"`
 	Host       string `json:"host"`
 	Address    string `json:"address,omitempty"`
-	Device     string `json:"device"`
+	Interface  string `json:"interface,omitempty"`
+	Device     string `json:"device,omitempty"`
 	Port       int    `json:"port,omitempty"`
 	GIDIndex   *int   `json:"gidIndex,omitempty"`
 	LoopDevice string `json:"loopDevice,omitempty"`

@@ -60,6 +60,7 @@ func commands(g *globals) []*cobra.Command {
 		newSwitchSimCmd(g),
 		newCheckCmd(g),
 		newTaskCmd(g),
+		newK8sCmd(g),
 	}
 }
 

@@ -65,7 +65,9 @@ func TestRunAnswersWithinBudget(t *testing.T) {
 	if v.Code != Unknown || !strings.Contains(v.Line(), "did not finish within the 300ms budget") {
 		t.Errorf("cancelled check: %+v", v)
 	}
-	v = Run(t.Context(), time.Second, func(context.Context) (*report.Report, error) { return nil, errors.New("opening the host: permission denied") })
+	v = Run(t.Context(), time.Second, func(context.Context) (*report.Report, error) {
+		return nil, errors.New("opening the host: permission denied")
+	})
 	if v.Code != Unknown || !strings.Contains(v.Line(), "permission denied") {
 		t.Errorf("failed check: %+v", v)
 	}

@@ -182,4 +182,3 @@ func TestNodeLabel(t *testing.T) {
 		t.Error("NodeOf")
 	}
 }
-

@@ -62,8 +62,9 @@ type Options struct {
 // preflight as one step, and every round of RDMA tests as one step (rdma.Executor).
 // checks/slurm's Launcher is one.
 type Launcher interface {
-	// Preflight gathers every host's facts; errs[i] is set when host i reported none.
-	Preflight(ctx context.Context, args []preflight.Args) (facts []preflight.Facts, errs []error)
+	// Preflight gathers the facts of every host of intents, each with the others as the peers
+	// whose names must resolve; errs[i] is set when host i reported none.
+	Preflight(ctx context.Context, intents []fabric.HostIntent) (facts []preflight.Facts, errs []error)
 	rdma.Executor
 }
 
@@ -201,11 +202,11 @@ func peersOf(hosts []Host, i int) []preflight.Peer {
 
 // launch gathers every host's facts through the launcher.
 func launch(ctx context.Context, hosts []Host, o Options) []hostFacts {
-	args := make([]preflight.Args, len(hosts))
+	intents := make([]fabric.HostIntent, len(hosts))
 	for i, h := range hosts {
-		args[i] = preflight.Args{Intent: h.Intent, Peers: peersOf(hosts, i)}
+		intents[i] = h.Intent
 	}
-	facts, errs := o.Launcher.Preflight(ctx, args)
+	facts, errs := o.Launcher.Preflight(ctx, intents)
 	out := make([]hostFacts, len(hosts))
 	for i, h := range hosts {
 		if i < len(facts) {

@@ -14,6 +14,7 @@ import (
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/task"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 // NodeLabel is the fabric host label naming the host's Slurm node when it differs from the
@@ -231,13 +232,13 @@ func reasonSuffix(n Node) string {
 
 // Preflight gathers every host's facts in one srun step on the nodes Slurm will run it on; a
 // host on any other node gets the reason as its error.
-func (l *Launcher) Preflight(ctx context.Context, args []preflight.Args) ([]preflight.Facts, []error) {
-	facts := make([]preflight.Facts, len(args))
-	errs := make([]error, len(args))
-	hosts := make([]string, len(args))
-	for i, a := range args {
-		hosts[i] = a.Intent.Host
-		facts[i].Host = a.Intent.Host
+func (l *Launcher) Preflight(ctx context.Context, intents []fabric.HostIntent) ([]preflight.Facts, []error) {
+	facts := make([]preflight.Facts, len(intents))
+	errs := make([]error, len(intents))
+	hosts := make([]string, len(intents))
+	for i, in := range intents {
+		hosts[i] = in.Host
+		facts[i].Host = in.Host
 	}
 	avail, err := l.Availability(ctx, hosts)
 	if err != nil {
@@ -246,14 +247,14 @@ func (l *Launcher) Preflight(ctx context.Context, args []preflight.Args) ([]pref
 		}
 		return facts, errs
 	}
-	var run []preflight.Args
+	var run []fabric.HostIntent
 	var at []int
-	for i, a := range args {
-		if why := avail[a.Intent.Host]; why != nil {
+	for i, in := range intents {
+		if why := avail[in.Host]; why != nil {
 			errs[i] = why
 			continue
 		}
-		run, at = append(run, a), append(at, i)
+		run, at = append(run, in), append(at, i)
 	}
 	if len(run) == 0 {
 		return facts, errs
@@ -262,7 +263,7 @@ func (l *Launcher) Preflight(ctx context.Context, args []preflight.Args) ([]pref
 	if bound == 0 {
 		bound = DefaultPreflightBound
 	}
-	c, stepErr := l.step(ctx, "preflight", task.PreflightSpec(run, l.node), bound)
+	c, stepErr := l.step(ctx, "preflight", task.PreflightSpec(run, intents, l.node), bound)
 	got, gotErrs := task.Facts(run, l.node, c, stepErr)
 	for k, i := range at {
 		facts[i], errs[i] = got[k], gotErrs[k]

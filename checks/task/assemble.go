@@ -6,37 +6,35 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 // ErrNoResult: a node of the step reported nothing (the launcher could not start its task, or
 // the task died before it wrote its result).
 var ErrNoResult = errors.New("no result from the node")
 
-// PreflightSpec is the spec of a preflight step over hosts (their desired state and peers as
-// the agent's preflight op gets them); node maps a host to its launcher node name.
-func PreflightSpec(args []preflight.Args, node func(host string) string) Spec {
+// PreflightSpec is the spec of a preflight step over hosts (their desired state; peers are the
+// other hosts, all) and the peers, every host of the fabric (a task leaves itself out); node maps
+// a host to its launcher node name. The peer list is shared, not repeated per host: a preflight
+// of n hosts costs O(n), not O(n²).
+func PreflightSpec(hosts []fabric.HostIntent, peers []fabric.HostIntent, node func(host string) string) Spec {
 	s := Spec{Version: Version, Kind: KindPreflight}
-	seen := map[string]bool{}
-	for _, a := range args {
-		s.Hosts = append(s.Hosts, Host{Node: node(a.Intent.Host), Intent: a.Intent})
-		self := preflight.Peer{Name: a.Intent.Host, Address: a.Intent.Address}
-		for _, p := range append([]preflight.Peer{self}, a.Peers...) {
-			if !seen[p.Name] {
-				seen[p.Name] = true
-				s.Peers = append(s.Peers, p)
-			}
-		}
+	for _, h := range hosts {
+		s.Hosts = append(s.Hosts, Host{Node: node(h.Host), Intent: h})
+	}
+	for _, p := range peers {
+		s.Peers = append(s.Peers, preflight.Peer{Name: p.Host, Address: p.Address})
 	}
 	return s
 }
 
-// Facts returns the facts of args' hosts from a preflight step's results, in args' order, with
-// an error for every host whose node reported none (stepErr says how the step ended).
-func Facts(args []preflight.Args, node func(host string) string, c Collected, stepErr error) ([]preflight.Facts, []error) {
-	facts := make([]preflight.Facts, len(args))
-	errs := make([]error, len(args))
-	for i, a := range args {
-		n := node(a.Intent.Host)
+// Facts returns the facts of hosts from a preflight step's results, in hosts' order, with an
+// error for every host whose node reported none (stepErr says how the step ended).
+func Facts(hosts []fabric.HostIntent, node func(host string) string, c Collected, stepErr error) ([]preflight.Facts, []error) {
+	facts := make([]preflight.Facts, len(hosts))
+	errs := make([]error, len(hosts))
+	for i, h := range hosts {
+		n := node(h.Host)
 		r, ok := c.Results[n]
 		switch {
 		case !ok:
@@ -48,7 +46,7 @@ func Facts(args []preflight.Args, node func(host string) string, c Collected, st
 		default:
 			facts[i] = *r.Facts
 		}
-		facts[i].Host = a.Intent.Host
+		facts[i].Host = h.Host
 	}
 	return facts, errs
 }

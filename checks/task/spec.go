@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
@@ -162,10 +163,19 @@ func DecodeArgs(args []string) (Spec, error) {
 	return s, nil
 }
 
+// gzip writers and readers are reused: a writer holds about a megabyte of tables, and a
+// controller reads one result per node of every step.
+var (
+	writers = sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzip.BestCompression); return w }}
+	readers sync.Pool
+)
+
 // pack is JSON → gzip → base64 (URL-safe, unpadded).
 func pack(v any) (string, error) {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw := writers.Get().(*gzip.Writer)
+	defer writers.Put(zw)
+	zw.Reset(&buf)
 	if err := json.NewEncoder(zw).Encode(v); err != nil {
 		return "", err
 	}
@@ -181,10 +191,17 @@ func unpack(s string, v any) error {
 	if err != nil {
 		return fmt.Errorf("decoding base64: %w", err)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	var zr *gzip.Reader
+	if r, ok := readers.Get().(*gzip.Reader); ok {
+		zr = r
+		err = zr.Reset(bytes.NewReader(raw))
+	} else {
+		zr, err = gzip.NewReader(bytes.NewReader(raw))
+	}
 	if err != nil {
 		return fmt.Errorf("decompressing: %w", err)
 	}
+	defer readers.Put(zr)
 	data, err := io.ReadAll(io.LimitReader(zr, maxSpec+1))
 	if err != nil {
 		return fmt.Errorf("decompressing: %w", err)

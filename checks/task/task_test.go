@@ -52,8 +52,8 @@ func TestSpecRoundTrip(t *testing.T) {
 			t.Errorf("a spec of 10,000 pairs fits one argument: %d bytes", len(args[0]))
 		}
 	}
-	p := PreflightSpec([]preflight.Args{{Intent: fabric.HostIntent{Host: "a", Address: "10.0.0.1"}, Peers: []preflight.Peer{{Name: "b", Address: "10.0.0.2"}}},
-		{Intent: fabric.HostIntent{Host: "b", Address: "10.0.0.2"}, Peers: []preflight.Peer{{Name: "a", Address: "10.0.0.1"}}}}, strings.ToUpper)
+	ab := []fabric.HostIntent{{Host: "a", Address: "10.0.0.1"}, {Host: "b", Address: "10.0.0.2"}}
+	p := PreflightSpec(ab, ab, strings.ToUpper)
 	if len(p.Peers) != 2 || p.Hosts[1].Node != "B" || !equal(p.Nodes(), []string{"A", "B"}) {
 		t.Errorf("preflight spec: %+v", p)
 	}

@@ -23,7 +23,7 @@
 // an agent that lost its SSH session left behind.
 //
 // On the controller, RunPair drives one test between two Endpoints: the
-// server's start and wait go to one agent process (an agentcall.Session),
+// server's start and wait go to one agent process (an agentclient.Session),
 // the client's to another, and the client starts only once the server is
 // ready. Loopback and Pairwise run whole suites: every pair of a schedule
 // round at once on its own TCP port, outliers below 93% of the fleet's best

@@ -1,7 +1,7 @@
 // Package runner runs the suites of `fabricctl check` over a fabric's hosts
 // and assembles the report.
 //
-//	hosts := []runner.Host{{Intent: intent, Agent: sshAgent}, …} // one per fabric host
+//	hosts := []runner.Host{{Intent: intent, Agent: agent}, …} // one per fabric host (internal/fleet.Hosts)
 //	rep, err := runner.Run(ctx, "lab", hosts, runner.Options{
 //		Suites:   []report.Suite{report.SuitePreflight, report.SuitePairwise},
 //		Checks:   f.Spec.Checks,
@@ -22,5 +22,6 @@
 // manager instead: the preflight as one step on every host, the loopback and every round as one
 // step each; the hosts' Agents are not used and there is nothing to clean up.
 //
-// Run is safe for concurrent use with distinct hosts or BasePorts.
+// Run is safe for concurrent use with distinct hosts or BasePorts. It calls
+// Options.Progress from one goroutine at a time, though steps finish on many.
 package runner

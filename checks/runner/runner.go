@@ -331,6 +331,13 @@ func test(name string, size fabric.Bytes, dur fabric.Duration) rdma.Test {
 	return rdma.Test{Test: t, Size: int64(size), Duration: d.Round(time.Second)}
 }
 
+// LoopbackTest is the test and thresholds of the fabric's spec.checks.loopback (defaults:
+// write_bw for 5 s, no absolute floor).
+func LoopbackTest(c *fabric.Checks) (rdma.Test, rdma.Thresholds) {
+	sw := loopbackSweep(Options{Checks: c})
+	return sw.Test, sw.Thresholds
+}
+
 func loopbackSweep(o Options) rdma.Sweep {
 	var l fabric.Loopback
 	if o.Checks != nil && o.Checks.Loopback != nil {

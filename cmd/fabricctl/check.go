@@ -33,6 +33,8 @@ type checkFlags struct {
 	knownHosts string
 	only       []string
 	fromDir    string
+	// relFloor is the outlier fraction of the fleet's best (0: 93%).
+	relFloor float64
 }
 
 func newCheckCmd(g *globals) *cobra.Command {
@@ -70,6 +72,7 @@ self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on err
 	fl.StringVar(&cf.reportFile, "report", "", "also write the HTML report to this file")
 	fl.BoolVar(&cf.insecure, "insecure-ignore-host-key", false, "DANGEROUS: do not check SSH host keys")
 	fl.StringVar(&cf.agentPath, "agent-path", agentclient.RemotePath, "where the agent is kept on hosts (relative to the login home)")
+	fl.Float64Var(&cf.relFloor, "relative-floor", 0, "a run below this fraction of the fleet's best bandwidth is an outlier (0: 0.93); emulated fabrics such as the soft-RoCE lab need about 0.3")
 	fl.StringVar(&cf.identity, "identity-file", "", "SSH private key for every host (overrides the fabric's ssh settings)")
 	fl.StringVar(&cf.knownHosts, "known-hosts", "", "known_hosts file for every host (overrides the fabric's ssh settings)")
 	fl.StringSliceVar(&cf.only, "target", nil, "only these hosts (repeat or comma-separate)")
@@ -117,7 +120,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
 	}
 	var mu sync.Mutex
-	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel,
+	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel, RelativeFloor: cf.relFloor,
 		Progress: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()

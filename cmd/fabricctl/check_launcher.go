@@ -78,7 +78,7 @@ func runCheckSlurm(cmd *cobra.Command, g *globals, cf checkFlags, lf launcherFla
 			return err
 		}
 	}
-	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks,
+	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, RelativeFloor: cf.relFloor,
 		Parallel: g.parallel, Launcher: l, Progress: logf})
 	if err != nil {
 		return err

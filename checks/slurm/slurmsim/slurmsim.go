@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/checks/task"
@@ -40,6 +41,7 @@ type Cluster struct {
 	Silent map[string]bool
 
 	mu         sync.Mutex
+	nodeTime   time.Duration
 	nodes      map[string]*Node
 	order      []string
 	steps      []Step
@@ -88,6 +90,14 @@ func (c *Cluster) Steps() []Step {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.steps)
+}
+
+// NodeTime is how long the simulated nodes' tasks took (Task and writing their results): a
+// benchmark subtracts it to get the controller's own time.
+func (c *Cluster) NodeTime() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodeTime
 }
 
 // Transcript returns every scontrol update, as its argv.
@@ -226,6 +236,7 @@ func (c *Cluster) srun(ctx context.Context, args []string, stdout, stderr io.Wri
 	// every task's framed lines, then interleaved one line at a time
 	outs := make([][]string, 0, len(nodes))
 	var failed []string
+	t0 := time.Now()
 	for _, n := range nodes {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -249,6 +260,10 @@ func (c *Cluster) srun(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 		outs = append(outs, lines)
 	}
+	c.mu.Lock()
+	c.nodeTime += time.Since(t0)
+	c.mu.Unlock()
+	// from here on the controller reads the pipe as fast as srun writes it: not node time
 	w := bufio.NewWriter(stdout)
 	for more := true; more; {
 		more = false

@@ -49,18 +49,7 @@ func (a *Agent) RunLoopback(ctx context.Context, j Job, id string) (srv, cli Out
 }
 
 func (a *Agent) runServer(ctx context.Context, j Job, id string) Outcome {
-	st, err := a.Start(ctx, StartArgs{ID: id, Role: Server, Spec: j.ServerSpec(), Timeout: j.Test.Bound()})
-	if err != nil {
-		return Outcome{ID: id, Role: Server, ExitCode: -1, Error: err.Error()}
-	}
-	if st.Outcome != nil {
-		return *st.Outcome
-	}
-	o, err := a.Wait(ctx, WaitArgs{ID: id})
-	if err != nil {
-		return Outcome{ID: id, Role: Server, ExitCode: -1, Error: err.Error()}
-	}
-	return o
+	return a.runOnce(ctx, id, Server, j)
 }
 
 func (a *Agent) runClient(ctx context.Context, j Job, id string) Outcome {

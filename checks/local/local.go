@@ -116,7 +116,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 // loopback runs the loopback test on the host's first usable port, both sides here; a host
 // without one fails it with preflight's reason.
 func loopback(ctx context.Context, in fabric.HostIntent, facts preflight.Facts, o Options) []checks.Result {
-	e := checkrunner.Endpoint(in, facts, nil)
+	e := rdma.EndpointOf(in, facts, nil)
 	t := o.Loopback
 	if t.Test.Verb == "" {
 		t, _ = checkrunner.LoopbackTest(nil)

@@ -10,7 +10,6 @@ import (
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
-	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
@@ -68,9 +67,9 @@ func resolve(ctx context.Context, env Env, s Side) rdma.Endpoint {
 	}
 	in := fabric.HostIntent{APIVersion: fabric.APIVersion, Host: s.Host, Address: s.Address, Interfaces: []fabric.InterfaceIntent{{Name: iface}}}
 	if env.Gatherer == nil {
-		return checkrunner.Endpoint(in, preflight.Facts{}, fmt.Errorf("no preflight gatherer to find the RDMA device of %s", iface))
+		return rdma.EndpointOf(in, preflight.Facts{}, fmt.Errorf("no preflight gatherer to find the RDMA device of %s", iface))
 	}
-	return checkrunner.Endpoint(in, env.Gatherer.Gather(ctx, preflight.Args{Intent: in}), nil)
+	return rdma.EndpointOf(in, env.Gatherer.Gather(ctx, preflight.Args{Intent: in}), nil)
 }
 
 // problemHere is the problem of the side(s) on this node that keeps the job from running.

@@ -109,11 +109,13 @@ func (h *harness) healthLog(host string) []string {
 	return out
 }
 
-// sweep runs check --launcher slurm and decodes its JSON report.
+// sweep runs check --launcher slurm and decodes its JSON report. The relative floor is a tenth:
+// under emulation on a loaded machine healthy pairs differ by 2–3× (docs/lab.md), and this test
+// is about which node is broken, not about bandwidth.
 func (h *harness) sweep(ctx context.Context, extra ...string) (result, *report.Report) {
 	h.t.Helper()
 	args := append([]string{"check", "--launcher", "slurm", "--node-bin", lab.GuestFabricctl, "-f", slurmFabric,
-		"--suite", "preflight,pairwise", "--relative-floor", "0.3", "--drain", "-o", "json"}, extra...)
+		"--suite", "preflight,pairwise", "--relative-floor", "0.1", "--drain", "-o", "json"}, extra...)
 	r := h.fabricctl(ctx, args...)
 	var rep report.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {

@@ -122,23 +122,29 @@ func loopback(ctx context.Context, in fabric.HostIntent, facts preflight.Facts, 
 		t, _ = checkrunner.LoopbackTest(nil)
 	}
 	j := rdma.Job{Server: e, Client: e, Test: t, TCPPort: rdma.DefaultBasePort}
-	run := rdma.PairRun{Server: e, Client: e, Test: t, TCPPort: j.TCPPort, Blocked: j.Blocked(), Attempts: 1}
-	if run.Blocked == nil {
-		if o.Agent == nil {
-			return []checks.Result{checks.ErrorResult("loopback/"+t.Test.String(), in.Host, "", errors.New("no perftest agent"))}
+	if p := j.Blocked(); p != nil {
+		target := in.Host
+		if e.Device != "" {
+			target = e.Name()
 		}
-		t0 := time.Now()
-		for attempt := 1; attempt <= 2; attempt++ {
-			so, co := o.Agent.RunLoopback(ctx, j, fmt.Sprintf("local-loopback-%d", attempt))
-			run.ServerOut, run.ClientOut, run.Attempts = &so, &co, attempt
-			if co.ID == "" {
-				run.ClientOut = nil
-			}
-			if !run.RetryCalibration() || ctx.Err() != nil {
-				break
-			}
-		}
-		run.Wall = time.Since(t0)
+		return []checks.Result{{ID: "loopback/" + t.Test.String(), Target: target, Status: checks.StatusFail, Class: p.Class,
+			Summary: fmt.Sprintf("not run: %s: %s", p.ID, p.Summary)}}
 	}
+	run := rdma.PairRun{Server: e, Client: e, Test: t, TCPPort: j.TCPPort, Attempts: 1}
+	if o.Agent == nil {
+		return []checks.Result{checks.ErrorResult("loopback/"+t.Test.String(), in.Host, "", errors.New("no perftest agent"))}
+	}
+	t0 := time.Now()
+	for attempt := 1; attempt <= 2; attempt++ {
+		so, co := o.Agent.RunLoopback(ctx, j, fmt.Sprintf("local-loopback-%d", attempt))
+		run.ServerOut, run.ClientOut, run.Attempts = &so, &co, attempt
+		if co.ID == "" {
+			run.ClientOut = nil
+		}
+		if !run.RetryCalibration() || ctx.Err() != nil {
+			break
+		}
+	}
+	run.Wall = time.Since(t0)
 	return []checks.Result{rdma.Judge(run, o.LoopbackThresholds)}
 }

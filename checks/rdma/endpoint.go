@@ -27,7 +27,11 @@ func EndpointOf(in fabric.HostIntent, f preflight.Facts, err error) Endpoint {
 	for _, in := range f.Observed.Interfaces {
 		r := in.RDMA
 		if r == nil {
-			problem(preflight.IDRDMADevice, checks.NoDevice, fmt.Sprintf("netdev %s has no RDMA device", in.Name))
+			what := fmt.Sprintf("netdev %s has no RDMA device", in.Name)
+			if in.Name == fabric.AllRDMANetdevs {
+				what = "no netdev has an RDMA device"
+			}
+			problem(preflight.IDRDMADevice, checks.NoDevice, what)
 			continue
 		}
 		e.Device, e.Port, e.RateGbps = r.Device, r.Port.Port, r.RateGbps

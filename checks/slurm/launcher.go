@@ -107,7 +107,9 @@ func (l *Launcher) SrunArgs(name string, nodes []string, bound time.Duration, ar
 	if l.Allocation == "" {
 		args = append(args, "--exclusive")
 	} else {
-		args = append(args, "--jobid="+l.Allocation)
+		// the steps run one after another: --overlap spares each the wait until Slurm has
+		// released the last one's CPUs ("step creation temporarily disabled")
+		args = append(args, "--jobid="+l.Allocation, "--overlap")
 	}
 	if l.Partition != "" {
 		args = append(args, "--partition="+l.Partition)

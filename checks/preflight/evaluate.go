@@ -101,6 +101,11 @@ func evalInterface(host string, in hostcfg.InterfaceState, plan *hostcfg.Plan, o
 	r := in.RDMA
 	out := []checks.Result{pass(IDRDMADevice, target, fmt.Sprintf("%s port %d serves %s", r.Device, r.Port.Port, in.Name))}
 	if r.Error != "" && r.State == "" {
+		if strings.Contains(r.Error, "no such file or directory") {
+			// the port's sysfs directory is gone: the device is being removed (or half there)
+			out = append(out, bad(IDPort, target, checks.StatusFail, checks.PortDown, "the port has vanished: "+r.Error))
+			return out
+		}
 		out = append(out, bad(IDPort, target, checks.StatusError, checks.PortDown, "reading the port: "+r.Error))
 		return out
 	}

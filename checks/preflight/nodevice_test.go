@@ -43,3 +43,24 @@ func TestRoCESettingsOfAMissingDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestPortOfAVanishingDevice: while an RDMA device is being removed its port directory is gone
+// before the device is: the port is down (a failure), not an undecided read (the Slurm lab test
+// saw three health checks answer "could not decide" in that window).
+func TestPortOfAVanishingDevice(t *testing.T) {
+	gone := "reading /sys/class/infiniband/rxe0/ports/1/state: open /sys/class/infiniband/rxe0/ports/1/state: no such file or directory"
+	f := Facts{Host: "lab-h3", Perftest: "4.5", Plan: &hostcfg.Plan{},
+		Observed: &hostcfg.Observed{Interfaces: []hostcfg.InterfaceState{{Name: "eth0",
+			RDMA: &hostcfg.RDMAState{Error: gone}}}}}
+	for _, r := range Evaluate(f, Options{}) {
+		if r.ID == IDPort && (r.Status != checks.StatusFail || r.Class != checks.PortDown) {
+			t.Errorf("port of a vanishing device: %s %s %q, want a port-down failure", r.Status, r.Class, r.Summary)
+		}
+	}
+	f.Observed.Interfaces[0].RDMA.Error = "reading /sys/class/infiniband/rxe0/ports/1/state: read: input/output error"
+	for _, r := range Evaluate(f, Options{}) {
+		if r.ID == IDPort && r.Status != checks.StatusError {
+			t.Errorf("an I/O error reading the port: %s, want error (undecided)", r.Status)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/task"
@@ -273,24 +274,36 @@ func (l *Launcher) Preflight(ctx context.Context, intents []fabric.HostIntent) (
 	return facts, errs
 }
 
-// RunRound runs one round as one srun step; runs whose perftest clock calibration failed are run
-// once more, in a second step of just those jobs.
+// RunRound runs one round as one srun step. Runs that failed only because perftest's clock
+// calibration did, or because the out-of-band exchange did (a client that could not reach or
+// read its server: in a step the two sides start independently, and an emulated or loaded host
+// may not be ready in time), run once more, in a second step of just those jobs; a broken path
+// fails again.
 func (l *Launcher) RunRound(ctx context.Context, jobs []rdma.Job) []rdma.PairRun {
 	runs := l.round(ctx, jobs)
 	var again []rdma.Job
 	var at []int
 	for i, r := range runs {
-		if r.RetryCalibration() {
+		if retryable(r) {
 			again, at = append(again, jobs[i]), append(at, i)
 		}
 	}
 	if len(again) > 0 && ctx.Err() == nil {
+		l.log("running %d job(s) again (clock calibration or out-of-band exchange failed)", len(again))
 		for k, r := range l.round(ctx, again) {
 			r.Attempts = 2
 			runs[at[k]] = r
 		}
 	}
 	return runs
+}
+
+func retryable(r rdma.PairRun) bool {
+	if r.RetryCalibration() {
+		return true
+	}
+	f, failed := r.Failure()
+	return r.Err == nil && r.Blocked == nil && failed && f.Class == checks.OOBConnect
 }
 
 func (l *Launcher) round(ctx context.Context, jobs []rdma.Job) []rdma.PairRun {

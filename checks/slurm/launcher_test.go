@@ -8,10 +8,13 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/checks/slurm/slurmsim"
+	"github.com/fabricctl/fabricctl/checks/task"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -235,5 +238,48 @@ func TestReconcileLeavesOthersAlone(t *testing.T) {
 	}
 	if r := slurm.Reason(strings.Repeat("x ", 300)); len(r) > slurm.MaxReason || !strings.HasPrefix(r, "fabricctl: ") {
 		t.Errorf("Reason: %d bytes %q", len(r), r)
+	}
+}
+
+// TestRoundRetriesAFailedExchangeOnce: a pair whose out-of-band exchange failed runs once more
+// in a step of its own; a pair that fails again stays failed.
+func TestRoundRetriesAFailedExchangeOnce(t *testing.T) {
+	c := newSim(t, "gpu[01-04]")
+	healthy := c.Task
+	tries := map[string]int{}
+	c.Task = func(node string, s task.Spec) task.Result {
+		r := healthy(node, s)
+		for i := range r.Sides {
+			sd := &r.Sides[i]
+			j := s.Jobs[sd.Job]
+			if sd.Role != rdma.Client {
+				continue
+			}
+			key := j.Server.Host + "-" + j.Client.Host
+			tries[key]++
+			if key == "gpu01-gpu03" && tries[key] == 1 || key == "gpu02-gpu04" {
+				sd.Outcome.ExitCode, sd.Outcome.Stdout = 1, ""
+				sd.Outcome.Stderr = " ethernet_read_keys: Couldn't read remote address\n Unable to read to socket/rdma_cm\n"
+			}
+		}
+		return r
+	}
+	hs := hosts(t, 4, nil)
+	rep, err := checkrunner.Run(t.Context(), "sim", hs, checkrunner.Options{Suites: allSuites,
+		Checks: &fabric.Checks{Pairwise: &fabric.Pairwise{Schedule: "halves"}}, Launcher: &slurm.Launcher{Run: c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Pairs {
+		want := checks.StatusPass
+		if p.A == "gpu02" {
+			want = checks.StatusFail
+		}
+		if p.Status != want {
+			t.Errorf("pair %s: %s %s, want %s", p.Target(), p.Status, p.Summary, want)
+		}
+	}
+	if tries["gpu01-gpu03"] != 2 || tries["gpu02-gpu04"] != 2 {
+		t.Errorf("client runs %v: want each failed pair run twice", tries)
 	}
 }

@@ -60,6 +60,7 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 		log.Info("cleaning up a stale lab", "dir", o.StateDir)
 		_ = prev.Down(ctx, log)
 	}
+	cleanSlurmDir(o.StateDir) // daemons of a lab whose state someone else removed
 	if netnsExists(o.Netns) {
 		log.Info("removing a leftover lab namespace", "netns", o.Netns)
 		_ = command(ctx, "ip", "netns", "del", o.Netns)
@@ -309,6 +310,10 @@ func (s *State) Down(ctx context.Context, log *slog.Logger) error {
 func Down(ctx context.Context, dir, netns string, log *slog.Logger) error {
 	s, err := Load(dir)
 	if errors.Is(err, ErrNotRunning) {
+		if dir == "" {
+			dir = DefaultStateDir
+		}
+		cleanSlurmDir(dir)
 		if netns == "" {
 			netns = DefaultNetns
 		}

@@ -155,7 +155,7 @@ func (s *State) prepareSlurm(img image.Image, bin string, interval time.Duration
 		interval = DefaultHealthCheckInterval
 	}
 	dir := filepath.Join(s.StateDir, "slurm")
-	_ = os.RemoveAll(dir)
+	cleanSlurmDir(s.StateDir)
 	// munged refuses a socket directory others cannot search, and a key others can read
 	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -387,17 +387,22 @@ func (s *State) SetSlurmFabric(data []byte) error {
 	return nil
 }
 
-// stopSlurm stops slurmctld and munged (SIGTERM, SIGKILL after 3 s). The VMs' daemons die with
-// the VMs.
+// stopSlurm stops slurmctld and munged (SIGTERM, SIGKILL after 3 s) and removes their files and
+// the guests' fabricctl copy. The VMs' daemons die with the VMs.
 func (s *State) stopSlurm() {
-	c := s.Slurm
-	if c == nil {
-		return
+	if s.Slurm != nil {
+		stopSlurmDaemons([]daemon{{s.Slurm.CtldPid, s.Slurm.Conf}, {s.Slurm.MungedPid, s.Slurm.MungeSocket}})
 	}
-	for _, p := range []struct {
-		pid    int
-		marker string
-	}{{c.CtldPid, c.Conf}, {c.MungedPid, c.MungeSocket}} {
+	cleanSlurmDir(s.StateDir)
+}
+
+type daemon struct {
+	pid    int
+	marker string // in its command line, so that a recycled pid is never killed
+}
+
+func stopSlurmDaemons(ds []daemon) {
+	for _, p := range ds {
 		if !pidRuns(p.pid, p.marker) {
 			continue
 		}
@@ -410,5 +415,23 @@ func (s *State) stopSlurm() {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	_ = os.Remove(filepath.Join(c.Dir, "munge.key"))
+}
+
+// cleanSlurmDir stops the daemons whose pid files are in stateDir/slurm — a lab whose state is
+// gone (torn down by a fabricctl that knew no Slurm) leaves them running — and removes the
+// directory and the guests' fabricctl copy.
+func cleanSlurmDir(stateDir string) {
+	dir := filepath.Join(stateDir, "slurm")
+	var ds []daemon
+	for name, marker := range map[string]string{"slurmctld.pid": filepath.Join(dir, "slurm.conf"), "munged.pid": filepath.Join(dir, "munge.socket")} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			var pid int
+			if _, err := fmt.Sscan(strings.TrimSpace(string(b)), &pid); err == nil {
+				ds = append(ds, daemon{pid, marker})
+			}
+		}
+	}
+	stopSlurmDaemons(ds)
+	_ = os.RemoveAll(dir)
+	_ = os.Remove(filepath.Join(stateDir, "fabricctl"))
 }

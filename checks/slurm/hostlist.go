@@ -16,8 +16,8 @@ var ErrHostlist = errors.New("bad hostlist")
 const maxExpand = 1 << 20
 
 // ExpandHostlist reads a Slurm hostlist ("lab-h[1-4]", "gpu[001-003,007],login1") into names in
-// the order written. One bracket group per name is supported (Slurm's common form); more, or
-// nested brackets, are an error.
+// the order written. A name may hold several bracket groups ("rack[0-1]_blade[0-2]", as
+// slurm.conf(5) allows): the first varies slowest. Nested brackets are an error.
 func ExpandHostlist(s string) ([]string, error) {
 	var out []string
 	for _, item := range splitTop(s) {
@@ -25,41 +25,63 @@ func ExpandHostlist(s string) ([]string, error) {
 		if item == "" {
 			continue
 		}
-		open := strings.IndexByte(item, '[')
-		if open < 0 {
-			if strings.ContainsAny(item, "]") {
-				return nil, fmt.Errorf("%w: %q: unbalanced ]", ErrHostlist, item)
-			}
-			out = append(out, item)
-			continue
+		names, err := expandItem(item, maxExpand-len(out))
+		if err != nil {
+			return nil, err
 		}
-		end := strings.IndexByte(item, ']')
-		if end < open {
-			return nil, fmt.Errorf("%w: %q: unbalanced [", ErrHostlist, item)
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// expandItem expands one name of a hostlist into at most limit names.
+func expandItem(item string, limit int) ([]string, error) {
+	open := strings.IndexByte(item, '[')
+	if open < 0 {
+		if strings.ContainsAny(item, "]") {
+			return nil, fmt.Errorf("%w: %q: unbalanced ]", ErrHostlist, item)
 		}
-		prefix, body, suffix := item[:open], item[open+1:end], item[end+1:]
-		if strings.ContainsAny(suffix, "[]") || strings.ContainsAny(body, "[") {
-			return nil, fmt.Errorf("%w: %q: one bracket group per name is supported", ErrHostlist, item)
+		return []string{item}, nil
+	}
+	var out []string
+	end := strings.IndexByte(item, ']')
+	if end < open {
+		return nil, fmt.Errorf("%w: %q: unbalanced [", ErrHostlist, item)
+	}
+	prefix, body, suffix := item[:open], item[open+1:end], item[end+1:]
+	if strings.ContainsAny(body, "[") {
+		return nil, fmt.Errorf("%w: %q: nested brackets", ErrHostlist, item)
+	}
+	if strings.HasPrefix(suffix, "[") {
+		return nil, fmt.Errorf("%w: %q: bracket groups must be apart (rack[0-1]_blade[0-2])", ErrHostlist, item)
+	}
+	suffixes := []string{suffix}
+	if strings.ContainsAny(suffix, "[]") {
+		var err error
+		if suffixes, err = expandItem(suffix, limit); err != nil {
+			return nil, err
 		}
-		for _, r := range strings.Split(body, ",") {
-			lo, hi, isRange := strings.Cut(r, "-")
-			if !isRange {
-				hi = lo
-			}
-			a, err1 := strconv.ParseUint(lo, 10, 63)
-			b, err2 := strconv.ParseUint(hi, 10, 63)
-			if lo == "" || hi == "" || err1 != nil || err2 != nil || b < a {
-				return nil, fmt.Errorf("%w: %q: range %q", ErrHostlist, item, r)
-			}
-			if b-a >= maxExpand || len(out)+int(b-a) >= maxExpand {
-				return nil, fmt.Errorf("%w: %q: more than %d names", ErrHostlist, item, maxExpand)
-			}
-			width := 0
-			if len(lo) > 1 && lo[0] == '0' {
-				width = len(lo)
-			}
-			for n := a; n <= b; n++ {
-				out = append(out, fmt.Sprintf("%s%0*d%s", prefix, width, n, suffix))
+	}
+	for _, r := range strings.Split(body, ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, err1 := strconv.ParseUint(lo, 10, 63)
+		b, err2 := strconv.ParseUint(hi, 10, 63)
+		if lo == "" || hi == "" || err1 != nil || err2 != nil || b < a {
+			return nil, fmt.Errorf("%w: %q: range %q", ErrHostlist, item, r)
+		}
+		if b-a >= uint64(limit) || uint64(len(out))+(b-a+1)*uint64(len(suffixes)) > uint64(limit) {
+			return nil, fmt.Errorf("%w: %q: more than %d names", ErrHostlist, item, maxExpand)
+		}
+		width := 0
+		if len(lo) > 1 && lo[0] == '0' {
+			width = len(lo)
+		}
+		for n := a; n <= b; n++ {
+			for _, suf := range suffixes {
+				out = append(out, fmt.Sprintf("%s%0*d%s", prefix, width, n, suf))
 			}
 		}
 	}

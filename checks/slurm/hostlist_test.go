@@ -68,3 +68,40 @@ func FuzzHostlistRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestExpandHostlistSlurmDocs: the hostlist examples of Slurm's own manual pages (source in
+// testdata/README.md): scontrol(1) hostlist/hostnames and slurm.conf(5) NodeName, where "one or
+// more pairs of square brackets" may appear in a name.
+func TestExpandHostlistSlurmDocs(t *testing.T) {
+	for in, want := range map[string][]string{
+		"tux[1-3]":             {"tux1", "tux2", "tux3"},                                                                         // scontrol(1) hostnames
+		"tux[2,1-2]":           {"tux2", "tux1", "tux2"},                                                                         // scontrol(1) hostlist: not sorted, not unique
+		"tux[1-2,2]":           {"tux1", "tux2", "tux2"},                                                                         // scontrol(1) hostlistsorted
+		"lx[15,18,32-33]":      {"lx15", "lx18", "lx32", "lx33"},                                                                 // slurm.conf(5)
+		"linux[0000-0002]":     {"linux0000", "linux0001", "linux0002"},                                                          // slurm.conf(5): leading zeros fix the width
+		"rack[0-1]_blade[0-2]": {"rack0_blade0", "rack0_blade1", "rack0_blade2", "rack1_blade0", "rack1_blade1", "rack1_blade2"}, // slurm.conf(5)
+		"dev[0-1],edev[0-1]":   {"dev0", "dev1", "edev0", "edev1"},
+	} {
+		got, err := ExpandHostlist(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ExpandHostlist(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if got, err := ExpandHostlist("linux[0-64,128]"); err != nil || len(got) != 66 || got[65] != "linux128" {
+		t.Errorf("ExpandHostlist(linux[0-64,128]) = %d names, %v", len(got), err)
+	}
+}
+
+// FuzzExpandHostlist: any input is refused with an error or expands to at most maxExpand names;
+// nothing panics.
+func FuzzExpandHostlist(f *testing.F) {
+	for _, s := range []string{"rack[0-1]_blade[0-2]", "tux[2,1-2]", "a[1][2]", "n[001-010]-ib,x", "a[[1]]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		names, err := ExpandHostlist(s)
+		if err == nil && len(names) > maxExpand {
+			t.Fatalf("%q: %d names", s, len(names))
+		}
+	})
+}

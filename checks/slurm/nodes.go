@@ -66,22 +66,35 @@ func (n Node) Responding() bool {
 // line (OS=Linux 6.1.0 #1 SMP …, Reason=… [user@time]).
 var restOfLine = map[string]bool{"OS": true, "Reason": true, "Comment": true, "Extra": true}
 
+// reasonIndent starts each further line of a reason holding newlines: slurm_sprint_node_table
+// (src/api/node_info.c) prints line_end ("\n" and 3 spaces) and 7 more spaces, and no KEY=.
+const reasonIndent = "          "
+
 // ParseNodes reads the output of `scontrol show node [NAMES]` (the multi-line form, records
-// separated by blank lines, each starting with NodeName=). A line that is neither a record's
-// field list nor blank is an error naming its line number.
+// separated by blank lines, each starting with NodeName=). The further lines of a multi-line
+// reason join the reason with "\n". A line that is neither a record's field list, a reason's
+// further line nor blank is an error naming its line number.
 func ParseNodes(r io.Reader) ([]Node, error) {
 	var nodes []Node
 	var cur *Node
+	inReason := false // the previous line was the record's Reason= or one of its further lines
+	more := map[int][]string{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	line := 0
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
+		raw := sc.Text()
+		text := strings.TrimSpace(raw)
 		if text == "" {
-			cur = nil
+			cur, inReason = nil, false
 			continue
 		}
+		if inReason && cur != nil && strings.HasPrefix(raw, reasonIndent) {
+			more[len(nodes)-1] = append(more[len(nodes)-1], text)
+			continue
+		}
+		inReason = false
 		if strings.HasPrefix(text, "No nodes in the system") {
 			continue
 		}
@@ -99,6 +112,7 @@ func ParseNodes(r io.Reader) ([]Node, error) {
 		for _, kv := range fields {
 			cur.Fields[kv.key] = kv.value
 		}
+		inReason = fields[len(fields)-1].key == "Reason"
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParse, err)
@@ -108,6 +122,10 @@ func ParseNodes(r io.Reader) ([]Node, error) {
 		n.Address = n.Fields["NodeAddr"]
 		n.State, n.Flags = parseState(n.Fields["State"])
 		n.Reason, n.ReasonBy = parseReason(n.Fields["Reason"])
+		if m := more[i]; len(m) > 0 {
+			n.Reason = strings.Join(append([]string{n.Reason}, m...), "\n")
+			n.Fields["Reason"] += "\n" + strings.Join(m, "\n")
+		}
 		if n.State == "" {
 			return nil, fmt.Errorf("%w: node %s has no State", ErrParse, n.Name)
 		}

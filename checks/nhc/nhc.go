@@ -9,6 +9,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/report"
+	"github.com/fabricctl/fabricctl/internal/output"
 )
 
 // The exit codes of `fabricctl check --local -o nhc`. They are node-problem-detector's custom
@@ -41,16 +42,13 @@ type Verdict struct {
 	Reason string
 }
 
-// Line is what is printed: "" when healthy, else Prefix and the reason.
+// Line is what is printed: "" when healthy, else Prefix and the reason on one line (runs of
+// blanks, tabs and newlines become one space), cut to MaxLine bytes at a character boundary.
 func (v Verdict) Line() string {
 	if v.Code == Healthy {
 		return ""
 	}
-	l := Prefix + v.Reason
-	if len(l) > MaxLine {
-		l = l[:MaxLine-3] + "..."
-	}
-	return l
+	return output.OneLine(Prefix+v.Reason, MaxLine)
 }
 
 // Write prints the line (nothing when healthy).

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/report"
@@ -74,5 +77,37 @@ func TestRunAnswersWithinBudget(t *testing.T) {
 	v = Run(t.Context(), time.Second, func(context.Context) (*report.Report, error) { return rep(), nil })
 	if v.Code != Healthy || v.Line() != "" {
 		t.Errorf("healthy: %+v", v)
+	}
+}
+
+// nhcLine is how a site's script or NPD's log reader takes an NHC-style line apart: ERROR:, the
+// checker's name and a colon, the message; blanks between them may be one or more (NHC prints two).
+var nhcLine = regexp.MustCompile(`^ERROR:[ \t]+([^ \t:]+):[ \t]+(\S.*)$`)
+
+// TestLineReadsLikeNHC: fabricctl's line is read like LBNL NHC's own lines (testdata/nhc-output.txt,
+// written from NHC's format strings; testdata/README.md): one line, "ERROR:", the name, the
+// message; whatever the reason holds (newlines, tabs, long multi-byte text), the line stays one
+// valid UTF-8 line of at most MaxLine bytes.
+func TestLineReadsLikeNHC(t *testing.T) {
+	data, err := os.ReadFile("testdata/nhc-output.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if m := nhcLine.FindStringSubmatch(l); m == nil || m[1] != "nhc" {
+			t.Errorf("NHC's line %q does not read as ERROR: nhc: MESSAGE (%q)", l, m)
+		}
+	}
+	for name, v := range map[string]Verdict{
+		"failed":    {Unhealthy, "preflight/rdma-device lab-h3/eth0: netdev eth0 has no RDMA device"},
+		"undecided": {Unknown, "could not check: fabric.yaml: 2 error(s), the first fabric.yaml:8:5: spec.hosts[0].bogus: unknown field"},
+		"newlines":  {Unknown, "could not check: first\nsecond\r\n\tthird"},
+		"long utf8": {Unhealthy, strings.Repeat("é", 300)},
+	} {
+		l := v.Line()
+		m := nhcLine.FindStringSubmatch(l)
+		if m == nil || m[1] != "fabricctl" || strings.ContainsAny(l, "\r\n\t") || len(l) > MaxLine || !utf8.ValidString(l) {
+			t.Errorf("%s: line %q (%d bytes) does not read as one ERROR: fabricctl: MESSAGE line", name, l, len(l))
+		}
 	}
 }

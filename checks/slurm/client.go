@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fabricctl/fabricctl/internal/output"
 )
 
 // DefaultPath is searched for Slurm's commands when PATH is empty: slurmd runs the
@@ -130,12 +132,7 @@ func (c Client) Nodes(ctx context.Context, names ...string) ([]Node, error) {
 
 // Reason makes a drain reason: DrainPrefix, then summary on one line, at most MaxReason bytes.
 func Reason(summary string) string {
-	s := strings.Join(strings.Fields(summary), " ")
-	r := DrainPrefix + " " + s
-	if len(r) > MaxReason {
-		r = r[:MaxReason-3] + "..."
-	}
-	return r
+	return output.OneLine(DrainPrefix+" "+summary, MaxReason)
 }
 
 // ErrBadName: a node name scontrol would read as more than one node.

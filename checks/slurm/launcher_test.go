@@ -3,9 +3,11 @@ package slurm_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/rdma"
@@ -281,5 +283,45 @@ func TestRoundRetriesAFailedExchangeOnce(t *testing.T) {
 	}
 	if tries["gpu01-gpu03"] != 2 || tries["gpu02-gpu04"] != 2 {
 		t.Errorf("client runs %v: want each failed pair run twice", tries)
+	}
+}
+
+// TestDrainLeaderLikeNHC: fabricctl's drain reasons and LBNL NHC's (testdata/nhc-reasons.txt,
+// testdata/README.md) follow NHC's leader rule: the reason's first word says who drained the
+// node, each resumes only its own. NHC's helpers would see fabricctl's leader, not "NHC:", and
+// leave the node drained; fabricctl keeps NHC's drains and never resumes them.
+func TestDrainLeaderLikeNHC(t *testing.T) {
+	data, err := os.ReadFile("testdata/nhc-reasons.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := func(reason string) string { f := strings.Fields(reason); return f[0] }
+	c := slurmsim.New("")
+	var v []report.HostVerdict
+	for i, r := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		n := fmt.Sprintf("nhc%d", i)
+		c.Set(n, slurmsim.Node{State: "IDLE", Flags: []string{"DRAIN"}, Reason: r, By: "root"})
+		if leader(r) != "NHC:" || slurm.DrainedByUs(slurm.Node{Flags: []string{"DRAIN"}, Reason: r}) {
+			t.Errorf("NHC's reason %q: leader %q, or read as fabricctl's", r, leader(r))
+		}
+		v = append(v, report.HostVerdict{Host: n}, report.HostVerdict{Host: "f" + n, Failed: true, Reason: "preflight/rdma-device f/eth0:\tnetdev eth0 has no RDMA device " + strings.Repeat("é", 200)})
+		c.Set("f"+n, slurmsim.Node{State: "IDLE"})
+	}
+	acts, err := slurm.Reconcile(context.Background(), slurm.Client{Run: c}, v, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range acts {
+		n, _ := c.Get(a.Node)
+		switch {
+		case strings.HasPrefix(a.Node, "nhc"):
+			if a.Do == "resume" || !strings.HasPrefix(n.Reason, "NHC: ") || len(n.Flags) == 0 {
+				t.Errorf("%s: %s; node %+v: NHC's drain must stay", a.Node, a, n)
+			}
+		default:
+			if a.Do != "drain" || leader(n.Reason) != "fabricctl:" || leader(n.Reason) == "NHC:" || !utf8.ValidString(n.Reason) || len(n.Reason) > slurm.MaxReason {
+				t.Errorf("%s: %s; reason %q: want a drain led by fabricctl:, valid UTF-8, at most %d bytes", a.Node, a, n.Reason, slurm.MaxReason)
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,5 +39,23 @@ func TestTaskBadSpec(t *testing.T) {
 	r, ok := c.Results["gpu07"]
 	if !ok || !strings.Contains(r.Error, "invalid task spec") {
 		t.Errorf("framed result %+v %v from %q", r, c.Errors, out)
+	}
+}
+
+// TestNHCInvalidFabric: an invalid fabric is a health check that could not check (exit 2), and
+// its one ERROR line says where the fabric is wrong, not "exit status 1"; stderr keeps every
+// located error.
+func TestNHCInvalidFabric(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "fabric.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: fabricctl.io/v1alpha1\nkind: Fabric\nmetadata:\n  name: x\nspec:\n  hosts:\n  - name: a\n    bogus: 1\n  switches: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "check", "--local", "-o", "nhc", "-f", bad, "--host", "a")
+	want := "ERROR: fabricctl: could not check: " + bad + ": 2 error(s), the first " + bad + ":8:5: spec.hosts[0].bogus: unknown field"
+	if code != 2 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
+		t.Errorf("exit %d stdout %q, want 2 and one line starting %q", code, out, want)
+	}
+	if !strings.Contains(errs, bad+":9:13: spec.switches") {
+		t.Errorf("stderr %q: want every located error", errs)
 	}
 }

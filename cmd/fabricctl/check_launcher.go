@@ -29,7 +29,7 @@ func (lf *launcherFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&lf.reservation, "reservation", "", "with --launcher slurm: the reservation (srun --reservation)")
 	fl.StringVar(&lf.job, "slurm-job", os.Getenv("SLURM_JOB_ID"), "with --launcher slurm: run the steps inside this allocation (default $SLURM_JOB_ID); without one every step is an exclusive job")
 	fl.StringVar(&lf.nodeBin, "node-bin", "fabricctl", "with --launcher slurm: the fabricctl binary on the nodes")
-	fl.BoolVar(&lf.drain, "drain", false, "with --launcher slurm: drain the nodes of failed hosts (reason \"fabricctl: …\") and resume those fabricctl drained that pass now")
+	fl.BoolVar(&lf.drain, "drain", false, "with --launcher slurm: drain the nodes of failed hosts (reason \"fabricctl: …\") and resume those fabricctl drained that pass now; with --local -o nhc: the same for this host's own node ($SLURMD_NODENAME)")
 }
 
 // runCheckSlurm is `fabricctl check --launcher slurm`: the runner with the Slurm launcher, then

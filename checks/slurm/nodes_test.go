@@ -40,14 +40,7 @@ func TestParseNodesGolden(t *testing.T) {
 }
 
 func TestParseNodesFacts(t *testing.T) {
-	data, err := os.ReadFile("testdata/nodes/mixed-22.05.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes, err := ParseNodes(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	nodes := parseFixture(t, "mixed-22.05.txt")
 	if len(nodes) != 4 {
 		t.Fatalf("%d nodes, want 4", len(nodes))
 	}
@@ -112,14 +105,7 @@ func FuzzParseNodes(f *testing.F) {
 // KEY= of their own (testdata/nodes/README.md). Such a record must parse, the extra lines belong
 // to the reason, and a "key=value" inside them is not a field of the node.
 func TestParseNodesMultiLineReason(t *testing.T) {
-	data, err := os.ReadFile("testdata/nodes/reason-multiline.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes, err := ParseNodes(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	nodes := parseFixture(t, "reason-multiline.txt")
 	if len(nodes) != 2 {
 		t.Fatalf("%d nodes, want 2", len(nodes))
 	}
@@ -138,14 +124,7 @@ func TestParseNodesMultiLineReason(t *testing.T) {
 // TestParseNodesLabCapture reads the real output of Slurm 22.05.8 captured in the lab
 // (testdata/nodes/README.md): four nodes in one allocation, lab-h3 drained by the health check.
 func TestParseNodesLabCapture(t *testing.T) {
-	data, err := os.ReadFile("testdata/nodes/lab-22.05.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes, err := ParseNodes(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	nodes := parseFixture(t, "lab-22.05.txt")
 	if len(nodes) != 4 {
 		t.Fatalf("%d nodes, want 4", len(nodes))
 	}
@@ -160,4 +139,18 @@ func TestParseNodesLabCapture(t *testing.T) {
 	if h3 := nodes[2]; h3.Reason != "fabricctl: preflight/rdma-device lab-h3/eth0: netdev eth0 has no RDMA device" || h3.ReasonBy != "root" {
 		t.Errorf("lab-h3 reason %q by %q", h3.Reason, h3.ReasonBy)
 	}
+}
+
+// parseFixture parses testdata/nodes/name.
+func parseFixture(t *testing.T, name string) []Node {
+	t.Helper()
+	data, err := os.ReadFile("testdata/nodes/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := ParseNodes(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodes
 }

@@ -238,13 +238,21 @@ func TestLabSlurm(t *testing.T) {
 			t.Errorf("%s was drained too: %s", name, n.Reason)
 		}
 	}
-	drained := false
+	// A health check that runs while rxe0 is being deleted may read the device and then fail to
+	// read its settings: it cannot decide (rc=2, which changes nothing in Slurm). That one check,
+	// before the first failure, is the removal seen half-way; once the device is gone every
+	// check must decide.
+	drained, straddling := false, 0
 	for _, l := range h.healthLog(broken) {
 		if regexp.MustCompile(`rc=1 fabric=yes ERROR: fabricctl: preflight/rdma-device lab-h3/eth0: netdev eth0 has no RDMA device`).MatchString(l) {
 			drained = true
 		}
 		if strings.Contains(l, "rc=2") {
-			t.Errorf("%s's health check could not decide: %s", broken, l)
+			if straddling++; drained || straddling > 1 {
+				t.Errorf("%s's health check could not decide: %s", broken, l)
+			} else {
+				t.Logf("%s's health check during the removal could not decide: %s", broken, l)
+			}
 		}
 	}
 	if !drained {

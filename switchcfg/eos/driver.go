@@ -56,7 +56,7 @@ var models = []switchcfg.Model{
 		Source: "EOS User Manual, Quality of Service: Trident and Tomahawk platform switches (uc-tx-queue, qos map traffic-class to uc-tx-queue)"},
 	{Name: ModelSand, Description: "Jericho/Qumran deep-buffer switches (7020R, 7280R, 7500R, 7800R): tx-queue",
 		Products: []string{"7020R", "7280", "7500", "7800", "DCS-7020R", "DCS-7280", "DCS-7500", "DCS-7800"},
-		Source: "EOS User Manual, Quality of Service: Arad and Jericho platform switches (tx-queue, qos map traffic-class to tx-queue)"},
+		Source:   "EOS User Manual, Quality of Service: Arad and Jericho platform switches (tx-queue, qos map traffic-class to tx-queue)"},
 }
 
 // info is the platform's facts (switchcfg.Info).

@@ -9,9 +9,11 @@ import (
 )
 
 var intents = map[string]func() fabric.SwitchIntent{
-	"recipe":    recipe,
-	"lossy_ecn": lossyECN,
-	"pcp_trust": pcpTrust,
+	"recipe":      recipe,
+	"lossy_ecn":   lossyECN,
+	"pcp_trust":   pcpTrust,
+	"long_cable":  longCable,
+	"no_watchdog": noWatchdog,
 }
 
 // TestConformance runs the driver kit (switchcfg/drivertest): Info, ports,

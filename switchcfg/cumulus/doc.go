@@ -42,7 +42,7 @@
 //
 // Push (switchcfg.Driver.Push) loads the lines, asks `nv config diff`,
 // detaches when there is nothing to do, else applies with
-// `nv config apply -y --confirm <t>s` and confirms with `nv config apply -y`;
+// `nv config apply -y --confirm <t>s` and confirms with `nv config apply --confirm-yes`;
 // any failure before the apply detaches the pending revision.
 //
 // The Driver is stateless and safe for concurrent use; a Tree is not.

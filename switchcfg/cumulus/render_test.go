@@ -97,6 +97,55 @@ func TestRenderLabIsExplicit(t *testing.T) {
 	}
 }
 
+// TestRenderLosslessIsReallyLossless (issue 14): the explicit path gives
+// PFC a lossless buffer pool (Cumulus gives every buffer to default-lossy
+// unless told), and every traffic class a DWRR weight, so the weights the
+// switch schedules by total 100 %, not 100 % plus the defaults' 12/13 % of
+// the unused classes. Read back, the PFC'd priority is lossless; without
+// the pool it would not be.
+func TestRenderLosslessIsReallyLossless(t *testing.T) {
+	in := labSwitch(t)
+	cfg, err := New().Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"nv set qos traffic-pool default-lossless memory-percent 50",
+		"nv set qos traffic-pool default-lossless switch-priority 3",
+		"nv set qos traffic-pool default-lossy memory-percent 50",
+	} {
+		if !strings.Contains(cfg.Text, want+"\n") {
+			t.Errorf("missing %q", want)
+		}
+	}
+	tree, err := ParseCommands(cfg.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := fromTree(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for tc := 0; tc < 8; tc++ {
+		if !m.sched[tc].strict {
+			total += m.sched[tc].bandwidth
+		}
+	}
+	if total != 100 {
+		t.Errorf("DWRR weights of the eight traffic classes total %d%%, want 100%%", total)
+	}
+	got, _ := ParseTree(tree)
+	if !classByPrio(t, got, 3).Lossless {
+		t.Error("the RoCE priority does not read back lossless")
+	}
+	noPool := strings.NewReplacer("nv set qos traffic-pool default-lossless memory-percent 50\n", "").Replace(cfg.Text)
+	tree, _ = ParseCommands(noPool)
+	if got, _ := ParseTree(tree); classByPrio(t, got, 3).Lossless {
+		t.Error("PFC without a lossless pool reads as lossless")
+	}
+}
+
 func TestRenderRecipeOneLiner(t *testing.T) {
 	cfg, err := New().Render(recipeForPorts())
 	if err != nil {

@@ -38,7 +38,7 @@ var nxosGrammar = sync.OnceValue(func() cliGrammar {
 		// `no match` and `no pause pfc-cos` name their values; a bare one is
 		// invalid input (real configurations print `no pause pfc-cos 0`).
 		"cmapqos": {
-			rule(`match dscp `+nxDSCPList, "match dscp").needsValues(`match dscp `+nxDSCPList),
+			rule(`match dscp `+nxDSCPList, "match dscp").needsValues(`match dscp ` + nxDSCPList),
 			rule(`match cos ([0-7](?:[,-][0-7])*)`, "match cos").needsValues(`match cos ([0-7](?:[,-][0-7])*)`),
 			rule(`match precedence ([0-7](?:[,-][0-7])*)`, "match precedence"),
 		},

@@ -75,10 +75,25 @@ func Compare(want, got fabric.SwitchIntent) []Diff {
 	return CompareOptions{}.Compare(want, got)
 }
 
-// CompareFor is Compare within d's threshold quantum (Info.ThresholdQuantum),
-// as a switch target compares.
+// CompareFor is Compare within d's threshold quantum for the switch want
+// describes (QuantumFor), as a switch target compares.
 func CompareFor(d Driver, want, got fabric.SwitchIntent) []Diff {
-	return CompareOptions{QuantumBytes: d.Info().ThresholdQuantum}.Compare(want, got)
+	return CompareOptions{QuantumBytes: QuantumFor(d, want)}.Compare(want, got)
+}
+
+// Quantizer is implemented by drivers whose threshold granularity depends
+// on the switch's model (Junos: 1 % of its queue buffer).
+type Quantizer interface {
+	ThresholdQuantumFor(si fabric.SwitchIntent) int64
+}
+
+// QuantumFor is the threshold quantum of the switch si describes: the
+// driver's ThresholdQuantumFor where it has one, else Info.ThresholdQuantum.
+func QuantumFor(d Driver, si fabric.SwitchIntent) int64 {
+	if q, ok := d.(Quantizer); ok {
+		return q.ThresholdQuantumFor(si)
+	}
+	return d.Info().ThresholdQuantum
 }
 
 // Compare is Compare with options.

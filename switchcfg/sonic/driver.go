@@ -53,10 +53,10 @@ const (
 var models = []switchcfg.Model{
 	{Name: ModelBroadcom, Description: "Broadcom ASICs (Trident, Tomahawk, Jericho): no pfc_to_pg_map",
 		Products: []string{"Arista-", "Force10-", "Dell", "Celestica-", "Nokia-", "Accton-", "Quanta-", "td", "th", "jr"},
-		Source: "sonic-buildimage qos_config.j2 (pfc_to_pg_map_supported_asics = mellanox, barefoot)"},
+		Source:   "sonic-buildimage qos_config.j2 (pfc_to_pg_map_supported_asics = mellanox, barefoot)"},
 	{Name: ModelMellanox, Description: "NVIDIA Spectrum ASICs (SN2000…SN5000): pfc_to_pg_map",
 		Products: []string{"Mellanox-", "ACS-MSN", "ACS-SN", "spc", "spectrum"},
-		Source: "sonic-buildimage qos_config.j2; sonic-utilities gcu_field_operation_validators.conf.json (spc1…spc6)"},
+		Source:   "sonic-buildimage qos_config.j2; sonic-utilities gcu_field_operation_validators.conf.json (spc1…spc6)"},
 	{Name: ModelBarefoot, Description: "Intel/Barefoot Tofino: pfc_to_pg_map", Products: []string{"tofino"},
 		Source: "sonic-buildimage qos_config.j2"},
 	{Name: "marvell", Description: "Marvell ASICs: no pfc_to_pg_map", Products: []string{"marvell"},
@@ -79,7 +79,7 @@ var info = switchcfg.Info{
 	// ASIC); Broadcom cells (208–254 B) are finer.
 	ThresholdQuantum: 12288,
 	MinMTU:           MinMTU, MaxMTU: MaxMTU,
-	Models:           models,
+	Models: models,
 	Session: switchcfg.SessionSpec{ScrapliYAML: sonicDefinition, Shell: true,
 		ErrorPrefixes: []string{"Error:", "Failed to apply patch", "Failed to rollback",
 			"Failed to create checkpoint", "Root privileges are required"}},

@@ -461,6 +461,21 @@ func (v *validator) infiniband(ib *InfiniBand) {
 		if p.ServiceLevel != nil && (*p.ServiceLevel < 0 || *p.ServiceLevel > 15) {
 			v.perr(pp+"serviceLevel", "%d is outside 0..15", *p.ServiceLevel)
 		}
+		// OpenSM applies a partition's mtu, rate and sl to its IPoIB
+		// broadcast group (doc/partition-config.txt: they are mgroup flags
+		// of the ipoib flag); without ipoib they would do nothing.
+		if !p.IPoIB {
+			const why = "acts only on the partition's IPoIB broadcast group (OpenSM partition-config.txt); set ipoib: true or remove it"
+			if p.MTU != 0 {
+				v.perr(pp+"mtu", why)
+			}
+			if p.Rate != 0 {
+				v.perr(pp+"rate", why)
+			}
+			if p.ServiceLevel != nil && *p.ServiceLevel > 0 {
+				v.perr(pp+"serviceLevel", why)
+			}
+		}
 		if len(p.Members) == 0 {
 			v.perr(pp+"members", "required: at least one member")
 		}

@@ -164,3 +164,9 @@ func comparePorts(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// CaptureCommands are the outputs a captured Junos file may be: the whole
+// configuration, or its class-of-service hierarchy, curly or set.
+func (d *Driver) CaptureCommands() []string {
+	return []string{"show configuration", "show configuration class-of-service"}
+}

@@ -229,17 +229,7 @@ func TestConformance(t *testing.T) {
 		{"inconsistent", func(si *fabric.SwitchIntent) { si.PFC.Priorities = []int{3, 5} }, false, "disagree with the lossless"},
 	}
 	drivertest.Run(t, New(), drivertest.Spec{Register: Register, Goldens: cases,
-		Readback: func(t testing.TB, cfg switchcfg.Config) switchcfg.Readback {
-			tree, err := ParseCommands(cfg.Text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			js, err := tree.ShowJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return switchcfg.Readback{CmdConfigShow: js}
-		},
+		Readback: showJSON,
 		Base: func() fabric.SwitchIntent { return labSwitch(t) }, Rejects: tests,
 		GoodPorts: []string{"swp1", "swp32", "swp1s3"},
 		BadPorts:  []string{"swp0", "Ethernet0", "swp1-4", "eth0", "swp01"},
@@ -266,3 +256,20 @@ func TestInterfaceRanges(t *testing.T) {
 }
 
 func equalInts(a, b []int) bool { return switchcfg.FormatIntSet(a) == switchcfg.FormatIntSet(b) }
+
+// showJSON is what `nv config show -o json` prints once the rendered
+// commands are applied to a switch without configuration.
+func showJSON(t testing.TB, cfg switchcfg.Config) switchcfg.Readback {
+	tree, err := ParseCommands(cfg.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := tree.ShowJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return switchcfg.Readback{CmdConfigShow: js}
+}
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) { drivertest.FuzzRoundTrip(f, New(), showJSON) }

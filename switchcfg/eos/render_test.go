@@ -49,3 +49,8 @@ func TestConformance(t *testing.T) {
 		BadPorts:  []string{"", "Ethernet0", "ethernet1", "Et1", "Ethernet1/1/1/1", "Ethernet1/", "swp1", "Port-Channel1"},
 	})
 }
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback { return asRunning(cfg.Text) })
+}

@@ -71,3 +71,8 @@ func TestConformance(t *testing.T) {
 		BadPorts:  []string{"", "et-0/0", "et-*", "ae0", "et-0/0/0.0", "Ethernet1", "et-0/0/1:", "mge-0/0/0"},
 	})
 }
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback { return setReadback(cfg.Text) })
+}

@@ -549,8 +549,8 @@ func (rc *runningConfig) watchdog(ports []*iface) *fabric.SwitchPFCWatchdog {
 		RestorationTimeMs: rc.wdInterval * rc.wdAuto,
 		Action:            "drop",
 	}
-	if !wd.Enabled && wd.PollIntervalMs == 0 {
-		return nil // "watch-dog-interval off" and nothing else: no watchdog
+	if !wd.Enabled && wd.PollIntervalMs == 0 && rc.wdOn != "off" && perPort != "off" {
+		return nil // nothing about the watchdog configured
 	}
 	return wd
 }

@@ -66,3 +66,8 @@ func TestDSCPSpec(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback { return asRunning(cfg.Text) })
+}

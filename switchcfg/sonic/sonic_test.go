@@ -260,3 +260,10 @@ func TestRenderPFCToPGByASIC(t *testing.T) {
 		t.Errorf("no watchdog in the intent, but %v %v", db[tPortQoSMap]["Ethernet0"], db[tPFCWD])
 	}
 }
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback {
+		return switchcfg.Readback{CmdRunningConfig: []byte(cfg.Text)}
+	})
+}

@@ -230,7 +230,7 @@ func TestConformance(t *testing.T) {
 	}
 	drivertest.Run(t, New(), drivertest.Spec{Register: Register, Goldens: cases,
 		Readback: showJSON,
-		Base: func() fabric.SwitchIntent { return labSwitch(t) }, Rejects: tests,
+		Base:     func() fabric.SwitchIntent { return labSwitch(t) }, Rejects: tests,
 		GoodPorts: []string{"swp1", "swp32", "swp1s3"},
 		BadPorts:  []string{"swp0", "Ethernet0", "swp1-4", "eth0", "swp01"},
 	})

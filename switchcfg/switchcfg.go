@@ -158,6 +158,22 @@ func (r *Registry) CheckPort(platform, port string) error {
 	return d.CheckPort(port)
 }
 
+var _ fabric.SwitchModels = (*Registry)(nil)
+
+// SwitchModel returns the facts of platform's model (Info.Model) that
+// fabric validation and resolution need.
+func (r *Registry) SwitchModel(platform, model string) (fabric.ModelLimits, error) {
+	d, err := r.Driver(platform)
+	if err != nil {
+		return fabric.ModelLimits{}, err
+	}
+	m, err := d.Info().Model(model)
+	if err != nil {
+		return fabric.ModelLimits{}, err
+	}
+	return fabric.ModelLimits{Model: m.Name, Description: m.Description, MinMTU: m.MinMTU, MaxMTU: m.MaxMTU}, nil
+}
+
 // CheckSwitch reports what the switch's platform cannot render of its
 // intent: Render's error, without the platform's name in front.
 func (r *Registry) CheckSwitch(in fabric.SwitchIntent) error {

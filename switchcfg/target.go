@@ -42,11 +42,11 @@ func (t *Target) Plan(ctx context.Context) ([]fabric.Change, error) {
 // changes observes the intent's ports through s and compares them with the
 // intent within the platform's threshold quantum.
 func (t *Target) changes(ctx context.Context, s Session) ([]fabric.Change, error) {
-	got, err := Observe(ctx, s, t.Driver, t.Intent.Ports)
+	got, err := ObserveIntent(ctx, s, t.Driver, t.Intent)
 	if err != nil {
 		return nil, err
 	}
-	return Changes(t.Intent, got, CompareOptions{QuantumBytes: t.Driver.Info().ThresholdQuantum}), nil
+	return Changes(t.Intent, got, CompareOptions{QuantumBytes: QuantumFor(t.Driver, t.Intent)}), nil
 }
 
 // Changes converts Compare's diffs into engine changes. PFC changes are

@@ -143,6 +143,43 @@ func Observe(ctx context.Context, s Session, d Driver, ports []string) (fabric.S
 	return got, nil
 }
 
+// IntentParser is implemented by drivers whose read-back means different
+// things on different switches of the platform (Junos drop profiles give ECN
+// thresholds as fill levels, percents of the model's queue buffer): Parse
+// alone reads them for the platform's default model; ParseIntent reads them
+// for the switch want describes (its model, queue buffer and ports). Pure.
+type IntentParser interface {
+	ParseIntent(rb Readback, want fabric.SwitchIntent) (fabric.SwitchIntent, error)
+}
+
+// ParseFor parses rb for the switch want describes: the driver's
+// ParseIntent where it has one, else ParsePorts over want's ports.
+func ParseFor(d Driver, rb Readback, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
+	if ip, ok := d.(IntentParser); ok {
+		return ip.ParseIntent(rb, want)
+	}
+	return d.ParsePorts(rb, want.Ports)
+}
+
+// ObserveIntent is Observe for the switch want describes (ParseFor).
+func ObserveIntent(ctx context.Context, s Session, d Driver, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
+	name := d.Info().Name
+	rb := Readback{}
+	for _, cmd := range d.ReadbackCommands() {
+		out, err := s.Send(ctx, cmd)
+		if err != nil {
+			return fabric.SwitchIntent{}, fmt.Errorf("reading back %s with %q: %w", name, cmd, err)
+		}
+		rb[cmd] = []byte(out)
+	}
+	got, err := ParseFor(d, rb, want)
+	if err != nil {
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: %w", name, err)
+	}
+	got.Platform = name
+	return got, nil
+}
+
 // LineError is what a Session returns (wrapped or not) when the device rejects
 // a command or configuration line: drivers find it with errors.As and put Line
 // into PushError. Session implementations should return it from SendConfig and

@@ -17,6 +17,7 @@ import (
 	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/output"
+	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +28,7 @@ type orchestrateFlags struct {
 	insecure       bool
 	confirmTimeout time.Duration
 	agentPath      string
+	build          func(*globals) (*fabric.Fabric, []fabric.Target, func(), error) // prepare, unless set (drift --from-dir)
 }
 
 func (of *orchestrateFlags) register(cmd *cobra.Command) {
@@ -65,7 +67,10 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 	if err := output.Check(g.output, formats...); err != nil {
 		return err
 	}
-	_, targets, closeAll, err := of.prepare(g)
+	if of.build == nil {
+		of.build = of.prepare
+	}
+	_, targets, closeAll, err := of.build(g)
 	if err != nil {
 		return err
 	}
@@ -174,16 +179,28 @@ func planExit(p *fabric.Plan) error {
 
 func newDriftCmd(g *globals) *cobra.Command {
 	var of orchestrateFlags
-	var textfile string
+	var textfile, fromDir string
 	cmd := &cobra.Command{
-		Use:   "drift -f FABRIC",
+		Use:   "drift -f FABRIC [--from-dir DIR]",
 		Short: "Compare the live fabric with the desired state (for cron and CI)",
 		Long: `Observe every target and report settings that differ from the fabric file.
 -o prometheus prints a node-exporter textfile-collector file (one gauge per
 target and drifted setting); --textfile writes it atomically. Exit 0 when
-nothing drifted, 2 on drift, 1 when a target could not be observed.`,
+nothing drifted, 2 on drift, 1 when a target could not be observed.
+--from-dir DIR audits the switches offline: each one's captured read-back is
+DIR/<switch>.<ext> (show running-config, CONFIG_DB JSON, nv config show, …).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fromDir != "" {
+				of.build = func(g *globals) (*fabric.Fabric, []fabric.Target, func(), error) {
+					f, err := loadFabric(g.stderr, of.file)
+					if err != nil {
+						return nil, nil, func() {}, err
+					}
+					t, err := switchcfg.CaptureTargets(f.Resolve().Switches, switchRegistry(), os.DirFS(fromDir))
+					return f, t, func() {}, err
+				}
+			}
 			return of.run(cmd, g, []string{"prometheus"}, func(ctx context.Context, targets []fabric.Target) error {
 				p := g.engine().Plan(ctx, targets)
 				if textfile != "" {
@@ -202,6 +219,7 @@ nothing drifted, 2 on drift, 1 when a target could not be observed.`,
 	}
 	of.register(cmd)
 	cmd.Flags().StringVar(&textfile, "textfile", "", "also write the Prometheus textfile to this path (atomically)")
+	cmd.Flags().StringVar(&fromDir, "from-dir", "", "compare the switches with captured read-backs in DIR instead of connecting")
 	return cmd
 }
 

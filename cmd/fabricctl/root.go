@@ -58,7 +58,7 @@ func commands(g *globals) []*cobra.Command {
 		newNCCLCmd(g),
 		newAnalyzeCmd(g),
 		newHostCmd(g), newAgentCmd(g),
-		newSwitchSimCmd(g),
+		newSwitchSimCmd(g), newSwitchCmd(g),
 		newCheckCmd(g),
 	}
 }

@@ -12,9 +12,16 @@ import (
 
 // NVUE transaction commands (DESIGN.md §5, SWITCH.md).
 const (
-	cmdDiff    = "nv config diff"
-	cmdDetach  = "nv config detach"
-	cmdConfirm = "nv config apply -y"
+	cmdDiff   = "nv config diff"
+	cmdDetach = "nv config detach"
+	// cmdConfirm keeps a confirmed apply. NVIDIA's NVUE reference names
+	// the --confirm and --confirm-status options of `nv config apply` but
+	// no confirming command; the --confirm-yes option of the same family
+	// is what NVIDIA's NVUE answers to (napalm-cumulus confirms with `nv
+	// config apply <rev> --confirm-yes`, NVIDIA's training material with
+	// `nv config apply --confirm-yes`); a plain `nv config apply -y` applies
+	// a new revision instead.
+	cmdConfirm = "nv config apply --confirm-yes"
 )
 
 // abortTimeout bounds the clean-up commands, which run even when the push's
@@ -23,7 +30,8 @@ const abortTimeout = 30 * time.Second
 
 // Push applies cfg as one NVUE revision: the `nv set`/`nv unset` lines, then
 // `nv config diff`; no diff → `nv config detach`, Changed=false. Otherwise
-// `nv config apply -y --confirm <t>s` and the confirming `nv config apply -y`.
+// `nv config apply -y --confirm <t>s` and the confirming `nv config apply
+// --confirm-yes` (cmdConfirm).
 // Any failure before the apply detaches the pending revision, so the applied
 // configuration is untouched; a failure of the confirm leaves NVUE to roll
 // back by itself when the confirm window ends. NVUE saves applied revisions

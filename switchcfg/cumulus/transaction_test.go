@@ -91,7 +91,7 @@ func (f *fakeNVUE) Send(ctx context.Context, cmd string) (string, error) {
 		f.pending = nil
 	case strings.HasPrefix(cmd, "nv config apply -y --confirm "):
 		f.applied, f.pending = f.pending, nil
-	case cmd == "nv config apply -y":
+	case cmd == "nv config apply --confirm-yes":
 	case cmd == CmdConfigShow:
 		b, err := f.applied.ShowJSON()
 		return string(b), err
@@ -131,7 +131,7 @@ func TestPushThenObserveThenPushAgain(t *testing.T) {
 	if !res.Changed || !res.Committed || res.Diff == "" {
 		t.Fatalf("first push %+v", res)
 	}
-	if !f.sent("nv config apply -y --confirm 90s") || !f.sent("nv config apply -y") {
+	if !f.sent("nv config apply -y --confirm 90s") || !f.sent("nv config apply --confirm-yes") {
 		t.Fatalf("confirmed apply missing: %q", f.log)
 	}
 	got, err := switchcfg.Observe(ctx, f, d, nil)
@@ -219,7 +219,7 @@ func TestPushFailuresLeaveTheAppliedConfig(t *testing.T) {
 
 func TestPushConfirmFailureReportsTheRollbackWindow(t *testing.T) {
 	d, f := New(), newFake()
-	f.fail["nv config apply -y"] = errors.New("connection lost")
+	f.fail["nv config apply --confirm-yes"] = errors.New("connection lost")
 	_, err := d.Push(context.Background(), f, renderLab(t), switchcfg.PushOptions{ConfirmTimeout: time.Minute})
 	var pe *switchcfg.PushError
 	if !errors.As(err, &pe) || pe.Step != "confirming" || pe.RolledBack || !strings.Contains(err.Error(), "1m0s confirm window") {
@@ -268,6 +268,6 @@ func TestSimulated(t *testing.T) {
 			return "classes[roce].ecn.maxMarkProbability"
 		},
 		CommitWords:    []string{"nv config apply"},
-		ConfirmCommand: func(string) string { return "nv config apply -y" },
+		ConfirmCommand: func(string) string { return "nv config apply --confirm-yes" },
 	})
 }

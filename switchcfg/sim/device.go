@@ -50,6 +50,7 @@ type env struct {
 	server   *Server
 	now      func() time.Time
 	hostname string
+	model    string // Options.Model
 	stats    Stats
 	timer    *confirmTimer
 }

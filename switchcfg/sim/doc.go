@@ -22,8 +22,8 @@
 //     of the qos, interface and system trees are validated against a schema
 //     and staged in the user's pending revision; "nv config diff [-o json]"
 //     (YAML "- set:"/"- unset:" documents), "nv config apply -y [--confirm
-//     <t>]" (a confirmed apply rolls back unless "nv config apply -y" or
-//     "--confirm-yes" follows in time), "nv config detach", "nv config show
+//     <t>]" (a confirmed apply rolls back unless "nv config apply
+//     --confirm-yes" follows in time), "nv config detach", "nv config show
 //     -o json" ([{"header":...},{"set":<applied>}]), "nv show <path> -o json",
 //     "nv config save". Errors: "Invalid Command: ...", "Error: ...".
 //   - sonic: a bash prompt "admin@sonic:~$ " with here-documents ("cat >

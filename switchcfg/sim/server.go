@@ -55,6 +55,11 @@ type Options struct {
 	// Platform is the fabric platform name: cumulus-nvue, sonic, arista-eos,
 	// cisco-nxos or junos.
 	Platform string
+	// Model is the hardware family where the NOS's commands differ by
+	// hardware (arista-eos: "strata", the default, or "sand"; junos: a QFX
+	// model; sonic: the ASIC vendor); the device then refuses what that
+	// hardware refuses.
+	Model string
 	// Hostname appears in prompts and read-backs; empty means "leaf01"
 	// ("sonic" for SONiC, like a fresh install).
 	Hostname string
@@ -166,7 +171,7 @@ func New(opt Options) (*Server, error) {
 	if host == "" {
 		host = p.hostname
 	}
-	s.env = &env{server: s, now: now, hostname: host}
+	s.env = &env{server: s, now: now, hostname: host, model: opt.Model}
 	s.dev = p.new(s.env)
 	s.user = opt.User
 	if s.user == "" {

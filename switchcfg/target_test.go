@@ -96,7 +96,7 @@ func TestTargetComparesWithinThePlatformQuantum(t *testing.T) {
 // the read-back differs.
 type verifyingDriver struct {
 	memDriver
-	restore bool // restoring works
+	restore  bool // restoring works
 	verified int
 }
 

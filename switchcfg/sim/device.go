@@ -59,13 +59,14 @@ type env struct {
 type confirmTimer struct {
 	t        *time.Timer
 	rollback func()
+	deadline time.Time // wall clock, for status queries
 }
 
 // armTimer starts the confirm window; an earlier pending window is replaced
 // (its rollback is dropped: the new commit was made on top of it).
 func (e *env) armTimer(d time.Duration, rollback func()) {
 	e.stopTimer()
-	ct := &confirmTimer{rollback: rollback}
+	ct := &confirmTimer{rollback: rollback, deadline: time.Now().Add(d)}
 	ct.t = time.AfterFunc(d, func() {
 		e.server.mu.Lock()
 		defer e.server.mu.Unlock()
@@ -82,6 +83,29 @@ func (e *env) stopTimer() {
 		e.timer.t.Stop()
 		e.timer = nil
 	}
+}
+
+// rollbackNow runs the pending window's rollback at the user's request
+// (NVUE --confirm-no, EOS abort): counted as a rollback, not an automatic
+// one. It reports whether a window was pending.
+func (e *env) rollbackNow() bool {
+	ct := e.timer
+	if ct == nil {
+		return false
+	}
+	ct.t.Stop()
+	e.timer = nil
+	ct.rollback()
+	e.stats.Rollbacks++
+	return true
+}
+
+// left is the time until the pending window ends (0 when none is pending).
+func (e *env) left() time.Duration {
+	if e.timer == nil {
+		return 0
+	}
+	return max(time.Until(e.timer.deadline), 0)
 }
 
 // fireTimer rolls back now; it reports whether a window was pending.

@@ -135,6 +135,10 @@ type PushError struct {
 	// the configuration from before the push by itself when the confirm
 	// window (Window) ends, unless someone confirms it first.
 	ConfirmPending bool
+	// Unknown is true when the connection was lost after a command that
+	// may have changed the running configuration and the driver could not
+	// reach the switch again to find out what it did.
+	Unknown bool
 	// Window is the confirm window of a confirmed commit (for the message).
 	Window time.Duration
 	// Checkpoint is the checkpoint the push took and kept on the device after
@@ -157,6 +161,11 @@ func (e *PushError) Error() string {
 		msg += " (rolled back)"
 	case e.ConfirmPending:
 		msg += " (not confirmed: the switch rolls the change back by itself when its " + e.Window.String() + " confirm window ends)"
+	case e.Unknown && e.Window > 0:
+		msg += " (outcome unknown: read the switch back; a confirmed commit nobody confirms is rolled back by the switch when its " +
+			e.Window.String() + " confirm window ends)"
+	case e.Unknown:
+		msg += " (outcome unknown: read the switch back)"
 	default:
 		msg += " (rollback not confirmed)"
 	}

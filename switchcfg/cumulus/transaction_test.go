@@ -24,7 +24,7 @@ type fakeNVUE struct {
 	fail             map[string]error // Send fails for these commands
 	drop             string           // the connection drops on the first line containing this
 	dead             bool
-	unconfirmed      Tree // the applied tree before a confirmed apply that waits for its confirm
+	unconfirmed      Tree             // the applied tree before a confirmed apply that waits for its confirm
 	hook             func(cmd string) // called before Send answers cmd
 }
 

@@ -267,7 +267,7 @@ const recoverWait = 5 * time.Minute
 // recover rolls back the host's pending journal, if any.
 func (h *Handler) recover(ctx context.Context, host *hostcfg.Host, req Request) Reply {
 	if h.Journal == nil {
-		return reply(req) // no journal kept: nothing to recover
+		return fail(req, ErrorRecover, errors.New("this agent keeps no apply journal (no state directory)"))
 	}
 	wctx, cancel := context.WithTimeout(ctx, recoverWait)
 	defer cancel()

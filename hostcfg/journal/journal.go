@@ -107,15 +107,20 @@ type Dir struct {
 	path string
 }
 
-// Open makes the state directory (mode 0700) if needed.
+// Open returns the state directory at path. Nothing is created until an
+// apply begins (the directory, mode 0700): looking at a host that never
+// applied leaves no trace.
 func Open(path string) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("opening the journal: no state directory")
 	}
-	if err := os.MkdirAll(path, 0o700); err != nil {
-		return nil, fmt.Errorf("opening the journal: %w", err)
-	}
 	return &Dir{path: path}, nil
+}
+
+// exists reports whether the host has a journal file.
+func (d *Dir) exists(host string) bool {
+	_, err := os.Lstat(d.journalPath(host))
+	return err == nil
 }
 
 // Path returns the state directory.
@@ -252,9 +257,12 @@ type Status struct {
 	InProgress bool `json:"inProgress,omitempty"`
 }
 
-// Status looks at the host's journal.
+// Status looks at the host's journal; it creates nothing.
 func (d *Dir) Status(host string) (Status, error) {
 	var st Status
+	if !d.exists(host) {
+		return st, nil
+	}
 	if f, err := d.lock(context.Background(), host, false); errors.Is(err, ErrBusy) {
 		st.InProgress = true
 	} else if err != nil {
@@ -269,13 +277,19 @@ func (d *Dir) Status(host string) (Status, error) {
 
 // Hosts lists the hosts with a pending journal, sorted.
 func (d *Dir) Hosts() ([]string, error) {
-	names, err := filepath.Glob(filepath.Join(d.path, "*.journal"))
+	entries, err := os.ReadDir(d.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the journals: %w", err)
 	}
 	var hosts []string
-	for _, n := range names {
-		b, err := os.ReadFile(n)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".journal") || e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(d.path, e.Name()))
 		if err != nil {
 			continue
 		}
@@ -311,6 +325,9 @@ var _ hostcfg.Recorder = (*Txn)(nil)
 // apply holds the lock, and with an *InterruptedError when an earlier
 // apply's journal is still pending.
 func (d *Dir) Begin(host, id string) (*Txn, error) {
+	if err := os.MkdirAll(d.path, 0o700); err != nil {
+		return nil, fmt.Errorf("making the journal directory: %w", err)
+	}
 	f, err := d.lock(context.Background(), host, false)
 	if err != nil {
 		return nil, err
@@ -370,6 +387,9 @@ func (t *Txn) Close() {
 // acknowledged (verified, or rolled back by its caller). No journal is not
 // an error; another apply's journal is (ErrOtherJournal).
 func (d *Dir) Settle(ctx context.Context, host, id string) error {
+	if !d.exists(host) {
+		return nil
+	}
 	f, err := d.lock(ctx, host, true)
 	if err != nil {
 		return err
@@ -404,6 +424,9 @@ type Recovered struct {
 // restored. When some could not be, the journal stays, marked
 // StateRecoveryFailed with the error, for the next attempt.
 func (d *Dir) Recover(ctx context.Context, host string, h *hostcfg.Host) (Recovered, error) {
+	if !d.exists(host) {
+		return Recovered{}, nil
+	}
 	f, err := d.lock(ctx, host, true)
 	if err != nil {
 		return Recovered{}, err

@@ -31,18 +31,14 @@ type HostTarget struct {
 	// Deps are targets whose failure means this host must not be applied
 	// (the leaf switch it hangs off).
 	Deps []string
-	// Recover makes Plan roll back an apply an earlier run left
-	// interrupted (its journal pending on the host) before planning: what
-	// `fabricctl apply` wants. Without it (plan, drift, dry runs) such a
-	// journal is reported as a change and nothing is touched.
-	Recover bool
 	// Log receives warnings about recoveries; nil discards them.
 	Log *slog.Logger
 
 	mu          sync.Mutex
 	remote      *Remote
 	fingerprint string
-	applying    string // the journal id of this target's apply in flight
+	applying    string          // the journal id of this target's apply in flight
+	interrupted *journal.Record // an interrupted apply's journal Plan found
 }
 
 func (t *HostTarget) log() *slog.Logger {
@@ -90,8 +86,9 @@ func (t *HostTarget) call(ctx context.Context, req agent.Request) (agent.Reply, 
 }
 
 // Plan asks the agent what apply would change. A journal an interrupted
-// apply left on the host (not this target's own apply in flight) is rolled
-// back first when Recover is set, and otherwise reported as a change.
+// apply left on the host (not this target's own apply in flight) is
+// reported as one more change, "journal interrupted-apply": Plan never
+// touches the host, Apply rolls it back first.
 func (t *HostTarget) Plan(ctx context.Context) ([]fabric.Change, error) {
 	rep, err := t.call(ctx, agent.Request{Op: agent.OpPlan, Desired: &t.Intent})
 	if err != nil {
@@ -100,38 +97,31 @@ func (t *HostTarget) Plan(ctx context.Context) ([]fabric.Change, error) {
 	if rep.Plan == nil {
 		return nil, fmt.Errorf("%w: plan reply without a plan", ErrAgent)
 	}
-	t.mu.Lock()
-	own := t.applying
-	t.mu.Unlock()
-	var interrupted *fabric.Change
-	if j := rep.Journal; j != nil && j.Pending && !j.InProgress && j.Record.ID != own {
-		if t.Recover {
-			if err := t.recoverInterrupted(ctx, j.Record); err != nil {
-				return nil, err
-			}
-			return t.Plan(ctx)
-		}
-		interrupted = &fabric.Change{Component: "journal", Setting: "interrupted-apply", Old: j.Record.Summary(), New: "rolled back",
-			Note: "an interrupted apply may have left the host half-changed; fabricctl apply rolls it back first (or fabricctl recover)"}
-	}
-	t.mu.Lock()
-	t.fingerprint = rep.Fingerprint
-	t.mu.Unlock()
 	cs := Changes(*rep.Plan)
-	if interrupted != nil {
-		cs = append(cs, *interrupted)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fingerprint, t.interrupted = rep.Fingerprint, nil
+	if j := rep.Journal; j != nil && j.Pending && !j.InProgress && j.Record.ID != t.applying {
+		rec := j.Record
+		t.interrupted = &rec
+		cs = append(cs, fabric.Change{Component: "journal", Setting: "interrupted-apply", Old: rec.Summary(), New: "rolled back",
+			Note: "an interrupted apply may have left the host half-changed; apply rolls it back first (or fabricctl recover)"})
 	}
 	return cs, nil
 }
 
-// recoverInterrupted rolls back an interrupted apply found by Plan.
+// recoverInterrupted rolls back the interrupted apply Plan found, then
+// plans again from the restored host.
 func (t *HostTarget) recoverInterrupted(ctx context.Context, rec journal.Record) error {
 	rep, err := t.recover(ctx, rec.ID)
 	if err != nil {
 		return fmt.Errorf("rolling back an interrupted apply (%s): %w", rec.Summary(), err)
 	}
-	t.log().Warn("rolled back an interrupted apply before planning", "host", t.Intent.Host,
-		"journal", rec.Summary(), "restored", restoredCount(rep))
+	t.log().Warn("rolled back an interrupted apply", "host", t.Intent.Host, "journal", rec.Summary(),
+		"restored", restoredCount(rep), "unchanged", unchangedCount(rep))
+	if _, err := t.Plan(ctx); err != nil {
+		return fmt.Errorf("planning after rolling back an interrupted apply (%s): %w", rec.Summary(), err)
+	}
 	return nil
 }
 
@@ -153,10 +143,19 @@ func Changes(p hostcfg.Plan) []fabric.Change {
 	return out
 }
 
-// Apply applies the plan the user confirmed and verifies it. On any
-// failure the agent recovers the apply's journal, restoring the pre-image
-// of every setting the apply wrote, on every interface.
+// Apply applies the plan the user confirmed and verifies it. An
+// interrupted apply Plan found is rolled back first (and the host planned
+// again). On any failure the agent recovers the apply's journal, restoring
+// the pre-image of every setting the apply wrote, on every interface.
 func (t *HostTarget) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change, error) {
+	t.mu.Lock()
+	interrupted := t.interrupted
+	t.mu.Unlock()
+	if interrupted != nil {
+		if err := t.recoverInterrupted(ctx, *interrupted); err != nil {
+			return nil, fmt.Errorf("nothing was applied: %w", err)
+		}
+	}
 	id := journal.NewID()
 	t.mu.Lock()
 	fp := t.fingerprint

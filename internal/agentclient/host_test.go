@@ -212,17 +212,20 @@ func TestHostTargetReplyLost(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 
-	// The next run: plan reports the interrupted apply (and changes
-	// nothing); apply's plan rolls it back first.
+	// The next run: plan reports the interrupted apply and changes
+	// nothing; apply rolls it back first, then applies from the restored
+	// host.
 	h.recoverFail, h.loseReply = false, false
 	tg = &HostTarget{Intent: fabric.HostIntent{Host: "h1"}, Conn: h, Deployer: d}
 	cs, err := tg.Plan(context.Background())
 	if err != nil || h.mtu != "9000" || len(fabric.Actionable(cs)) != 1 || cs[0].Setting != "interrupted-apply" {
-		t.Fatalf("plan without Recover: %v %+v (mtu %s)", err, cs, h.mtu)
+		t.Fatalf("plan: %v %+v (mtu %s)", err, cs, h.mtu)
 	}
-	tg.Recover = true
-	cs, err = tg.Plan(context.Background())
-	if err != nil || h.mtu != "1500" || h.journal != "" || len(cs) != 1 || cs[0].Setting != "mtu" {
-		t.Fatalf("plan with Recover: %v %+v (mtu %s, journal %q)", err, cs, h.mtu, h.journal)
+	h.ops = nil
+	if _, err := tg.Apply(context.Background(), cs); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(h.ops) != "[recover plan apply plan settle]" || h.mtu != "9000" || h.journal != "" {
+		t.Fatalf("ops %v (mtu %s, journal %q): want the interrupted apply rolled back, then a fresh one", h.ops, h.mtu, h.journal)
 	}
 }

@@ -237,6 +237,32 @@ func (t *HostTarget) undo(rep agent.Reply, id string, cause error) error {
 	return cause
 }
 
+// Recovered is what RecoverInterrupted did on one host.
+type Recovered struct {
+	Host string `json:"host"`
+	// Journal is the interrupted apply's journal; nil when none was pending.
+	Journal *journal.Record `json:"journal,omitempty"`
+	// Result says which settings were restored (Applied), which already
+	// were at their pre-image (Unchanged) and which failed.
+	Result *hostcfg.Result `json:"result,omitempty"`
+}
+
+// RecoverInterrupted rolls back whatever apply an earlier run left
+// interrupted on the host (fabricctl recover); nothing pending is no error.
+func (t *HostTarget) RecoverInterrupted(ctx context.Context) (Recovered, error) {
+	out := Recovered{Host: t.Intent.Host}
+	rep, err := t.recover(ctx, "")
+	if rep.Journal != nil {
+		rec := rep.Journal.Record
+		out.Journal = &rec
+	}
+	out.Result = rep.Result
+	if err != nil {
+		return out, fmt.Errorf("recovering %s: %w", t.Intent.Host, err)
+	}
+	return out, nil
+}
+
 // recover asks the agent to roll back the pending journal (expected: id),
 // over a new connection when the old one is gone.
 func (t *HostTarget) recover(ctx context.Context, id string) (agent.Reply, error) {

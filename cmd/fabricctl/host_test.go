@@ -13,7 +13,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/dcbnl"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
@@ -203,14 +202,7 @@ func TestHostApplyFailureRollsBackEveryInterface(t *testing.T) {
 // interface would: that interface written, the journal "applying".
 func interruptedApply(t *testing.T, f *hostcfgtest.Fixture, desired, stateDir string) {
 	t.Helper()
-	b, err := os.ReadFile(desired)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d fabric.HostIntent
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := hostcfgtest.Desired(t, desired)
 	obs, _ := f.Host.Observe(context.Background(), d)
 	p := hostcfg.Diff(d, obs)
 	var first []hostcfg.Change

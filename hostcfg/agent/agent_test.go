@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -120,16 +119,8 @@ func FuzzServe(f *testing.F) {
 
 func fixture(t *testing.T) (*hostcfgtest.Fixture, fabric.HostIntent) {
 	t.Helper()
-	f := hostcfgtest.Load(t, filepath.Join("..", "testdata", "hosts", "mlx5-ofed"))
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "desired", "mlx5-ofed.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d fabric.HostIntent
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	return f, d
+	return hostcfgtest.Load(t, filepath.Join("..", "testdata", "hosts", "mlx5-ofed")),
+		hostcfgtest.Desired(t, filepath.Join("..", "testdata", "desired", "mlx5-ofed.json"))
 }
 
 // TestJournaledApply: an apply journals its writes and the journal stays

@@ -2,7 +2,6 @@ package journal_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -19,16 +18,8 @@ import (
 
 func fixture(t *testing.T) (*hostcfgtest.Fixture, fabric.HostIntent) {
 	t.Helper()
-	f := hostcfgtest.Load(t, filepath.Join("..", "testdata", "hosts", "mlx5-ofed"))
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "desired", "mlx5-ofed.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d fabric.HostIntent
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	return f, d
+	return hostcfgtest.Load(t, filepath.Join("..", "testdata", "hosts", "mlx5-ofed")),
+		hostcfgtest.Desired(t, filepath.Join("..", "testdata", "desired", "mlx5-ofed.json"))
 }
 
 // values flattens an observation to "interface setting" → value.

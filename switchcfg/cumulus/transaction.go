@@ -48,8 +48,19 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 			return switchcfg.PushResult{}, fmt.Errorf("pushing to %s: %q is not an nv set/unset line", Platform, l)
 		}
 	}
-	p := &push{ctx: ctx, rc: switchcfg.NewRecovery(s, opt), opt: opt}
+	p := &push{ctx: ctx, rc: switchcfg.NewRecovery(s, opt)}
 	defer p.rc.Close()
+	p.c = &switchcfg.Confirmed{Platform: Platform, Opt: opt, Recovery: p.rc, Result: &p.res, ConfirmLine: cmdConfirm,
+		Pending: p.confirmPending,
+		Confirm: func(ctx context.Context) error {
+			_, err := p.send(ctx, cmdConfirm)
+			return err
+		},
+		RollBack: func(ctx context.Context) error {
+			_, err := p.do(ctx, cmdConfirmNo)
+			return err
+		},
+		NotCommitted: p.discard}
 	// One line per SendConfig: when the connection drops, the session's
 	// error names the line only in its text, and PushError.Line must carry
 	// it. NVUE has no configuration mode, so this sends the same bytes.
@@ -79,16 +90,16 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 		if !switchcfg.Lost(err) {
 			return p.discard("committing", apply, err) // refused: nothing applied
 		}
-		return p.afterLost("committing", apply, err)
+		return p.c.AfterLost(ctx, "committing", apply, err)
 	}
-	return p.verifyAndConfirm()
+	return p.c.VerifyAndConfirm(ctx)
 }
 
 // push is one Push in progress.
 type push struct {
 	ctx context.Context
 	rc  *switchcfg.Recovery
-	opt switchcfg.PushOptions
+	c   *switchcfg.Confirmed
 	res switchcfg.PushResult
 }
 
@@ -102,28 +113,18 @@ func (p *push) send(ctx context.Context, cmd string) (string, error) {
 	return out, err
 }
 
-func (p *push) fail(step, line string, cause error) *switchcfg.PushError {
-	return &switchcfg.PushError{Platform: Platform, Step: step, Line: line, Err: cause, Window: p.opt.Timeout()}
-}
-
-// done returns the result with the error, recording a rollback in both.
-func (p *push) done(pe *switchcfg.PushError) (switchcfg.PushResult, error) {
-	p.res.RolledBack = pe.RolledBack
-	return p.res, pe
-}
-
 // discard detaches the pending revision (over a new session when the
 // connection was lost) and reports the failure: nothing was applied.
 func (p *push) discard(step, line string, cause error) (switchcfg.PushResult, error) {
 	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
 	defer cancel()
-	pe := p.fail(step, line, cause)
+	pe := p.c.Fail(step, line, cause)
 	if _, err := p.do(ctx, cmdDetach); err != nil {
 		pe.Err = errors.Join(cause, fmt.Errorf("detaching the pending revision (it may stay on the switch; %q discards it): %w", cmdDetach, err))
 	} else {
 		pe.RolledBack = true
 	}
-	return p.done(pe)
+	return p.c.Done(pe)
 }
 
 // do sends cmd on the session in use, or on a new one when that is lost.
@@ -133,93 +134,6 @@ func (p *push) do(ctx context.Context, cmd string) (out string, err error) {
 		return err
 	})
 	return out, err
-}
-
-// afterLost finds out (over a new session when the old one is dead) what
-// NVUE did with the apply or confirm whose reply was lost, and finishes the
-// transaction from there.
-func (p *push) afterLost(step, line string, cause error) (switchcfg.PushResult, error) {
-	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
-	defer cancel()
-	pending, err := p.confirmPending(ctx)
-	if err != nil {
-		pe := p.fail(step, line, fmt.Errorf("%w; asking the switch what it did: %w", cause, err))
-		pe.Unknown = true
-		return p.done(pe)
-	}
-	switch {
-	case pending && step == "confirming":
-		if _, err := p.do(ctx, cmdConfirm); err != nil { // the confirm did not arrive: send it again, once
-			return p.rollBack(step, line, errors.Join(cause, fmt.Errorf("confirming again: %w", err)))
-		}
-		p.res.Committed = true
-		return p.res, nil
-	case pending:
-		return p.verifyAndConfirm() // the apply ran; the transaction goes on
-	case step == "committing":
-		// Nothing waits for a confirm and nobody confirmed: the apply never
-		// ran, and the pending revision is still there.
-		return p.discard(step, line, cause)
-	}
-	// The confirm took: the change is committed.
-	if p.opt.Verify != nil {
-		if err := p.opt.Verify(ctx, p.rc.Session()); err != nil {
-			return p.done(p.fail(step, line, fmt.Errorf("%w; after reconnecting no confirm is pending, but the read-back differs: %w", cause, err)))
-		}
-	}
-	p.res.Committed = true
-	return p.res, nil
-}
-
-// verifyAndConfirm runs PushOptions.Verify while the confirmed apply can
-// still be rolled back, then confirms it.
-func (p *push) verifyAndConfirm() (switchcfg.PushResult, error) {
-	if p.opt.Verify != nil {
-		if err := p.opt.Verify(p.ctx, p.rc.Session()); err != nil {
-			return p.rollBack("verifying", "", err)
-		}
-	}
-	if _, err := p.send(p.ctx, cmdConfirm); err != nil {
-		if switchcfg.Lost(err) {
-			return p.afterLost("confirming", cmdConfirm, err)
-		}
-		return p.rollBack("confirming", cmdConfirm, err)
-	}
-	p.res.Committed = true
-	return p.res, nil
-}
-
-// rollBack rolls the unconfirmed apply back now (nv config apply
-// --confirm-no). Push never confirmed it, so once nothing waits for a
-// confirm any more the change is gone.
-func (p *push) rollBack(step, line string, cause error) (switchcfg.PushResult, error) {
-	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
-	defer cancel()
-	pe := p.fail(step, line, cause)
-	_, err := p.do(ctx, cmdConfirmNo)
-	if switchcfg.Lost(err) {
-		// Whether or not --confirm-no ran, nobody confirms the apply.
-		pe.ConfirmPending = true
-		pe.Err = errors.Join(cause, fmt.Errorf("rolling back with %q: %w", cmdConfirmNo, err))
-		return p.done(pe)
-	}
-	if err != nil {
-		// Refused: nothing waits for a confirm (the window ended or the
-		// first --confirm-no took). Ask, to be sure.
-		pending, serr := p.confirmPending(ctx)
-		switch {
-		case serr != nil:
-			pe.Err = errors.Join(cause, fmt.Errorf("rolling back with %q: %w", cmdConfirmNo, errors.Join(err, serr)))
-			pe.ConfirmPending = true
-			return p.done(pe)
-		case pending:
-			pe.Err = errors.Join(cause, fmt.Errorf("rolling back with %q: %w", cmdConfirmNo, err))
-			pe.ConfirmPending = true
-			return p.done(pe)
-		}
-	}
-	pe.RolledBack = true
-	return p.done(pe)
 }
 
 // secondsLeft is how --confirm-status says a confirmed apply waits.

@@ -27,7 +27,7 @@ const (
 type push struct {
 	ctx     context.Context
 	rc      *switchcfg.Recovery
-	opt     switchcfg.PushOptions
+	c       *switchcfg.Confirmed
 	session string
 	res     switchcfg.PushResult
 	// inSession is true while the session in use is inside the
@@ -44,21 +44,26 @@ func (p *push) send(ctx context.Context, cmd string) (string, error) {
 
 // do runs cmd on the session in use, or on a new one when that is lost.
 func (p *push) do(ctx context.Context, cmd string) (out string, err error) {
+	first := p.rc.Session()
 	err = p.rc.Do(ctx, func(s switchcfg.Session) error {
 		out, err = s.Send(ctx, cmd)
 		return err
 	})
+	p.reconnected(first)
 	return out, err
 }
 
-func (p *push) fail(step, line string, cause error) *switchcfg.PushError {
-	return &switchcfg.PushError{Platform: Platform, Step: step, Line: line, Err: cause, Window: p.opt.Timeout()}
+// reconnected notes that a new session, which starts at exec level, may
+// have replaced first.
+func (p *push) reconnected(first switchcfg.Session) {
+	if p.rc.Session() != first {
+		p.inSession = false
+	}
 }
 
-func (p *push) done(pe *switchcfg.PushError) (switchcfg.PushResult, error) {
-	p.res.RolledBack = pe.RolledBack
-	return p.res, pe
-}
+func (p *push) fail(step, line string, cause error) *switchcfg.PushError { return p.c.Fail(step, line, cause) }
+
+func (p *push) done(pe *switchcfg.PushError) (switchcfg.PushResult, error) { return p.c.Done(pe) }
 
 func (p *push) abortByName() string   { return "configure session " + p.session + " abort" }
 func (p *push) confirmByName() string { return "configure session " + p.session + " commit" }
@@ -67,6 +72,7 @@ func (p *push) confirmByName() string { return "configure session " + p.session 
 // use or, when that is lost, on a new one (which starts at exec level).
 func (p *push) state(ctx context.Context) (string, error) {
 	var st string
+	defer p.reconnected(p.rc.Session())
 	err := p.rc.Do(ctx, func(s switchcfg.Session) error {
 		out, err := s.Send(ctx, showSessionsCmd)
 		if err != nil {
@@ -110,8 +116,23 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	if cfg.Platform != Platform {
 		return switchcfg.PushResult{}, fmt.Errorf("pushing to %s: config rendered for %q", Platform, cfg.Platform)
 	}
-	p := &push{ctx: ctx, rc: switchcfg.NewRecovery(s, o), opt: o, session: sessionName(o, time.Now())}
+	p := &push{ctx: ctx, rc: switchcfg.NewRecovery(s, o), session: sessionName(o, time.Now())}
 	defer p.rc.Close()
+	p.c = &switchcfg.Confirmed{Platform: Platform, Opt: o, Recovery: p.rc, Result: &p.res, ConfirmLine: p.confirmByName(),
+		Pending: func(ctx context.Context) (bool, error) {
+			st, err := p.state(ctx)
+			return st == stateTimer, err
+		},
+		Confirm: func(ctx context.Context) error {
+			_, err := p.send(ctx, p.confirmByName())
+			return err
+		},
+		RollBack: func(ctx context.Context) error {
+			_, err := p.do(ctx, p.abortByName())
+			return err
+		},
+		NotCommitted: p.abort,
+		Finish:       p.save}
 	open := "configure session " + p.session
 	if _, err := p.send(ctx, open); err != nil {
 		if !switchcfg.Lost(err) {
@@ -145,10 +166,10 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 		if !switchcfg.Lost(err) {
 			return p.abort("committing", timer, err)
 		}
-		return p.afterLost("committing", timer, err)
+		return p.c.AfterLost(ctx, "committing", timer, err)
 	}
 	p.inSession = false
-	return p.verifyAndConfirm()
+	return p.c.VerifyAndConfirm(ctx)
 }
 
 // abort discards the uncommitted configuration session: with "abort"
@@ -188,95 +209,14 @@ func (p *push) abort(step, line string, cause error) (switchcfg.PushResult, erro
 	return p.done(pe)
 }
 
-// afterLost reads the session's state after a commit or confirm whose reply
-// was lost and finishes the transaction from there.
-func (p *push) afterLost(step, line string, cause error) (switchcfg.PushResult, error) {
-	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
-	defer cancel()
-	p.inSession = false
-	st, err := p.state(ctx)
-	if err != nil {
-		pe := p.fail(step, line, fmt.Errorf("%w; asking the switch what it did: %w", cause, err))
-		pe.Unknown = true
-		return p.done(pe)
-	}
-	switch st {
-	case statePending:
-		return p.abort(step, line, cause) // the commit never ran
-	case stateTimer:
-		if step == "confirming" {
-			if _, err := p.send(ctx, p.confirmByName()); err != nil { // send it again, once
-				return p.rollBack(step, line, errors.Join(cause, fmt.Errorf("confirming again: %w", err)))
-			}
-			return p.save()
-		}
-		return p.verifyAndConfirm()
-	case stateCompleted:
-		if p.opt.Verify != nil {
-			if err := p.opt.Verify(ctx, p.rc.Session()); err != nil {
-				return p.done(p.fail(step, line, fmt.Errorf("%w; session %s is completed, but the read-back differs: %w", cause, p.session, err)))
-			}
-		}
-		return p.save()
-	}
-	pe := p.fail(step, line, fmt.Errorf("%w; configuration session %s is gone from the switch", cause, p.session))
-	pe.Unknown = true
-	return p.done(pe)
-}
-
-// verifyAndConfirm runs PushOptions.Verify while the commit timer runs,
-// then confirms and saves.
-func (p *push) verifyAndConfirm() (switchcfg.PushResult, error) {
-	if p.opt.Verify != nil {
-		if err := p.opt.Verify(p.ctx, p.rc.Session()); err != nil {
-			return p.rollBack("verifying", "", err)
-		}
-	}
-	confirm := p.confirmByName()
-	if _, err := p.send(p.ctx, confirm); err != nil {
-		if switchcfg.Lost(err) {
-			return p.afterLost("confirming", confirm, err)
-		}
-		return p.rollBack("confirming", confirm, err)
-	}
-	return p.save()
-}
-
-// rollBack aborts the session whose commit timer runs: EOS restores the
-// configuration from before the commit now. Push never confirmed it, so a
-// session that no longer waits for its timer was rolled back.
-func (p *push) rollBack(step, line string, cause error) (switchcfg.PushResult, error) {
-	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
-	defer cancel()
-	pe := p.fail(step, line, cause)
-	_, err := p.do(ctx, p.abortByName())
-	if err == nil {
-		pe.RolledBack = true
-		return p.done(pe)
-	}
-	st, serr := p.state(ctx)
-	switch {
-	case serr != nil:
-		// Whether or not the abort ran, nobody confirms the commit.
-		pe.ConfirmPending = true
-		pe.Err = errors.Join(cause, fmt.Errorf("rolling back with %q: %w", p.abortByName(), errors.Join(err, serr)))
-	case st == stateTimer:
-		pe.ConfirmPending = true
-		pe.Err = errors.Join(cause, fmt.Errorf("rolling back with %q: %w", p.abortByName(), err))
-	default:
-		pe.RolledBack = true
-	}
-	return p.done(pe)
-}
-
 // save copies the committed change to startup-config; a lost reply is sent
 // again (on a new session), a refusal leaves the change running unsaved.
-func (p *push) save() (switchcfg.PushResult, error) {
-	if _, err := p.send(p.ctx, saveCmd); err != nil {
+func (p *push) save(ctx context.Context) (switchcfg.PushResult, error) {
+	if _, err := p.send(ctx, saveCmd); err != nil {
 		if switchcfg.Lost(err) {
-			ctx, cancel := switchcfg.RecoveryContext(p.ctx)
+			rctx, cancel := switchcfg.RecoveryContext(ctx)
 			defer cancel()
-			_, err = p.do(ctx, saveCmd)
+			_, err = p.do(rctx, saveCmd)
 		}
 		if err != nil {
 			return p.done(p.fail("saving", saveCmd, fmt.Errorf("%w; %s", err, notSavedAfterAll)))

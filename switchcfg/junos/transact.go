@@ -22,7 +22,7 @@ const pendingConfirm = "commit confirmed, rollback in"
 type push struct {
 	ctx context.Context
 	rc  *switchcfg.Recovery
-	opt switchcfg.PushOptions
+	c   *switchcfg.Confirmed
 	res switchcfg.PushResult
 	// inConfig is true while the session in use is in configuration mode
 	// (a new session after a lost connection starts in operational mode).
@@ -46,14 +46,9 @@ func (p *push) commit(ctx context.Context, cmd string) error {
 	return err
 }
 
-func (p *push) fail(step, line string, cause error) *switchcfg.PushError {
-	return &switchcfg.PushError{Platform: Platform, Step: step, Line: line, Err: cause, Window: time.Duration(p.minutes) * time.Minute}
-}
+func (p *push) fail(step, line string, cause error) *switchcfg.PushError { return p.c.Fail(step, line, cause) }
 
-func (p *push) done(pe *switchcfg.PushError) (switchcfg.PushResult, error) {
-	p.res.RolledBack = pe.RolledBack
-	return p.res, pe
-}
+func (p *push) done(pe *switchcfg.PushError) (switchcfg.PushResult, error) { return p.c.Done(pe) }
 
 // discard throws the private candidate away and leaves configuration
 // mode. A private candidate also dies with its session, so after a lost
@@ -106,8 +101,31 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 			return switchcfg.PushResult{}, fmt.Errorf("pushing to %s: %q is not a set or delete statement", Platform, l)
 		}
 	}
-	p := &push{ctx: ctx, rc: switchcfg.NewRecovery(s, o), opt: o, minutes: int((o.Timeout() + time.Minute - 1) / time.Minute)}
+	p := &push{ctx: ctx, rc: switchcfg.NewRecovery(s, o), minutes: int((o.Timeout() + time.Minute - 1) / time.Minute)}
 	defer p.rc.Close()
+	o.ConfirmTimeout = time.Duration(p.minutes) * time.Minute // what Junos was told: the window of the messages
+	p.c = &switchcfg.Confirmed{Platform: Platform, Opt: o, Recovery: p.rc, Result: &p.res, ConfirmLine: "commit",
+		Pending:  p.confirmPending,
+		Confirm:  p.confirm,
+		RollBack: p.restore,
+		NotCommitted: func(step, line string, cause error) (switchcfg.PushResult, error) {
+			pe := p.fail(step, line, cause)
+			pe.RolledBack = true // no confirmed commit pending and none confirmed: it never ran
+			return p.done(pe)
+		},
+		VerifySession: func() switchcfg.Session {
+			if p.inConfig {
+				return runSession{p.rc.Session()}
+			}
+			return p.rc.Session()
+		},
+		Finish: func(ctx context.Context) (switchcfg.PushResult, error) {
+			p.res.Committed = true
+			// The change is committed and confirmed; a failure to leave
+			// configuration mode changes nothing on the switch.
+			_, _ = p.send(ctx, "exit")
+			return p.res, nil
+		}}
 	const open = "configure private"
 	if _, err := p.send(ctx, open); err != nil {
 		pe := p.fail("loading", open, err)
@@ -142,34 +160,9 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 		if !switchcfg.Lost(err) {
 			return p.discard("committing", confirmed, err)
 		}
-		return p.afterLost("committing", confirmed, err)
+		return p.c.AfterLost(ctx, "committing", confirmed, err)
 	}
-	return p.verifyAndConfirm()
-}
-
-// verifyAndConfirm runs PushOptions.Verify while the confirmed commit can
-// still be rolled back, then confirms it.
-func (p *push) verifyAndConfirm() (switchcfg.PushResult, error) {
-	if p.opt.Verify != nil {
-		var s switchcfg.Session = p.rc.Session()
-		if p.inConfig {
-			s = runSession{s}
-		}
-		if err := p.opt.Verify(p.ctx, s); err != nil {
-			return p.rollBack("verifying", "", err)
-		}
-	}
-	if err := p.confirm(p.ctx); err != nil {
-		if switchcfg.Lost(err) {
-			return p.afterLost("confirming", "commit", err)
-		}
-		return p.rollBack("confirming", "commit", err)
-	}
-	p.res.Committed = true
-	// The change is committed and confirmed; a failure to leave
-	// configuration mode changes nothing on the switch.
-	_, _ = p.send(p.ctx, "exit")
-	return p.res, nil
+	return p.c.VerifyAndConfirm(ctx)
 }
 
 // confirm sends the confirming commit, entering configuration mode first
@@ -182,65 +175,6 @@ func (p *push) confirm(ctx context.Context) error {
 		p.inConfig = true
 	}
 	return p.commit(ctx, "commit")
-}
-
-// afterLost reads `show system commit` (on a new session when the old one
-// is dead) after a commit or confirm whose reply was lost, and finishes the
-// transaction from there.
-func (p *push) afterLost(step, line string, cause error) (switchcfg.PushResult, error) {
-	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
-	defer cancel()
-	pending, err := p.confirmPending(ctx)
-	if err != nil {
-		pe := p.fail(step, line, fmt.Errorf("%w; asking the switch what it did: %w", cause, err))
-		pe.Unknown = true
-		return p.done(pe)
-	}
-	switch {
-	case pending && step == "confirming":
-		if err := p.confirm(ctx); err != nil { // send it again, once
-			return p.rollBack(step, line, errors.Join(cause, fmt.Errorf("confirming again: %w", err)))
-		}
-		p.res.Committed = true
-		_, _ = p.send(ctx, "exit")
-		return p.res, nil
-	case pending:
-		return p.verifyAndConfirm()
-	case step == "committing":
-		pe := p.fail(step, line, cause)
-		pe.RolledBack = true // no confirmed commit pending and none confirmed: it never ran
-		return p.done(pe)
-	}
-	if p.opt.Verify != nil {
-		if err := p.opt.Verify(ctx, p.rc.Session()); err != nil {
-			return p.done(p.fail(step, line, fmt.Errorf("%w; no confirmed commit is pending, but the read-back differs: %w", cause, err)))
-		}
-	}
-	p.res.Committed = true
-	return p.res, nil
-}
-
-// rollBack commits the configuration from before the push (rollback 1)
-// while the confirmed commit waits, which also ends the wait. Push never
-// confirmed it, so once nothing waits any more the change is gone.
-func (p *push) rollBack(step, line string, cause error) (switchcfg.PushResult, error) {
-	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
-	defer cancel()
-	pe := p.fail(step, line, cause)
-	err := p.restore(ctx)
-	if switchcfg.Lost(err) {
-		var pending bool
-		if pending, err = p.confirmPending(ctx); err == nil && pending {
-			err = p.restore(ctx)
-		}
-	}
-	if err != nil {
-		pe.ConfirmPending = true // whether or not the rollback ran, nobody confirms the commit
-		pe.Err = errors.Join(cause, fmt.Errorf("rolling back with rollback 1 and commit: %w", err))
-		return p.done(pe)
-	}
-	pe.RolledBack = true
-	return p.done(pe)
 }
 
 // restore loads rollback 1 into a private candidate and commits it.

@@ -88,17 +88,7 @@ func (e *env) stopTimer() {
 // rollbackNow runs the pending window's rollback at the user's request
 // (NVUE --confirm-no, EOS abort): counted as a rollback, not an automatic
 // one. It reports whether a window was pending.
-func (e *env) rollbackNow() bool {
-	ct := e.timer
-	if ct == nil {
-		return false
-	}
-	ct.t.Stop()
-	e.timer = nil
-	ct.rollback()
-	e.stats.Rollbacks++
-	return true
-}
+func (e *env) rollbackNow() bool { return e.endTimer(&e.stats.Rollbacks) }
 
 // left is the time until the pending window ends (0 when none is pending).
 func (e *env) left() time.Duration {
@@ -108,8 +98,12 @@ func (e *env) left() time.Duration {
 	return max(time.Until(e.timer.deadline), 0)
 }
 
-// fireTimer rolls back now; it reports whether a window was pending.
-func (e *env) fireTimer() bool {
+// fireTimer rolls back now, as an expired window does; it reports
+// whether a window was pending.
+func (e *env) fireTimer() bool { return e.endTimer(&e.stats.AutoRollbacks) }
+
+// endTimer runs the pending window's rollback and counts it in count.
+func (e *env) endTimer(count *int) bool {
 	ct := e.timer
 	if ct == nil {
 		return false
@@ -117,7 +111,7 @@ func (e *env) fireTimer() bool {
 	ct.t.Stop()
 	e.timer = nil
 	ct.rollback()
-	e.stats.AutoRollbacks++
+	*count++
 	return true
 }
 

@@ -61,7 +61,9 @@ func (p *push) reconnected(first switchcfg.Session) {
 	}
 }
 
-func (p *push) fail(step, line string, cause error) *switchcfg.PushError { return p.c.Fail(step, line, cause) }
+func (p *push) fail(step, line string, cause error) *switchcfg.PushError {
+	return p.c.Fail(step, line, cause)
+}
 
 func (p *push) done(pe *switchcfg.PushError) (switchcfg.PushResult, error) { return p.c.Done(pe) }
 

@@ -46,7 +46,9 @@ func (p *push) commit(ctx context.Context, cmd string) error {
 	return err
 }
 
-func (p *push) fail(step, line string, cause error) *switchcfg.PushError { return p.c.Fail(step, line, cause) }
+func (p *push) fail(step, line string, cause error) *switchcfg.PushError {
+	return p.c.Fail(step, line, cause)
+}
 
 func (p *push) done(pe *switchcfg.PushError) (switchcfg.PushResult, error) { return p.c.Done(pe) }
 

@@ -265,3 +265,37 @@ func TestFileNames(t *testing.T) {
 		t.Error("a host name escaped the state directory")
 	}
 }
+
+// FuzzJournalFile: whatever a journal file holds (torn, edited, hostile),
+// reading, listing, beginning over and recovering it never panics, and a
+// recovery never removes a journal it could not act on.
+func FuzzJournalFile(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"fabricctl.io/v1alpha1","kind":"ApplyJournal","id":"1","host":"h","state":"applying",` +
+		`"written":[{"interface":"eth0","setting":"mtu","backend":"netlink","pre":"1500","new":"9000"}]}`))
+	f.Add([]byte(`{"host":"h","written":[{"interface":"","setting":"nonsense"}]}`))
+	f.Add([]byte(`{"host":"h","written":null}`))
+	f.Add([]byte("{\"host\":"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir, _ := journal.Open(t.TempDir())
+		if err := os.WriteFile(filepath.Join(dir.Path(), "h.journal"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := dir.Status("h")
+		if !st.Pending {
+			t.Fatal("a journal file that exists is not pending")
+		}
+		_, _ = dir.Hosts()
+		if txn, err := dir.Begin("h", ""); err == nil {
+			txn.Close()
+			t.Fatal("an apply began over an existing journal")
+		}
+		got, err := dir.Recover(context.Background(), "h", &hostcfg.Host{Name: "h"})
+		if err == nil && got.Found && len(got.Record.Written) > 0 {
+			t.Fatalf("a host without backends restored %d setting(s)", len(got.Record.Written))
+		}
+		if st, _ := dir.Status("h"); err != nil && !st.Pending {
+			t.Fatal("a failed recovery removed the journal")
+		}
+	})
+}

@@ -299,3 +299,48 @@ func FuzzJournalFile(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkApply compares an apply of the mlx5 fixture's plan (both
+// interfaces) with and without the journal (an fsynced file replace before
+// each write), restoring the host after each round.
+func BenchmarkApply(b *testing.B) {
+	for _, journaled := range []bool{false, true} {
+		name := "plain"
+		if journaled {
+			name = "journaled"
+		}
+		b.Run(name, func(b *testing.B) {
+			f := hostcfgtest.Load(b, filepath.Join("..", "testdata", "hosts", "mlx5-ofed"))
+			d := hostcfgtest.Desired(b, filepath.Join("..", "testdata", "desired", "mlx5-ofed.json"))
+			dir, _ := journal.Open(b.TempDir())
+			ctx := context.Background()
+			obs, _ := f.Host.Observe(ctx, d)
+			p := hostcfg.Diff(d, obs)
+			b.ReportMetric(float64(len(p.Changes)), "writes/op")
+			b.ResetTimer()
+			for range b.N {
+				var res hostcfg.Result
+				var err error
+				if journaled {
+					txn, terr := dir.Begin("h", "")
+					if terr != nil {
+						b.Fatal(terr)
+					}
+					res, err = f.Host.ApplyRecorded(ctx, p, txn)
+					rec, _ := txn.Finish()
+					dir.Settle(ctx, "h", rec.ID)
+				} else {
+					res, err = f.Host.Apply(ctx, p)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if _, err := f.Host.Apply(ctx, res.Undo); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}

@@ -316,7 +316,6 @@ func BenchmarkApply(b *testing.B) {
 			ctx := context.Background()
 			obs, _ := f.Host.Observe(ctx, d)
 			p := hostcfg.Diff(d, obs)
-			b.ReportMetric(float64(len(p.Changes)), "writes/op")
 			b.ResetTimer()
 			for range b.N {
 				var res hostcfg.Result
@@ -341,6 +340,7 @@ func BenchmarkApply(b *testing.B) {
 				}
 				b.StartTimer()
 			}
+			b.ReportMetric(float64(len(p.Changes)), "writes/op")
 		})
 	}
 }

@@ -92,10 +92,13 @@ type Driver interface {
 	// global read the same as Parse. Pure.
 	ParsePorts(rb Readback, ports []string) (fabric.SwitchIntent, error)
 	// Push applies cfg as one transaction: open, load, device-side diff, commit
-	// (confirmed where the NOS can), confirm, save. With no device-side diff it
-	// commits nothing and returns Changed=false.
-	// On any failure it aborts/rolls back so the running config is exactly as
-	// before, and the error (a *PushError) names the failing line.
+	// (confirmed where the NOS can), PushOptions.Verify, confirm, save. With
+	// no device-side diff it commits nothing and returns Changed=false.
+	// On any failure — a refused line, a failed verify, a lost connection
+	// (recovered over PushOptions.Reconnect) — it aborts/rolls back so the
+	// running config is exactly as before, and the error (a *PushError)
+	// names the failing step and line and says truthfully what the device
+	// was left with (RolledBack, ConfirmPending, Unknown).
 	Push(ctx context.Context, s Session, cfg Config, opt PushOptions) (PushResult, error)
 }
 

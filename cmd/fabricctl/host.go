@@ -7,11 +7,13 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/journal"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
 
@@ -93,11 +95,12 @@ func newHostCmd(g *globals) *cobra.Command {
   fabricctl host plan  --desired gpu-01.json       what apply would change (exit 2 when something)
   fabricctl host apply --desired gpu-01.json --yes apply, verify, roll back on failure
   fabricctl host plan  -f lab.yaml --host gpu-01   the same, resolved from the fabric
+  fabricctl host recover                           roll back an apply that was interrupted
 
 The desired state is what ` + "`fabricctl render`" + ` writes for the host. Settings the
 device or driver cannot do are reported as unsupported, with the reason.`,
 	}
-	cmd.AddCommand(newHostShowCmd(g), newHostPlanCmd(g), newHostApplyCmd(g))
+	cmd.AddCommand(newHostShowCmd(g), newHostPlanCmd(g), newHostApplyCmd(g), newHostRecoverCmd(g))
 	return cmd
 }
 
@@ -182,6 +185,7 @@ RDMA device is shown; with --desired or -f/--host only what the intent manages.`
 
 func newHostPlanCmd(g *globals) *cobra.Command {
 	var hf hostFlags
+	var stateDir string
 	cmd := &cobra.Command{
 		Use:   "plan (--desired FILE | -f FABRIC --host NAME)",
 		Short: "Print what apply would change on this host (exit 0 none, 2 changes, 1 error)",
@@ -193,11 +197,12 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { planTable(t, p) }); err != nil {
 					return err
 				}
+				interrupted := warnInterrupted(g, stateDir, d.Host)
 				switch {
 				case oerr != nil:
 					logErrors(g.stderr, oerr)
 					return exitCodeError{exitError}
-				case p.Drift():
+				case p.Drift() || interrupted:
 					return exitCodeError{exitChanges}
 				}
 				return nil
@@ -206,7 +211,28 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 	}
 	hf.registerDesired(cmd)
 	hf.registerRoots(cmd)
+	registerStateDir(cmd, &stateDir)
 	return cmd
+}
+
+// warnInterrupted says on stderr when an interrupted apply's journal is
+// pending for host, and reports whether one is.
+func warnInterrupted(g *globals, stateDir, host string) bool {
+	dir, err := journal.Open(expandHome(stateDir))
+	if err != nil {
+		return false
+	}
+	st, err := dir.Status(host)
+	if err != nil || !st.Pending {
+		return false
+	}
+	what := "an interrupted apply"
+	if st.InProgress {
+		what = "an apply in progress"
+	}
+	fmt.Fprintf(g.stderr, "fabricctl: %s (%s) may have left this host half-changed; fabricctl host recover (or host apply) rolls it back\n",
+		what, st.Record.Summary())
+	return true
 }
 
 // hostApplyOutput is what `host apply` prints.
@@ -218,24 +244,30 @@ type hostApplyOutput struct {
 	Result     *hostcfg.Result `json:"result,omitempty"`
 	// Remaining is what a fresh plan still finds after the apply.
 	Remaining []hostcfg.Change `json:"remaining,omitempty"`
+	// Recovered is an interrupted earlier apply rolled back before this
+	// one was planned.
+	Recovered *journal.Recovered `json:"recovered,omitempty"`
 }
 
 func newHostApplyCmd(g *globals) *cobra.Command {
 	var hf hostFlags
 	var dryRun, yes bool
+	var stateDir string
 	cmd := &cobra.Command{
 		Use:   "apply (--desired FILE | -f FABRIC --host NAME) [--dry-run] [--yes]",
 		Short: "Apply the desired state to this host: write only differences, verify, roll back on failure",
 		Long: `Plan, then write only what differs, one setting at a time in a fixed order,
-keeping each setting's previous value. Every written setting is read back; when a
-write or a read-back fails, the settings of that interface already changed are
-restored and the other interfaces proceed. Changes that interrupt traffic (pfc_en
-on mlx5 flaps the link, MTU) need --yes. Exit 0 when the host reached the desired
-state, 1 otherwise.`,
+journaling each setting's previous value (under --state-dir) before writing it.
+Every written setting is read back; when a write or a read-back fails, or a
+fresh plan still finds differences, every setting already changed, on every
+interface, is restored. An apply interrupted earlier (killed, Ctrl-C twice) is
+rolled back first. Changes that interrupt traffic (pfc_en on mlx5 flaps the
+link, MTU) need --yes. Exit 0 when the host reached the desired state, 1
+otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
-				return hostApply(ctx, g, h, *d, dryRun, yes)
+				return hostApply(ctx, g, h, *d, dryRun, yes, stateDir)
 			})
 		},
 	}
@@ -243,13 +275,28 @@ state, 1 otherwise.`,
 	hf.registerRoots(cmd)
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan only; change nothing")
 	cmd.Flags().BoolVar(&yes, "yes", false, "apply disruptive changes (link flaps) without refusing")
+	registerStateDir(cmd, &stateDir)
 	return cmd
 }
 
-func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIntent, dryRun, yes bool) error {
+func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIntent, dryRun, yes bool, stateDir string) error {
+	dir, err := journal.Open(expandHome(stateDir))
+	if err != nil {
+		return err
+	}
+	var recovered *journal.Recovered
+	if dryRun {
+		warnInterrupted(g, stateDir, d.Host)
+	} else if rec, err := dir.Recover(ctx, d.Host, h); err != nil {
+		return fmt.Errorf("rolling back an interrupted apply first: %w", err)
+	} else if rec.Found {
+		recovered = &rec
+		fmt.Fprintf(g.stderr, "fabricctl: rolled back an interrupted apply (%s): restored %d setting(s), %d already were\n",
+			rec.Record.Summary(), len(rec.Result.Applied), len(rec.Result.Unchanged))
+	}
 	obs, oerr := h.Observe(ctx, d)
 	p := hostcfg.Diff(d, obs)
-	out := hostApplyOutput{APIVersion: fabric.APIVersion, Host: p.Host, DryRun: dryRun, Plan: p}
+	out := hostApplyOutput{APIVersion: fabric.APIVersion, Host: p.Host, DryRun: dryRun, Plan: p, Recovered: recovered}
 	write := func() error {
 		return output.Write(g.stdout, g.output, out, func(t *output.TableWriter) { applyTable(t, out) })
 	}
@@ -276,27 +323,153 @@ func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIn
 		}
 		return errors.New("the plan interrupts traffic (above); rerun with --yes to apply it")
 	}
-	res, aerr := h.Apply(ctx, p)
+	txn, err := dir.Begin(d.Host, "")
+	if err != nil {
+		return fmt.Errorf("journaling the apply: %w", err)
+	}
+	res, aerr := h.ApplyRecorded(ctx, p, txn)
+	rec, ferr := txn.Finish()
+	aerr = errors.Join(aerr, ferr)
 	out.Result = &res
 	after, verr := h.Observe(ctx, d)
 	out.Remaining = hostcfg.Diff(d, after).Changes
+	if aerr != nil || verr != nil || len(out.Remaining) > 0 {
+		// Every interface already changed goes back, not only the one that
+		// failed: the host ends as it was before the apply.
+		rerr := rollbackAll(ctx, g, dir, h, d, rec, &out)
+		if err := write(); err != nil {
+			return err
+		}
+		for _, e := range []error{aerr, verr, rerr} {
+			if e != nil {
+				logErrors(g.stderr, e)
+			}
+		}
+		if aerr == nil && verr == nil {
+			fmt.Fprintf(g.stderr, "fabricctl: %d setting(s) still differed after apply\n", len(out.Remaining))
+		}
+		return exitCodeError{exitError}
+	}
+	if err := dir.Settle(ctx, d.Host, rec.ID); err != nil {
+		logErrors(g.stderr, err)
+	}
 	if err := write(); err != nil {
 		return err
 	}
-	if aerr != nil || oerr != nil {
-		if aerr != nil {
-			logErrors(g.stderr, aerr)
-		}
-		return exitCodeError{exitError}
-	}
-	if verr != nil || len(out.Remaining) > 0 {
-		if verr != nil {
-			logErrors(g.stderr, verr)
-		}
-		fmt.Fprintf(g.stderr, "fabricctl: %d setting(s) still differ after apply\n", len(out.Remaining))
+	if oerr != nil {
 		return exitCodeError{exitError}
 	}
 	return nil
+}
+
+// rollbackAll restores every setting the apply wrote (its journal), on
+// every interface, and records what it restored as rolled back.
+func rollbackAll(ctx context.Context, g *globals, dir *journal.Dir, h *hostcfg.Host, d fabric.HostIntent, rec journal.Record, out *hostApplyOutput) error {
+	if len(rec.Written) == 0 {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	got, err := dir.Recover(rctx, d.Host, h)
+	out.Result.RolledBack = append(out.Result.RolledBack, got.Result.Applied...)
+	if err != nil {
+		return fmt.Errorf("rolling back every interface: %w; the journal stays in %s: fabricctl host recover retries", err, dir.Path())
+	}
+	fmt.Fprintf(g.stderr, "fabricctl: rolled back every setting the apply changed (%d restored)\n", len(got.Result.Applied))
+	after, _ := h.Observe(rctx, d)
+	out.Remaining = hostcfg.Diff(d, after).Changes
+	return nil
+}
+
+func newHostRecoverCmd(g *globals) *cobra.Command {
+	var hf hostFlags
+	var stateDir, host string
+	cmd := &cobra.Command{
+		Use:   "recover [--state-dir DIR] [--host NAME]",
+		Short: "Roll back an apply that was interrupted on this host (killed, or its controller gone)",
+		Long: `Every apply (fabricctl host apply, and the agent's for the controller)
+journals each setting's previous value under --state-dir before writing it,
+and keeps the journal until the apply is acknowledged. When an apply was
+interrupted — the process killed, the SSH connection or the controller gone,
+its reply lost — the journal stays behind and the host may be half-changed.
+recover restores every journaled setting to its previous value (a setting
+someone changed since is refused, not overwritten) and removes the journal.
+It waits for an apply still running. Without --host every pending journal in
+the directory is recovered. The controller does the same on its next
+fabricctl apply, or with fabricctl recover -f FABRIC.
+Exit 0 when nothing was pending or everything was restored, 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := journal.Open(expandHome(stateDir))
+			if err != nil {
+				return err
+			}
+			hosts := []string{host}
+			if host == "" {
+				if hosts, err = dir.Hosts(); err != nil {
+					return err
+				}
+			}
+			var all []journal.Recovered
+			var errs []error
+			if len(hosts) > 0 {
+				err = runOnHost(cmd, g, &hf, false, func(ctx context.Context, h *hostcfg.Host, _ *fabric.HostIntent) error {
+					for _, name := range hosts {
+						got, err := dir.Recover(ctx, name, h)
+						if got.Found {
+							all = append(all, got)
+						}
+						if err != nil {
+							errs = append(errs, fmt.Errorf("recovering %s: %w", name, err))
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			if err := output.Write(g.stdout, g.output, recoverOutput{APIVersion: fabric.APIVersion, Recovered: all},
+				func(t *output.TableWriter) { recoverTable(t, all) }); err != nil {
+				return err
+			}
+			if len(errs) > 0 {
+				logErrors(g.stderr, errors.Join(errs...))
+				return exitCodeError{exitError}
+			}
+			return nil
+		},
+	}
+	hf.registerRoots(cmd)
+	registerStateDir(cmd, &stateDir)
+	cmd.Flags().StringVar(&host, "host", "", "recover only this host's journal (the fabric host name the apply used)")
+	return cmd
+}
+
+// recoverOutput is what `host recover` prints.
+type recoverOutput struct {
+	APIVersion string              `json:"apiVersion"`
+	Recovered  []journal.Recovered `json:"recovered"`
+}
+
+func recoverTable(t *output.TableWriter, all []journal.Recovered) {
+	if len(all) == 0 {
+		t.Row("nothing to recover: no interrupted apply is journaled")
+		return
+	}
+	t.Row("RESULT", "INTERFACE", "SETTING", "OLD", "NEW", "BACKEND")
+	for _, r := range all {
+		t.Row("journal", r.Record.Host, r.Record.Summary(), "", "", "")
+		for _, c := range r.Result.Applied {
+			t.Row("restored", c.Interface, c.Setting, c.Old, c.New, c.Backend)
+		}
+		for _, c := range r.Result.Unchanged {
+			t.Row("unchanged", c.Interface, c.Setting, c.Old, c.New, c.Backend)
+		}
+		for _, f := range r.Result.Failed {
+			t.Row("failed", f.Interface, f.Setting, f.Old, f.New, f.Error)
+		}
+	}
 }
 
 // Table formats.
@@ -379,6 +552,11 @@ func applyTable(t *output.TableWriter, o hostApplyOutput) {
 	}
 	r := o.Result
 	t.Row("RESULT", "INTERFACE", "SETTING", "OLD", "NEW", "BACKEND")
+	if rec := o.Recovered; rec != nil {
+		for _, c := range rec.Result.Applied {
+			t.Row("recovered", c.Interface, c.Setting, c.Old, c.New, c.Backend)
+		}
+	}
 	for _, c := range r.Applied {
 		t.Row("applied", c.Interface, c.Setting, c.Old, c.New, c.Backend)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -285,6 +286,84 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 	of.register(cmd)
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan and report; change nothing")
+	return cmd
+}
+
+func newRecoverCmd(g *globals) *cobra.Command {
+	var of orchestrateFlags
+	cmd := &cobra.Command{
+		Use:   "recover -f FABRIC [--target NAME,...]",
+		Short: "Roll back applies that were interrupted on the fabric's hosts",
+		Long: `Every host apply is journaled on the host (each setting's previous value,
+written before the setting) until the controller acknowledges it. An apply
+interrupted anywhere — its reply lost, the agent killed, the SSH connection
+dropped, the controller killed — leaves its journal behind, and plan and drift
+report it ("journal interrupted-apply"). recover asks each host's agent to
+restore every journaled setting and remove the journal; it waits for an apply
+still running there. fabricctl apply does the same for the hosts it applies;
+fabricctl host recover does it on a host itself. Switches recover within their
+own push (confirmed commits, checkpoints) and are not contacted.
+Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
+				var hosts []*agentclient.HostTarget
+				for _, t := range targets {
+					if h, ok := t.(*agentclient.HostTarget); ok {
+						hosts = append(hosts, h)
+					}
+				}
+				results := make([]agentclient.Recovered, len(hosts))
+				errs := make([]error, len(hosts))
+				var wg sync.WaitGroup
+				sem := make(chan struct{}, max(g.parallel, 1))
+				for i, h := range hosts {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						sem <- struct{}{}
+						defer func() { <-sem }()
+						results[i], errs[i] = h.RecoverInterrupted(ctx)
+					}()
+				}
+				wg.Wait()
+				out := struct {
+					APIVersion string                  `json:"apiVersion"`
+					Hosts      []agentclient.Recovered `json:"hosts"`
+				}{fabric.APIVersion, results}
+				if err := output.Write(g.stdout, g.output, out, func(t *output.TableWriter) {
+					t.Row("HOST", "RESULT", "INTERFACE", "SETTING", "OLD", "NEW")
+					for i, r := range results {
+						switch {
+						case errs[i] != nil:
+							t.Row(r.Host, "ERROR", "-", "-", "-", errs[i].Error())
+						case r.Journal == nil:
+							t.Row(r.Host, "nothing to recover", "-", "-", "-", "-")
+						default:
+							t.Row(r.Host, "journal", "-", r.Journal.Summary(), "-", "-")
+						}
+						if r.Result == nil {
+							continue
+						}
+						for _, c := range r.Result.Applied {
+							t.Row(r.Host, "restored", c.Interface, c.Setting, c.Old, c.New)
+						}
+						for _, f := range r.Result.Failed {
+							t.Row(r.Host, "failed", f.Interface, f.Setting, f.Old, f.Error)
+						}
+					}
+				}); err != nil {
+					return err
+				}
+				if err := errors.Join(errs...); err != nil {
+					logErrors(g.stderr, err)
+					return exitCodeError{exitError}
+				}
+				return nil
+			})
+		},
+	}
+	of.register(cmd)
 	return cmd
 }
 

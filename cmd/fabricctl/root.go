@@ -54,6 +54,7 @@ func commands(g *globals) []*cobra.Command {
 		newPlanCmd(g),
 		newApplyCmd(g),
 		newDriftCmd(g),
+		newRecoverCmd(g),
 		newLabCmd(g),
 		newNCCLCmd(g),
 		newAnalyzeCmd(g),

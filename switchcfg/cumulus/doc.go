@@ -46,8 +46,13 @@
 //
 // Push (switchcfg.Driver.Push) loads the lines, asks `nv config diff`,
 // detaches when there is nothing to do, else applies with
-// `nv config apply -y --confirm <t>s` and confirms with `nv config apply --confirm-yes`;
-// any failure before the apply detaches the pending revision.
+// `nv config apply -y --confirm <t>s`, runs PushOptions.Verify while the
+// apply waits for its confirm (a difference: `nv config apply --confirm-no`
+// rolls it back now) and confirms with `nv config apply -y --confirm-yes`;
+// any failure before the apply detaches the pending revision. After a lost
+// connection Push asks `nv config apply --confirm-status` (on a new session
+// from PushOptions.Reconnect) what NVUE did, and finishes the transaction
+// from there (transaction.go).
 //
 // The Driver is stateless and safe for concurrent use; a Tree is not.
 package cumulus

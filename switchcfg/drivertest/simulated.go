@@ -60,6 +60,8 @@ func RunSimulated(t *testing.T, d switchcfg.Driver, s Simulated) {
 		}
 		confirmTimeout(t, newFixture(t, d, s))
 	})
+	t.Run("VerifyFailure", func(t *testing.T) { verifyFailure(t, newFixture(t, d, s)) })
+	t.Run("LostConnection", func(t *testing.T) { lostConnections(t, d, s) })
 	for name, vary := range intentVariants {
 		t.Run("Variant/"+name, func(t *testing.T) { variant(t, newFixture(t, d, s), vary) })
 	}

@@ -81,8 +81,14 @@
 //	show session-config diffs
 //	abort                                  no diff, dry run, or any failure before the commit
 //	commit timer <hh:mm:ss>                PushOptions.Timeout()
+//	(PushOptions.Verify)                   a difference: configure session <name> abort (rolls back now)
 //	configure session <name> commit        confirms; without it EOS rolls back when the timer ends
 //	copy running-config startup-config     saves
+//
+// After a lost connection Push reads `show configuration sessions` (on a
+// new session from PushOptions.Reconnect): pending is aborted,
+// pendingCommitTimer verified and confirmed, completed saved; a lost save
+// is sent again.
 //
 // Every command goes through Session.Send, in the mode the previous one left
 // (the session wrapper never changes mode by itself). A failed save leaves

@@ -87,8 +87,15 @@
 //	show | compare
 //	rollback 0 + exit              no difference, dry run, or any failure before the commit
 //	commit confirmed <minutes>     PushOptions.Timeout() rounded up to whole minutes
+//	run show …                     PushOptions.Verify; a difference: rollback 1 + commit
 //	commit                         confirms; without it Junos rolls back when the minutes end
 //	exit
+//
+// A connection lost before the commit changed nothing (the private
+// candidate dies with its session). After one lost later, Push reads
+// `show system commit` on a new session (PushOptions.Reconnect): a
+// confirmed commit still pending is verified and confirmed; none pending
+// means the commit never ran, or the confirm took.
 //
 // A commit counts only with "commit complete" in its reply. Junos commits are
 // persistent: there is no save step.

@@ -77,7 +77,8 @@
 //	<each rendered line>
 //	end
 //	show diff rollback-patch checkpoint <name> running-config
-//	copy running-config startup-config            when the patch is not empty
+//	(PushOptions.Verify)                          a difference: rollback to the checkpoint
+//	copy running-config startup-config            when the patch is not empty (a lost reply: sent again on a new session)
 //	rollback running-config checkpoint <name>     on a dry run, or any failure after the checkpoint
 //	no checkpoint <name>                          once done (kept after a failure, for a manual rollback)
 //

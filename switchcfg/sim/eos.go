@@ -470,6 +470,11 @@ func (s *eosShell) abortNamed(name string) reply {
 	switch {
 	case !ok:
 		return fail("% Error: session " + name + " does not exist")
+	case sess.state == "pendingCommitTimer":
+		// Aborting a session whose commit timer runs rolls it back now.
+		s.d.env.rollbackNow()
+		delete(d.sessions, name)
+		return reply{}
 	case sess.state != "pending":
 		return fail("% Error: cannot abort session " + name + " (session is " + sess.state + ")")
 	}

@@ -598,7 +598,7 @@ func (s *junosShell) commit(args []string, line string) reply {
 			return fail(e)
 		}
 		before := d.committed().clone()
-		d.commitConfig(s.cand, "cli (commit confirmed)")
+		d.commitConfig(s.cand, "cli commit confirmed, rollback in "+strconv.Itoa(minutes)+"mins")
 		d.env.stats.ConfirmedCommits++
 		d.env.armTimer(time.Duration(minutes)*time.Minute, func() {
 			d.commitConfig(before, "rollback (commit confirmed timeout)")

@@ -666,7 +666,11 @@ func (s *nvueShell) config(args []string, line string) reply {
 	return fail("Invalid Command: " + line)
 }
 
-// applyCmd handles "nv config apply [-y|--assume-yes] [--confirm <t>] [--confirm-yes]".
+// applyCmd handles "nv config apply [-y|--assume-yes] [--confirm <t>]
+// [--confirm-yes|--confirm-no|--confirm-status]": --confirm-yes confirms a
+// confirmed apply, --confirm-no rolls it back now, --confirm-status says
+// how long is left (the option names are NVUE's; the wording of their
+// replies here is the simulator's own).
 func (s *nvueShell) applyCmd(args []string, line string) reply {
 	d := s.d
 	yes, confirmYes := false, false
@@ -677,6 +681,17 @@ func (s *nvueShell) applyCmd(args []string, line string) reply {
 			yes = true
 		case "--confirm-yes":
 			confirmYes = true
+		case "--confirm-no":
+			if !d.env.rollbackNow() {
+				return fail("Error: no apply is waiting for confirmation")
+			}
+			return say("rolled back [rev_id: " + strconv.Itoa(d.rev) + "]")
+		case "--confirm-status":
+			if d.env.timer == nil {
+				return say("No apply is waiting for confirmation")
+			}
+			return say(fmt.Sprintf("Confirm pending: %d seconds left before rev_id %d is rolled back",
+				int(d.env.left().Round(time.Second)/time.Second), d.rev))
 		case "--confirm":
 			if i+1 >= len(args) {
 				return fail("Error: --confirm needs a time (e.g. 60s, 5m)")
@@ -694,8 +709,6 @@ func (s *nvueShell) applyCmd(args []string, line string) reply {
 	if !yes && !confirmYes {
 		return fail("Error: nv config apply needs -y (interactive confirmation is not simulated)")
 	}
-	p := s.pendingFor(false)
-	changed := p != nil && jsonText(p) != jsonText(d.applied)
 	if confirmYes {
 		if d.env.timer == nil {
 			return fail("Error: no apply is waiting for confirmation")
@@ -704,6 +717,8 @@ func (s *nvueShell) applyCmd(args []string, line string) reply {
 		d.env.stats.Confirms++
 		return say("applied [rev_id: " + strconv.Itoa(d.rev) + "] (confirmed)")
 	}
+	p := s.pendingFor(false)
+	changed := p != nil && jsonText(p) != jsonText(d.applied)
 	if changed {
 		if pct := poolPercent(p); pct > 100 {
 			return fail(fmt.Sprintf("Error: traffic pools take %d%% of the buffer; the total memory allocation across pools must not exceed 100%%", pct))

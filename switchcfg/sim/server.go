@@ -87,6 +87,10 @@ type Faults struct {
 	// DropOn closes the connection, without executing it, when a command
 	// equal to this text (surrounding spaces ignored) arrives.
 	DropOn string
+	// LoseReplyOn executes a command equal to this text (surrounding
+	// spaces ignored), then closes the connection before the reply is
+	// sent: the device changed, the client never hears so.
+	LoseReplyOn string
 	// Reject answers a command or configuration line equal to this text
 	// (surrounding spaces ignored) with the platform's invalid-input error.
 	Reject string
@@ -449,7 +453,8 @@ func (s *Server) runExec(sc *ssh.ServerConn, ch ssh.Channel, command string) {
 }
 
 // faultFor decides what to do with an arriving command: "" (execute), "drop",
-// "stall" or "reject". It also returns the delay to apply.
+// "lose" (execute, then drop), "stall" or "reject". It also returns the
+// delay to apply.
 func (s *Server) faultFor(line string) (string, time.Duration) {
 	f := &s.faults
 	s.counted++
@@ -460,6 +465,9 @@ func (s *Server) faultFor(line string) (string, time.Duration) {
 	case f.DropOn != "" && strings.TrimSpace(line) == strings.TrimSpace(f.DropOn):
 		f.DropOn = ""
 		return "drop", 0
+	case f.LoseReplyOn != "" && strings.TrimSpace(line) == strings.TrimSpace(f.LoseReplyOn):
+		f.LoseReplyOn = ""
+		return "lose", 0
 	case f.StallOn != "" && strings.Contains(line, f.StallOn):
 		f.StallOn = ""
 		return "stall", 0
@@ -500,6 +508,15 @@ func (s *Server) runShell(sc *ssh.ServerConn, ch ssh.Channel) {
 			return
 		case "reject":
 			out = sh.reject(line)
+		case "lose":
+			if eof {
+				sh.eof(line)
+			} else {
+				sh.exec(line)
+			}
+			s.mu.Unlock()
+			_ = sc.Close()
+			return
 		default:
 			var r reply
 			if eof {

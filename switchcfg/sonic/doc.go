@@ -50,7 +50,10 @@
 // an RFC 6902 patch for what fabricctl manages (BuildPatch; FABRICCTL*
 // entries whole, shared entries field by field), and applies it with the
 // generic config updater under a checkpoint: apply-patch --dry-run, then
-// apply-patch, then config save; rollback to the checkpoint on failure. An
+// apply-patch, then PushOptions.Verify, then config save; rollback to the
+// checkpoint on failure — over a new session (PushOptions.Reconnect) when
+// the connection was lost — and a read-back that must equal the running
+// configuration from before the push. A lost save is sent again. An
 // empty patch is no change and touches nothing. ApplyPatch models the
 // switch's side for simulators and tests.
 //

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +35,7 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 					GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
 			}
 			// The journal's directory is made when the first apply begins.
-			if dir, err := journal.Open(expandHome(stateDir)); err == nil {
+			if dir, err := journal.Open(stateDir); err == nil {
 				h.Journal = dir
 			} else {
 				g.log.Warn("no apply journal: applies cannot be recovered if interrupted", "error", err)
@@ -67,14 +64,4 @@ const defaultStateDir = "~/.cache/fabricctl/state"
 
 func registerStateDir(cmd *cobra.Command, dir *string) {
 	cmd.Flags().StringVar(dir, "state-dir", defaultStateDir, "where applies are journaled (to roll back an interrupted one)")
-}
-
-// expandHome expands a leading "~/" to the home directory.
-func expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }

@@ -7,13 +7,13 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/journal"
+	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
 
@@ -167,7 +167,7 @@ RDMA device is shown; with --desired or -f/--host only what the intent manages.`
 				} else {
 					obs, oerr = h.Show(ctx, args)
 				}
-				if err := output.Write(g.stdout, g.output, obs, func(t *output.TableWriter) { observedTable(t, obs) }); err != nil {
+				if err := output.Write(g.stdout, g.output, obs, func(t *output.TableWriter) { hostview.Observed(t, obs) }); err != nil {
 					return err
 				}
 				if oerr != nil {
@@ -194,7 +194,7 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
 				obs, oerr := h.Observe(ctx, *d)
 				p := hostcfg.Diff(*d, obs)
-				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { planTable(t, p) }); err != nil {
+				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { hostview.Plan(t, p) }); err != nil {
 					return err
 				}
 				interrupted := warnInterrupted(g, stateDir, d.Host)
@@ -218,7 +218,7 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 // warnInterrupted says on stderr when an interrupted apply's journal is
 // pending for host, and reports whether one is.
 func warnInterrupted(g *globals, stateDir, host string) bool {
-	dir, err := journal.Open(expandHome(stateDir))
+	dir, err := journal.Open(stateDir)
 	if err != nil {
 		return false
 	}
@@ -233,20 +233,6 @@ func warnInterrupted(g *globals, stateDir, host string) bool {
 	fmt.Fprintf(g.stderr, "fabricctl: %s (%s) may have left this host half-changed; fabricctl host recover (or host apply) rolls it back\n",
 		what, st.Record.Summary())
 	return true
-}
-
-// hostApplyOutput is what `host apply` prints.
-type hostApplyOutput struct {
-	APIVersion string          `json:"apiVersion"`
-	Host       string          `json:"host"`
-	DryRun     bool            `json:"dryRun"`
-	Plan       hostcfg.Plan    `json:"plan"`
-	Result     *hostcfg.Result `json:"result,omitempty"`
-	// Remaining is what a fresh plan still finds after the apply.
-	Remaining []hostcfg.Change `json:"remaining,omitempty"`
-	// Recovered is an interrupted earlier apply rolled back before this
-	// one was planned.
-	Recovered *journal.Recovered `json:"recovered,omitempty"`
 }
 
 func newHostApplyCmd(g *globals) *cobra.Command {
@@ -280,7 +266,7 @@ otherwise.`,
 }
 
 func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIntent, dryRun, yes bool, stateDir string) error {
-	dir, err := journal.Open(expandHome(stateDir))
+	dir, err := journal.Open(stateDir)
 	if err != nil {
 		return err
 	}
@@ -296,9 +282,9 @@ func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIn
 	}
 	obs, oerr := h.Observe(ctx, d)
 	p := hostcfg.Diff(d, obs)
-	out := hostApplyOutput{APIVersion: fabric.APIVersion, Host: p.Host, DryRun: dryRun, Plan: p, Recovered: recovered}
+	out := hostview.ApplyReport{APIVersion: fabric.APIVersion, Host: p.Host, DryRun: dryRun, Plan: p, Recovered: recovered}
 	write := func() error {
-		return output.Write(g.stdout, g.output, out, func(t *output.TableWriter) { applyTable(t, out) })
+		return output.Write(g.stdout, g.output, out, out.Table)
 	}
 	if oerr != nil {
 		logErrors(g.stderr, oerr) // the unreadable settings are left alone; the rest proceeds
@@ -323,61 +309,24 @@ func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIn
 		}
 		return errors.New("the plan interrupts traffic (above); rerun with --yes to apply it")
 	}
-	txn, err := dir.Begin(d.Host, "")
-	if err != nil {
-		return fmt.Errorf("journaling the apply: %w", err)
-	}
-	res, aerr := h.ApplyRecorded(ctx, p, txn)
-	rec, ferr := txn.Finish()
-	aerr = errors.Join(aerr, ferr)
-	out.Result = &res
-	after, verr := h.Observe(ctx, d)
-	out.Remaining = hostcfg.Diff(d, after).Changes
-	if aerr != nil || verr != nil || len(out.Remaining) > 0 {
-		// Every interface already changed goes back, not only the one that
-		// failed: the host ends as it was before the apply.
-		rerr := rollbackAll(ctx, g, dir, h, d, rec, &out)
-		if err := write(); err != nil {
-			return err
-		}
-		for _, e := range []error{aerr, verr, rerr} {
-			if e != nil {
-				logErrors(g.stderr, e)
-			}
-		}
-		if aerr == nil && verr == nil {
-			fmt.Fprintf(g.stderr, "fabricctl: %d setting(s) still differed after apply\n", len(out.Remaining))
-		}
-		return exitCodeError{exitError}
-	}
-	if err := dir.Settle(ctx, d.Host, rec.ID); err != nil {
-		logErrors(g.stderr, err)
+	got, aerr := dir.Apply(ctx, h, d, p)
+	out.Result, out.Remaining = &got.Result, got.Remaining
+	if got.RolledBack {
+		fmt.Fprintf(g.stderr, "fabricctl: rolled back every setting the apply changed (%d restored)\n", got.Restored)
 	}
 	if err := write(); err != nil {
 		return err
 	}
+	if aerr != nil {
+		logErrors(g.stderr, aerr)
+		return exitCodeError{exitError}
+	}
+	if got.Unsettled != nil {
+		logErrors(g.stderr, got.Unsettled)
+	}
 	if oerr != nil {
 		return exitCodeError{exitError}
 	}
-	return nil
-}
-
-// rollbackAll restores every setting the apply wrote (its journal), on
-// every interface, and records what it restored as rolled back.
-func rollbackAll(ctx context.Context, g *globals, dir *journal.Dir, h *hostcfg.Host, d fabric.HostIntent, rec journal.Record, out *hostApplyOutput) error {
-	if len(rec.Written) == 0 {
-		return nil
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	got, err := dir.Recover(rctx, d.Host, h)
-	out.Result.RolledBack = append(out.Result.RolledBack, got.Result.Applied...)
-	if err != nil {
-		return fmt.Errorf("rolling back every interface: %w; the journal stays in %s: fabricctl host recover retries", err, dir.Path())
-	}
-	fmt.Fprintf(g.stderr, "fabricctl: rolled back every setting the apply changed (%d restored)\n", len(got.Result.Applied))
-	after, _ := h.Observe(rctx, d)
-	out.Remaining = hostcfg.Diff(d, after).Changes
 	return nil
 }
 
@@ -400,7 +349,7 @@ fabricctl apply, or with fabricctl recover -f FABRIC.
 Exit 0 when nothing was pending or everything was restored, 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := journal.Open(expandHome(stateDir))
+			dir, err := journal.Open(stateDir)
 			if err != nil {
 				return err
 			}
@@ -411,30 +360,22 @@ Exit 0 when nothing was pending or everything was restored, 1 otherwise.`,
 				}
 			}
 			var all []journal.Recovered
-			var errs []error
+			var rerr error
 			if len(hosts) > 0 {
 				err = runOnHost(cmd, g, &hf, false, func(ctx context.Context, h *hostcfg.Host, _ *fabric.HostIntent) error {
-					for _, name := range hosts {
-						got, err := dir.Recover(ctx, name, h)
-						if got.Found {
-							all = append(all, got)
-						}
-						if err != nil {
-							errs = append(errs, fmt.Errorf("recovering %s: %w", name, err))
-						}
-					}
+					all, rerr = dir.RecoverHosts(ctx, h, hosts)
 					return nil
 				})
 				if err != nil {
 					return err
 				}
 			}
-			if err := output.Write(g.stdout, g.output, recoverOutput{APIVersion: fabric.APIVersion, Recovered: all},
-				func(t *output.TableWriter) { recoverTable(t, all) }); err != nil {
+			rep := hostview.RecoverReport{APIVersion: fabric.APIVersion, Recovered: all}
+			if err := output.Write(g.stdout, g.output, rep, rep.Table); err != nil {
 				return err
 			}
-			if len(errs) > 0 {
-				logErrors(g.stderr, errors.Join(errs...))
+			if rerr != nil {
+				logErrors(g.stderr, rerr)
 				return exitCodeError{exitError}
 			}
 			return nil
@@ -444,137 +385,4 @@ Exit 0 when nothing was pending or everything was restored, 1 otherwise.`,
 	registerStateDir(cmd, &stateDir)
 	cmd.Flags().StringVar(&host, "host", "", "recover only this host's journal (the fabric host name the apply used)")
 	return cmd
-}
-
-// recoverOutput is what `host recover` prints.
-type recoverOutput struct {
-	APIVersion string              `json:"apiVersion"`
-	Recovered  []journal.Recovered `json:"recovered"`
-}
-
-func recoverTable(t *output.TableWriter, all []journal.Recovered) {
-	if len(all) == 0 {
-		t.Row("nothing to recover: no interrupted apply is journaled")
-		return
-	}
-	t.Row("RESULT", "INTERFACE", "SETTING", "OLD", "NEW", "BACKEND")
-	for _, r := range all {
-		t.Row("journal", r.Record.Host, r.Record.Summary(), "", "", "")
-		for _, c := range r.Result.Applied {
-			t.Row("restored", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-		}
-		for _, c := range r.Result.Unchanged {
-			t.Row("unchanged", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-		}
-		for _, f := range r.Result.Failed {
-			t.Row("failed", f.Interface, f.Setting, f.Old, f.New, f.Error)
-		}
-	}
-}
-
-// Table formats.
-
-func observedTable(t *output.TableWriter, obs hostcfg.Observed) {
-	t.Row("INTERFACE", "SETTING", "BACKEND", "VALUE")
-	if len(obs.Interfaces)+len(obs.Ports) == 0 {
-		t.Row("-", "-", "-", "no netdev with an RDMA device on this host; name netdevs to show them")
-	}
-	for _, i := range obs.Interfaces {
-		head := i.Name
-		if i.Error != "" {
-			t.Row(head, "-", "-", "error: "+i.Error)
-			continue
-		}
-		t.Row(head, "driver", "-", orDash(i.Driver)+" "+orDash(i.BusID))
-		if r := i.RDMA; r != nil {
-			t.Row(head, "rdma", "sysfs", fmt.Sprintf("%s/%d %s %s %s", r.Device, r.Port.Port, r.State, r.LinkLayer, r.Rate))
-			gid := "none"
-			if r.RoCEv2IPv4GIDIndex >= 0 {
-				gid = fmt.Sprint(r.RoCEv2IPv4GIDIndex)
-			}
-			t.Row(head, "gid.roce-v2-ipv4", "sysfs", gid)
-		}
-		for _, s := range i.Settings {
-			t.Row(head, s.Setting, orDash(s.Backend), settingText(s))
-		}
-	}
-	for _, p := range obs.Ports {
-		t.Row(p.Name, "pkeys", hostcfg.BackendSysfsPKeys, strings.Join(p.PKeys, ","))
-		for _, s := range p.Settings {
-			t.Row(p.Name, s.Setting, orDash(s.Backend), settingText(s))
-		}
-	}
-}
-
-func settingText(s hostcfg.SettingState) string {
-	switch {
-	case s.Error != "":
-		return "error: " + s.Error
-	case s.Unsupported != "":
-		return "unsupported: " + s.Unsupported
-	}
-	return s.Value
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func planTable(t *output.TableWriter, p hostcfg.Plan) {
-	if len(p.Changes) == 0 {
-		t.Row("no changes on " + p.Host)
-	} else {
-		t.Row("INTERFACE", "SETTING", "OLD", "NEW", "BACKEND", "NOTE")
-		for _, c := range p.Changes {
-			note := ""
-			if c.Disruptive {
-				note = "DISRUPTIVE: " + c.Reason
-			}
-			t.Row(c.Interface, c.Setting, c.Old, c.New, c.Backend, note)
-		}
-	}
-	for _, i := range p.Issues {
-		t.Row(i.Interface, orDash(i.Setting), "", "", orDash(i.Backend), i.Kind+": "+i.Reason)
-	}
-	t.Row(fmt.Sprintf("%d change(s), %d issue(s)", len(p.Changes), len(p.Issues)))
-}
-
-func applyTable(t *output.TableWriter, o hostApplyOutput) {
-	if o.Result == nil {
-		planTable(t, o.Plan)
-		if o.DryRun {
-			t.Row("dry run: nothing changed")
-		}
-		return
-	}
-	r := o.Result
-	t.Row("RESULT", "INTERFACE", "SETTING", "OLD", "NEW", "BACKEND")
-	if rec := o.Recovered; rec != nil {
-		for _, c := range rec.Result.Applied {
-			t.Row("recovered", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-		}
-	}
-	for _, c := range r.Applied {
-		t.Row("applied", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-	}
-	for _, c := range r.RolledBack {
-		t.Row("rolled-back", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-	}
-	for _, f := range r.Failed {
-		t.Row("failed", f.Interface, f.Setting, f.Old, f.New, f.Error)
-	}
-	for _, i := range r.Unsupported {
-		t.Row("unsupported", i.Interface, i.Setting, i.Observed, i.Desired, i.Reason)
-	}
-	for _, c := range o.Remaining {
-		t.Row("still-differs", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-	}
-	for _, i := range o.Plan.Issues {
-		t.Row(i.Kind, i.Interface, orDash(i.Setting), "", "", i.Reason)
-	}
-	t.Row(fmt.Sprintf("%d applied, %d unchanged, %d rolled back, %d failed, %d still differ",
-		len(r.Applied), len(r.Unchanged), len(r.RolledBack), len(r.Failed), len(o.Remaining)))
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -17,6 +16,7 @@ import (
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/fleet"
+	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/spf13/cobra"
@@ -136,7 +136,7 @@ func writePlan(g *globals, p *fabric.Plan) error {
 				case c.Disruptive:
 					note = "DISRUPTIVE " + note
 				}
-				t.Row(tp.Target, tp.Tier, orDash(c.Component), c.Setting, fmt.Sprintf("%s → %s", orDash(c.Old), orDash(c.New)), strings.TrimSpace(note))
+				t.Row(tp.Target, tp.Tier, dashIfEmpty(c.Component), c.Setting, fmt.Sprintf("%s → %s", dashIfEmpty(c.Old), dashIfEmpty(c.New)), strings.TrimSpace(note))
 			}
 		}
 		t.Flush()
@@ -307,52 +307,9 @@ Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
-				var hosts []*agentclient.HostTarget
-				for _, t := range targets {
-					if h, ok := t.(*agentclient.HostTarget); ok {
-						hosts = append(hosts, h)
-					}
-				}
-				results := make([]agentclient.Recovered, len(hosts))
-				errs := make([]error, len(hosts))
-				var wg sync.WaitGroup
-				sem := make(chan struct{}, max(g.parallel, 1))
-				for i, h := range hosts {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						sem <- struct{}{}
-						defer func() { <-sem }()
-						results[i], errs[i] = h.RecoverInterrupted(ctx)
-					}()
-				}
-				wg.Wait()
-				out := struct {
-					APIVersion string                  `json:"apiVersion"`
-					Hosts      []agentclient.Recovered `json:"hosts"`
-				}{fabric.APIVersion, results}
-				if err := output.Write(g.stdout, g.output, out, func(t *output.TableWriter) {
-					t.Row("HOST", "RESULT", "INTERFACE", "SETTING", "OLD", "NEW")
-					for i, r := range results {
-						switch {
-						case errs[i] != nil:
-							t.Row(r.Host, "ERROR", "-", "-", "-", errs[i].Error())
-						case r.Journal == nil:
-							t.Row(r.Host, "nothing to recover", "-", "-", "-", "-")
-						default:
-							t.Row(r.Host, "journal", "-", r.Journal.Summary(), "-", "-")
-						}
-						if r.Result == nil {
-							continue
-						}
-						for _, c := range r.Result.Applied {
-							t.Row(r.Host, "restored", c.Interface, c.Setting, c.Old, c.New)
-						}
-						for _, f := range r.Result.Failed {
-							t.Row(r.Host, "failed", f.Interface, f.Setting, f.Old, f.Error)
-						}
-					}
-				}); err != nil {
+				results, errs := fleet.Recover(ctx, targets, g.parallel)
+				out := hostview.FleetRecoverReport{APIVersion: fabric.APIVersion, Hosts: results, Errors: errs}
+				if err := output.Write(g.stdout, g.output, out, out.Table); err != nil {
 					return err
 				}
 				if err := errors.Join(errs...); err != nil {
@@ -398,7 +355,7 @@ func writeResult(g *globals, r *fabric.Result) error {
 		counts := map[fabric.Outcome]int{}
 		for _, tr := range r.Targets {
 			counts[tr.Outcome]++
-			t.Row(tr.Target, tr.Tier, tr.Outcome, len(tr.Applied), len(fabric.Actionable(tr.Remaining)), orDash(tr.Error))
+			t.Row(tr.Target, tr.Tier, tr.Outcome, len(tr.Applied), len(fabric.Actionable(tr.Remaining)), dashIfEmpty(tr.Error))
 		}
 		t.Flush()
 		var parts []string

@@ -13,6 +13,10 @@
 //	// or, after a lost reply / a kill / a failed verify:
 //	got, err := dir.Recover(ctx, host.Name, host)    // restores every written setting, removes the journal
 //
+// Dir.Apply is that sequence for an apply on the host itself (`fabricctl host
+// apply`): verified by a fresh plan, settled, or on any failure rolled back
+// on every interface; Dir.RecoverHosts is `fabricctl host recover`.
+//
 // One JSON file per host (<state>/<host>.journal) is replaced atomically
 // (a temporary file, fsync, rename, fsync of the directory) before every
 // write; <host>.lock is flocked for as long as an apply or a recovery runs,

@@ -107,12 +107,19 @@ type Dir struct {
 	path string
 }
 
-// Open returns the state directory at path. Nothing is created until an
-// apply begins (the directory, mode 0700): looking at a host that never
-// applied leaves no trace.
+// Open returns the state directory at path; a leading "~/" is the user's
+// home directory. Nothing is created until an apply begins (the directory,
+// mode 0700): looking at a host that never applied leaves no trace.
 func Open(path string) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("opening the journal: no state directory")
+	}
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("opening the journal in %s: %w", path, err)
+		}
+		path = filepath.Join(home, rest)
 	}
 	return &Dir{path: path}, nil
 }

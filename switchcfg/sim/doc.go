@@ -14,6 +14,10 @@
 //	srv.WriteKnownHosts(knownHostsPath) // "[127.0.0.1]:PORT ssh-ed25519 ..."
 //	// ssh srv.User()@srv.Addr() with password "pw"
 //
+// LoadOrCreateHostKey and ReadAuthorizedKeys read the key files of a
+// long-running simulator (`fabricctl switch-sim --host-key
+// --authorized-keys`) into Options.HostKey and Options.AuthorizedKeys.
+//
 // What each platform implements (prompts and modes exactly as scrapligo's
 // platform definitions expect them; the read-back printed in the NOS's own
 // format; the NOS's error strings for lines its grammar does not accept):

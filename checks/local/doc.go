@@ -11,9 +11,15 @@
 // an error. With a fabric's HostIntent the host is judged against it, and the
 // fabric's other hosts are the peers whose names must resolve.
 //
+// The loopback suite (Suites: preflight, loopback; Options.Agent runs perftest) tests the host's
+// first usable port with both perftest sides here (rdma.Agent.RunLoopback) and judges it as the
+// fleet's loopback is judged; a host without a usable port fails it with preflight's reason. Without
+// the loopback suite a missing perftest is a warning, since nothing here would run it.
+// checks/nhc turns the report into a health check's answer (`-o nhc`).
+//
 // With report.SuiteNCCL it runs the NCCL all-reduce on this host
 // (checks/collective, one rank per GPU) and judges NCCL's environment
 // against the host's facts; a host without GPU, CUDA or PyTorch skips it.
 //
-// Run is safe for concurrent use as long as the Gatherers differ.
+// Run is safe for concurrent use as long as the Gatherers (and Agents' TCP ports) differ.
 package local

@@ -72,7 +72,7 @@ func TestNoRDMADeviceIsAClearFailure(t *testing.T) {
 }
 
 func TestUnknownSuite(t *testing.T) {
-	if _, err := Run(t.Context(), Options{Gatherer: bareHost(t), Suites: []report.Suite{report.SuitePairwise}}); !errors.Is(err, ErrSuite) || !strings.Contains(err.Error(), "available: preflight, nccl") {
+	if _, err := Run(t.Context(), Options{Gatherer: bareHost(t), Suites: []report.Suite{report.SuitePairwise}}); !errors.Is(err, ErrSuite) || !strings.Contains(err.Error(), "available: preflight, loopback, nccl") {
 		t.Errorf("got %v", err)
 	}
 }

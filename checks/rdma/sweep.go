@@ -2,6 +2,7 @@ package rdma
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -34,6 +35,18 @@ type Sweep struct {
 	Baseline evaluate.Baseline
 	// Progress, when set, is told about every run as it ends.
 	Progress func(done, total int, r PairRun)
+	// Executor runs each round (and the loopback, as one round of self-pairs); nil drives every
+	// job through its endpoints' agents (RunPair).
+	Executor Executor
+}
+
+// Executor runs the jobs of one round at once and returns one PairRun per job, in order. The
+// default (a nil Sweep.Executor) drives every job through its endpoints' agents; a launcher (the
+// Slurm one in checks/slurm) runs the whole round as one step on its hosts. Jobs with a Blocked
+// endpoint never reach an Executor. An Executor retries runs whose clock calibration failed
+// (PairRun.RetryCalibration) as RunPair does.
+type Executor interface {
+	RunRound(ctx context.Context, jobs []Job) []PairRun
 }
 
 func (s Sweep) port(i int) int {
@@ -55,20 +68,15 @@ type SweepResult struct {
 // Loopback runs the test on every endpoint at once, server and client on
 // the same host (LoopDevice, when set, as the client's device).
 func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
-	runs := make([]PairRun, len(eps))
+	jobs := make([]Job, len(eps))
+	for i, e := range eps {
+		jobs[i] = Job{Server: e, Client: e, Test: s.Test, TCPPort: s.port(i)}
+	}
 	pool := newSessionPool(ctx)
 	defer pool.close()
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for i, e := range eps {
-		wg.Go(func() {
-			runs[i] = runPair(ctx, pool, e, e, s.Test, s.port(i))
-			s.progress(&mu, &done, len(eps), runs[i])
-		})
-	}
-	wg.Wait()
-	return s.judge(runs)
+	return s.judge(s.runJobs(ctx, pool, jobs, &mu, &done, len(eps)))
 }
 
 func (s Sweep) progress(mu *sync.Mutex, done *int, total int, r PairRun) {
@@ -96,22 +104,61 @@ func (s Sweep) runRounds(ctx context.Context, rounds []schedule.Round, byName ma
 	pool := newSessionPool(ctx)
 	defer pool.close()
 	for _, round := range rounds {
-		out := make([]PairRun, len(round))
-		var wg sync.WaitGroup
+		jobs := make([]Job, len(round))
 		for i, p := range round {
-			wg.Go(func() {
-				out[i] = runPair(ctx, pool, byName[p.Server], byName[p.Client], s.Test, s.port(i))
-				s.progress(mu, done, total, out[i])
-			})
+			jobs[i] = Job{Server: byName[p.Server], Client: byName[p.Client], Test: s.Test, TCPPort: s.port(i)}
 		}
-		wg.Wait()
-		runs = append(runs, out...)
+		runs = append(runs, s.runJobs(ctx, pool, jobs, mu, done, total)...)
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	return runs
 }
+
+// runJobs runs one round: through the Executor when there is one (blocked jobs apart), else every
+// job at once through the agents.
+func (s Sweep) runJobs(ctx context.Context, pool *sessionPool, jobs []Job, mu *sync.Mutex, done *int, total int) []PairRun {
+	out := make([]PairRun, len(jobs))
+	if s.Executor == nil {
+		var wg sync.WaitGroup
+		for i, j := range jobs {
+			wg.Go(func() {
+				out[i] = runPair(ctx, pool, j.Server, j.Client, j.Test, j.TCPPort)
+				s.progress(mu, done, total, out[i])
+			})
+		}
+		wg.Wait()
+		return out
+	}
+	var run []Job
+	var at []int
+	for i, j := range jobs {
+		if b := j.Blocked(); b != nil {
+			out[i] = PairRun{Server: j.Server, Client: j.Client, Test: j.Test, TCPPort: j.TCPPort, Blocked: b}
+			s.progress(mu, done, total, out[i])
+			continue
+		}
+		run, at = append(run, j), append(at, i)
+	}
+	if len(run) == 0 {
+		return out
+	}
+	got := s.Executor.RunRound(ctx, run)
+	for k, j := range run {
+		r := PairRun{Server: j.Server, Client: j.Client, Test: j.Test, TCPPort: j.TCPPort,
+			Err: fmt.Errorf("running %s: %w", j.Server.Host+"/"+j.Client.Host, ErrNoRun)}
+		if k < len(got) {
+			r = got[k]
+		}
+		out[at[k]] = r
+		s.progress(mu, done, total, r)
+	}
+	return out
+}
+
+// ErrNoRun: an Executor returned no run for a job.
+var ErrNoRun = errors.New("the executor returned no run")
 
 // Pairwise runs the schedule over the endpoints (one per host), judges every
 // pair, and when Retest is set runs outlier hosts again against known-good

@@ -23,6 +23,10 @@
 // for its environment verdicts and the pairwise results for "NCCL is slow but
 // perftest passed".
 //
+// With Options.Launcher (checks/slurm's srun launcher) the host side runs through a workload
+// manager instead: the preflight as one step on every host, the loopback and every round as one
+// step each; the hosts' Agents are not used and there is nothing to clean up.
+//
 // Run is safe for concurrent use with distinct hosts or BasePorts. It calls
 // Options.Progress from one goroutine at a time, though steps finish on many.
 package runner

@@ -21,6 +21,15 @@ const ncclPort = 18998
 // class through the hosts' agents.
 func runNCCL(ctx context.Context, hosts []Host, facts []hostFacts, eps []rdma.Endpoint, rep *report.Report, o Options) {
 	exec := o.NCCLExecutor
+	if exec == nil && o.Launcher != nil {
+		// The launcher's steps run preflight and perftest; the all-reduce
+		// (collective.Node) has no step of its own yet, and there are no agents.
+		for _, h := range hosts {
+			rep.Add(checks.Result{ID: collective.IDRun, Target: h.Intent.Host, Status: checks.StatusSkip,
+				Summary: "the NCCL suite has no step under a workload manager's launcher yet: run fabricctl check --local --suite nccl on the node (e.g. in a job), or check over SSH"})
+		}
+		return
+	}
 	if exec == nil {
 		agents := collective.Agents{}
 		for _, h := range hosts {
@@ -60,6 +69,12 @@ func runNCCL(ctx context.Context, hosts []Host, facts []hostFacts, eps []rdma.En
 		t := pairwiseSweep(o).Test
 		t.TClass = &tclass
 		th := pairwiseSweep(o).Thresholds
+		if ex := executor(o); ex != nil {
+			if runs := ex.RunRound(ctx, []rdma.Job{{Server: srv, Client: cli, Test: t, TCPPort: ncclPort}}); len(runs) == 1 {
+				return rdma.Judge(runs[0], th)
+			}
+			return checks.Result{Target: srv.Name() + "->" + cli.Name(), Status: checks.StatusError, Summary: "the launcher ran no perftest"}
+		}
 		return rdma.Judge(rdma.RunPair(ctx, srv, cli, t, ncclPort), th)
 	}
 	out, err := collective.Run(ctx, chosts, collective.Options{Config: cfg, Executor: exec, ExpectedRate: expectedRate(o.Checks),

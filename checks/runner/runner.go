@@ -61,6 +61,19 @@ type Options struct {
 	NCCLExecutor collective.Executor
 	// NCCLLogDir, when set, keeps every rank's NCCL log as DIR/<host>/<log>.
 	NCCLLogDir string
+	// Launcher, when set, runs the host side through a workload manager (Slurm's srun) instead
+	// of each host's agent: Hosts' Agents are not used, and nothing is left to clean up.
+	Launcher Launcher
+}
+
+// Launcher runs the checks' host side on many hosts at once, through a workload manager: the
+// preflight as one step, and every round of RDMA tests as one step (rdma.Executor).
+// checks/slurm's Launcher is one.
+type Launcher interface {
+	// Preflight gathers the facts of every host of intents, each with the others as the peers
+	// whose names must resolve; errs[i] is set when host i reported none.
+	Preflight(ctx context.Context, intents []fabric.HostIntent) (facts []preflight.Facts, errs []error)
+	rdma.Executor
 }
 
 // ErrNoHosts: the fabric has no hosts to check.
@@ -97,9 +110,13 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		}
 	}
 	rep := report.New(fabricName, time.Now(), o.suites()...)
-	defer cleanup(ctx, hosts, o)
-
-	facts := gather(ctx, hosts, o)
+	var facts []hostFacts
+	if o.Launcher != nil {
+		facts = launch(ctx, hosts, o)
+	} else {
+		defer cleanup(ctx, hosts, o)
+		facts = gather(ctx, hosts, o)
+	}
 	eps := make([]rdma.Endpoint, len(hosts))
 	for i, h := range hosts {
 		eps[i] = endpoint(h, facts[i])
@@ -120,6 +137,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
 		sw := loopbackSweep(o)
+		sw.Executor = executor(o)
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("loopback %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
 		}
@@ -128,6 +146,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		sw := pairwiseSweep(o)
+		sw.Executor = executor(o)
 		if len(o.Baseline) > 0 {
 			sw.Baseline = o.Baseline
 		}
@@ -181,6 +200,46 @@ type hostFacts struct {
 	err error
 }
 
+// executor is the launcher as the sweeps' executor (nil: the agents).
+func executor(o Options) rdma.Executor {
+	if o.Launcher == nil {
+		return nil
+	}
+	return o.Launcher
+}
+
+// peersOf lists every host but host i.
+func peersOf(hosts []Host, i int) []preflight.Peer {
+	var peers []preflight.Peer
+	for k, p := range hosts {
+		if k != i {
+			peers = append(peers, preflight.Peer{Name: p.Intent.Host, Address: p.Intent.Address})
+		}
+	}
+	return peers
+}
+
+// launch gathers every host's facts through the launcher.
+func launch(ctx context.Context, hosts []Host, o Options) []hostFacts {
+	intents := make([]fabric.HostIntent, len(hosts))
+	for i, h := range hosts {
+		intents[i] = h.Intent
+	}
+	facts, errs := o.Launcher.Preflight(ctx, intents)
+	out := make([]hostFacts, len(hosts))
+	for i, h := range hosts {
+		if i < len(facts) {
+			out[i].Facts = facts[i]
+		}
+		if i < len(errs) && errs[i] != nil {
+			out[i].err = fmt.Errorf("running preflight on %s: %w", h.Intent.Host, errs[i])
+		}
+		out[i].Host = h.Intent.Host
+		o.progress("preflight %s: %s", h.Intent.Host, errOr(out[i].err, "facts gathered"))
+	}
+	return out
+}
+
 // gather runs the preflight op on every host, Parallel at a time.
 func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 	out := make([]hostFacts, len(hosts))
@@ -191,12 +250,7 @@ func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	for i, h := range hosts {
-		var peers []preflight.Peer
-		for _, p := range hosts {
-			if p.Intent.Host != h.Intent.Host {
-				peers = append(peers, preflight.Peer{Name: p.Intent.Host, Address: p.Intent.Address})
-			}
-		}
+		peers := peersOf(hosts, i)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -226,42 +280,8 @@ func errOr(err error, ok string) string {
 // endpoint picks the host's first RoCE/IB port and says why it is unusable
 // when it is.
 func endpoint(h Host, f hostFacts) rdma.Endpoint {
-	e := rdma.Endpoint{Host: h.Intent.Host, Agent: h.Agent, Address: h.Intent.Address, Labels: h.Intent.Labels}
-	problem := func(id string, class checks.FailureClass, summary string) {
-		e.Problem = &checks.Result{ID: id, Target: e.Host, Status: checks.StatusFail, Class: class, Summary: summary}
-	}
-	if f.err != nil {
-		problem(preflight.IDAgent, "", f.err.Error())
-		return e
-	}
-	if f.Observed == nil {
-		problem(preflight.IDRDMADevice, checks.NoDevice, "the host could not be observed: "+f.ObserveError)
-		return e
-	}
-	for _, in := range f.Observed.Interfaces {
-		r := in.RDMA
-		if r == nil {
-			problem(preflight.IDRDMADevice, checks.NoDevice, fmt.Sprintf("netdev %s has no RDMA device", in.Name))
-			continue
-		}
-		e.Device, e.Port, e.RateGbps = r.Device, r.Port.Port, r.RateGbps
-		switch {
-		case r.State != "ACTIVE":
-			problem(preflight.IDPort, checks.PortDown, fmt.Sprintf("%s port %d is %s", r.Device, r.Port.Port, r.State))
-		case r.LinkLayer == "Ethernet" && r.RoCEv2IPv4GIDIndex < 0:
-			problem(preflight.IDGID, checks.QPBringUp, fmt.Sprintf("%s has no RoCE v2 IPv4 GID", r.Device))
-		default:
-			if r.LinkLayer == "Ethernet" {
-				idx := r.RoCEv2IPv4GIDIndex
-				e.GIDIndex = &idx
-			}
-			e.Problem = nil
-			return e
-		}
-	}
-	if e.Problem == nil {
-		problem(preflight.IDRDMADevice, checks.NoDevice, "no RDMA netdev to test")
-	}
+	e := rdma.EndpointOf(h.Intent, f.Facts, f.err)
+	e.Agent = h.Agent
 	return e
 }
 
@@ -277,6 +297,13 @@ func test(name string, size fabric.Bytes, dur fabric.Duration) rdma.Test {
 	return rdma.Test{Test: t, Size: int64(size), Duration: d.Round(time.Second)}
 }
 
+// LoopbackTest is the test and thresholds of the fabric's spec.checks.loopback (defaults:
+// write_bw for 5 s, no absolute floor).
+func LoopbackTest(c *fabric.Checks) (rdma.Test, rdma.Thresholds) {
+	sw := loopbackSweep(Options{Checks: c})
+	return sw.Test, sw.Thresholds
+}
+
 func loopbackSweep(o Options) rdma.Sweep {
 	var l fabric.Loopback
 	if o.Checks != nil && o.Checks.Loopback != nil {
@@ -285,6 +312,20 @@ func loopbackSweep(o Options) rdma.Sweep {
 	t := test(l.Test, l.MessageSize, l.Duration)
 	t.Timeout = o.Timeout
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate), RelativeFloor: o.RelativeFloor}}
+}
+
+// PairwiseTest is the test and schedule of the fabric's spec.checks.pairwise (defaults: write_bw
+// for 5 s, all-pairs).
+func PairwiseTest(c *fabric.Checks) (rdma.Test, schedule.Kind) {
+	var p fabric.Pairwise
+	if c != nil && c.Pairwise != nil {
+		p = *c.Pairwise
+	}
+	kind := schedule.Kind(p.Schedule)
+	if kind == "" {
+		kind = schedule.KindAllPairs
+	}
+	return test(p.Test, p.MessageSize, p.Duration), kind
 }
 
 func pairwiseSweep(o Options) rdma.Sweep {

@@ -178,3 +178,35 @@ func TestNCCLSuiteWithoutGPUs(t *testing.T) {
 		t.Errorf("a host without GPU failed: %+v", rep.Results)
 	}
 }
+
+// noLauncher is a workload manager's launcher that reaches no host.
+type noLauncher struct{}
+
+func (noLauncher) Preflight(_ context.Context, intents []fabric.HostIntent) ([]preflight.Facts, []error) {
+	errs := make([]error, len(intents))
+	for i := range errs {
+		errs[i] = errors.New("no step ran")
+	}
+	return make([]preflight.Facts, len(intents)), errs
+}
+
+func (noLauncher) RunRound(context.Context, []rdma.Job) []rdma.PairRun { return nil }
+
+// TestNCCLSuiteUnderLauncher: under a workload manager's launcher (whose
+// hosts have no agents) the NCCL suite has no step yet: every host skips
+// with what to run instead, rather than an error per missing agent.
+func TestNCCLSuiteUnderLauncher(t *testing.T) {
+	hosts := []Host{{Intent: fabric.HostIntent{Host: "n1", Address: "192.0.2.1"}}, {Intent: fabric.HostIntent{Host: "n2", Address: "192.0.2.2"}}}
+	rep, err := Run(t.Context(), "test", hosts, Options{Suites: []report.Suite{report.SuiteNCCL}, Launcher: noLauncher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status != checks.StatusSkip || !strings.Contains(r.Summary, "check --local --suite nccl") {
+			t.Errorf("%+v", r)
+		}
+	}
+	if len(rep.Results) != 2 {
+		t.Errorf("%d results: %+v", len(rep.Results), rep.Results)
+	}
+}

@@ -124,6 +124,7 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 			if o.SwitchSim, err = os.Executable(); err != nil {
 				return fmt.Errorf("finding the fabricctl binary for the switch simulators: %w", err)
 			}
+			o.Fabricctl = o.SwitchSim
 			t0 := time.Now()
 			s, err := lab.Up(ctx, topo, img, o, g.log)
 			if err != nil {
@@ -138,6 +139,8 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 	cmd.Flags().IntVar(&o.MemoryMB, "memory", lab.DefaultMemoryMB, "MiB of memory per VM")
 	cmd.Flags().IntVar(&o.CPUs, "cpus", lab.DefaultCPUs, "virtual CPUs per VM")
 	cmd.Flags().DurationVar(&o.BootTimeout, "boot-timeout", lab.DefaultBootTimeout, "bound on boot until every VM answers over SSH; a VM over it is killed")
+	cmd.Flags().BoolVar(&o.Slurm, "slurm", false, "also run Slurm: munged and slurmd in every VM (health check: fabricctl check --local -o nhc --drain), slurmctld in the lab namespace")
+	cmd.Flags().DurationVar(&o.HealthCheckInterval, "health-check-interval", lab.DefaultHealthCheckInterval, "with --slurm: slurm.conf's HealthCheckInterval")
 	return cmd
 }
 
@@ -158,6 +161,10 @@ func printLabState(g *globals, s *lab.State) error {
 		s.Netns, s.Topology.Controller, s.User, s.KeyPath, s.KnownHosts)
 	if len(s.Switches) > 0 {
 		fmt.Fprintf(g.stdout, "switch password %s (export %s=$(cat %s))\n", s.SwitchPasswordPath(), lab.SwitchPasswordEnv, s.SwitchPasswordPath())
+	}
+	if s.Slurm != nil {
+		fmt.Fprintf(g.stdout, "slurm: slurmctld pid %d, log %s\n  ip netns exec %s env SLURM_CONF=%s PATH=%s:$PATH sinfo\n",
+			s.Slurm.CtldPid, s.Slurm.CtldLog, s.Netns, s.Slurm.Conf, s.Slurm.Bin)
 	}
 	return nil
 }

@@ -54,12 +54,15 @@ func commands(g *globals) []*cobra.Command {
 		newPlanCmd(g),
 		newApplyCmd(g),
 		newDriftCmd(g),
+		newRecoverCmd(g),
 		newLabCmd(g),
 		newNCCLCmd(g),
 		newAnalyzeCmd(g),
 		newHostCmd(g), newAgentCmd(g),
-		newSwitchSimCmd(g),
+		newSwitchSimCmd(g), newSwitchCmd(g),
 		newCheckCmd(g),
+		newTaskCmd(g),
+		newK8sCmd(g),
 	}
 }
 

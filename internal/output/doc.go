@@ -1,6 +1,7 @@
 // Package output writes command results in the formats every command shares:
 // table (aligned text for people), json (indented, with apiVersion, for
-// programs) and yaml.
+// programs) and yaml. OneLine puts a text on one bounded line for one-line readers (a
+// health check's answer, a Slurm drain reason).
 //
 //	output.Write(os.Stdout, "json", result, func(t *output.Table) { t.Row("a", "b") })
 //

@@ -54,7 +54,7 @@ type Test struct {
 	Bidirectional bool
 	// TClass, when set, is the GRH traffic class (--tclass), as NCCL_IB_TC
 	// sets it for NCCL.
-	TClass *int
+	TClass *int `json:",omitempty"`
 	// Timeout bounds each side from its start; 0 picks twice the duration
 	// plus 30 s (or 2 minutes for iteration runs).
 	Timeout time.Duration

@@ -122,7 +122,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 				rep.Add(checks.ErrorResult(preflight.IDAgent, hosts[i].Intent.Host, "", f.err))
 				continue
 			}
-			rep.Add(preflight.Evaluate(f.Facts, preflight.Options{ExpectedRate: expectedRate(o.Checks)})...)
+			rep.Add(preflight.Evaluate(f.Facts, preflight.Options{ExpectedRate: ExpectedRate(o.Checks)})...)
 			ok = append(ok, f.Facts)
 		}
 		if len(ok) > 1 {
@@ -179,7 +179,8 @@ func short(r checks.Result) string {
 	return s
 }
 
-func expectedRate(c *fabric.Checks) float64 {
+// ExpectedRate is spec.checks.preflight.expectedRate, the port rate every host must show (0: any).
+func ExpectedRate(c *fabric.Checks) float64 {
 	if c == nil || c.Preflight == nil {
 		return 0
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -70,15 +69,11 @@ func (f *hostFlags) loadDesired(g *globals) (*fabric.HostIntent, error) {
 		if err != nil {
 			return nil, err
 		}
-		var names []string
-		for _, h := range fab.Resolve().Hosts {
-			if h.Host == f.hostName {
-				return &h, nil
-			}
-			names = append(names, h.Host)
+		h, err := fab.Resolve().Host(f.hostName)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.fabricFile, err)
 		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("%s: no host %q (hosts: %s)", f.fabricFile, f.hostName, strings.Join(names, ", "))
+		return &h, nil
 	case f.hostName != "":
 		return nil, errors.New("--host NAME needs -f FABRIC")
 	}

@@ -54,14 +54,7 @@ func analyzeTable(t *output.TableWriter, rep *analyze.Report) {
 	t.Row("FILE", "KIND", "STATUS", "CHECK", "SUBJECT", "SUMMARY")
 	for _, f := range rep.Files {
 		for _, x := range f.Findings {
-			t.Row(f.File, string(f.Kind), strings.ToUpper(string(x.Status)), x.ID, dashIfEmpty(x.Subject), x.Summary)
+			t.Row(f.File, string(f.Kind), strings.ToUpper(string(x.Status)), x.ID, output.OrDash(x.Subject), x.Summary)
 		}
 	}
-}
-
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

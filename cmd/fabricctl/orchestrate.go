@@ -111,37 +111,7 @@ func (g *globals) withTimeout(ctx context.Context) (context.Context, context.Can
 }
 
 func writePlan(g *globals, p *fabric.Plan) error {
-	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) {
-		t.Row("TARGET", "TIER", "COMPONENT", "SETTING", "CHANGE", "NOTE")
-		changed, same, failed := 0, 0, 0
-		for _, tp := range p.Targets {
-			switch {
-			case tp.Error != "":
-				failed++
-				t.Row(tp.Target, tp.Tier, "-", "-", "ERROR", tp.Error)
-				continue
-			case len(fabric.Actionable(tp.Changes)) > 0:
-				changed++
-			default:
-				same++
-			}
-			if len(tp.Changes) == 0 {
-				t.Row(tp.Target, tp.Tier, "-", "-", "no changes", "")
-			}
-			for _, c := range tp.Changes {
-				note := c.Note
-				switch {
-				case c.Unsupported:
-					note = "UNSUPPORTED " + note
-				case c.Disruptive:
-					note = "DISRUPTIVE " + note
-				}
-				t.Row(tp.Target, tp.Tier, dashIfEmpty(c.Component), c.Setting, fmt.Sprintf("%s → %s", dashIfEmpty(c.Old), dashIfEmpty(c.New)), strings.TrimSpace(note))
-			}
-		}
-		t.Flush()
-		fmt.Fprintf(g.stdout, "\n%d target(s): %d to change, %d unchanged, %d could not be observed\n", len(p.Targets), changed, same, failed)
-	})
+	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { output.PlanTable(t, g.stdout, p) })
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -349,22 +319,5 @@ func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 }
 
 func writeResult(g *globals, r *fabric.Result) error {
-	return output.Write(g.stdout, g.output, r, func(t *output.TableWriter) {
-		fmt.Fprintln(g.stdout)
-		t.Row("TARGET", "TIER", "OUTCOME", "APPLIED", "REMAINING", "ERROR")
-		counts := map[fabric.Outcome]int{}
-		for _, tr := range r.Targets {
-			counts[tr.Outcome]++
-			t.Row(tr.Target, tr.Tier, tr.Outcome, len(tr.Applied), len(fabric.Actionable(tr.Remaining)), dashIfEmpty(tr.Error))
-		}
-		t.Flush()
-		var parts []string
-		for _, o := range []fabric.Outcome{fabric.OutcomeChanged, fabric.OutcomeUnchanged, fabric.OutcomeWouldApply,
-			fabric.OutcomeRolledBack, fabric.OutcomeFailed, fabric.OutcomeSkipped} {
-			if counts[o] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
-			}
-		}
-		fmt.Fprintf(g.stdout, "\n%d target(s): %s\n", len(r.Targets), strings.Join(parts, ", "))
-	})
+	return output.Write(g.stdout, g.output, r, func(t *output.TableWriter) { output.ResultTable(t, g.stdout, r) })
 }

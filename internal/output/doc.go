@@ -1,7 +1,8 @@
 // Package output writes command results in the formats every command shares:
 // table (aligned text for people), json (indented, with apiVersion, for
 // programs) and yaml. OneLine puts a text on one bounded line for one-line readers (a
-// health check's answer, a Slurm drain reason).
+// health check's answer, a Slurm drain reason). PlanTable and ResultTable are the tables of
+// `fabricctl plan`, `drift` and `apply`; OrDash fills an empty cell.
 //
 //	output.Write(os.Stdout, "json", result, func(t *output.Table) { t.Row("a", "b") })
 //

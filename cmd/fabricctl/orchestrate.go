@@ -283,7 +283,7 @@ Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
 					return err
 				}
 				if err := errors.Join(errs...); err != nil {
-					logErrors(g.stderr, err)
+					output.LogErrors(g.stderr, err)
 					return exitCodeError{exitError}
 				}
 				return nil

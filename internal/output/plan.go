@@ -71,3 +71,11 @@ func ResultTable(t *TableWriter, w io.Writer, r *fabric.Result) {
 	}
 	fmt.Fprintf(w, "\n%d target(s): %s\n", len(r.Targets), strings.Join(parts, ", "))
 }
+
+// LogErrors writes each line of err (located errors, joined) as its own "fabricctl: " line on w
+// (stderr).
+func LogErrors(w io.Writer, err error) {
+	for _, l := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "fabricctl: %s\n", l)
+	}
+}

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
-	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
@@ -83,7 +79,7 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 
 func (g *globals) engine() *fabric.Engine {
 	e := &fabric.Engine{Parallel: g.parallel, Log: g.log}
-	if isTerminal(g.stderr) {
+	if output.IsTerminal(g.stderr) {
 		e.Progress = func(ev fabric.Event) {
 			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)
 			if ev.Done == ev.Total {
@@ -92,15 +88,6 @@ func (g *globals) engine() *fabric.Engine {
 		}
 	}
 	return e
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func (g *globals) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -294,8 +281,7 @@ Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
 	return cmd
 }
 
-// confirm asks on stderr and reads the answer from stdin; a non-terminal
-// stdin without --yes is refused rather than guessed.
+// confirm asks on stderr whether to apply p and reads the answer from stdin.
 func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 	n := 0
 	for _, t := range p.Targets {
@@ -303,19 +289,7 @@ func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 			n++
 		}
 	}
-	if f, ok := g.stdin.(*os.File); ok && !isTerminal(f) {
-		return false, errors.New("refusing to apply without confirmation: stdin is not a terminal; pass --yes")
-	}
-	fmt.Fprintf(g.stderr, "Apply these changes to %d target(s)? [y/N] ", n)
-	line, err := bufio.NewReader(ctxio.NewReader(ctx, g.stdin)).ReadString('\n')
-	if ctx.Err() != nil {
-		return false, fmt.Errorf("waiting for confirmation: %w", ctx.Err())
-	}
-	if err != nil && line == "" {
-		return false, errors.New("refusing to apply: no confirmation on stdin; pass --yes")
-	}
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes", nil
+	return output.Confirm(ctx, g.stdin, g.stderr, fmt.Sprintf("Apply these changes to %d target(s)?", n))
 }
 
 func writeResult(g *globals, r *fabric.Result) error {

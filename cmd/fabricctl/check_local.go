@@ -11,13 +11,10 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks/local"
 	"github.com/fabricctl/fabricctl/checks/nhc"
-	"github.com/fabricctl/fabricctl/checks/preflight"
-	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
-	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 	"github.com/fabricctl/fabricctl/internal/kube"
 )
 
@@ -65,8 +62,7 @@ func localOptions(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFl
 		return o, lh, errors.New("--host NAME needs -f FABRIC")
 	}
 	hf := hostFlags{sysRoot: hostcfg.DefaultSysRoot, configRoot: hostcfg.DefaultConfigRoot, debugRoot: hostcfg.DefaultDebugRoot, rdmamap: true}
-	o.Gatherer = &preflight.Gatherer{Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) }}
-	o.Agent = &rdma.Agent{Sys: sysfs.NewFS(hf.sysRoot), StateDir: rdma.DefaultStateDir()}
+	o.Gatherer, o.Agent = hf.checkers(g)
 	return o, lh, nil
 }
 

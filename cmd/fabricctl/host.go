@@ -7,9 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/journal"
+	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 	"github.com/fabricctl/fabricctl/internal/hostapply"
 	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
@@ -51,6 +54,12 @@ func (f *hostFlags) registerDesired(cmd *cobra.Command) {
 func (f *hostFlags) options(g *globals) hostcfg.Options {
 	return hostcfg.Options{SysRoot: f.sysRoot, ConfigRoot: f.configRoot, DebugRoot: f.debugRoot,
 		NetNS: f.netns, UseRdmamap: f.rdmamap, Log: g.log}
+}
+
+// checkers gather this host's preflight facts and run its perftests, through the flags' roots.
+func (f *hostFlags) checkers(g *globals) (*preflight.Gatherer, *rdma.Agent) {
+	return &preflight.Gatherer{Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, f.options(g)) }},
+		&rdma.Agent{Sys: sysfs.NewFS(f.sysRoot), StateDir: rdma.DefaultStateDir()}
 }
 
 // loadDesired returns the desired state named by the flags, nil when none is.

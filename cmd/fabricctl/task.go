@@ -1,16 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/fabricctl/fabricctl/checks/preflight"
-	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/task"
-	"github.com/fabricctl/fabricctl/hostcfg"
-	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
 
 func newTaskCmd(g *globals) *cobra.Command {
@@ -36,10 +31,8 @@ its result as FABRICCTL-TASK lines on stdout. Exit 0 when the result was written
 				}
 				return err
 			}
-			env := task.Env{Node: n,
-				Gatherer: &preflight.Gatherer{Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) }},
-				Agent:    &rdma.Agent{Sys: sysfs.NewFS(hf.sysRoot), StateDir: rdma.DefaultStateDir()},
-			}
+			env := task.Env{Node: n}
+			env.Gatherer, env.Agent = hf.checkers(g)
 			return task.WriteResult(g.stdout, task.Run(ctx, spec, env))
 		},
 	}

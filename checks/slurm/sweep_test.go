@@ -3,7 +3,6 @@ package slurm_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,46 +14,29 @@ import (
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
-// sweepFabric is three hosts n1..n3 on the rxe fixture's netdev, mapped to the Slurm nodes
-// gpu01..gpu03 by the node label.
+// sweepFabric is the Slurm lab's fabric, its hosts lab-h1..lab-h4 mapped to the Slurm nodes
+// gpu01..gpu04 by the node label.
 func sweepFabric(t *testing.T) *fabric.Fabric {
 	t.Helper()
-	y := `apiVersion: fabricctl.io/v1alpha1
-kind: Fabric
-metadata: {name: sweep}
-spec:
-  profiles:
-    - apiVersion: fabricctl.io/v1alpha1
-      kind: Profile
-      metadata: {name: plain}
-      spec:
-        ethernet:
-          mtu: 1500
-          classes:
-            - {name: default, priority: 0, dscp: rest, ets: {bandwidthPercent: 100}}
-  hosts:
-`
-	for i := 1; i <= 3; i++ {
-		y += fmt.Sprintf("    - {name: n%d, address: 10.0.0.%d, profile: plain, interfaces: [enp0s3], labels: {%s: gpu%02d}}\n", i, i, slurm.NodeLabel, i)
-	}
-	p := filepath.Join(t.TempDir(), "sweep.yaml")
-	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := fabric.Load(p, fabric.Options{})
+	f, err := fabric.Load(filepath.Join(testutil.RepoRoot(t), "lab", "e2e", "testdata", "slurm-fabric.yaml"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range f.Spec.Hosts {
+		f.Spec.Hosts[i].Labels = map[string]string{slurm.NodeLabel: fmt.Sprintf("gpu%02d", i+1)}
 	}
 	return f
 }
 
 // TestSweepMapsNodesAndDrains: Sweep runs the preflight on the labelled nodes, logs the step and,
-// with drain, drains the node of the failed host (n2 on gpu02) alone.
+// with drain, drains the node of the failed host (lab-h2 on gpu02) alone; hosts outside only
+// (lab-h4) are left out.
 func TestSweepMapsNodesAndDrains(t *testing.T) {
 	f := sweepFabric(t)
-	c := newSim(t, "gpu[01-03]", "gpu02")
+	c := newSim(t, "gpu[01-04]", "gpu02")
 	var mu sync.Mutex
 	var logs []string
 	l := &slurm.Launcher{Run: c, Log: func(format string, a ...any) {
@@ -62,15 +44,15 @@ func TestSweepMapsNodesAndDrains(t *testing.T) {
 		defer mu.Unlock()
 		logs = append(logs, fmt.Sprintf(format, a...))
 	}}
-	rep, err := slurm.Sweep(t.Context(), f, "sweep.yaml", l, nil, true, checkrunner.Options{Suites: []report.Suite{report.SuitePreflight}})
+	rep, err := slurm.Sweep(t.Context(), f, "sweep.yaml", l, []string{"lab-h1", "lab-h2", "lab-h3"}, true, checkrunner.Options{Suites: []report.Suite{report.SuitePreflight}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st := c.Steps(); len(st) != 1 || !slices.Equal(st[0].Nodes, []string{"gpu01", "gpu02", "gpu03"}) {
 		t.Fatalf("srun steps %+v, want one preflight on gpu01..gpu03", st)
 	}
-	for _, v := range rep.HostVerdicts([]string{"n1", "n2", "n3"}) {
-		if v.Failed != (v.Host == "n2") {
+	for _, v := range rep.HostVerdicts([]string{"lab-h1", "lab-h2", "lab-h3"}) {
+		if v.Failed != (v.Host == "lab-h2") {
 			t.Errorf("verdict %+v", v)
 		}
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -70,8 +69,8 @@ type Launcher interface {
 	rdma.Executor
 }
 
-// ErrNoHosts: the fabric has no hosts to check.
-var ErrNoHosts = errors.New("no hosts to check")
+// ErrNoHosts: the fabric has no hosts to check (checks.ErrNoHosts, which launchers return too).
+var ErrNoHosts = checks.ErrNoHosts
 
 func (o Options) suites() []report.Suite {
 	if len(o.Suites) == 0 {

@@ -18,8 +18,8 @@
 // Reconcile drains the node of every failed host with "fabricctl: <reason>" and resumes the nodes
 // fabricctl drained that pass again; nodes drained by anyone else keep their reason.
 //
-// Sweep is the whole `fabricctl check --launcher slurm` (hosts to nodes, the allocation's nodes,
-// the runner, the step log, the drains); DrainSelf is `check --local -o nhc --drain`, one node's
+// Sweep is `fabricctl check --launcher slurm` around the runner it is given (hosts to nodes, the
+// allocation's nodes, the step log, the drains); DrainSelf is `check --local -o nhc --drain`, one node's
 // own drain or resume after its health check, on SelfNode ($SLURMD_NODENAME).
 //
 // The pure parts — ParseNodes (scontrol show node), ExpandHostlist/CompressHostlist, the srun

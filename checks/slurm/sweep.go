@@ -7,37 +7,39 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/nhc"
 	"github.com/fabricctl/fabricctl/checks/report"
-	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
-// Sweep is `fabricctl check --launcher slurm`: it runs the checks of o (Suites, Parallel,
-// RelativeFloor; Checks comes from f) on the fabric's hosts (only those named in only, when
-// given) through l, whose Node Sweep sets from the hosts' NodeLabel and whose AllocationNodes it
-// asks scontrol for when l.Allocation is set. Each srun step is logged with l.Log (o.Progress
-// defaults to it). With drain the nodes then follow the verdicts (Reconcile), each action logged.
-// file names the fabric in errors.
-func Sweep(ctx context.Context, f *fabric.Fabric, file string, l *Launcher, only []string, drain bool, o checkrunner.Options) (*report.Report, error) {
+// Sweep is `fabricctl check --launcher slurm`: it selects the fabric's hosts (those named in
+// only, when given), sets l.Node from their NodeLabel, asks scontrol for l.AllocationNodes when
+// l.Allocation is set, and has run check the hosts through l (checks/runner's Run with l as its
+// Launcher; this package does not import the runner, which the lab's tests import through it).
+// Each srun step is then logged with l.Log; with drain the nodes follow the verdicts
+// (Reconcile), each action logged. file names the fabric in errors; no host selected is
+// checks.ErrNoHosts.
+func Sweep(ctx context.Context, f *fabric.Fabric, file string, l *Launcher, only []string, drain bool,
+	run func(ctx context.Context, hosts []fabric.HostIntent) (*report.Report, error)) (*report.Report, error) {
 	logf := func(format string, a ...any) {
 		if l.Log != nil {
 			l.Log(format, a...)
 		}
 	}
 	labels := map[string]map[string]string{}
-	var hosts []checkrunner.Host
+	var hosts []fabric.HostIntent
 	var names []string
 	for _, h := range f.Resolve().Hosts {
 		if len(only) > 0 && !slices.Contains(only, h.Host) {
 			continue
 		}
 		labels[h.Host] = h.Labels
-		hosts = append(hosts, checkrunner.Host{Intent: h})
+		hosts = append(hosts, h)
 		names = append(names, h.Host)
 	}
 	if len(hosts) == 0 {
-		return nil, fmt.Errorf("checking %s: %w", file, checkrunner.ErrNoHosts)
+		return nil, fmt.Errorf("checking %s: %w", file, checks.ErrNoHosts)
 	}
 	l.Node = func(h string) string { return NodeOf(h, labels[h]) }
 	if l.Allocation != "" {
@@ -46,11 +48,7 @@ func Sweep(ctx context.Context, f *fabric.Fabric, file string, l *Launcher, only
 			return nil, err
 		}
 	}
-	o.Checks, o.Launcher = f.Spec.Checks, l
-	if o.Progress == nil {
-		o.Progress = logf
-	}
-	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, o)
+	rep, err := run(ctx, hosts)
 	if err != nil {
 		return nil, err
 	}

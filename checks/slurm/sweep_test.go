@@ -1,6 +1,7 @@
 package slurm_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -31,6 +32,17 @@ func sweepFabric(t *testing.T) *fabric.Fabric {
 	return f
 }
 
+// preflightRun runs the preflight through l, as check --launcher slurm runs its suites.
+func preflightRun(f *fabric.Fabric, l *slurm.Launcher) func(context.Context, []fabric.HostIntent) (*report.Report, error) {
+	return func(ctx context.Context, hs []fabric.HostIntent) (*report.Report, error) {
+		var hosts []checkrunner.Host
+		for _, h := range hs {
+			hosts = append(hosts, checkrunner.Host{Intent: h})
+		}
+		return checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: []report.Suite{report.SuitePreflight}, Checks: f.Spec.Checks, Launcher: l})
+	}
+}
+
 // TestSweepMapsNodesAndDrains: Sweep runs the preflight on the labelled nodes, logs the step and,
 // with drain, drains the node of the failed host (lab-h2 on gpu02) alone; hosts outside only
 // (lab-h4) are left out.
@@ -44,7 +56,7 @@ func TestSweepMapsNodesAndDrains(t *testing.T) {
 		defer mu.Unlock()
 		logs = append(logs, fmt.Sprintf(format, a...))
 	}}
-	rep, err := slurm.Sweep(t.Context(), f, "sweep.yaml", l, []string{"lab-h1", "lab-h2", "lab-h3"}, true, checkrunner.Options{Suites: []report.Suite{report.SuitePreflight}})
+	rep, err := slurm.Sweep(t.Context(), f, "sweep.yaml", l, []string{"lab-h1", "lab-h2", "lab-h3"}, true, preflightRun(f, l))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +79,8 @@ func TestSweepMapsNodesAndDrains(t *testing.T) {
 		t.Errorf("log lacks the step or the drain:\n%s", joined)
 	}
 
-	if _, err := slurm.Sweep(t.Context(), f, "sweep.yaml", &slurm.Launcher{Run: c}, []string{"nope"}, false, checkrunner.Options{}); !errors.Is(err, checkrunner.ErrNoHosts) || !strings.Contains(err.Error(), "sweep.yaml") {
+	l2 := &slurm.Launcher{Run: c}
+	if _, err := slurm.Sweep(t.Context(), f, "sweep.yaml", l2, []string{"nope"}, false, preflightRun(f, l2)); !errors.Is(err, checkrunner.ErrNoHosts) || !strings.Contains(err.Error(), "sweep.yaml") {
 		t.Errorf("no host selected: err = %v, want ErrNoHosts naming the file", err)
 	}
 }

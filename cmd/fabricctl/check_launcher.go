@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/checks/report"
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/checks/slurm"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 // launcherFlags are check's flags for running through a workload manager.
@@ -56,7 +59,14 @@ func runCheckSlurm(cmd *cobra.Command, g *globals, cf checkFlags, lf launcherFla
 	}
 	l := &slurm.Launcher{Run: slurm.Exec{}, Bin: lf.nodeBin, Partition: lf.partition, Reservation: lf.reservation,
 		Allocation: lf.job, Log: logf}
-	rep, err := slurm.Sweep(ctx, f, cf.file, l, cf.only, lf.drain, checkrunner.Options{Suites: suites, RelativeFloor: cf.relFloor, Parallel: g.parallel})
+	rep, err := slurm.Sweep(ctx, f, cf.file, l, cf.only, lf.drain, func(ctx context.Context, hs []fabric.HostIntent) (*report.Report, error) {
+		hosts := make([]checkrunner.Host, len(hs))
+		for i, h := range hs {
+			hosts[i] = checkrunner.Host{Intent: h}
+		}
+		return checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks,
+			RelativeFloor: cf.relFloor, Parallel: g.parallel, Launcher: l, Progress: logf})
+	})
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,9 @@
 // a Timeout, after which every VM is probed and a silent one killed; guest-side perftests run under
 // timeout -s KILL.
 //
+// State.WriteTable, WriteStatusTable, Result.WriteTable and ScenarioHelp print the lab, its
+// status and scenario results for people (what `fabricctl lab` shows with -o table).
+//
 // Concurrency: a State may be used from several goroutines (its SSH connection cache is locked);
 // Up and Down on the same state directory must not run concurrently with each other.
 package lab

@@ -77,7 +77,7 @@ func runNCCL(ctx context.Context, hosts []Host, facts []hostFacts, eps []rdma.En
 		}
 		return rdma.Judge(rdma.RunPair(ctx, srv, cli, t, ncclPort), th)
 	}
-	out, err := collective.Run(ctx, chosts, collective.Options{Config: cfg, Executor: exec, ExpectedRate: expectedRate(o.Checks),
+	out, err := collective.Run(ctx, chosts, collective.Options{Config: cfg, Executor: exec, ExpectedRate: ExpectedRate(o.Checks),
 		Perftest: perf, Rerun: rerun, LogDir: o.NCCLLogDir, Progress: o.progress})
 	if err != nil {
 		rep.Add(checks.Result{ID: collective.IDRun, Target: "fleet", Status: checks.StatusError, Summary: fmt.Sprintf("running the NCCL check: %v", err)})

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -76,8 +75,8 @@ type Launcher interface {
 	rdma.Executor
 }
 
-// ErrNoHosts: the fabric has no hosts to check.
-var ErrNoHosts = errors.New("no hosts to check")
+// ErrNoHosts: the fabric has no hosts to check (checks.ErrNoHosts, which launchers return too).
+var ErrNoHosts = checks.ErrNoHosts
 
 func (o Options) suites() []report.Suite {
 	if len(o.Suites) == 0 {
@@ -128,7 +127,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 				rep.Add(checks.ErrorResult(preflight.IDAgent, hosts[i].Intent.Host, "", f.err))
 				continue
 			}
-			rep.Add(preflight.Evaluate(f.Facts, preflight.Options{ExpectedRate: expectedRate(o.Checks)})...)
+			rep.Add(preflight.Evaluate(f.Facts, preflight.Options{ExpectedRate: ExpectedRate(o.Checks)})...)
 			ok = append(ok, f.Facts)
 		}
 		if len(ok) > 1 {
@@ -188,7 +187,8 @@ func short(r checks.Result) string {
 	return s
 }
 
-func expectedRate(c *fabric.Checks) float64 {
+// ExpectedRate is spec.checks.preflight.expectedRate, the port rate every host must show (0: any).
+func ExpectedRate(c *fabric.Checks) float64 {
 	if c == nil || c.Preflight == nil {
 		return 0
 	}

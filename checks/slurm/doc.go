@@ -18,6 +18,10 @@
 // Reconcile drains the node of every failed host with "fabricctl: <reason>" and resumes the nodes
 // fabricctl drained that pass again; nodes drained by anyone else keep their reason.
 //
+// Sweep is `fabricctl check --launcher slurm` around the runner it is given (hosts to nodes, the
+// allocation's nodes, the step log, the drains); DrainSelf is `check --local -o nhc --drain`, one node's
+// own drain or resume after its health check, on SelfNode ($SLURMD_NODENAME).
+//
 // The pure parts — ParseNodes (scontrol show node), ExpandHostlist/CompressHostlist, the srun
 // command line (SrunArgs) — are golden- and fuzz-tested; slurmsim is a simulated Slurm for the
 // Launcher's tests and the 10,000-node benchmark; the real Slurm runs in the soft-RoCE lab.

@@ -14,6 +14,8 @@
 // the tasks interleave. Collect reads them back; PreflightSpec/Facts and RoundSpec/Runs turn
 // controller-side values into specs and results into preflight facts and rdma.PairRuns.
 //
+// NodeName is the node name a task goes by (--node, $SLURMD_NODENAME, $NODE_NAME, the host name).
+//
 // Decoding is strict (unknown fields, another Version, a kind without its parts are ErrSpec);
 // a frame that cannot be read is ErrFrame naming its node. All functions are safe for
 // concurrent use.

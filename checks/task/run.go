@@ -148,3 +148,22 @@ func runRound(ctx context.Context, s Spec, env Env, r *Result) {
 		r.Error = fmt.Sprintf("node %s has no side in this round (%d jobs)", env.Node, len(s.Jobs))
 	}
 }
+
+// NodeEnvs are where a task learns its node's name: Slurm's slurmstepd sets SLURMD_NODENAME,
+// the Kubernetes manifests of `fabricctl k8s render` set NODE_NAME from spec.nodeName.
+var NodeEnvs = []string{"SLURMD_NODENAME", "NODE_NAME"}
+
+// NodeName is this node's name for Env.Node: flag (--node) when set, else the first of NodeEnvs
+// that getenv finds set, else hostname's answer.
+func NodeName(flag string, getenv func(string) string, hostname func() (string, error)) string {
+	if flag != "" {
+		return flag
+	}
+	for _, e := range NodeEnvs {
+		if v := getenv(e); v != "" {
+			return v
+		}
+	}
+	h, _ := hostname()
+	return h
+}

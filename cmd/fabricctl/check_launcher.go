@@ -1,15 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/checks/report"
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/checks/slurm"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 // launcherFlags are check's flags for running through a workload manager.
@@ -55,52 +57,18 @@ func runCheckSlurm(cmd *cobra.Command, g *globals, cf checkFlags, lf launcherFla
 		defer mu.Unlock()
 		fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
 	}
-	labels := map[string]map[string]string{}
-	var hosts []checkrunner.Host
-	var names []string
-	for _, h := range f.Resolve().Hosts {
-		if len(cf.only) > 0 && !slices.Contains(cf.only, h.Host) {
-			continue
+	l := &slurm.Launcher{Run: slurm.Exec{}, Bin: lf.nodeBin, Partition: lf.partition, Reservation: lf.reservation,
+		Allocation: lf.job, Log: logf}
+	rep, err := slurm.Sweep(ctx, f, cf.file, l, cf.only, lf.drain, func(ctx context.Context, hs []fabric.HostIntent) (*report.Report, error) {
+		hosts := make([]checkrunner.Host, len(hs))
+		for i, h := range hs {
+			hosts[i] = checkrunner.Host{Intent: h}
 		}
-		labels[h.Host] = h.Labels
-		hosts = append(hosts, checkrunner.Host{Intent: h})
-		names = append(names, h.Host)
-	}
-	if len(hosts) == 0 {
-		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
-	}
-	run := slurm.Exec{}
-	node := func(h string) string { return slurm.NodeOf(h, labels[h]) }
-	l := &slurm.Launcher{Run: run, Bin: lf.nodeBin, Partition: lf.partition, Reservation: lf.reservation,
-		Node: node, Allocation: lf.job, Log: logf}
-	if lf.job != "" {
-		if l.AllocationNodes, err = (slurm.Client{Run: run}).JobNodes(ctx, lf.job); err != nil {
-			return err
-		}
-	}
-	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, RelativeFloor: cf.relFloor,
-		Parallel: g.parallel, Launcher: l, Progress: logf})
+		return checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks,
+			RelativeFloor: cf.relFloor, Parallel: g.parallel, Launcher: l, Progress: logf})
+	})
 	if err != nil {
 		return err
 	}
-	for _, st := range l.Steps() {
-		logf("srun step %s: %d node(s), %.1fs, spec %d bytes%s", st.Name, st.Nodes, st.Wall.Seconds(), st.ArgBytes, errSuffix(st.Error))
-	}
-	if lf.drain {
-		actions, err := slurm.Reconcile(ctx, slurm.Client{Run: run}, rep.HostVerdicts(names), node, false)
-		for _, a := range actions {
-			logf("slurm: %s", a)
-		}
-		if err != nil {
-			return err
-		}
-	}
 	return emitReport(g, cf, rep, write)
-}
-
-func errSuffix(s string) string {
-	if s == "" {
-		return ""
-	}
-	return ": " + s
 }

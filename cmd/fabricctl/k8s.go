@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/kube"
@@ -44,15 +42,8 @@ Nothing is applied: kubectl apply -f does that (see docs/fleet.md).`,
 			if err != nil {
 				return err
 			}
-			if len(selector) > 0 {
-				o.NodeSelector = map[string]string{}
-				for _, s := range selector {
-					k, v, ok := strings.Cut(s, "=")
-					if !ok || k == "" {
-						return fmt.Errorf("--node-selector %q: want KEY=VALUE", s)
-					}
-					o.NodeSelector[k] = v
-				}
+			if o.NodeSelector, err = kube.ParseNodeSelector(selector); err != nil {
+				return err
 			}
 			m, err := kube.Render(f, o)
 			if err != nil {
@@ -66,25 +57,11 @@ Nothing is applied: kubectl apply -f does that (see docs/fleet.md).`,
 				_, err = g.stdout.Write(y)
 				return err
 			}
-			files := map[string][]runtime.Object{"health.yaml": m.Health}
-			for i, j := range m.Rounds {
-				files[fmt.Sprintf("round-%0*d.yaml", len(fmt.Sprint(len(m.Rounds))), i+1)] = []runtime.Object{j}
+			files, err := m.Files()
+			if err == nil {
+				err = atomicfile.WriteTree(out, files, 0o644)
 			}
-			t, err := atomicfile.NewTree(out, 0o644)
 			if err != nil {
-				return err
-			}
-			for name, objs := range files {
-				y, err := kube.Write(objs)
-				if err == nil {
-					err = t.Write(name, y)
-				}
-				if err != nil {
-					t.Abort()
-					return err
-				}
-			}
-			if err := t.Commit(); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.stderr, "fabricctl: %d files written to %s\n", len(files), filepath.Clean(out))

@@ -1,35 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/fabricctl/fabricctl/checks/preflight"
-	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/task"
-	"github.com/fabricctl/fabricctl/hostcfg"
-	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
-
-// nodeEnvs are where a task learns its node's name: Slurm's slurmstepd sets SLURMD_NODENAME,
-// the Kubernetes manifests of `fabricctl k8s render` set NODE_NAME from spec.nodeName.
-var nodeEnvs = []string{"SLURMD_NODENAME", "NODE_NAME"}
-
-// taskNode is the node name: --node, else the first of nodeEnvs set, else the host name.
-func taskNode(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	for _, e := range nodeEnvs {
-		if v := os.Getenv(e); v != "" {
-			return v
-		}
-	}
-	h, _ := os.Hostname()
-	return h
-}
 
 func newTaskCmd(g *globals) *cobra.Command {
 	var node string
@@ -46,7 +23,7 @@ its result as FABRICCTL-TASK lines on stdout. Exit 0 when the result was written
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := commandContext(cmd, g)
 			defer cancel()
-			n := taskNode(node)
+			n := task.NodeName(node, os.Getenv, os.Hostname)
 			spec, err := task.DecodeArgs(args)
 			if err != nil {
 				if werr := task.WriteResult(g.stdout, task.Result{Node: n, Error: err.Error()}); werr != nil {
@@ -54,10 +31,8 @@ its result as FABRICCTL-TASK lines on stdout. Exit 0 when the result was written
 				}
 				return err
 			}
-			env := task.Env{Node: n,
-				Gatherer: &preflight.Gatherer{Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) }},
-				Agent:    &rdma.Agent{Sys: sysfs.NewFS(hf.sysRoot), StateDir: rdma.DefaultStateDir()},
-			}
+			env := task.Env{Node: n}
+			env.Gatherer, env.Agent = hf.checkers(g)
 			return task.WriteResult(g.stdout, task.Run(ctx, spec, env))
 		},
 	}

@@ -1,53 +1,17 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
-	"runtime/debug"
-	"sync"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
-
-// buildHash identifies the binary (VCS revision when known).
-func buildHash() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	return "unknown"
-}
-
-// selfSHA256 hashes the running executable: the controller compares it with
-// the agent's to decide whether to upload itself.
-var selfSHA256 = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
-})
 
 type versionInfo struct {
 	APIVersion string `json:"apiVersion"`
@@ -67,8 +31,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 			if err := output.Check(g.output); err != nil {
 				return err
 			}
-			v := versionInfo{APIVersion: fabric.APIVersion, Version: version, Revision: buildHash(),
-				SHA256: selfSHA256(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+			v := versionInfo{APIVersion: fabric.APIVersion, Version: version, Revision: agentclient.SelfRevision(),
+				SHA256: agentclient.SelfSHA256(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 			return output.Write(g.stdout, g.output, v, func(*output.TableWriter) {
 				fmt.Fprintf(g.stdout, "fabricctl %s (%s, %s/%s)\n", v.Version, v.Revision, v.GOOS, v.GOARCH)
 			})

@@ -12,7 +12,11 @@
 //
 //     m, err := kube.Render(f, kube.Options{Image: "registry.example/fabricctl:v1"})
 //     y, err := kube.Write(m.All()) // one YAML stream
+//     files, err := m.Files()        // or health.yaml and round-NNN.yaml
 //
-// Nothing here talks to a cluster (no client-go); Render is pure and safe for concurrent use.
+// ParseNodeSelector reads --node-selector's KEY=VALUE pairs into Options.NodeSelector.
+//
+// Nothing here talks to a cluster (no client-go); Render, Files and
+// ParseNodeSelector are pure and safe for concurrent use.
 // NPD's configuration types are mirrored in npd.go from NPD's source.
 package kube

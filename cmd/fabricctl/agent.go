@@ -28,7 +28,7 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 			defer cancel()
 			h := &agent.Handler{
 				Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) },
-				Info: agent.Hello{Version: version, Revision: buildHash(), SHA256: selfSHA256(),
+				Info: agent.Hello{Version: build().Version, Revision: buildHash(), SHA256: selfSHA256(),
 					GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
 			}
 			registerAgentOps(h)

@@ -7,28 +7,23 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/buildinfo"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…"; without
+// it the toolchain's build information names the build (internal/buildinfo).
 var version = "dev"
 
+// build identifies the binary: version, VCS revision when recorded.
+var build = sync.OnceValue(func() buildinfo.Info { return buildinfo.Read(version) })
+
 // buildHash identifies the binary (VCS revision when known).
-func buildHash() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	return "unknown"
-}
+func buildHash() string { return build().Revision }
 
 // selfSHA256 hashes the running executable: the controller compares it with
 // the agent's to decide whether to upload itself.
@@ -53,6 +48,7 @@ type versionInfo struct {
 	APIVersion string `json:"apiVersion"`
 	Version    string `json:"version"`
 	Revision   string `json:"revision"`
+	Modified   bool   `json:"modified,omitempty"`
 	SHA256     string `json:"sha256"`
 	GOOS       string `json:"goos"`
 	GOARCH     string `json:"goarch"`
@@ -67,7 +63,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 			if err := output.Check(g.output); err != nil {
 				return err
 			}
-			v := versionInfo{APIVersion: fabric.APIVersion, Version: version, Revision: buildHash(),
+			b := build()
+			v := versionInfo{APIVersion: fabric.APIVersion, Version: b.Version, Revision: b.Revision, Modified: b.Modified,
 				SHA256: selfSHA256(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 			return output.Write(g.stdout, g.output, v, func(*output.TableWriter) {
 				fmt.Fprintf(g.stdout, "fabricctl %s (%s, %s/%s)\n", v.Version, v.Revision, v.GOOS, v.GOARCH)

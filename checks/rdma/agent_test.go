@@ -146,7 +146,7 @@ func TestServerThatNeverListensTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Ready || st.Outcome == nil || st.Outcome.Class != checks.Timeout || !alive(os.Getpid()) {
+	if st.Ready || st.Outcome == nil || st.Outcome.Class != checks.SetupTimeout || !alive(os.Getpid()) {
 		t.Fatalf("started: %+v", st)
 	}
 	if alive(st.PID) {

@@ -22,53 +22,117 @@ const DefaultPartners = 2
 type Sweep struct {
 	Test       Test
 	Thresholds Thresholds
+	// Counters say when counter movements are evidence (zero: k = 4,
+	// MinEvents 10).
+	Counters evaluate.Rules
 	// Schedule pairs the hosts (pairwise only; default all-pairs).
 	Schedule schedule.Kind
-	// Retest re-runs outliers against known-good partners (pairwise only).
+	// Retest confirms every failing or outlier run before the verdict:
+	// pairwise, its hosts against known-good partners and the pair once
+	// more; loopback, the host once more.
 	Retest   bool
 	Partners int // default DefaultPartners
 	// BasePort is the first TCP port (default DefaultBasePort).
 	BasePort int
-	// Baseline, when set, is the healthy counter movement per test; nil
-	// builds it from the sweep's own healthy runs.
-	Baseline evaluate.Baseline
+	// Baseline, when it holds samples, is the healthy counter spread every
+	// side is judged against (e.g. SweepResult.Baseline of a healthy run);
+	// otherwise each side is judged against the sweep's runs its host took
+	// no part in.
+	Baseline *evaluate.Spreads
 	// Progress, when set, is told about every run as it ends.
 	Progress func(done, total int, r PairRun)
 }
 
-func (s Sweep) port(i int) int {
-	if s.BasePort > 0 {
-		return s.BasePort + i
+// port returns the TCP port of the i-th concurrent run of a round of n:
+// retries after "port in use" move by portStride.
+func (s Sweep) port(i int) func(attempt int) int {
+	base := s.BasePort
+	if base <= 0 {
+		base = DefaultBasePort
 	}
-	return DefaultBasePort + i
+	return func(attempt int) int { return base + i + attempt*portStride }
 }
 
-// SweepResult is the outcome of a sweep: one Result per run in Runs' order, and the re-tests.
+func (s Sweep) rules() evaluate.Rules {
+	r := s.Counters
+	if r.Sigma <= 0 {
+		r.Sigma = DefaultSigma
+	}
+	if r.MinEvents == 0 {
+		r.MinEvents = DefaultMinEvents
+	}
+	return r
+}
+
+// Defaults of Sweep.Counters.
+const (
+	DefaultSigma     = 4
+	DefaultMinEvents = 10
+)
+
+// SweepResult is the outcome of a sweep.
 type SweepResult struct {
-	Runs     []PairRun
-	Results  []checks.Result
-	Plan     schedule.Plan
-	Retests  []PairRun
-	Baseline evaluate.Baseline
+	// Runs are the first runs; Results their verdicts in the same order,
+	// re-tests included.
+	Runs    []PairRun
+	Results []checks.Result
+	Plan    schedule.Plan
+	// Retests are the confirmation runs, and RetestResults their own
+	// verdicts in the same order.
+	Retests       []PairRun
+	RetestResults []checks.Result
+	// Hosts holds a verdict per host the re-tests blamed (ID
+	// "pairwise/host"): it failed with known-good partners too.
+	Hosts []checks.Result
+	// Baseline is the counter spread of the runs that passed, to judge a
+	// later sweep by (Sweep.Baseline).
+	Baseline evaluate.Spreads
 }
 
 // Loopback runs the test on every endpoint at once, server and client on
-// the same host (LoopDevice, when set, as the client's device).
+// the same host (LoopDevice, when set, as the client's device). With
+// Retest, a host whose run failed on the link or was an outlier runs once
+// more: a re-run that passes clears it.
 func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
-	runs := make([]PairRun, len(eps))
-	pool := newSessionPool(ctx)
-	defer pool.close()
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for i, e := range eps {
-		wg.Go(func() {
-			runs[i] = runPair(ctx, pool, e, e, s.Test, s.port(i))
-			s.progress(&mu, &done, len(eps), runs[i])
-		})
+	runAll := func(eps []Endpoint, total int) []PairRun {
+		runs := make([]PairRun, len(eps))
+		pool := newSessionPool(ctx)
+		defer pool.close()
+		var wg sync.WaitGroup
+		for i, e := range eps {
+			wg.Go(func() {
+				runs[i] = runPair(ctx, pool, e, e, s.Test, s.port(i))
+				s.progress(&mu, &done, total, runs[i])
+			})
+		}
+		wg.Wait()
+		return runs
 	}
-	wg.Wait()
-	return s.judge(runs)
+	runs := runAll(eps, len(eps))
+	f := newSweepJudge(runs, s.Thresholds, s.rules(), s.Baseline)
+	res := SweepResult{Runs: runs, Results: f.judgeAll(runs)}
+	if s.Retest && ctx.Err() == nil {
+		var again []Endpoint
+		var idx []int
+		for i, r := range res.Results {
+			if suspicious(r) && runs[i].Blocked == nil {
+				again = append(again, eps[i])
+				idx = append(idx, i)
+			}
+		}
+		if len(again) > 0 {
+			done = 0
+			res.Retests = runAll(again, len(again))
+			res.RetestResults = f.judgeAll(res.Retests)
+			for j, i := range idx {
+				confirmByRepeat(&res.Results[i], res.RetestResults[j], "")
+			}
+		}
+	}
+	res.Baseline = f.passedSpreads(res.Runs, res.Results)
+	return res
 }
 
 func (s Sweep) progress(mu *sync.Mutex, done *int, total int, r PairRun) {
@@ -79,15 +143,6 @@ func (s Sweep) progress(mu *sync.Mutex, done *int, total int, r PairRun) {
 	defer mu.Unlock()
 	*done++
 	s.Progress(*done, total, r)
-}
-
-func (s Sweep) judge(runs []PairRun) SweepResult {
-	res := SweepResult{Runs: runs, Results: make([]checks.Result, len(runs))}
-	for i, r := range runs {
-		res.Results[i] = Judge(r, s.Thresholds)
-	}
-	res.Baseline = judgeSweep(runs, res.Results, s.Thresholds, s.Baseline)
-	return res
 }
 
 // runRounds runs every round in turn and every pair of a round at once.
@@ -113,11 +168,11 @@ func (s Sweep) runRounds(ctx context.Context, rounds []schedule.Round, byName ma
 	return runs
 }
 
-// Pairwise runs the schedule over the endpoints (one per host), judges every
-// pair, and when Retest is set runs outlier hosts again against known-good
-// partners: a suspect whose re-tests are outliers too turns its outlier
-// pairs into failures; an outlier pair between two healthy hosts is run
-// again as it was, and fails when it is still low.
+// Pairwise runs the schedule over the endpoints (one per host) and judges
+// every pair: its own measurements, the relative floor against the fleet's
+// best pair, and its counters against the healthy spread of the runs each
+// side's host took no part in. With Retest, every pair that failed on the
+// link or was an outlier is confirmed before the verdict (see confirm).
 func (s Sweep) Pairwise(ctx context.Context, eps []Endpoint) (SweepResult, error) {
 	byName := map[string]Endpoint{}
 	hosts := make([]schedule.Host, len(eps))
@@ -135,99 +190,12 @@ func (s Sweep) Pairwise(ctx context.Context, eps []Endpoint) (SweepResult, error
 	}
 	var mu sync.Mutex
 	done, total := 0, len(plan.Pairs())
-	res := s.judge(s.runRounds(ctx, plan.Rounds, byName, &mu, &done, total))
-	res.Plan = plan
-	if !s.Retest || ctx.Err() != nil {
-		return res, nil
+	runs := s.runRounds(ctx, plan.Rounds, byName, &mu, &done, total)
+	f := newSweepJudge(runs, s.Thresholds, s.rules(), s.Baseline)
+	res := SweepResult{Runs: runs, Results: f.judgeAll(runs), Plan: plan}
+	if s.Retest && ctx.Err() == nil {
+		s.confirm(ctx, &res, f, byName, &mu)
 	}
-	var measured []schedule.Measured
-	for _, r := range res.Runs {
-		if v, ok := r.Value(); ok && r.Test.Test.Kind == "bw" {
-			measured = append(measured, schedule.Measured{Pair: schedule.Pair{Server: r.Server.Host, Client: r.Client.Host}, Gbps: v})
-		}
-	}
-	if len(measured) == 0 {
-		return res, nil
-	}
-	partners := s.Partners
-	if partners <= 0 {
-		partners = DefaultPartners
-	}
-	rp, err := schedule.PlanRetests(measured, s.Thresholds.relative(), partners)
-	if err != nil || len(rp.Rounds) == 0 {
-		return res, nil
-	}
-	done, total = 0, len(rp.Pairs())
-	res.Retests = s.runRounds(ctx, rp.Rounds, byName, &mu, &done, total)
-	applyRetests(&res, rp, s.Thresholds.relative())
+	res.Baseline = f.passedSpreads(res.Runs, res.Results)
 	return res, nil
-}
-
-// applyRetests folds the re-tests into the results of the outlier pairs.
-func applyRetests(res *SweepResult, rp schedule.RetestPlan, floor float64) {
-	// What each host's re-tests showed: a suspect stays suspect when every
-	// re-test of it is an outlier too.
-	type tally struct {
-		low, ok int
-		lines   []string
-	}
-	byHost := map[string]*tally{}
-	byPair := map[schedule.Pair]*tally{}
-	for _, r := range res.Retests {
-		p := schedule.Pair{Server: r.Server.Host, Client: r.Client.Host}
-		v, ok := r.Value()
-		low := !ok || evaluate.IsOutlier(v, rp.Best, floor)
-		line := fmt.Sprintf("re-test %s: ", r.Target())
-		if ok {
-			line += fmt.Sprintf("%.3f Gb/s (%.0f%% of the best %.3f)", v, 100*v/rp.Best, rp.Best)
-		} else {
-			line += "no result"
-		}
-		for _, k := range []string{p.Server, p.Client} {
-			if byHost[k] == nil {
-				byHost[k] = &tally{}
-			}
-		}
-		if byPair[p] == nil {
-			byPair[p] = &tally{}
-		}
-		for _, t := range []*tally{byHost[p.Client], byPair[p]} {
-			if low {
-				t.low++
-			} else {
-				t.ok++
-			}
-			t.lines = append(t.lines, line)
-		}
-	}
-	suspect := map[string]bool{}
-	for _, h := range rp.Suspects {
-		suspect[h] = true
-	}
-	for i, r := range res.Runs {
-		resu := &res.Results[i]
-		if resu.Status != checks.StatusWarn || resu.Class != checks.LowBandwidth {
-			continue
-		}
-		p := schedule.Pair{Server: r.Server.Host, Client: r.Client.Host}
-		var confirmed bool
-		var lines []string
-		for _, h := range []string{p.Server, p.Client} {
-			if t := byHost[h]; suspect[h] && t != nil {
-				lines = append(lines, t.lines...)
-				confirmed = confirmed || (t.low > 0 && t.ok == 0)
-			}
-		}
-		if t := byPair[p]; t != nil && !suspect[p.Server] && !suspect[p.Client] {
-			lines = append(lines, t.lines...)
-			confirmed = confirmed || t.low > 0
-		}
-		resu.Evidence = append(resu.Evidence, lines...)
-		if confirmed {
-			resu.Status = checks.StatusFail
-			resu.Summary += "; confirmed by re-tests against known-good partners"
-		} else if len(lines) > 0 {
-			resu.Summary += "; re-tests against known-good partners were healthy"
-		}
-	}
 }

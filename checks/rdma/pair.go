@@ -63,6 +63,21 @@ type Test struct {
 	Retries int
 }
 
+// describe says what one run of t is: "write_bw 5s bidirectional".
+func (t Test) describe() string {
+	d := t.Test.String()
+	switch {
+	case t.Duration > 0:
+		d += " " + t.Duration.String()
+	case t.Iterations > 0:
+		d += fmt.Sprintf(" %d iterations", t.Iterations)
+	}
+	if t.Bidirectional {
+		d += " both ways"
+	}
+	return d
+}
+
 func (t Test) timeout() time.Duration {
 	switch {
 	case t.Timeout > 0:

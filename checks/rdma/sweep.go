@@ -3,6 +3,7 @@ package rdma
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -41,6 +42,15 @@ type Sweep struct {
 	Baseline *evaluate.Spreads
 	// Progress, when set, is told about every run as it ends.
 	Progress func(done, total int, r PairRun)
+	// Note, when set, is told what the sweep starts: each round, each
+	// re-test plan.
+	Note func(format string, args ...any)
+}
+
+func (s Sweep) note(format string, args ...any) {
+	if s.Note != nil {
+		s.Note(format, args...)
+	}
 }
 
 // port returns the TCP port of the i-th concurrent run of a round of n:
@@ -110,6 +120,7 @@ func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
 		wg.Wait()
 		return runs
 	}
+	s.note("loopback on %d hosts at once (%s each)", len(eps), s.Test.describe())
 	runs := runAll(eps, len(eps))
 	f := newSweepJudge(runs, s.Thresholds, s.rules(), s.Baseline)
 	res := SweepResult{Runs: runs, Results: f.judgeAll(runs)}
@@ -123,6 +134,11 @@ func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
 			}
 		}
 		if len(again) > 0 {
+			var names []string
+			for _, e := range again {
+				names = append(names, e.Host)
+			}
+			s.note("loopback re-run before the verdict: %s", strings.Join(names, ", "))
 			done = 0
 			res.Retests = runAll(again, len(again))
 			res.RetestResults = f.judgeAll(res.Retests)
@@ -150,7 +166,12 @@ func (s Sweep) runRounds(ctx context.Context, rounds []schedule.Round, byName ma
 	var runs []PairRun
 	pool := newSessionPool(ctx)
 	defer pool.close()
-	for _, round := range rounds {
+	for k, round := range rounds {
+		var names []string
+		for _, p := range round {
+			names = append(names, p.Server+"<->"+p.Client)
+		}
+		s.note("round %d/%d: %s (%s each)", k+1, len(rounds), strings.Join(names, ", "), s.Test.describe())
 		out := make([]PairRun, len(round))
 		var wg sync.WaitGroup
 		for i, p := range round {

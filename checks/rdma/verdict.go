@@ -217,10 +217,18 @@ func (s Sweep) confirm(ctx context.Context, res *SweepResult, f *sweepJudge, byN
 		if len(rounds) == 0 || ctx.Err() != nil {
 			return
 		}
+		var names []string
+		for _, p := range (schedule.Plan{Rounds: rounds}).Pairs() {
+			names = append(names, p.Server+"<->"+p.Client)
+		}
+		s.note("re-tests before the verdict: %s", strings.Join(names, ", "))
 		done, total := 0, schedule.Plan{Rounds: rounds}.Pairs()
 		runs := s.runRounds(ctx, rounds, byName, mu, &done, len(total))
 		res.Retests = append(res.Retests, runs...)
 		res.RetestResults = append(res.RetestResults, f.judgeAll(runs)...)
+	}
+	if len(plan.Suspects) > 0 {
+		s.note("suspects %s: re-testing them against known-good %s", strings.Join(plan.Suspects, ", "), strings.Join(plan.Good, ", "))
 	}
 	runRetests(plan.Rounds)
 

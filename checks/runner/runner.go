@@ -103,6 +103,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
 		sw := loopbackSweep(o)
+		sw.Note = func(format string, a ...any) { o.progress("loopback: "+format, a...) }
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("loopback %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
 		}
@@ -111,6 +112,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		sw := pairwiseSweep(o)
+		sw.Note = func(format string, a ...any) { o.progress("pairwise: "+format, a...) }
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("pairwise %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
 		}
@@ -139,7 +141,18 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	return rep, nil
 }
 
+// short says how a run ended, before the sweep judges it with the fleet
+// (relative floor, counters, re-tests): the measurement, or why there is
+// none.
 func short(r checks.Result) string {
+	if r.Status == checks.StatusPass {
+		if m, ok := r.Measurement(rdma.MeasBWAverage); ok {
+			return fmt.Sprintf("measured %.3f %s", m.Value, m.Unit)
+		}
+		if m, ok := r.Measurement(rdma.MeasLatency); ok {
+			return fmt.Sprintf("measured %.2f %s", m.Value, m.Unit)
+		}
+	}
 	s := string(r.Status)
 	if r.Summary != "" {
 		s += " " + r.Summary

@@ -144,6 +144,10 @@ func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 			}
 			line = fmt.Sprintf("%s: %s +%d during the test (%s; the healthy baseline of %d tests gives %s ± %s per test, limit %s = mean + %g·σ)",
 				s.Subject, d.Name, d.Delta, d.Kind, sp.N, num(sp.Mean), num(sp.StdDev), num(limit), r.Sigma)
+			if sp.N == 0 {
+				line = fmt.Sprintf("%s: %s +%d during the test (%s; no healthy baseline to compare with, so a movement of %d or more counts)",
+					s.Subject, d.Name, d.Delta, d.Kind, r.MinEvents)
+			}
 		}
 		if d.Reset {
 			line += "; the counter was reset, so at least this much"

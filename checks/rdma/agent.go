@@ -237,16 +237,21 @@ func (a *Agent) Start(ctx context.Context, args StartArgs) (Started, error) {
 				return st, nil
 			case <-p.done:
 			}
-		} else if listening(a.procRoot(), port) {
+		} else if listening(a.procRoot(), port, pid) {
 			return st, nil
 		}
 		select {
 		case <-p.done:
 			// It ended before it listened (bad device, port in use, …).
 			out, _ := a.Wait(context.WithoutCancel(ctx), WaitArgs{ID: args.ID})
-			if portInUseRe.MatchString(out.Stderr) || portInUseRe.MatchString(out.Stdout) {
+			switch {
+			case portInUseRe.MatchString(out.Stderr) || portInUseRe.MatchString(out.Stdout):
 				out.Class = checks.PortInUse
 				out.Error = fmt.Sprintf("the server could not listen on TCP port %d: another process holds it", port)
+			case out.TimedOut:
+				// Its deadline came before it listened: the test never started.
+				out.Class = checks.SetupTimeout
+				out.Error = fmt.Sprintf("the server did not listen on TCP port %d within %s", port, out.Wall.Round(time.Millisecond))
 			}
 			return Started{ID: args.ID, PID: pid, Outcome: &out}, nil
 		case <-ready.C:

@@ -146,8 +146,8 @@ func (r PairRun) Estimated() (float64, bool) {
 // failures of the link keep their cause; otherwise the measurements, the
 // absolute floor and the latency bound decide. Relative floors and counter
 // evidence need the whole sweep (see Sweep).
-func Judge(r PairRun, th Thresholds) checks.Result {
-	res := checks.Result{ID: r.ID(), Target: r.Target(), Status: checks.StatusPass}
+func Judge(r PairRun, th Thresholds) (res checks.Result) {
+	res = checks.Result{ID: r.ID(), Target: r.Target(), Status: checks.StatusPass}
 	defer func() {
 		res.Measurements = append(res.Measurements, checks.Measurement{Name: MeasWall, Value: r.Wall.Seconds(), Unit: "s"})
 		if r.Attempts > 1 {

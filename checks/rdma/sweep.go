@@ -45,6 +45,16 @@ type Sweep struct {
 	// Note, when set, is told what the sweep starts: each round, each
 	// re-test plan.
 	Note func(format string, args ...any)
+
+	// run runs one test (runPair; tests replace it).
+	run func(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, port func(int) int) PairRun
+}
+
+func (s Sweep) runOne(ctx context.Context, pool *sessionPool, srv, cli Endpoint, port func(int) int) PairRun {
+	if s.run != nil {
+		return s.run(ctx, pool, srv, cli, s.Test, port)
+	}
+	return runPair(ctx, pool, srv, cli, s.Test, port)
 }
 
 func (s Sweep) note(format string, args ...any) {
@@ -113,7 +123,7 @@ func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
 		var wg sync.WaitGroup
 		for i, e := range eps {
 			wg.Go(func() {
-				runs[i] = runPair(ctx, pool, e, e, s.Test, s.port(i))
+				runs[i] = s.runOne(ctx, pool, e, e, s.port(i))
 				s.progress(&mu, &done, total, runs[i])
 			})
 		}
@@ -176,7 +186,7 @@ func (s Sweep) runRounds(ctx context.Context, rounds []schedule.Round, byName ma
 		var wg sync.WaitGroup
 		for i, p := range round {
 			wg.Go(func() {
-				out[i] = runPair(ctx, pool, byName[p.Server], byName[p.Client], s.Test, s.port(i))
+				out[i] = s.runOne(ctx, pool, byName[p.Server], byName[p.Client], s.port(i))
 				s.progress(mu, done, total, out[i])
 			})
 		}

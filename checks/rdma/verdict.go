@@ -18,7 +18,7 @@ import (
 const IDHost = "pairwise/host"
 
 // minBaseline is the fewest samples a leave-one-host-out baseline needs;
-// below it (fleets of two or three hosts) every sample of the sweep counts.
+// below it (a fleet of two hosts) there is no baseline.
 const minBaseline = 2
 
 // sweepJudge judges runs against what the whole sweep measured: the best value
@@ -52,8 +52,8 @@ func newSweepJudge(runs []PairRun, th Thresholds, rules evaluate.Rules, given *e
 
 // baselineFor returns the spread a side on host is judged against: a given
 // baseline, else the sides of the sweep's runs in which host took no part
-// (so that a faulty host's own runs never excuse it), else — with too few
-// of those — every side of the sweep.
+// (so that a faulty host's own runs never excuse it), else — with fewer
+// than minBaseline of those (a fleet of two) — none.
 func (f *sweepJudge) baselineFor(host string) evaluate.Spreads {
 	if f.given != nil {
 		return *f.given
@@ -65,17 +65,18 @@ func (f *sweepJudge) baselineFor(host string) evaluate.Spreads {
 	}
 	// A run involves host when either side is on it: the partners' sides
 	// of host's runs are left out too.
-	var others, all []evaluate.Sample
+	var others []evaluate.Sample
 	for _, s := range f.samples {
-		all = append(all, s.Sample)
 		if s.host != host && !slices.Contains(s.peers, host) {
 			others = append(others, s.Sample)
 		}
 	}
-	b := evaluate.NewSpreads(others)
 	if len(others) < minBaseline {
-		b = evaluate.NewSpreads(all)
+		// A run can never be its own baseline (it would excuse itself):
+		// with no other runs, every movement of MinEvents counts.
+		others = nil
 	}
+	b := evaluate.NewSpreads(others)
 	f.memo[host] = b
 	return b
 }

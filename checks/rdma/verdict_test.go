@@ -69,7 +69,7 @@ func scriptedFleet(n int) []Endpoint {
 
 func verdictSweep(s *scripted) Sweep {
 	return Sweep{Test: Test{Test: perftest.WriteBW, Duration: 5 * time.Second, Bidirectional: true}, Retest: true,
-		Counters: evaluate.Rules{Sigma: DefaultSigma, MinEvents: DefaultMinEvents, Ignore: []string{"duplicate_request"}},
+		Counters:   evaluate.Rules{Sigma: DefaultSigma, MinEvents: DefaultMinEvents, Ignore: []string{"duplicate_request"}},
 		Thresholds: Thresholds{RelativeFloor: 0.05}, run: s.run}
 }
 

@@ -134,7 +134,7 @@ func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 			if float64(d.Delta) <= limit {
 				continue
 			}
-			line = fmt.Sprintf("%s: %s +%d during the test, %s/GB over %.3g GB (%s; the healthy baseline of %d tests gives %s/GB ± %s: %s expected, limit %s = mean + %g·σ)",
+			line = fmt.Sprintf("%s: %s +%d during the test, %s/GB over %.3g GB (%s; healthy baseline of %d tests: %s/GB ± %s, so %s expected here; limit %s = expected + %g·σ)",
 				s.Subject, d.Name, d.Delta, num(float64(d.Delta)/s.GB), s.GB, d.Kind, sp.N, num(sp.Mean), num(sp.StdDev), num(expect), num(limit), r.Sigma)
 		} else {
 			sp := b.PerTest[d.Name]
@@ -142,7 +142,7 @@ func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 			if float64(d.Delta) <= limit {
 				continue
 			}
-			line = fmt.Sprintf("%s: %s +%d during the test (%s; the healthy baseline of %d tests gives %s ± %s per test, limit %s = mean + %g·σ)",
+			line = fmt.Sprintf("%s: %s +%d during the test (%s; healthy baseline of %d tests: %s ± %s per test; limit %s = mean + %g·σ)",
 				s.Subject, d.Name, d.Delta, d.Kind, sp.N, num(sp.Mean), num(sp.StdDev), num(limit), r.Sigma)
 			if sp.N == 0 {
 				line = fmt.Sprintf("%s: %s +%d during the test (%s; no healthy baseline to compare with, so a movement of %d or more counts)",

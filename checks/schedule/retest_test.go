@@ -155,7 +155,9 @@ func TestRetestRejects(t *testing.T) {
 // the host with no good pair is the suspect and meets known-good
 // partners; a bad pair between two hosts proven elsewhere runs again.
 func TestPlanConfirm(t *testing.T) {
-	j := func(s, c string, bad bool) Judged { return Judged{Pair: Pair{Server: s, Client: c}, Bad: bad, Gbps: 0.05} }
+	j := func(s, c string, bad bool) Judged {
+		return Judged{Pair: Pair{Server: s, Client: c}, Bad: bad, Gbps: 0.05}
+	}
 	plan, err := PlanConfirm([]Judged{
 		j("h1", "h4", false), j("h2", "h3", true), j("h3", "h1", true),
 		j("h4", "h2", false), j("h1", "h2", true), j("h3", "h4", true),

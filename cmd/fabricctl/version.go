@@ -15,12 +15,19 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…"; without
-// it the toolchain's build information names the build (internal/buildinfo).
-var version = "dev"
+// version and revision are set at build time with -ldflags "-X
+// main.version=… -X main.revision=…" (make build); without them the
+// toolchain's build information names the build (internal/buildinfo).
+var version, revision = "dev", ""
 
 // build identifies the binary: version, VCS revision when recorded.
-var build = sync.OnceValue(func() buildinfo.Info { return buildinfo.Read(version) })
+var build = sync.OnceValue(func() buildinfo.Info {
+	b := buildinfo.Read(version)
+	if b.Revision == buildinfo.Unknown && revision != "" {
+		b.Revision = revision
+	}
+	return b
+})
 
 // buildHash identifies the binary (VCS revision when known).
 func buildHash() string { return build().Revision }

@@ -91,7 +91,8 @@ func (f *sweepJudge) judgeAll(runs []PairRun) []checks.Result {
 
 // judge is the complete verdict on one run (a first run or a re-test): its
 // own (Judge), then the relative floor against the fleet's best, then its
-// counters against the healthy spread. Counters are facts about the link
+// counters against the healthy spread. Every evidence counter that moved is
+// a measurement "COUNTER@host/dev" (count), evidence or not. Counters are facts about the link
 // even when the run's number is void, so counter evidence turns an error of
 // the measurement into a failure.
 func (f *sweepJudge) judge(r PairRun) checks.Result {
@@ -105,6 +106,11 @@ func (f *sweepJudge) judge(r PairRun) checks.Result {
 		return res
 	}
 	for _, s := range r.samples() {
+		for _, d := range s.Deltas {
+			if d.Kind != "" && d.Delta > 0 {
+				res.Measurements = append(res.Measurements, checks.Measurement{Name: d.Name + "@" + s.Subject, Value: float64(d.Delta), Unit: checks.UnitCount})
+			}
+		}
 		fd, ev := f.baselineFor(s.host).Judge(s.Sample, f.rules)
 		if fd.Status == checks.StatusPass {
 			continue

@@ -334,7 +334,7 @@ func (s Sweep) confirm(ctx context.Context, res *SweepResult, f *sweepJudge, byN
 			confirmByRepeat(first, again, fmt.Sprintf("%s and %s pass with other partners: the fault is on the path between them", p.Server, p.Client))
 			continue
 		}
-		first.Evidence = append(first.Evidence, "not re-tested: no known-good partner to test its hosts against")
+		first.Evidence = append(first.Evidence, "not confirmed: no known-good partner to test its hosts against, or their re-tests decided nothing")
 	}
 
 	// A verdict per blamed host.

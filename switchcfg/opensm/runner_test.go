@@ -151,22 +151,24 @@ func TestMain(m *testing.M) {
 }
 
 // runStandIn is the stand-in's main. With reload it reports every SIGHUP on
-// stdout ("hup"), as a reload; without, SIGHUP keeps its default action and
-// kills it, as a crashing subnet manager would die. Either way it answers
+// stdout ("hup"), as a reload; without, SIGHUP makes it exit, as a crashing
+// subnet manager would die. Either way it answers
 // SIGUSR1 with "usr1" (a barrier: signals pending before it are handled
 // first) and prints "ready" once its handlers are installed.
 func runStandIn(reload bool) {
+	// Both signals are caught explicitly: a process started with SIGHUP
+	// ignored (nohup, some CI runners) inherits that, and default actions
+	// would then never happen.
 	ch := make(chan os.Signal, 16)
-	sigs := []os.Signal{syscall.SIGUSR1}
-	if reload {
-		sigs = append(sigs, syscall.SIGHUP)
-	}
-	signal.Notify(ch, sigs...)
+	signal.Notify(ch, syscall.SIGUSR1, syscall.SIGHUP)
 	fmt.Println("ready")
 	for s := range ch {
-		if s == syscall.SIGHUP {
+		switch {
+		case s == syscall.SIGHUP && reload:
 			fmt.Println("hup")
-		} else {
+		case s == syscall.SIGHUP:
+			os.Exit(128 + int(syscall.SIGHUP)) // dies as a crashing subnet manager would
+		default:
 			fmt.Println("usr1")
 		}
 	}

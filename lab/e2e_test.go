@@ -125,7 +125,60 @@ func TestLab(t *testing.T) {
 			assertScenario(t, s, got)
 		})
 	}
+	t.Run("Faults", func(t *testing.T) { testFaults(ctx, t, s) })
 	t.Run("HungVMIsKilled", func(t *testing.T) { testHungVM(ctx, t, s) })
+}
+
+// testFaults: a link fault puts netem on RoCE v2 at both ends of the
+// host's link (the guest's eth0 and the machine side of its tap), leaves
+// SSH working, is recorded, and clear takes it off both ends again.
+func testFaults(ctx context.Context, t *testing.T, s *State) {
+	v := s.VMs[1]
+	target := "link/" + v.Name
+	qdiscs := func() (guest, tap string) {
+		g, err := s.Output(ctx, v.Name, "tc qdisc show dev eth0; tc filter show dev eth0")
+		if err != nil {
+			t.Fatalf("reading the guest's qdiscs: %v", err)
+		}
+		out, err := exec.CommandContext(ctx, "ip", "netns", "exec", s.Netns, "sh", "-c",
+			"tc qdisc show dev "+v.Tap+"; tc filter show dev "+v.Tap).CombinedOutput()
+		if err != nil {
+			t.Fatalf("reading %s's qdiscs: %v: %s", v.Tap, err, out)
+		}
+		return string(g), string(out)
+	}
+	if _, err := s.AddFault(ctx, "link/no-such-host", []string{"loss", "5%"}); !errors.Is(err, ErrBadFault) {
+		t.Fatalf("unknown target: %v", err)
+	}
+	f, err := s.AddFault(ctx, target, []string{"loss", "5%"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.ClearFaults(context.WithoutCancel(ctx))
+	guest, tap := qdiscs()
+	for where, out := range map[string]string{"guest eth0": guest, v.Tap: tap} {
+		if !strings.Contains(out, "netem") || !strings.Contains(out, "loss 5%") || !strings.Contains(out, "dport 4791") &&
+			!strings.Contains(out, "match 000012b7/0000ffff") {
+			t.Errorf("%s: no RoCE-only netem:\n%s", where, out)
+		}
+	}
+	if _, err := s.Output(ctx, v.Name, "true"); err != nil {
+		t.Errorf("SSH through a RoCE-only fault: %v", err)
+	}
+	if got, err := s.Faults(); err != nil || len(got) != 1 || got[0].Target != target || len(got[0].Points) != 2 {
+		t.Errorf("recorded faults %+v %v", got, err)
+	}
+	cleared, err := s.ClearFaults(ctx)
+	if err != nil || len(cleared) != 1 || cleared[0].Target != f.Target {
+		t.Fatalf("clear: %+v %v", cleared, err)
+	}
+	guest, tap = qdiscs()
+	if strings.Contains(guest, "netem") || strings.Contains(tap, "netem") {
+		t.Errorf("netem left after clear:\n%s\n%s", guest, tap)
+	}
+	if got, _ := s.Faults(); len(got) != 0 {
+		t.Errorf("faults still recorded: %+v", got)
+	}
 }
 
 // assertScenario checks the facts users rely on in each scenario's JSON, independently of the

@@ -135,7 +135,7 @@ func envelope(dirs []string) error {
 	var pairBW, loopBW, ratio, attempts span
 	healthyCounters := map[string]*span{} // counter → per-side movement in healthy tests
 	faultySeq := map[string]*span{}       // loss → the faulty host's pairs' largest sequence counter
-	var runs, faulty int
+	var runs, faulty, pairs, estimated int
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		for _, f := range files {
@@ -154,6 +154,10 @@ func envelope(dirs []string) error {
 					}
 				}
 				for _, p := range r.Pairs {
+					pairs++
+					if slices.ContainsFunc(p.Evidence, func(e string) bool { return strings.Contains(e, "could not calibrate its CPU clock") }) {
+						estimated++
+					}
 					if p.Value != nil {
 						pairBW.add(*p.Value)
 						if best > 0 {
@@ -208,6 +212,7 @@ func envelope(dirs []string) error {
 	fmt.Printf("  healthy pair / best pair of its run:        %s\n", ratio)
 	fmt.Printf("  healthy loopback bandwidth, Gb/s:           %s\n", loopBW)
 	fmt.Printf("  attempts of pairs that needed more than one: %s\n", attempts)
+	fmt.Printf("  healthy pairs whose perftest could not calibrate its clock (rate from the iteration count): %d of %d\n", estimated, pairs)
 	names := make([]string, 0, len(healthyCounters))
 	for n := range healthyCounters {
 		names = append(names, n)

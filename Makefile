@@ -32,16 +32,15 @@ lint:
 	$(GO) vet $(PKGS)
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./cmd/fabricctl
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./internal/render
 	bench/validate.sh
+	bench/hostile.sh
 
-# Short fuzzing of every parser (FUZZTIME per target).
+# Short fuzzing of every fuzz target of the repository (scripts/fuzz.sh finds
+# them), FUZZTIME each with a short minimisation; one line per target.
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric -run '^$$' -fuzz '^FuzzParseSplit$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzMarshalJSONMatchesReflow$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/output -run '^$$' -fuzz '^FuzzIndentCompact$$' -fuzztime $(FUZZTIME)
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 demo: build
 	@scripts/demo.sh $(FABRIC)

@@ -1,9 +1,10 @@
-package fabric
+package fabric_test
 
 import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/fabricgen"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkLoadResolveLarge(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		f, err := Load(filepath.Join(dir, "fabric.yaml"))
+		f, err := fabric.Load(filepath.Join(dir, "fabric.yaml"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -57,7 +57,7 @@ type Loopback struct {
 
 // Pairwise is the host-to-host RDMA sweep.
 type Pairwise struct {
-	Schedule    string   `yaml:"schedule,omitempty" json:"schedule,omitempty" enum:"all-pairs,ring,halves,cross-leaf"`
+	Schedule    string   `yaml:"schedule,omitempty" json:"schedule,omitempty" enum:"all-pairs,ring,halves,cross-leaf,topology"`
 	Test        string   `yaml:"test,omitempty" json:"test,omitempty" enum:"write_bw,read_bw,send_bw,atomic_bw,write_lat,read_lat,send_lat,atomic_lat"`
 	MessageSize Bytes    `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
 	Duration    Duration `yaml:"duration,omitempty" json:"duration,omitempty"`

@@ -15,11 +15,12 @@ import (
 
 // Limits that keep hostile input from exhausting memory.
 const (
-	maxFileSize  = 16 << 20 // bytes per file
-	maxNodes     = 500000   // YAML nodes visited per document, aliases counted each time
-	maxDepth     = 64       // nesting depth
-	maxAliasUses = 10000    // alias dereferences per document
-	maxErrors    = 200      // errors reported per load; more are summarised
+	maxInput     = 4 << 20 // bytes of every file of one load together (a 2,000-host fabric is 0.4 MB)
+	maxDocs      = 1000    // documents per file
+	maxNodes     = 500000  // YAML nodes of one load: estimated before parsing, visited (aliases each time) while decoding
+	maxDepth     = 64      // nesting depth
+	maxAliasUses = 10000   // alias dereferences per load
+	maxErrors    = 200     // errors reported per load; more are summarised
 )
 
 // decoder turns yaml.Node trees into Go values strictly, collecting located
@@ -28,20 +29,18 @@ const (
 type decoder struct {
 	file    string
 	errs    *Errors
-	nodes   int
-	aliases int
+	visits  *visits // shared by every document of a load
 	aborted bool
 }
 
+// visits counts the nodes decoding visits (an alias's target each time) and
+// the alias uses, across the documents of one load.
+type visits struct{ nodes, aliases int }
+
 func (d *decoder) errAt(n *yaml.Node, path, format string, args ...any) {
-	if len(*d.errs) >= maxErrors {
-		if len(*d.errs) == maxErrors {
-			*d.errs = append(*d.errs, &Error{Pos: d.nodePos(n), Msg: "too many errors; stopping here"})
-		}
+	if !d.errs.add(newError(d.nodePos(n), path, format, args...)) {
 		d.aborted = true
-		return
 	}
-	*d.errs = append(*d.errs, &Error{Pos: d.nodePos(n), Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (d *decoder) nodePos(n *yaml.Node) Pos {
@@ -64,22 +63,22 @@ func (d *decoder) resolve(n *yaml.Node, path string, depth int) *yaml.Node {
 	if d.aborted {
 		return nil
 	}
-	d.nodes++
+	d.visits.nodes++
 	if depth > maxDepth {
 		d.errAt(n, path, "nesting deeper than %d levels", maxDepth)
 		d.aborted = true
 		return nil
 	}
 	for n.Kind == yaml.AliasNode {
-		d.aliases++
-		if d.aliases > maxAliasUses || d.nodes > maxNodes {
+		d.visits.aliases++
+		if d.visits.aliases > maxAliasUses || d.visits.nodes > maxNodes {
 			d.errAt(n, path, "document expands to too many nodes through aliases (limit %d alias uses); refusing it", maxAliasUses)
 			d.aborted = true
 			return nil
 		}
 		n = n.Alias
 	}
-	if d.nodes > maxNodes {
+	if d.visits.nodes > maxNodes {
 		d.errAt(n, path, "document has more than %d nodes; refusing it", maxNodes)
 		d.aborted = true
 		return nil
@@ -104,7 +103,7 @@ func kindName(n *yaml.Node) string {
 		case "!!float":
 			return "a number"
 		}
-		return fmt.Sprintf("the string %q", n.Value)
+		return fmt.Sprintf("the string %q", clip(n.Value))
 	}
 	return "something else"
 }

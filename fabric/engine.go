@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -152,6 +153,16 @@ type Engine struct {
 	Parallel int
 	// Progress, when set, is called after each target finishes a phase.
 	Progress func(Event)
+	// Log, when set, receives each target's start and outcome of plan and
+	// apply (debug level; failures at warn): what fabricctl -v shows.
+	Log *slog.Logger
+}
+
+func (e *Engine) log() *slog.Logger {
+	if e.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Log
 }
 
 func (e *Engine) limit() int {
@@ -165,6 +176,8 @@ func (e *Engine) limit() int {
 // that cannot be observed carries its error; the others are still planned.
 func (e *Engine) Plan(ctx context.Context, targets []Target) *Plan {
 	plan := &Plan{APIVersion: APIVersion, Targets: make([]TargetPlan, len(targets))}
+	log := e.log()
+	log.Debug("planning", "targets", len(targets), "parallel", e.limit())
 	var mu sync.Mutex
 	done := 0
 	g := errgroup.Group{}
@@ -188,6 +201,11 @@ func (e *Engine) Plan(ctx context.Context, targets []Target) *Plan {
 				tp.Changes = []Change{}
 			}
 			tp.Took = time.Since(start)
+			if tp.err != nil {
+				log.Warn("planning failed", "target", tp.Target, "tier", tp.Tier, "error", tp.Error, "took", tp.Took)
+			} else {
+				log.Debug("planned", "target", tp.Target, "tier", tp.Tier, "changes", len(Actionable(tp.Changes)), "took", tp.Took)
+			}
 			plan.Targets[i] = tp
 			mu.Lock()
 			done++
@@ -240,13 +258,23 @@ func (e *Engine) Apply(ctx context.Context, targets []Target, plan *Plan, opt Ap
 				batch = append(batch, tp)
 			}
 		}
+		if len(batch) > 0 {
+			e.log().Debug("applying", "tier", tier, "targets", len(batch), "dryRun", opt.DryRun)
+		}
 		results := make([]TargetResult, len(batch))
 		g := errgroup.Group{}
 		g.SetLimit(e.limit())
 		for i, tp := range batch {
 			g.Go(func() error {
+				start := time.Now()
 				r := e.applyOne(ctx, byName[tp.Target], tp, opt, failed, &mu)
 				results[i] = r
+				level := slog.LevelDebug
+				if r.err != nil {
+					level = slog.LevelWarn
+				}
+				e.log().Log(ctx, level, "applied", "target", r.Target, "tier", r.Tier, "outcome", r.Outcome,
+					"changes", len(r.Applied), "remaining", len(Actionable(r.Remaining)), "error", r.Error, "took", time.Since(start))
 				mu.Lock()
 				if r.Outcome == OutcomeFailed || r.Outcome == OutcomeRolledBack || r.Outcome == OutcomeSkipped {
 					failed[tp.Target] = true
@@ -303,6 +331,7 @@ func (e *Engine) applyOne(ctx context.Context, t Target, tp TargetPlan, opt Appl
 	if err := ctx.Err(); err != nil {
 		return fail(OutcomeSkipped, fmt.Errorf("applying %s: %w: %w", tp.Target, ErrSkip, err))
 	}
+	e.log().Debug("applying changes", "target", tp.Target, "changes", len(changes))
 	remaining, err := t.Apply(ctx, changes)
 	r.Remaining = remaining
 	switch {

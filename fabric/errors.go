@@ -28,6 +28,7 @@ type Error struct {
 	Pos  Pos
 	Path string
 	Msg  string
+	last bool // the too-many-errors notice, sorted after every error
 }
 
 func (e *Error) Error() string {
@@ -58,6 +59,9 @@ func (es Errors) Error() string {
 
 func (es Errors) sort() {
 	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].last != es[j].last {
+			return es[j].last
+		}
 		a, b := es[i].Pos, es[j].Pos
 		if a.File != b.File {
 			return a.File < b.File
@@ -74,6 +78,9 @@ func (es Errors) sort() {
 
 // suggest returns ` (did you mean "x"?)` for the closest candidate, or "".
 func suggest(got string, candidates []string) string {
+	if len(got) > maxQuoted {
+		return "" // nothing long is a typo of a field name
+	}
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
 		if len(got) >= 3 && (strings.HasPrefix(strings.ToLower(c), strings.ToLower(got)) || strings.HasPrefix(strings.ToLower(got), strings.ToLower(c))) {

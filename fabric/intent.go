@@ -205,11 +205,13 @@ type SwitchPFCWatchdog struct {
 
 // SubnetManagerIntent is the desired partition table of one subnet manager.
 type SubnetManagerIntent struct {
-	APIVersion     string            `json:"apiVersion"`
-	Name           string            `json:"name"`
-	Kind           string            `json:"kind"` // opensm | ufm
-	Address        string            `json:"address"`
-	Profile        string            `json:"profile"`
+	APIVersion string `json:"apiVersion"`
+	Name       string `json:"name"`
+	Kind       string `json:"kind"` // opensm | ufm
+	Address    string `json:"address"`
+	Profile    string `json:"profile"`
+	// PartitionsFile is the fabric file's partitionsFile; empty means the
+	// kind's own default (switchcfg/opensm: /etc/opensm/partitions.conf).
 	PartitionsFile string            `json:"partitionsFile,omitempty"`
 	Partitions     []PartitionIntent `json:"partitions"`
 }

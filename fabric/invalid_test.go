@@ -88,6 +88,34 @@ func memFS(files map[string]string) func(string) ([]byte, error) {
 	}
 }
 
+// testPlatforms stands in for switchcfg's registry (which fabric cannot
+// import): the platform and subnet-manager names of DESIGN.md, every port
+// name accepted. cmd/fabricctl's validate test runs the same cases through
+// the real registry.
+type testPlatforms struct{}
+
+func (testPlatforms) Names() []string {
+	return []string{"arista-eos", "cisco-nxos", "cumulus-nvue", "junos", "sonic"}
+}
+func (testPlatforms) CheckPort(string, string) error { return nil }
+func (testPlatforms) SubnetManagerKinds() []string   { return []string{"opensm", "ufm"} }
+func (testPlatforms) PartitionsFileProblem(k string) string {
+	if k == "ufm" {
+		return "UFM manages partitions through its REST API; partitionsFile is for opensm"
+	}
+	return ""
+}
+
+// ibPartition is an infiniband section with one partition of key pkey.
+func ibPartition(pkey string) string {
+	return "  infiniband: {partitions: [{name: a, pkey: " + pkey + `, members: [{guid: "0x0002c903000e0b72"}]}]}` + "\n"
+}
+
+// editFn is one edit of a document; apply chains another after it.
+type editFn func(string) string
+
+func (f editFn) apply(g editFn) editFn { return func(s string) string { return g(f(s)) } }
+
 // edit replaces old with new in s exactly once (the test fails otherwise).
 func edit(t *testing.T, s, old, new string) string {
 	t.Helper()
@@ -99,7 +127,7 @@ func edit(t *testing.T, s, old, new string) string {
 
 func TestValidBaseline(t *testing.T) {
 	for _, file := range []string{"f.yaml", "p.yaml"} {
-		_, err := Load(file, Options{ReadFile: memFS(map[string]string{"f.yaml": goodFabric, "p.yaml": goodProfile})})
+		_, err := Load(file, Options{Platforms: testPlatforms{}, ReadFile: memFS(map[string]string{"f.yaml": goodFabric, "p.yaml": goodProfile})})
 		if err != nil {
 			t.Fatalf("%s: baseline must be valid: %v", file, err)
 		}
@@ -110,11 +138,11 @@ func TestInvalidDocuments(t *testing.T) {
 	type tc struct {
 		name string
 		file string // which file Load is given: f.yaml or p.yaml
-		prof func(string) string
-		fab  func(string) string
+		prof editFn
+		fab  editFn
 		want []string // each must be a line of the error, located
 	}
-	P := func(old, new string) func(string) string {
+	P := func(old, new string) editFn {
 		return func(s string) string { return edit(t, s, old, new) }
 	}
 	cases := []tc{
@@ -216,7 +244,7 @@ func TestInvalidDocuments(t *testing.T) {
 		{name: "bad address", file: "f.yaml", fab: P("10.0.0.1", "10.0.0.256"),
 			want: []string{`f.yaml:9:16: spec.hosts[0].address: "10.0.0.256" is not an IP address or host name`}},
 		{name: "duplicate address", file: "f.yaml", fab: P("10.0.0.2", "10.0.0.1"),
-			want: []string{"spec.hosts[1].address: address 10.0.0.1 is already used by host h1"}},
+			want: []string{"spec.hosts[1].address: address 10.0.0.1 port 22 is already used by host h1"}},
 		{name: "duplicate name", file: "f.yaml", fab: P("name: h2", "name: h1"),
 			want: []string{`spec.hosts[1].name: name "h1" is already used by host h1`}},
 		{name: "switch named like host", file: "f.yaml", fab: P("name: s1", "name: h2"),
@@ -245,6 +273,34 @@ func TestInvalidDocuments(t *testing.T) {
 			want: []string{"kind: a second Fabric document in one file"}},
 		{name: "host hosts are a mapping", file: "f.yaml", fab: P("  hosts:\n", "  hosts: {}\n  hostz:\n"),
 			want: []string{"spec.hosts: expected a list, got a mapping"}},
+		// Partition keys: a hint never suggests a refused key (issue 13).
+		{name: "pkey full member of default", file: "p.yaml", prof: P("spec:\n", "spec:\n"+ibPartition("0xffff")),
+			want: []string{"spec.infiniband.partitions[0].pkey: 0xffff has the full-member bit set, and its low 15 bits 0x7fff are the default partition; pick a key in 0x0001..0x7ffe and use membership: full"}},
+		{name: "pkey full member bit only", file: "p.yaml", prof: P("spec:\n", "spec:\n"+ibPartition("0x8000")),
+			want: []string{"spec.infiniband.partitions[0].pkey: 0x8000 has the full-member bit set, and its low 15 bits 0x0000 are no partition key; pick a key in 0x0001..0x7ffe and use membership: full"}},
+		{name: "pkey full member", file: "p.yaml", prof: P("spec:\n", "spec:\n"+ibPartition("0x8002")),
+			want: []string{"spec.infiniband.partitions[0].pkey: 0x8002 has the full-member bit set; write 0x0002 and use membership: full"}},
+		// Address identity (issue 13): one address written two ways is one target.
+		{name: "same IPv6 address written twice", file: "f.yaml", fab: P("10.0.0.1", "fd00::1").apply(P("10.0.0.2", "fd00:0:0:0::1")),
+			want: []string{`spec.hosts[1].address: address fd00:0:0:0::1 (fd00::1 port 22) is already used by host h1`}},
+		{name: "IPv4-mapped address", file: "f.yaml", fab: P("10.0.0.2", "::ffff:10.0.0.1"),
+			want: []string{`spec.hosts[1].address: address ::ffff:10.0.0.1 (10.0.0.1 port 22) is already used by host h1`}},
+		{name: "host name case and trailing dot", file: "f.yaml", fab: P("10.0.0.1", "node1.lab").apply(P("10.0.0.2", "NODE1.lab.")),
+			want: []string{`spec.hosts[1].address: address NODE1.lab. (node1.lab port 22) is already used by host h1`}},
+		{name: "same address and explicit default port", file: "f.yaml", fab: P("10.0.1.1", "10.0.0.1").apply(P("      ports: [Ethernet0]\n", "      ports: [Ethernet0]\n      ssh: {port: 22}\n")),
+			want: []string{`spec.switches[0].address: address 10.0.0.1 port 22 is already used by host h1`}},
+		{name: "interface dot", file: "f.yaml", fab: P("      labels: {role: gpu}", "      interfaces: [\".\", \"..\", \"eth0:1\"]\n      labels: {role: gpu}"),
+			want: []string{`spec.hosts[0].interfaces[0]: "." is not a Linux interface name`, `spec.hosts[0].interfaces[1]: ".." is not a Linux interface name`,
+				`spec.hosts[0].interfaces[2]: "eth0:1" is not a Linux interface name`}},
+		// Look-alike names side by side (issue 13).
+		{name: "homoglyph class name", file: "p.yaml", prof: P("name: cnp", "name: r\u043ece"),
+			want: []string{`spec.ethernet.classes[1].name: "r\u043ece" mixes scripts (Latin, Cyrillic)`}},
+		{name: "confusable class names", file: "p.yaml", prof: P("name: cnp", "name: cope").apply(P("cnpClass: cnp}", "cnpClass: cope}")).apply(P("name: default", "name: \u0441\u043e\u0440\u0435")),
+			want: []string{`spec.ethernet.classes[2].name: class "\u0441\u043e\u0440\u0435" looks like class "cope" (classes[1]) but is another name`}},
+		{name: "look-alike label values", file: "f.yaml", fab: P("      profile: p\n  switches", "      profile: p\n      labels: {role: \"g\u0440u\"}\n  switches"),
+			want: []string{`spec.hosts[1].labels.role: label value "g\u0440u" mixes scripts (Latin, Cyrillic)`}},
+		{name: "invisible character in a name", file: "p.yaml", prof: P("name: cnp", "name: \"ro\\u200bce\""),
+			want: []string{`spec.ethernet.classes[1].name: "ro\u200bce" holds an invisible character (U+200B)`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -258,7 +314,7 @@ func TestInvalidDocuments(t *testing.T) {
 			if *testutil.Update {
 				writeInvalidCase(t, c.name, c.file, files, c.want)
 			}
-			_, err := Load(c.file, Options{ReadFile: memFS(files)})
+			_, err := Load(c.file, Options{Platforms: testPlatforms{}, ReadFile: memFS(files)})
 			if err == nil {
 				t.Fatalf("want an error, got none")
 			}
@@ -284,5 +340,15 @@ func TestInvalidDocuments(t *testing.T) {
 	}
 	if len(cases) < 40 {
 		t.Fatalf("only %d invalid cases; the issue asks for at least 40", len(cases))
+	}
+}
+
+// Identity is address and SSH port: two switches behind one address on
+// different ports are two targets (issue 13).
+func TestSameAddressOtherPortAccepted(t *testing.T) {
+	fab := edit(t, goodFabric, "      ports: [Ethernet0]\n",
+		"      ports: [Ethernet0]\n      ssh: {port: 2201}\n    - {name: s2, platform: sonic, address: 10.0.1.1, profile: p, ports: [Ethernet0], ssh: {port: 2202}}\n")
+	if _, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"f.yaml": fab, "p.yaml": goodProfile})}); err != nil {
+		t.Fatalf("two switches on one address with their own ports: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -15,26 +14,62 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Platforms tells the validator which switch platforms exist and how their
-// ports are named. switchcfg's Registry satisfies it through a small adapter in
-// cmd; fabric itself knows no platform.
+// Platforms tells the validator the facts of the switch platforms and
+// subnet-manager kinds that exist. fabric itself knows no platform: the
+// caller injects them, and switchcfg's Registry (switchcfg/all.Registry())
+// satisfies this interface.
 type Platforms interface {
 	// Names returns the registered platform names, sorted.
 	Names() []string
 	// CheckPort reports whether port is a valid port name on platform.
 	CheckPort(platform, port string) error
+	// SubnetManagerKinds returns the registered subnet-manager kinds, sorted.
+	SubnetManagerKinds() []string
+	// PartitionsFileProblem says why a subnet manager of kind takes no
+	// partitionsFile; "" when it reads one.
+	PartitionsFileProblem(kind string) string
 }
 
-// DefaultPlatforms are the platform names of DESIGN.md §5, without port checks;
-// used when Options.Platforms is nil.
-var DefaultPlatforms = []string{"arista-eos", "cisco-nxos", "cumulus-nvue", "junos", "sonic"}
+// SwitchChecker is implemented by Platforms that can tell what a platform
+// cannot render of a switch's resolved intent (its limits: class names,
+// queues, watchdog times, …). Validation reports those errors, so that
+// whatever validates also renders.
+type SwitchChecker interface {
+	// CheckSwitch returns nil when intent renders on intent.Platform, or
+	// the renderer's error (errors.Join of one error per problem).
+	CheckSwitch(intent SwitchIntent) error
+}
 
 // Options tune Load.
 type Options struct {
-	// Platforms validates switch platforms and port names (nil: DefaultPlatforms).
+	// Platforms validates switch platforms, port names and subnet-manager
+	// facts. Nil checks none of them (a platform must still be named).
 	Platforms Platforms
-	// ReadFile reads a file (nil: os.ReadFile with a size limit); tests inject fakes.
+	// ReadFile reads a file (nil: the file system, refusing anything but
+	// regular files and reading no more than the input budget allows);
+	// tests inject fakes. What it returns counts against the budget too.
 	ReadFile func(path string) ([]byte, error)
+
+	// read reads at most limit bytes of a file (LoadBytes serves its
+	// document from memory through it).
+	read func(path string, limit int) ([]byte, error)
+}
+
+// reader returns how o reads files, bounded.
+func (o Options) reader() func(string, int) ([]byte, error) {
+	if o.read != nil {
+		return o.read
+	}
+	if o.ReadFile != nil {
+		return func(p string, limit int) ([]byte, error) {
+			data, err := o.ReadFile(p)
+			if err == nil && len(data) > limit {
+				return nil, errOverBudget
+			}
+			return data, err
+		}
+	}
+	return readRegular
 }
 
 // Load reads a fabric (or profile) file, its includes, and validates them all.
@@ -46,10 +81,8 @@ func Load(path string, opts ...Options) (*Fabric, error) {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	if o.ReadFile == nil {
-		o.ReadFile = readFileLimited
-	}
-	l := &loader{opts: o, errs: &Errors{}, pos: newPositions(), refs: map[string]profileRef{}}
+	l := &loader{opts: o, read: o.reader(), errs: &Errors{}, pos: newPositions(), refs: map[string]profileRef{},
+		input: maxInput, estimated: maxNodes}
 	f := l.loadRoot(path)
 	if len(*l.errs) == 0 {
 		v := &validator{f: f, pos: l.pos, refs: l.refs, errs: l.errs, platforms: o.Platforms,
@@ -70,51 +103,30 @@ func LoadBytes(name string, data []byte, opts ...Options) (*Fabric, error) {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	read := o.ReadFile
-	if read == nil {
-		read = readFileLimited
-	}
-	o.ReadFile = func(p string) ([]byte, error) {
+	read := o.reader()
+	o.read = func(p string, limit int) ([]byte, error) {
 		if p == name {
+			if len(data) > limit {
+				return nil, errOverBudget
+			}
 			return data, nil
 		}
-		return read(p)
+		return read(p, limit)
 	}
 	return Load(name, o)
-}
-
-func readFileLimited(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		return nil, errIsDir
-	}
-	if fi.Size() > maxFileSize {
-		return nil, fmt.Errorf("file is %d bytes; the limit is %d", fi.Size(), maxFileSize)
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, maxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("file is larger than %d bytes", maxFileSize)
-	}
-	return data, nil
 }
 
 var errIsDir = errors.New("is a directory, not a file")
 
 type loader struct {
 	opts Options
+	read func(path string, limit int) ([]byte, error)
 	errs *Errors
-	pos  *positions
+	// What is left of the budgets: input bytes, estimated YAML nodes, and
+	// nodes and alias uses that decoding may visit.
+	input, estimated int
+	visits           visits
+	pos              *positions
 	// stack of files being included, for cycle detection.
 	stack []string
 	seen  map[string]Pos
@@ -123,7 +135,7 @@ type loader struct {
 }
 
 func (l *loader) fail(p Pos, path, format string, args ...any) {
-	*l.errs = append(*l.errs, &Error{Pos: p, Path: path, Msg: fmt.Sprintf(format, args...)})
+	l.errs.add(newError(p, path, format, args...))
 }
 
 // readDocs reads and parses every document of file; from and fromPath locate
@@ -134,8 +146,18 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 	if shown != file {
 		also = " (" + file + ")"
 	}
-	data, err := l.opts.ReadFile(file)
+	// Problems with an included file as a whole are located at its
+	// include, and name it.
+	failFile := func(format string, args ...any) {
+		if fromPath == "" {
+			l.fail(Pos{File: file}, "", format, args...)
+			return
+		}
+		l.fail(from, fromPath, "reading %s%s: "+format, append([]any{shown, also}, args...)...)
+	}
+	data, err := l.read(file, l.input)
 	if err != nil {
+		var nr errNotRegular
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if fromPath == "" {
@@ -149,17 +171,32 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 			} else {
 				l.fail(from, fromPath, "included path %s is a directory%s; include files", shown, also)
 			}
+		case errors.As(err, &nr):
+			failFile("%v", nr)
+		case errors.Is(err, errOverBudget) && fromPath == "":
+			failFile("file is larger than the %d MiB input limit", maxInput>>20)
+		case errors.Is(err, errOverBudget):
+			failFile("the fabric's files together exceed the %d MiB input limit", maxInput>>20)
 		case errors.Is(err, fs.ErrPermission):
-			l.fail(Pos{File: file}, "", "cannot read file: permission denied")
+			failFile("cannot read file: permission denied")
 		default:
-			l.fail(Pos{File: file}, "", "reading file: %v", err)
+			failFile("%v", err)
 		}
 		return nil, false
 	}
+	l.input -= len(data)
 	if len(bytes.TrimSpace(data)) == 0 {
-		l.fail(Pos{File: file}, "", "file is empty")
+		failFile("file is empty")
 		return nil, false
 	}
+	// Refuse a file of too many nodes before the parser builds them.
+	est, line, col, over := estimateNodes(data, l.estimated)
+	if over {
+		l.fail(Pos{File: file, Line: line, Col: col}, "",
+			"the fabric's documents hold more than %d YAML nodes; refusing to parse them", maxNodes)
+		return nil, false
+	}
+	l.estimated -= est
 	if doc, ok := parseSplit(data, runtime.GOMAXPROCS(0)); ok {
 		return []*yaml.Node{doc}, true // a large fabric, parsed on every CPU
 	}
@@ -179,13 +216,14 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 			continue
 		}
 		docs = append(docs, &n)
-		if len(docs) > 1000 {
-			l.fail(Pos{File: file}, "", "more than 1000 documents in one file")
+		if len(docs) > maxDocs {
+			at := Pos{File: file, Line: n.Content[0].Line, Col: n.Content[0].Column}
+			l.fail(at, "", "more than %d documents in one file; refusing them", maxDocs)
 			return nil, false
 		}
 	}
 	if len(docs) == 0 {
-		l.fail(Pos{File: file}, "", "file holds no YAML document")
+		failFile("file holds no YAML document")
 	}
 	return docs, len(docs) > 0
 }
@@ -255,7 +293,7 @@ func (l *loader) docHeader(d *decoder, root *yaml.Node) (header, bool) {
 }
 
 func (l *loader) newDecoder(file string) *decoder {
-	return &decoder{file: file, errs: l.errs}
+	return &decoder{file: file, errs: l.errs, visits: &l.visits}
 }
 
 func (l *loader) loadRoot(file string) *Fabric {

@@ -337,9 +337,6 @@ func membership(m Member, p Partition) string {
 func (f *Fabric) resolveSM(sm SubnetManager, hosts *hostIndex) SubnetManagerIntent {
 	si := SubnetManagerIntent{APIVersion: APIVersion, Name: sm.Name, Kind: sm.Kind, Address: sm.Address,
 		Profile: sm.Profile, PartitionsFile: sm.PartitionsFile, Partitions: []PartitionIntent{}}
-	if si.Kind == "opensm" && si.PartitionsFile == "" {
-		si.PartitionsFile = "/etc/opensm/partitions.conf"
-	}
 	p := f.Profiles[sm.Profile]
 	if p == nil || p.Spec.InfiniBand == nil {
 		return si
@@ -400,7 +397,7 @@ func ExpandPorts(s string) ([]string, error) {
 		return nil, fmt.Errorf("empty port name")
 	}
 	if strings.ContainsAny(s, " \t,;'\"$`\\") {
-		return nil, fmt.Errorf("%q is not a port name or range", s)
+		return nil, fmt.Errorf("%q is not a port name or range", clip(s))
 	}
 	m := portRangeRE.FindStringSubmatch(s)
 	if m == nil {
@@ -409,14 +406,15 @@ func ExpandPorts(s string) ([]string, error) {
 	lo, err1 := strconv.Atoi(m[2])
 	hi, err2 := strconv.Atoi(m[3])
 	if err1 != nil || err2 != nil || lo > hi {
-		return nil, fmt.Errorf("port range %q runs backwards or is not numeric", s)
+		return nil, fmt.Errorf("port range %q runs backwards or is not numeric", clip(s))
 	}
-	if hi-lo+1 > maxPortsPerRange {
-		return nil, fmt.Errorf("port range %q expands to more than %d ports", s, maxPortsPerRange)
+	// hi-lo cannot overflow (both are non-negative); hi-lo+1 can.
+	if hi-lo >= maxPortsPerRange {
+		return nil, fmt.Errorf("port range %s expands to more than %d ports", clip(s), maxPortsPerRange)
 	}
 	out := make([]string, 0, hi-lo+1)
-	for i := lo; i <= hi; i++ {
-		out = append(out, m[1]+strconv.Itoa(i))
+	for k := 0; k <= hi-lo; k++ { // i <= hi would never end at the largest int
+		out = append(out, m[1]+strconv.Itoa(lo+k))
 	}
 	return out, nil
 }

@@ -181,6 +181,9 @@ type FabricSpec struct {
 	Switches       []Switch        `yaml:"switches,omitempty" json:"switches,omitempty"`
 	SubnetManagers []SubnetManager `yaml:"subnetManagers,omitempty" json:"subnetManagers,omitempty"`
 	Checks         *Checks         `yaml:"checks,omitempty" json:"checks,omitempty"`
+	// Links is the declared cabling between switches, and between hosts and
+	// switches where the hosts do not say it themselves (see cabling.go).
+	Links []Link `yaml:"links,omitempty" json:"links,omitempty"`
 }
 
 // Defaults apply to every target that does not override them.
@@ -209,6 +212,8 @@ type Host struct {
 	SSH        *SSH              `yaml:"ssh,omitempty" json:"ssh,omitempty"`
 	// PortGUIDs are the host's IB port GUIDs when known; discovered otherwise. fabricctl extension.
 	PortGUIDs []string `yaml:"portGuids,omitempty" json:"portGuids,omitempty"`
+	// Links says where each interface is cabled: interface → "SWITCH:PORT". fabricctl extension.
+	Links map[string]string `yaml:"links,omitempty" json:"links,omitempty"`
 }
 
 // Switch is an Ethernet switch.
@@ -220,6 +225,12 @@ type Switch struct {
 	Ports    []string          `yaml:"ports" json:"ports"`
 	Labels   map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	SSH      *SSH              `yaml:"ssh,omitempty" json:"ssh,omitempty"`
+	// Role is the switch's tier: leaf (hosts are cabled to it) or spine
+	// (joins leaves). Optional: inferred from the cabling. fabricctl extension.
+	Role string `yaml:"role,omitempty" json:"role,omitempty" enum:"leaf,spine"`
+	// Rail is the rail of a rail-optimised fabric this leaf serves (NIC i of
+	// every host on a leaf of rail i). Optional. fabricctl extension.
+	Rail *int `yaml:"rail,omitempty" json:"rail,omitempty"`
 }
 
 // SubnetManager is an InfiniBand subnet manager.

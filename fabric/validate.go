@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +23,12 @@ type validator struct {
 	index *hostIndex // built on first use
 
 	labelKeys, ifnames matchMemo
+	labelValues        labelValues
+
+	// profileValid says which profiles validated without error (only
+	// those are rendered); rendered which platform and profile pairs were.
+	profileValid map[string]bool
+	rendered     map[[2]string]bool
 }
 
 // hosts indexes the fabric's hosts for selectors.
@@ -32,8 +40,9 @@ func (v *validator) hosts() *hostIndex {
 }
 
 var (
-	nameRE     = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]{0,61}[a-z0-9])?$`)
-	ifnameRE   = regexp.MustCompile(`^[A-Za-z0-9_.:@-]{1,15}$`)
+	nameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]{0,61}[a-z0-9])?$`)
+	// Linux's dev_valid_name: below IFNAMSIZ (16), no '/', ':' or space, not "." or "..".
+	ifnameRE   = regexp.MustCompile(`^[A-Za-z0-9_.@-]{1,15}$`)
 	hostnameRE = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$`)
 	envRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	guidRE     = regexp.MustCompile(`^0x[0-9a-fA-F]{16}$`)
@@ -65,16 +74,24 @@ func (v *validator) at(doc, path string) Pos {
 
 // perr reports a problem at path inside the current profile.
 func (v *validator) perr(path, format string, args ...any) {
-	*v.errs = append(*v.errs, &Error{Pos: v.at(v.doc, v.prefix+path), Path: v.prefix + path, Msg: fmt.Sprintf(format, args...)})
+	if v.errs.full() {
+		v.errs.add(&Error{Pos: v.f.Source})
+		return
+	}
+	v.errs.add(newError(v.at(v.doc, v.prefix+path), v.prefix+path, format, args...))
 }
 
 // ferr reports a problem at path inside the fabric document.
 func (v *validator) ferr(path, format string, args ...any) {
+	if v.errs.full() {
+		v.errs.add(&Error{Pos: v.f.Source})
+		return
+	}
 	pos := v.at("fabric", path)
 	if pos.File == "" {
 		pos = v.f.Source
 	}
-	*v.errs = append(*v.errs, &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)})
+	v.errs.add(newError(pos, path, format, args...))
 }
 
 func (v *validator) validate() {
@@ -83,10 +100,13 @@ func (v *validator) validate() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	v.profileValid = map[string]bool{}
 	for _, n := range names {
 		ref := v.refs[n]
 		v.doc, v.prefix = ref.doc, ref.prefix
+		before := len(*v.errs)
 		v.profile(v.f.Profiles[n])
+		v.profileValid[n] = len(*v.errs) == before
 	}
 	if v.f.Kind == KindFabric {
 		v.fabric()
@@ -136,6 +156,7 @@ func (v *validator) ethernet(e *Ethernet) {
 		return
 	}
 	byName := map[string]int{}
+	alike := lookalikes{}
 	byPrio := map[int]int{}
 	byTC := map[int]int{}
 	dscpOwner := map[int]int{}
@@ -151,6 +172,11 @@ func (v *validator) ethernet(e *Ethernet) {
 			v.perr(cp+"name", "class %q is defined twice (also classes[%d])", c.Name, j)
 		} else {
 			byName[c.Name] = i
+			if why := deceptive(c.Name); why != "" {
+				v.perr(cp+"name", "%+q %s", c.Name, why)
+			} else if prev, ok := alike.check(c.Name, fmt.Sprintf("classes[%d]", i)); ok {
+				v.perr(cp+"name", "class %+q looks like class %+q (%s) but is another name", c.Name, prev.name, prev.where)
+			}
 		}
 		if c.Priority == nil {
 			v.perr(cp+"priority", "required: the switch priority 0..7")
@@ -412,6 +438,10 @@ func (v *validator) infiniband(ib *InfiniBand) {
 		switch {
 		case p.PKey == 0:
 			v.perr(pp+"pkey", "required: a partition key 0x0001..0x7ffe")
+		case p.PKey&0x8000 != 0 && p.PKey&0x7fff == 0x7fff:
+			v.perr(pp+"pkey", "0x%04x has the full-member bit set, and its low 15 bits 0x7fff are the default partition; pick a key in 0x0001..0x7ffe and use membership: full", uint16(p.PKey))
+		case p.PKey&0x8000 != 0 && p.PKey&0x7fff == 0:
+			v.perr(pp+"pkey", "0x%04x has the full-member bit set, and its low 15 bits 0x0000 are no partition key; pick a key in 0x0001..0x7ffe and use membership: full", uint16(p.PKey))
 		case p.PKey&0x8000 != 0:
 			v.perr(pp+"pkey", "0x%04x has the full-member bit set; write 0x%04x and use membership: full", uint16(p.PKey), uint16(p.PKey&0x7fff))
 		case p.PKey == 0x7fff:
@@ -480,7 +510,11 @@ func (v *validator) fabric() {
 	sort.Strings(profileNames)
 	targets := map[string]string{}
 	addrs := map[string]string{}
-	checkTarget := func(path, kind, name, addr string) {
+	defaultPort := 22
+	if d := f.Spec.Defaults.SSH; d != nil && d.Port != 0 {
+		defaultPort = d.Port
+	}
+	checkTarget := func(path, kind, name, addr string, ssh *SSH) {
 		if name == "" {
 			v.ferr(path+".name", "required")
 		} else if !hostnameRE.MatchString(name) || len(name) > 63 {
@@ -494,10 +528,24 @@ func (v *validator) fabric() {
 			v.ferr(path+".address", "required: an IP address or host name")
 		} else if _, err := netip.ParseAddr(addr); err != nil && (!hostnameRE.MatchString(addr) || len(addr) > 253 || looksNumeric(addr)) {
 			v.ferr(path+".address", "%q is not an IP address or host name", addr)
-		} else if prev, dup := addrs[addr]; dup {
-			v.ferr(path+".address", "address %s is already used by %s", addr, prev)
 		} else {
-			addrs[addr] = kind + " " + name
+			// One address written two ways is one target: the identity is
+			// the canonical address and the SSH port.
+			port := defaultPort
+			if ssh != nil && ssh.Port != 0 {
+				port = ssh.Port
+			}
+			canon := CanonicalAddress(addr)
+			id := fmt.Sprintf("%s port %d", canon, port)
+			if prev, dup := addrs[id]; dup {
+				shown := addr + " port " + strconv.Itoa(port)
+				if canon != addr {
+					shown = addr + " (" + id + ")"
+				}
+				v.ferr(path+".address", "address %s is already used by %s", shown, prev)
+			} else {
+				addrs[id] = kind + " " + name
+			}
 		}
 	}
 	profileOf := func(path, ref, need string) *Profile {
@@ -522,16 +570,20 @@ func (v *validator) fabric() {
 		v.ssh("spec.defaults.ssh", d)
 	}
 	for i, h := range f.Spec.Hosts {
+		if v.errs.full() {
+			v.errs.add(&Error{Pos: v.f.Source})
+			break // nothing more would be reported
+		}
 		hp := fmt.Sprintf("spec.hosts[%d]", i)
-		checkTarget(hp, "host", h.Name, h.Address)
+		checkTarget(hp, "host", h.Name, h.Address, h.SSH)
 		p := profileOf(hp, h.Profile, "")
 		if p != nil && p.Spec.Ethernet == nil && len(h.Interfaces) > 0 {
 			v.ferr(hp+".interfaces", "profile %q has no ethernet section, so RoCE interfaces make no sense here", h.Profile)
 		}
 		seen := map[string]bool{}
 		for j, ifn := range h.Interfaces {
-			if !v.ifnames.match(ifnameRE, ifn) {
-				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "%q is not a Linux interface name (1..15 characters, no '/' or spaces)", ifn)
+			if !v.ifnames.match(ifnameRE, ifn) || ifn == "." || ifn == ".." {
+				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "%q is not a Linux interface name (1..15 of letters, digits, '_', '.', '-', '@'; not . or ..)", ifn)
 			} else if seen[ifn] {
 				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "interface %s is listed twice", ifn)
 			}
@@ -549,7 +601,7 @@ func (v *validator) fabric() {
 	}
 	for i, s := range f.Spec.Switches {
 		sp := fmt.Sprintf("spec.switches[%d]", i)
-		checkTarget(sp, "switch", s.Name, s.Address)
+		checkTarget(sp, "switch", s.Name, s.Address, s.SSH)
 		profileOf(sp, s.Profile, "ethernet")
 		v.switchPlatform(sp, s)
 		v.labels(sp+".labels", s.Labels)
@@ -559,16 +611,18 @@ func (v *validator) fabric() {
 	}
 	for i, sm := range f.Spec.SubnetManagers {
 		mp := fmt.Sprintf("spec.subnetManagers[%d]", i)
-		checkTarget(mp, "subnet manager", sm.Name, sm.Address)
+		checkTarget(mp, "subnet manager", sm.Name, sm.Address, sm.SSH)
 		if sm.Kind == "" {
-			v.ferr(mp+".kind", "required: opensm or ufm")
+			v.ferr(mp+".kind", "required%s", v.oneOf(Platforms.SubnetManagerKinds))
 		}
 		p := profileOf(mp, sm.Profile, "infiniband")
 		if sm.PartitionsFile != "" && !strings.HasPrefix(sm.PartitionsFile, "/") {
 			v.ferr(mp+".partitionsFile", "%q must be an absolute path on the subnet manager", sm.PartitionsFile)
 		}
-		if sm.Kind == "ufm" && sm.PartitionsFile != "" {
-			v.ferr(mp+".partitionsFile", "UFM manages partitions through its REST API; partitionsFile is for opensm")
+		if v.platforms != nil && sm.PartitionsFile != "" {
+			if why := v.platforms.PartitionsFileProblem(sm.Kind); why != "" {
+				v.ferr(mp+".partitionsFile", "%s", why)
+			}
 		}
 		if sm.SSH != nil {
 			v.ssh(mp+".ssh", sm.SSH)
@@ -580,6 +634,7 @@ func (v *validator) fabric() {
 	if c := f.Spec.Checks; c != nil {
 		v.checks(c)
 	}
+	v.cabling()
 }
 
 func looksNumeric(s string) bool {
@@ -599,56 +654,158 @@ func (v *validator) ssh(path string, s *SSH) {
 }
 
 func (v *validator) labels(path string, l map[string]string) {
-	for k := range l {
+	for k, val := range l {
 		if !v.labelKeys.match(labelKeyRE, k) {
 			v.ferr(path+"."+k, "%q is not a label key", k)
+			continue
+		}
+		if v.labelValues.seen(k, val) {
+			continue // checked on an earlier target
+		}
+		if why := deceptive(val); why != "" {
+			v.ferr(path+"."+k, "label value %+q %s", val, why)
+		} else if prev, ok := v.labelValues.alike(k).check(val, path+"."+k); ok {
+			v.ferr(path+"."+k, "label value %+q looks like %+q (%s) but is another value; a selector matches only one of them", val, prev.name, prev.where)
 		}
 	}
 }
 
+// oneOf returns ": one of A, B" listing what names gives of the injected
+// platform facts, "" without them.
+func (v *validator) oneOf(names func(Platforms) []string) string {
+	if v.platforms == nil {
+		return ""
+	}
+	return ": one of " + strings.Join(names(v.platforms), ", ")
+}
+
+// labelValues remembers, per label key, the values already checked and
+// what they look like.
+type labelValues struct {
+	checked map[[2]string]bool
+	byKey   map[string]lookalikes
+}
+
+func (l *labelValues) seen(k, val string) bool {
+	if l.checked == nil {
+		l.checked, l.byKey = map[[2]string]bool{}, map[string]lookalikes{}
+	}
+	kv := [2]string{k, val}
+	if l.checked[kv] {
+		return true
+	}
+	l.checked[kv] = true
+	return false
+}
+
+func (l *labelValues) alike(k string) lookalikes {
+	if l.byKey[k] == nil {
+		l.byKey[k] = lookalikes{}
+	}
+	return l.byKey[k]
+}
+
+// CanonicalAddress is the form of an address that identifies a target: an
+// IP address as netip prints it (IPv4-mapped IPv6 as IPv4, IPv6 compressed),
+// a host name in lower case without a trailing dot.
+func CanonicalAddress(addr string) string {
+	if ip, err := netip.ParseAddr(addr); err == nil {
+		return ip.Unmap().String()
+	}
+	return strings.TrimSuffix(strings.ToLower(addr), ".")
+}
+
 func (v *validator) switchPlatform(sp string, s Switch) {
-	names := DefaultPlatforms
-	if v.platforms != nil {
-		names = v.platforms.Names()
-	}
-	known := false
-	for _, n := range names {
-		known = known || n == s.Platform
-	}
 	if s.Platform == "" {
-		v.ferr(sp+".platform", "required: one of %s", strings.Join(names, ", "))
+		v.ferr(sp+".platform", "required%s", v.oneOf(Platforms.Names))
 		return
 	}
-	if !known {
-		v.ferr(sp+".platform", "unknown platform %q%s; valid: %s", s.Platform, suggest(s.Platform, names), strings.Join(names, ", "))
-		return
+	if v.platforms != nil {
+		names := v.platforms.Names()
+		if !slices.Contains(names, s.Platform) {
+			v.ferr(sp+".platform", "unknown platform %q%s; valid: %s", s.Platform, suggest(s.Platform, names), strings.Join(names, ", "))
+			return
+		}
 	}
 	if len(s.Ports) == 0 {
 		v.ferr(sp+".ports", "required: the switch ports to configure (ranges like swp1-32 expand)")
 		return
 	}
 	seen := map[string]bool{}
+	portsOK := true
 	for j, pr := range s.Ports {
 		pp := fmt.Sprintf("%s.ports[%d]", sp, j)
 		ports, err := ExpandPorts(pr)
 		if err != nil {
 			v.ferr(pp, "%v", err)
+			portsOK = false
 			continue
 		}
 		for _, p := range ports {
 			if seen[p] {
 				v.ferr(pp, "port %s is listed twice", p)
+				portsOK = false
 				break
 			}
 			seen[p] = true
 			if v.platforms != nil {
 				if err := v.platforms.CheckPort(s.Platform, p); err != nil {
 					v.ferr(pp, "%v", err)
+					portsOK = false
 					break
 				}
 			}
 		}
 	}
+	if portsOK {
+		v.renders(sp, s)
+	}
+}
+
+// renders reports what the switch's platform cannot render of its intent,
+// at the switch's profile: one error per problem, once per platform and
+// profile (the ports were checked above; the rest of the intent is the
+// profile's).
+func (v *validator) renders(sp string, s Switch) {
+	sc, ok := v.platforms.(SwitchChecker)
+	p := v.f.Profiles[s.Profile]
+	if !ok || p == nil || p.Spec.Ethernet == nil || !v.profileValid[s.Profile] {
+		return
+	}
+	key := [2]string{s.Platform, s.Profile}
+	if v.rendered == nil {
+		v.rendered = map[[2]string]bool{}
+	}
+	if v.rendered[key] {
+		return
+	}
+	v.rendered[key] = true
+	err := sc.CheckSwitch(v.f.resolveSwitch(s))
+	if err == nil {
+		return
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimPrefix(line, s.Platform+": ")
+		line = strings.TrimPrefix(line, "rendering "+s.Platform+": ")
+		if line == "" {
+			continue
+		}
+		// The renderer's message quotes values itself: not clipped again.
+		v.ferr(sp+".profile", "%s cannot render profile %q: %s%s", s.Platform, s.Profile, unclipped(line), unclipped(v.classAt(p, line)))
+	}
+}
+
+// classAt locates the profile class a renderer's message names, as
+// " (classes[i].name at FILE:LINE:COL)", or "".
+func (v *validator) classAt(p *Profile, msg string) string {
+	for i, c := range p.Spec.Ethernet.Classes {
+		if c.Name != "" && strings.Contains(msg, strconv.Quote(c.Name)) {
+			ref := v.refs[p.Metadata.Name]
+			path := fmt.Sprintf("spec.ethernet.classes[%d].name", i)
+			return fmt.Sprintf(" (%s at %s)", path, v.at(ref.doc, ref.prefix+path))
+		}
+	}
+	return ""
 }
 
 func (v *validator) selectors(mp string, p *Profile) {

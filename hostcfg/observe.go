@@ -246,7 +246,7 @@ func (h *Host) observeIface(ctx context.Context, r request) (InterfaceState, err
 	}
 	st.Driver, st.BusID, st.Kind = i.driver, i.busID, i.link.Kind
 	if port, err := i.rdmaPort(ctx); err == nil {
-		st.RDMA = h.rdmaState(ctx, port, r.name)
+		st.RDMA = rdmaState(ctx, h.Sys, port, r.name)
 	}
 	settings := slices.Clone(r.settings)
 	if r.show {
@@ -295,11 +295,46 @@ func (h *Host) observeIface(ctx context.Context, r request) (InterfaceState, err
 	return st, errors.Join(errs...)
 }
 
-func (h *Host) rdmaState(ctx context.Context, ref sysfs.PortRef, netdev string) *RDMAState {
-	p, err := h.Sys.Port(ctx, ref.Device, ref.Port)
+// ObserveRDMA observes, from sysfs alone, the RDMA port behind each netdev
+// desired names (fabric.AllRDMANetdevs expanded): device, port state and
+// rate, GIDs and the RoCE v2 IPv4 GID index. It is what a host still tells
+// when its netlink backends cannot be opened: no settings are read, and a
+// netdev without an RDMA port has no RDMA state (an Error when the netdev
+// itself is missing).
+func ObserveRDMA(ctx context.Context, sys sysfs.FS, desired fabric.HostIntent) Observed {
+	obs := Observed{APIVersion: fabric.APIVersion, Host: desired.Host}
+	var names []string
+	for _, i := range desired.Interfaces {
+		if i.Name != fabric.AllRDMANetdevs {
+			names = append(names, i.Name)
+			continue
+		}
+		all, err := sys.NetdevsWithRDMA(ctx)
+		switch {
+		case err != nil:
+			obs.Interfaces = append(obs.Interfaces, InterfaceState{Name: i.Name, Error: err.Error()})
+		case len(all) == 0:
+			obs.Interfaces = append(obs.Interfaces, InterfaceState{Name: i.Name, Error: "no netdev has an rdma device"})
+		}
+		names = append(names, all...)
+	}
+	for _, n := range names {
+		st := InterfaceState{Name: n, Intent: n}
+		if ref, err := sys.PortForNetdev(ctx, n); err == nil {
+			st.RDMA = rdmaState(ctx, sys, ref, n)
+		} else if _, nerr := sys.NetDevice(ctx, n); nerr != nil {
+			st.Error = nerr.Error()
+		}
+		obs.Interfaces = append(obs.Interfaces, st)
+	}
+	return obs
+}
+
+func rdmaState(ctx context.Context, sys sysfs.FS, ref sysfs.PortRef, netdev string) *RDMAState {
+	p, err := sys.Port(ctx, ref.Device, ref.Port)
 	st := &RDMAState{Port: p, RoCEv2IPv4GIDIndex: -1}
 	st.Device, st.Port.Port = ref.Device, ref.Port
-	gids, gerr := h.Sys.GIDs(ctx, ref.Device, ref.Port)
+	gids, gerr := sys.GIDs(ctx, ref.Device, ref.Port)
 	st.GIDs = gids
 	if g, ok := sysfs.RoCEv2IPv4(gids, netdev); ok {
 		st.RoCEv2IPv4GIDIndex = g.Index

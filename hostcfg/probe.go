@@ -166,25 +166,10 @@ func (i *iface) rdmaPort(ctx context.Context) (sysfs.PortRef, error) {
 	return i.port, i.portErr
 }
 
-// bind chooses the backend of one setting (DESIGN.md §4.1).
+// bind chooses the backend of one setting (settingSpecs).
 func (i *iface) bind(ctx context.Context, setting string) binding {
-	switch {
-	case setting == SettingMTU:
-		return i.bindMTU()
-	case setting == SettingGlobalPause:
-		return i.bindPause(ctx)
-	case setting == SettingTrust:
-		return i.bindTrust(ctx)
-	case setting == SettingDCBX, setting == SettingDSCPMap, setting == SettingETS,
-		setting == SettingPFCDelay, setting == SettingPFCEnable:
-		return i.bindDCB(ctx, setting)
-	case setting == SettingECNNP, setting == SettingECNRP, setting == SettingCNPDSCP,
-		setting == SettingCNPPriority, strings.HasPrefix(setting, prefixDCQCNNP), strings.HasPrefix(setting, prefixDCQCNRP):
-		return i.bindCC(ctx, setting)
-	case setting == SettingRoCEMode, setting == SettingRoCEToS:
-		return i.bindRoCE(ctx, setting)
-	case strings.HasPrefix(setting, prefixIPoIB):
-		return i.bindIPoIB(setting)
+	if j := specOf(setting); j < len(settingSpecs) && settingSpecs[j].bind != nil {
+		return settingSpecs[j].bind(i, ctx, setting)
 	}
 	return binding{err: fmt.Errorf("%q: %w", setting, ErrUnknownSetting)}
 }

@@ -1,6 +1,7 @@
 package hostcfg
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -52,29 +53,156 @@ func leftPad(s string, n int) string {
 	return strings.Repeat("0", n-len(s)) + s
 }
 
-// Apply order: the rank of each setting. MTU first (a netdev property);
-// DCBX before anything IEEE; global pause off before PFC goes on; the DSCP
-// map before trust so that turning DSCP trust on classifies by the new map;
-// ETS and the PFC delay before pfc_en; congestion control after the classes
-// exist; the RoCE defaults last, once the class they point at is lossless.
-var settingOrder = []string{
-	SettingMTU, SettingDCBX, SettingGlobalPause, SettingDSCPMap, SettingTrust, SettingETS,
-	SettingPFCDelay, SettingPFCEnable, SettingECNNP, SettingECNRP, SettingCNPDSCP, SettingCNPPriority,
-	prefixDCQCNNP, prefixDCQCNRP, SettingRoCEMode, SettingRoCEToS, prefixIPoIB, prefixPKey,
+// settingSpec is everything hostcfg knows about one setting, in one place:
+// its name (a family of parametrised settings when it ends in "."), the
+// backend it binds to on an interface, what an interface intent wants of
+// it, why changing it interrupts traffic, and whether `host show` lists it.
+// Apply order, the show list, binding and disruption all derive from
+// settingSpecs; adding a setting is one row there.
+type settingSpec struct {
+	name string
+	// show: `host show` observes it on an interface with no intent.
+	show bool
+	// disruption says why changing it interrupts traffic; "" when it does not.
+	disruption string
+	// bind chooses the backend serving the setting on i (DESIGN.md §4.1);
+	// nil for settings that live outside a netdev (pkeys, partitions.go).
+	bind func(i *iface, ctx context.Context, setting string) binding
+	// desired returns what in wants of the setting: nothing when in leaves
+	// it unmanaged. Nil for the partition settings (partitionSettings).
+	desired func(in fabric.InterfaceIntent) []desiredValue
 }
 
-func rank(setting string) int {
-	for i, s := range settingOrder {
-		if s == setting || (strings.HasSuffix(s, ".") && strings.HasPrefix(setting, s)) {
+// settingSpecs, in apply order. MTU first (a netdev property); DCBX before
+// anything IEEE; global pause off before PFC goes on; the DSCP map before
+// trust so that turning DSCP trust on classifies by the new map; ETS and
+// the PFC delay before pfc_en; congestion control after the classes exist;
+// the RoCE defaults last, once the class they point at is lossless;
+// partitions after everything per-netdev.
+//
+// What the intent leaves unset is not managed:
+//   - MTU 0: the MTU is left alone;
+//   - Trust "": no QoS at all (DCBX, pause, DSCP map, trust, ETS, PFC, ECN, CNP, DCQCN);
+//   - DCBX 0: the DCBX mode is left alone;
+//   - PFC.Delay 0: the PFC delay (mlx5's cable length, which ignores 0) is left alone;
+//   - RoCE.Mode "": neither default_roce_mode nor default_roce_tos is written;
+//   - DCQCN parameters not listed in NP/RP are left alone.
+//
+// ECN.Priorities drive roce_np/enable (CNP generation); roce_rp/enable (the
+// DCQCN rate limiter) follows them when DCQCN.Enabled and is off otherwise.
+var settingSpecs = []settingSpec{
+	{name: SettingMTU, show: true,
+		disruption: "changing the MTU resets the queues (the link may flap) and drops packets larger than the new MTU",
+		bind:       func(i *iface, _ context.Context, _ string) binding { return i.bindMTU() },
+		desired: func(in fabric.InterfaceIntent) []desiredValue {
+			return wantIf(in.MTU > 0, SettingMTU, func() string { return strconv.Itoa(in.MTU) })
+		}},
+	{name: SettingDCBX, show: true, bind: bindDCB,
+		desired: qos(func(in fabric.InterfaceIntent) []desiredValue {
+			return wantIf(in.DCBX != 0, SettingDCBX, func() string { return formatDCBX(in.DCBX) })
+		})},
+	{name: SettingGlobalPause, show: true,
+		bind:    func(i *iface, ctx context.Context, _ string) binding { return i.bindPause(ctx) },
+		desired: qosValue(SettingGlobalPause, func(in fabric.InterfaceIntent) string { return formatPause(pauseFor(in.GlobalPause)) })},
+	{name: SettingDSCPMap, show: true, bind: bindDCB,
+		desired: qosValue(SettingDSCPMap, func(in fabric.InterfaceIntent) string { return formatDSCPMap(in.DSCPMap) })},
+	{name: SettingTrust, show: true, disruption: "changing trust reclassifies every packet",
+		bind:    func(i *iface, ctx context.Context, _ string) binding { return i.bindTrust(ctx) },
+		desired: qosValue(SettingTrust, func(in fabric.InterfaceIntent) string { return in.Trust })},
+	{name: SettingETS, show: true, bind: bindDCB,
+		desired: qosValue(SettingETS, func(in fabric.InterfaceIntent) string {
+			return formatETS(etsValue{PrioTC: in.ETS.PrioTC, TSA: in.ETS.TSA, Bandwidth: in.ETS.Bandwidth})
+		})},
+	{name: SettingPFCDelay, show: true, bind: bindDCB,
+		desired: qos(func(in fabric.InterfaceIntent) []desiredValue {
+			return wantIf(in.PFC.Delay > 0, SettingPFCDelay, func() string { return strconv.Itoa(int(in.PFC.Delay)) })
+		})},
+	{name: SettingPFCEnable, show: true, disruption: "changing pfc_en flaps the link on mlx5", bind: bindDCB,
+		desired: qosValue(SettingPFCEnable, func(in fabric.InterfaceIntent) string {
+			return formatPrios(in.PFC.Enable | prioBits(in.PFC.Priorities))
+		})},
+	{name: SettingECNNP, show: true, bind: bindCC,
+		desired: qosValue(SettingECNNP, func(in fabric.InterfaceIntent) string { return formatPrios(prioBits(in.ECN.Priorities)) })},
+	{name: SettingECNRP, show: true, bind: bindCC,
+		desired: qosValue(SettingECNRP, func(in fabric.InterfaceIntent) string {
+			if !in.DCQCN.Enabled {
+				return formatPrios(0)
+			}
+			return formatPrios(prioBits(in.ECN.Priorities))
+		})},
+	{name: SettingCNPDSCP, show: true, bind: bindCC,
+		desired: qosValue(SettingCNPDSCP, func(in fabric.InterfaceIntent) string { return strconv.Itoa(in.CNP.DSCP) })},
+	{name: SettingCNPPriority, show: true, bind: bindCC,
+		desired: qosValue(SettingCNPPriority, func(in fabric.InterfaceIntent) string { return strconv.Itoa(in.CNP.Priority) })},
+	{name: prefixDCQCNNP, bind: bindCC,
+		desired: qos(func(in fabric.InterfaceIntent) []desiredValue { return dcqcnValues("np", in.DCQCN.NP) })},
+	{name: prefixDCQCNRP, bind: bindCC,
+		desired: qos(func(in fabric.InterfaceIntent) []desiredValue { return dcqcnValues("rp", in.DCQCN.RP) })},
+	{name: SettingRoCEMode, show: true, bind: bindRoCE,
+		desired: func(in fabric.InterfaceIntent) []desiredValue {
+			return wantIf(in.RoCE.Mode != "", SettingRoCEMode, func() string { return in.RoCE.Mode })
+		}},
+	{name: SettingRoCEToS, show: true, bind: bindRoCE,
+		desired: func(in fabric.InterfaceIntent) []desiredValue {
+			return wantIf(in.RoCE.Mode != "", SettingRoCEToS, func() string { return strconv.Itoa(in.RoCE.ToS) })
+		}},
+	{name: prefixIPoIB, bind: func(i *iface, _ context.Context, setting string) binding { return i.bindIPoIB(setting) }},
+	{name: prefixPKey},
+}
+
+// The binders shared by several settings.
+var (
+	bindDCB  = (*iface).bindDCB
+	bindCC   = (*iface).bindCC
+	bindRoCE = (*iface).bindRoCE
+)
+
+// wantIf is value() as setting when ok, nothing otherwise.
+func wantIf(ok bool, setting string, value func() string) []desiredValue {
+	if !ok {
+		return nil
+	}
+	return []desiredValue{{setting, value()}}
+}
+
+// qos manages a setting only when the intent manages QoS (Trust set).
+func qos(f func(fabric.InterfaceIntent) []desiredValue) func(fabric.InterfaceIntent) []desiredValue {
+	return func(in fabric.InterfaceIntent) []desiredValue {
+		if in.Trust == "" {
+			return nil
+		}
+		return f(in)
+	}
+}
+
+// qosValue is a QoS setting with one value.
+func qosValue(setting string, value func(fabric.InterfaceIntent) string) func(fabric.InterfaceIntent) []desiredValue {
+	return qos(func(in fabric.InterfaceIntent) []desiredValue { return []desiredValue{{setting, value(in)}} })
+}
+
+// dcqcnValues are the DCQCN parameters of point the intent lists, by name.
+func dcqcnValues(point string, params map[string]int) []desiredValue {
+	var out []desiredValue
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		out = append(out, desiredValue{DCQCNSetting(point, k), strconv.Itoa(params[k])})
+	}
+	return out
+}
+
+// specOf returns the index of setting's row in settingSpecs (its apply
+// rank), or len(settingSpecs) for a setting hostcfg does not manage.
+func specOf(setting string) int {
+	for i, s := range settingSpecs {
+		if s.name == setting || (strings.HasSuffix(s.name, ".") && strings.HasPrefix(setting, s.name)) {
 			return i
 		}
 	}
-	return len(settingOrder)
+	return len(settingSpecs)
 }
 
 // compareSettings orders settings for apply: by rank, then by name.
 func compareSettings(a, b string) int {
-	if ra, rb := rank(a), rank(b); ra != rb {
+	if ra, rb := specOf(a), specOf(b); ra != rb {
 		return ra - rb
 	}
 	return strings.Compare(a, b)
@@ -82,13 +210,8 @@ func compareSettings(a, b string) int {
 
 // disruption returns why changing setting interrupts traffic, "" when it does not.
 func disruption(setting string) string {
-	switch setting {
-	case SettingPFCEnable:
-		return "changing pfc_en flaps the link on mlx5"
-	case SettingMTU:
-		return "changing the MTU resets the queues (the link may flap) and drops packets larger than the new MTU"
-	case SettingTrust:
-		return "changing trust reclassifies every packet"
+	if i := specOf(setting); i < len(settingSpecs) {
+		return settingSpecs[i].disruption
 	}
 	return ""
 }
@@ -100,61 +223,24 @@ type desiredValue struct {
 }
 
 // desiredSettings turns an interface intent into canonical values, in apply
-// order. What the intent leaves unset is not managed:
-//   - MTU 0: the MTU is left alone;
-//   - Trust "": no QoS at all (DCBX, pause, DSCP map, trust, ETS, PFC, ECN, CNP, DCQCN);
-//   - DCBX 0: the DCBX mode is left alone;
-//   - PFC.Delay 0: the PFC delay (mlx5's cable length, which ignores 0) is left alone;
-//   - RoCE.Mode "": neither default_roce_mode nor default_roce_tos is written;
-//   - DCQCN parameters not listed in NP/RP are left alone.
-//
-// ECN.Priorities drive roce_np/enable (CNP generation); roce_rp/enable (the
-// DCQCN rate limiter) follows them when DCQCN.Enabled and is off otherwise.
+// order (settingSpecs says what is managed when).
 func desiredSettings(in fabric.InterfaceIntent) []desiredValue {
 	var out []desiredValue
-	add := func(s, v string) { out = append(out, desiredValue{s, v}) }
-	if in.MTU > 0 {
-		add(SettingMTU, strconv.Itoa(in.MTU))
-	}
-	if in.Trust != "" {
-		if in.DCBX != 0 {
-			add(SettingDCBX, formatDCBX(in.DCBX))
-		}
-		add(SettingGlobalPause, formatPause(pauseFor(in.GlobalPause)))
-		add(SettingDSCPMap, formatDSCPMap(in.DSCPMap))
-		add(SettingTrust, in.Trust)
-		add(SettingETS, formatETS(etsValue{PrioTC: in.ETS.PrioTC, TSA: in.ETS.TSA, Bandwidth: in.ETS.Bandwidth}))
-		if in.PFC.Delay > 0 {
-			add(SettingPFCDelay, strconv.Itoa(int(in.PFC.Delay)))
-		}
-		add(SettingPFCEnable, formatPrios(in.PFC.Enable|prioBits(in.PFC.Priorities)))
-		ecn := prioBits(in.ECN.Priorities)
-		add(SettingECNNP, formatPrios(ecn))
-		rp := uint8(0)
-		if in.DCQCN.Enabled {
-			rp = ecn
-		}
-		add(SettingECNRP, formatPrios(rp))
-		add(SettingCNPDSCP, strconv.Itoa(in.CNP.DSCP))
-		add(SettingCNPPriority, strconv.Itoa(in.CNP.Priority))
-		for _, k := range slices.Sorted(maps.Keys(in.DCQCN.NP)) {
-			add(DCQCNSetting("np", k), strconv.Itoa(in.DCQCN.NP[k]))
-		}
-		for _, k := range slices.Sorted(maps.Keys(in.DCQCN.RP)) {
-			add(DCQCNSetting("rp", k), strconv.Itoa(in.DCQCN.RP[k]))
+	for _, s := range settingSpecs {
+		if s.desired != nil {
+			out = append(out, s.desired(in)...)
 		}
 	}
-	if in.RoCE.Mode != "" {
-		add(SettingRoCEMode, in.RoCE.Mode)
-		add(SettingRoCEToS, strconv.Itoa(in.RoCE.ToS))
-	}
-	slices.SortStableFunc(out, func(a, b desiredValue) int { return compareSettings(a.setting, b.setting) })
 	return out
 }
 
 // allSettings is what `host show` observes on an interface with no intent.
-var allSettings = []string{
-	SettingMTU, SettingDCBX, SettingGlobalPause, SettingDSCPMap, SettingTrust, SettingETS,
-	SettingPFCDelay, SettingPFCEnable, SettingECNNP, SettingECNRP, SettingCNPDSCP, SettingCNPPriority,
-	SettingRoCEMode, SettingRoCEToS,
-}
+var allSettings = func() []string {
+	var out []string
+	for _, s := range settingSpecs {
+		if s.show {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}()

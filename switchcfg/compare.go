@@ -35,38 +35,14 @@ const (
 // DefaultRelativeTolerance is the relative tolerance of ECN thresholds (10 %).
 const DefaultRelativeTolerance = 0.10
 
-// thresholdQuanta holds each platform's threshold programming granularity in
-// bytes: an observed threshold may differ from the desired one by up to one
-// quantum (or DefaultRelativeTolerance, whichever is larger).
-//
-//   - cumulus-nvue: Spectrum-4/5 program 150000 B as 159744 B (NVIDIA, "RoCE"
-//     page of Cumulus Linux 5.14) = 13 × 12288 B; NVUE displays rounded KB/MB.
-//   - sonic: same Spectrum figure (SONiC's most common lossless ASIC); Broadcom
-//     cells (208–254 B) are finer.
-//   - arista-eos, cisco-nxos: thresholds are written in kbytes, so a read-back
-//     is exact to 1 KiB.
-//   - junos: fill-level percent of a buffer; the driver converts, the 10 %
-//     relative tolerance applies.
-var thresholdQuanta = map[string]int64{
-	"cumulus-nvue": 12288,
-	"sonic":        12288,
-	"arista-eos":   1024,
-	"cisco-nxos":   1024,
-	// Junos drop profiles are whole percents of the queue buffer: 1% of the
-	// 3 MB reference buffer (junos.ThresholdQuantumBytes).
-	"junos": 30000,
-}
-
-// ThresholdQuantum returns the ECN threshold granularity in bytes that Compare
-// tolerates for platform (0 when only the relative tolerance applies).
-func ThresholdQuantum(platform string) int64 { return thresholdQuanta[platform] }
-
 // CompareOptions tune Compare. The zero value is what Compare uses.
 type CompareOptions struct {
 	// Ports compares the port lists too (ignored by default: a device reports
 	// the ports it has QoS settings on, which may be a superset).
 	Ports bool
-	// QuantumBytes overrides ThresholdQuantum(want.Platform) when > 0.
+	// QuantumBytes is the platform's threshold programming granularity
+	// (Info.ThresholdQuantum): thresholds within one quantum are equal. 0
+	// applies the relative tolerance alone.
 	QuantumBytes int64
 	// RelativeTolerance overrides DefaultRelativeTolerance when > 0.
 	RelativeTolerance float64
@@ -80,7 +56,8 @@ type CompareOptions struct {
 //     priority lists as sets; DSCP lists are not compared when both sides
 //     trust PCP, where they classify nothing;
 //   - ECN thresholds are equal within the larger of 10 % and the platform's
-//     programming granularity (ThresholdQuantum);
+//     programming granularity (CompareOptions.QuantumBytes, from
+//     Info.ThresholdQuantum: use CompareFor to take it from the driver);
 //   - a section the device lacks yields one diff per desired field (Got =
 //     Missing), so a device without QoS plans a full push;
 //   - classes on the device that the intent lacks yield one diff each;
@@ -97,16 +74,15 @@ func Compare(want, got fabric.SwitchIntent) []Diff {
 	return CompareOptions{}.Compare(want, got)
 }
 
+// CompareFor is Compare within d's threshold quantum (Info.ThresholdQuantum),
+// as a switch target compares.
+func CompareFor(d Driver, want, got fabric.SwitchIntent) []Diff {
+	return CompareOptions{QuantumBytes: d.Info().ThresholdQuantum}.Compare(want, got)
+}
+
 // Compare is Compare with options.
 func (o CompareOptions) Compare(want, got fabric.SwitchIntent) []Diff {
-	c := comparer{quantum: o.QuantumBytes, rel: o.RelativeTolerance, pcpOnly: want.Trust == "pcp" && got.Trust == "pcp"}
-	if c.quantum <= 0 {
-		platform := want.Platform
-		if platform == "" {
-			platform = got.Platform
-		}
-		c.quantum = ThresholdQuantum(platform)
-	}
+	c := comparer{quantum: max(o.QuantumBytes, 0), rel: o.RelativeTolerance, pcpOnly: want.Trust == "pcp" && got.Trust == "pcp"}
 	if c.rel <= 0 {
 		c.rel = DefaultRelativeTolerance
 	}

@@ -1,4 +1,4 @@
-package switchcfg
+package switchcfg_test
 
 import (
 	"errors"
@@ -6,34 +6,15 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 	"github.com/google/go-cmp/cmp"
 )
 
 // labIntent is the lab profile's switch intent (roce 3 lossless, cnp 6 strict,
-// default 0), built by hand for these tests.
+// default 0) on swp1 and swp2 at MTU 9216, whatever the platform's name.
 func labIntent(platform string) fabric.SwitchIntent {
-	rest := []int{}
-	for d := 0; d < 64; d++ {
-		if d != 26 && d != 48 {
-			rest = append(rest, d)
-		}
-	}
-	return fabric.SwitchIntent{
-		Platform: platform,
-		Ports:    []string{"swp1", "swp2"},
-		MTU:      9216,
-		Trust:    "dscp",
-		Classes: []fabric.SwitchClass{
-			{Name: "default", Priority: 0, TrafficClass: 0, Queue: 0, DSCP: rest, BandwidthPercent: 50},
-			{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
-				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
-			{Name: "cnp", Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
-		},
-		PFC: fabric.SwitchPFC{Priorities: []int{3}, CableLengthMeters: 5,
-			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100, DetectionTimeMs: 200, RestorationTimeMs: 400, Action: "drop"}},
-		RoCEClass: "roce",
-		CNPClass:  "cnp",
-	}
+	return drivertest.LabIntent(switchcfg.Info{Name: platform, ExamplePorts: []string{"swp1", "swp2"}})
 }
 
 func TestCompareEqualIgnoresNamesPortsAndIdentity(t *testing.T) {
@@ -50,10 +31,10 @@ func TestCompareEqualIgnoresNamesPortsAndIdentity(t *testing.T) {
 	for i, j := 0, len(d)-1; i < j; i, j = i+1, j-1 {
 		d[i], d[j] = d[j], d[i]
 	}
-	if diffs := Compare(want, got); len(diffs) != 0 {
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 0 {
 		t.Fatalf("want no diffs, got %v", diffs)
 	}
-	diffs := CompareOptions{Ports: true}.Compare(want, got)
+	diffs := switchcfg.CompareOptions{Ports: true}.Compare(want, got)
 	if len(diffs) != 1 || diffs[0].Field != "ports" || diffs[0].Want != "swp1,swp2" || diffs[0].Got != "swp9" {
 		t.Fatalf("with Ports: got %v", diffs)
 	}
@@ -76,7 +57,7 @@ func TestCompareECNTolerance(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want, got := labIntent(tc.platform), labIntent(tc.platform)
 			got.Classes[1].ECN = &fabric.SwitchECN{MinBytes: tc.min, MaxBytes: 1500000, MaxMarkProbability: 100}
-			diffs := Compare(want, got)
+			diffs := switchcfg.Compare(want, got)
 			if (len(diffs) > 0) != tc.want {
 				t.Fatalf("diffs %v, want a diff: %v", diffs, tc.want)
 			}
@@ -91,23 +72,24 @@ func TestCompareQuantumBeatsTenPercentForSmallThresholds(t *testing.T) {
 	want, got := labIntent("cumulus-nvue"), labIntent("cumulus-nvue")
 	want.Classes[1].ECN = &fabric.SwitchECN{MinBytes: 10000, MaxBytes: 20000, MaxMarkProbability: 100}
 	got.Classes[1].ECN = &fabric.SwitchECN{MinBytes: 12288, MaxBytes: 24576, MaxMarkProbability: 100}
-	if diffs := Compare(want, got); len(diffs) != 0 {
+	spectrum := switchcfg.CompareOptions{QuantumBytes: 12288} // cumulus-nvue's Info.ThresholdQuantum
+	if diffs := spectrum.Compare(want, got); len(diffs) != 0 {
 		t.Fatalf("one Spectrum step must be tolerated: %v", diffs)
 	}
-	if diffs := (CompareOptions{QuantumBytes: 1}).Compare(want, got); len(diffs) != 2 {
-		t.Fatalf("with a 1-byte quantum both thresholds differ: %v", diffs)
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 2 {
+		t.Fatalf("with the relative tolerance alone both thresholds differ: %v", diffs)
 	}
 }
 
 func TestCompareEmptyDeviceIsFullPush(t *testing.T) {
 	want := labIntent("cisco-nxos")
 	got := fabric.SwitchIntent{Platform: "cisco-nxos"}
-	diffs := Compare(want, got)
-	fields := map[string]Diff{}
+	diffs := switchcfg.Compare(want, got)
+	fields := map[string]switchcfg.Diff{}
 	for _, d := range diffs {
 		fields[d.Field] = d
-		if d.Got != Missing {
-			t.Errorf("%s: got %q, want %q", d.Field, d.Got, Missing)
+		if d.Got != switchcfg.Missing {
+			t.Errorf("%s: got %q, want %q", d.Field, d.Got, switchcfg.Missing)
 		}
 	}
 	for _, f := range []string{
@@ -149,12 +131,12 @@ func TestCompareNamesEachChangedField(t *testing.T) {
 	want.MTU = 9000
 	got.Trust = "pcp"
 
-	gotDiffs := Compare(want, got)
-	wantDiffs := []Diff{
+	gotDiffs := switchcfg.Compare(want, got)
+	wantDiffs := []switchcfg.Diff{
 		{"classes[cnp].strict", "true", "false"},
 		{"classes[default].bandwidthPercent", "50", "40"},
 		{"classes[default].ecn", "off", "1-2 B"},
-		{"classes[priority5]", Absent, "priority 5, trafficClass 5, dscp 40"},
+		{"classes[priority5]", switchcfg.Absent, "priority 5, trafficClass 5, dscp 40"},
 		{"classes[roce].dscp", "26", "24,26"},
 		{"classes[roce].dscp[26]", "lossless (priority 3)", "lossy (priority 3)"},
 		{"classes[roce].lossless", "true", "false"},
@@ -171,7 +153,7 @@ func TestCompareNamesEachChangedField(t *testing.T) {
 func TestCompareRoleClassByPriority(t *testing.T) {
 	want, got := labIntent("junos"), labIntent("junos")
 	got.RoCEClass = "cnp" // the device says RoCE rides priority 6
-	diffs := Compare(want, got)
+	diffs := switchcfg.Compare(want, got)
 	if len(diffs) != 1 || diffs[0].Field != "roceClass" || diffs[0].Got != "cnp (priority 6)" {
 		t.Fatalf("got %v", diffs)
 	}
@@ -179,19 +161,19 @@ func TestCompareRoleClassByPriority(t *testing.T) {
 
 func TestIntSetRoundTrip(t *testing.T) {
 	for _, s := range []string{"0-25,27-47,49-63", "3", "none", "1,3,5-7"} {
-		v, err := ParseIntSet(s, 0, 63)
+		v, err := switchcfg.ParseIntSet(s, 0, 63)
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
-		if got := FormatIntSet(v); got != s {
+		if got := switchcfg.FormatIntSet(v); got != s {
 			t.Errorf("%q → %v → %q", s, v, got)
 		}
 	}
-	if got := FormatIntSet([]int{5, 3, 4, 4, 9}); got != "3-5,9" {
+	if got := switchcfg.FormatIntSet([]int{5, 3, 4, 4, 9}); got != "3-5,9" {
 		t.Errorf("got %q", got)
 	}
 	for _, bad := range []string{"64", "3-1", "a", "1,,2", "-1"} {
-		if _, err := ParseIntSet(bad, 0, 63); err == nil {
+		if _, err := switchcfg.ParseIntSet(bad, 0, 63); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}
 	}
@@ -201,21 +183,21 @@ func TestCompareDisabledWatchdogEqualsNone(t *testing.T) {
 	want, got := labIntent("sonic"), labIntent("sonic")
 	want.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: false}
 	got.PFC.Watchdog = nil
-	if diffs := Compare(want, got); len(diffs) != 0 {
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 0 {
 		t.Fatalf("got %v", diffs)
 	}
 	got.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100}
-	if diffs := Compare(want, got); len(diffs) != 1 || diffs[0].Field != "pfc.watchdog.enabled" {
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 1 || diffs[0].Field != "pfc.watchdog.enabled" {
 		t.Fatalf("got %v", diffs)
 	}
 	want.PFC.Watchdog = nil // not configured by the intent: there is none
-	if diffs := Compare(want, got); len(diffs) != 1 || diffs[0].Want != "false" {
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 1 || diffs[0].Want != "false" {
 		t.Fatalf("got %v", diffs)
 	}
 }
 
 func TestCheckIntent(t *testing.T) {
-	if err := CheckIntent(labIntent("sonic")); err != nil {
+	if err := switchcfg.CheckIntent(labIntent("sonic")); err != nil {
 		t.Fatalf("lab intent: %v", err)
 	}
 	cases := map[string]func(si *fabric.SwitchIntent){
@@ -235,8 +217,8 @@ func TestCheckIntent(t *testing.T) {
 	for want, mutate := range cases {
 		si := labIntent("sonic")
 		mutate(&si)
-		err := CheckIntent(si)
-		if err == nil || !errors.Is(err, ErrInvalidIntent) || !strings.Contains(err.Error(), want) {
+		err := switchcfg.CheckIntent(si)
+		if err == nil || !errors.Is(err, switchcfg.ErrInvalidIntent) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v", want, err)
 		}
 	}
@@ -246,28 +228,28 @@ func TestCompareIgnoresDSCPUnderPCPTrust(t *testing.T) {
 	want, got := labIntent("cumulus-nvue"), labIntent("cumulus-nvue")
 	want.Trust, got.Trust = "pcp", "pcp"
 	got.Classes[1].DSCP = []int{}
-	if diffs := Compare(want, got); len(diffs) != 0 {
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 0 {
 		t.Fatalf("got %v", diffs)
 	}
 	got.Trust = "dscp"
-	if diffs := Compare(want, got); len(diffs) != 2 {
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 2 {
 		t.Fatalf("trust and DSCP must differ: %v", diffs)
 	}
 }
 
 func TestDefaultClass(t *testing.T) {
 	si := labIntent("sonic")
-	if c, ok := DefaultClass(si.Classes); !ok || c.Name != "default" {
+	if c, ok := switchcfg.DefaultClass(si.Classes); !ok || c.Name != "default" {
 		t.Fatalf("got %v %v", c.Name, ok)
 	}
 	si.Classes[0].DSCP = []int{1} // nobody holds DSCP 0: the lowest lossy DWRR class
-	if c, _ := DefaultClass(si.Classes); c.Name != "default" {
+	if c, _ := switchcfg.DefaultClass(si.Classes); c.Name != "default" {
 		t.Fatalf("got %v", c.Name)
 	}
-	if c, _ := DefaultClass(si.Classes[1:]); c.Name != "roce" { // only lossless and strict left: the first
+	if c, _ := switchcfg.DefaultClass(si.Classes[1:]); c.Name != "roce" { // only lossless and strict left: the first
 		t.Fatalf("got %v", c.Name)
 	}
-	if _, ok := DefaultClass(nil); ok {
+	if _, ok := switchcfg.DefaultClass(nil); ok {
 		t.Fatal("no classes, no default")
 	}
 }
@@ -281,18 +263,18 @@ func TestCompareLosslessDSCPInLossyClass(t *testing.T) {
 		{Name: "tc3", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{3}, Lossless: true},
 	}
 	var found bool
-	for _, d := range Compare(want, got) {
+	for _, d := range switchcfg.Compare(want, got) {
 		if d.Field == "classes[roce].dscp[26]" {
 			found = d.Want == "lossless (priority 3)" && d.Got == "lossy (priority 1)"
 		}
 	}
 	if !found {
-		t.Fatalf("DSCP 26 in a lossy class not reported: %v", Compare(want, got))
+		t.Fatalf("DSCP 26 in a lossy class not reported: %v", switchcfg.Compare(want, got))
 	}
 }
 
 func TestLimits(t *testing.T) {
-	l := Limits{Platform: "x-os", CheckPort: func(p string) error {
+	l := switchcfg.Limits{Platform: "x-os", CheckPort: func(p string) error {
 		if p != "p1" {
 			return errors.New("bad port " + p)
 		}
@@ -305,7 +287,7 @@ func TestLimits(t *testing.T) {
 	}
 	si.Ports, si.MTU, si.Trust = []string{"p1", "p2"}, 9600, "port"
 	errs := l.Check(si)
-	if len(errs) != 3 || !errors.Is(errs[0], ErrNotSupported) || !strings.Contains(errs[1].Error(), "MTU 9600 outside x-os's 1500..9216: set switchMtu: 9216 in the profile's spec.ethernet") || errs[2].Error() != "bad port p2" {
+	if len(errs) != 3 || !errors.Is(errs[0], switchcfg.ErrNotSupported) || !strings.Contains(errs[1].Error(), "MTU 9600 outside x-os's 1500..9216: set switchMtu: 9216 in the profile's spec.ethernet") || errs[2].Error() != "bad port p2" {
 		t.Fatalf("got %v", errs)
 	}
 }

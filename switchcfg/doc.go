@@ -9,16 +9,25 @@
 //	d, err := reg.Driver("arista-eos") // ErrUnknownKind lists the valid names
 //	cfg, err := d.Render(intent)        // pure
 //	got, err := d.Parse(readback)       // pure: command → output
-//	diffs := switchcfg.Compare(intent, got) // unit-aware, tolerant
+//	diffs := switchcfg.CompareFor(d, intent, got) // unit-aware, within d.Info().ThresholdQuantum
 //
 // Render and Parse are pure functions; everything that talks to a device goes
 // through the Session interface so transcripts can be recorded and replayed.
-// Drivers that are Transactors push a Config as one transaction
-// (Transactor.Push) and fail with a *PushError naming the step and line. A
+// Every driver pushes a Config as one transaction (Driver.Push) and fails
+// with a *PushError naming the step and line; switchcfg.Observe reads a
+// device back through the driver's ParsePorts. What the rest of fabricctl
+// needs to know about a platform (file extension, session, threshold
+// quantum, limits, example ports) is its Info, so nothing outside the
+// driver's package keeps a table keyed by platform name. Subnet managers
+// (switchcfg/opensm, switchcfg/ufm) register in the same Registry
+// (SubnetManager). A
 // push that loses its connection after changing a device with no candidate
 // configuration (NX-OS) is recovered over a new session: set
 // PushOptions.Reconnect and the driver does it itself, or call the driver's
 // Recoverer.Recover with PushError.Checkpoint (recover.go).
+//
+// Every driver's tests run the conformance kit, switchcfg/drivertest, which
+// also drives them against their simulators (switchcfg/sim).
 //
 // A Registry is safe for concurrent reads once built.
 package switchcfg

@@ -10,20 +10,21 @@ import (
 
 // memDriver is a driver whose "device" is an intent in memory.
 type memDriver struct {
+	quantum  int64
 	device   fabric.SwitchIntent
 	failPush bool
 	pushes   int
 }
 
-func (d *memDriver) Platform() string                            { return "mem" }
+func (d *memDriver) Info() Info                                  { return Info{Name: "mem", ThresholdQuantum: d.quantum} }
 func (d *memDriver) CheckPort(string) error                      { return nil }
 func (d *memDriver) ReadbackCommands() []string                  { return nil }
 func (d *memDriver) Parse(Readback) (fabric.SwitchIntent, error) { return d.device, nil }
+func (d *memDriver) ParsePorts(Readback, []string) (fabric.SwitchIntent, error) {
+	return d.device, nil
+}
 func (d *memDriver) Render(i fabric.SwitchIntent) (Config, error) {
 	return Config{Platform: "mem", Format: "commands", Text: "mtu"}, nil
-}
-func (d *memDriver) Observe(context.Context, Session) (fabric.SwitchIntent, error) {
-	return d.device, nil
 }
 func (d *memDriver) Push(_ context.Context, _ Session, _ Config, _ PushOptions) (PushResult, error) {
 	d.pushes++
@@ -67,5 +68,23 @@ func TestTargetPlanApply(t *testing.T) {
 	d.device = want
 	if remaining, _ := tg.Apply(context.Background(), changes); len(remaining) != 0 {
 		t.Errorf("converged device still has changes: %+v", remaining)
+	}
+}
+
+// TestTargetComparesWithinThePlatformQuantum: a target tolerates what its
+// driver's Info says the platform rounds thresholds to, and no more.
+func TestTargetComparesWithinThePlatformQuantum(t *testing.T) {
+	ecn := func(min, max int64) fabric.SwitchIntent {
+		return fabric.SwitchIntent{Name: "leaf-01", Trust: "dscp", PFC: fabric.SwitchPFC{Priorities: []int{}},
+			Classes: []fabric.SwitchClass{{Name: "roce", Priority: 3, TrafficClass: 3, Queue: 3,
+				ECN: &fabric.SwitchECN{MinBytes: min, MaxBytes: max, MaxMarkProbability: 100}}}}
+	}
+	connect := func(context.Context) (Session, error) { return nopSession{}, nil }
+	for quantum, want := range map[int64]int{12288: 0, 0: 2} {
+		tg := &Target{Intent: ecn(10000, 20000), Driver: &memDriver{quantum: quantum, device: ecn(12288, 24576)}, Connect: connect}
+		changes, err := tg.Plan(context.Background())
+		if err != nil || len(changes) != want {
+			t.Errorf("quantum %d: %d changes %+v (%v), want %d", quantum, len(changes), changes, err, want)
+		}
 	}
 }

@@ -10,23 +10,7 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
-// Transactor is implemented by every switch driver: it pushes a rendered Config
-// as one transaction and observes the device's current state.
-//
-// Implementations keep no per-device state: one Transactor value may serve many
-// sessions at once (each call uses only its own Session).
-type Transactor interface {
-	// Push applies cfg as one transaction: open, load, device-side diff, commit
-	// (confirmed where the NOS can), confirm, save. With no device-side diff it
-	// commits nothing and returns Changed=false.
-	// On any failure it aborts/rolls back so the running config is exactly as
-	// before, and the error names the failing line.
-	Push(ctx context.Context, s Session, cfg Config, opt PushOptions) (PushResult, error)
-	// Observe runs ReadbackCommands through s and returns Parse's result.
-	Observe(ctx context.Context, s Session) (fabric.SwitchIntent, error)
-}
-
-// PushOptions tune one Push.
+// PushOptions tune one Driver.Push.
 type PushOptions struct {
 	// DryRun loads the configuration and asks the device for its diff, then
 	// aborts (discards the candidate/session/checkpoint) instead of committing.
@@ -87,7 +71,7 @@ type PushResult struct {
 	RolledBack bool `json:"rolledBack,omitempty"`
 }
 
-// ErrPushFailed wraps every error returned by a Transactor's Push after the
+// ErrPushFailed wraps every error returned by a Driver's Push after the
 // device has been touched; errors.As with *PushError gives the failing line.
 var ErrPushFailed = errors.New("push failed")
 
@@ -138,23 +122,24 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// Observe is the Observe every driver shares: it sends each of d's
-// ReadbackCommands through s, collects the outputs and returns d.Parse's
-// result. Drivers call it from their Transactor.Observe.
-func Observe(ctx context.Context, s Session, d Driver) (fabric.SwitchIntent, error) {
+// Observe reads a switch's current state: it sends each of d's
+// ReadbackCommands through s, collects the outputs and returns
+// d.ParsePorts's result for ports (nil: every port), its Platform set.
+func Observe(ctx context.Context, s Session, d Driver, ports []string) (fabric.SwitchIntent, error) {
+	name := d.Info().Name
 	rb := Readback{}
 	for _, cmd := range d.ReadbackCommands() {
 		out, err := s.Send(ctx, cmd)
 		if err != nil {
-			return fabric.SwitchIntent{}, fmt.Errorf("reading back %s with %q: %w", d.Platform(), cmd, err)
+			return fabric.SwitchIntent{}, fmt.Errorf("reading back %s with %q: %w", name, cmd, err)
 		}
 		rb[cmd] = []byte(out)
 	}
-	got, err := d.Parse(rb)
+	got, err := d.ParsePorts(rb, ports)
 	if err != nil {
-		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: %w", d.Platform(), err)
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: %w", name, err)
 	}
-	got.Platform = d.Platform()
+	got.Platform = name
 	return got, nil
 }
 

@@ -60,7 +60,7 @@ func (s scripted) Close() error                                         { return
 // echoDriver parses the output of "show qos" as a trust value.
 type echoDriver struct{}
 
-func (echoDriver) Platform() string                           { return "echo" }
+func (echoDriver) Info() Info                                 { return Info{Name: "echo"} }
 func (echoDriver) CheckPort(string) error                     { return nil }
 func (echoDriver) Render(fabric.SwitchIntent) (Config, error) { return Config{}, nil }
 func (echoDriver) ReadbackCommands() []string                 { return []string{"show qos"} }
@@ -70,17 +70,23 @@ func (echoDriver) Parse(rb Readback) (fabric.SwitchIntent, error) {
 	}
 	return fabric.SwitchIntent{Trust: string(rb["show qos"])}, nil
 }
+func (d echoDriver) ParsePorts(rb Readback, _ []string) (fabric.SwitchIntent, error) {
+	return d.Parse(rb)
+}
+func (echoDriver) Push(context.Context, Session, Config, PushOptions) (PushResult, error) {
+	return PushResult{}, nil
+}
 
 func TestObserve(t *testing.T) {
-	got, err := Observe(context.Background(), scripted{"show qos": "dscp"}, echoDriver{})
+	got, err := Observe(context.Background(), scripted{"show qos": "dscp"}, echoDriver{}, nil)
 	if err != nil || got.Trust != "dscp" || got.Platform != "echo" {
 		t.Fatalf("%+v %v", got, err)
 	}
-	_, err = Observe(context.Background(), scripted{}, echoDriver{})
+	_, err = Observe(context.Background(), scripted{}, echoDriver{}, nil)
 	if err == nil || !strings.Contains(err.Error(), `reading back echo with "show qos"`) {
 		t.Fatalf("got %v", err)
 	}
-	_, err = Observe(context.Background(), scripted{"show qos": "bad"}, echoDriver{})
+	_, err = Observe(context.Background(), scripted{"show qos": "bad"}, echoDriver{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "parsing echo read-back: unparsable") {
 		t.Fatalf("got %v", err)
 	}

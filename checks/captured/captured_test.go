@@ -23,14 +23,15 @@ func fixture(t *testing.T) fstest.MapFS {
 		return &fstest.MapFile{Data: b}
 	}
 	return fstest.MapFS{
-		"gpu-01/ibv_devinfo.txt":     read("hostparse/testdata/devinfo/roce_active_and_ib_down.txt"),
-		"gpu-01/ibstat.txt":          read("hostparse/testdata/ibstat/roce_and_ib.txt"),
-		"gpu-01/show_gids.txt":       read("hostparse/testdata/showgids/roce_v2_ipv4_and_shared_ip.txt"),
-		"gpu-01/lspci-vvv.txt":       read("hostparse/testdata/lspci/nic_ok_and_gpu_downgraded.txt"),
-		"gpu-01/nvidia-smi-topo.txt": read("hostparse/testdata/topo/four_gpus_two_nics_legend.txt"),
-		"gpu-02/ib_write_bw.txt":     read("perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt"),
-		"gpu-02/ib_read_bw-rtr.txt":  read("perftest/testdata/text/err_qp_rtr_zero_gid_client.txt"),
-		"gpu-02/notes.md":            &fstest.MapFile{Data: []byte("not a capture")},
+		"gpu-01/ibv_devinfo.txt":      read("hostparse/testdata/devinfo/roce_active_and_ib_down.txt"),
+		"gpu-01/ibstat.txt":           read("hostparse/testdata/ibstat/roce_and_ib.txt"),
+		"gpu-01/show_gids.txt":        read("hostparse/testdata/showgids/roce_v2_ipv4_and_shared_ip.txt"),
+		"gpu-01/lspci-vvv.txt":        read("hostparse/testdata/lspci/nic_ok_and_gpu_downgraded.txt"),
+		"gpu-01/nvidia-smi-topo.txt":  read("hostparse/testdata/topo/four_gpus_two_nics_legend.txt"),
+		"gpu-02/ib_write_bw.txt":      read("perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt"),
+		"gpu-02/ib_read_bw-rtr.txt":   read("perftest/testdata/text/err_qp_rtr_zero_gid_client.txt"),
+		"gpu-02/perftest_mlx5_3.json": read("perftest/testdata/json/write_bw.json"),
+		"gpu-02/notes.md":             &fstest.MapFile{Data: []byte("not a capture")},
 	}
 }
 
@@ -62,6 +63,15 @@ func TestEvaluateGolden(t *testing.T) {
 	mustHave("captured/lspci", "gpu-01/", checks.StatusFail)       // the downgraded GPU link
 	mustHave("captured/perftest", "gpu-02/ib_write_bw.txt", checks.StatusPass)
 	mustHave("captured/perftest", "gpu-02/ib_read_bw-rtr.txt", checks.StatusFail)
+	// An --out_json file is accepted, its unit known: 98.21 Gb/s, not MB/s.
+	mustHave("captured/perftest/result", "gpu-02/perftest_mlx5_3.json", checks.StatusPass)
+	for _, r := range res {
+		if r.Target == "gpu-02/perftest_mlx5_3.json" {
+			if m, ok := r.Measurement("bw_average"); !ok || m.Value < 98.2 || m.Value > 98.3 || m.Unit != checks.UnitGbps {
+				t.Errorf("--out_json bandwidth %+v", r)
+			}
+		}
+	}
 	for _, r := range res {
 		if r.Target == "gpu-02/notes.md" {
 			t.Errorf("an unrecognised file was evaluated")

@@ -5,10 +5,11 @@
 //
 // DIR holds one sub-directory per host (DIR/gpu-01/ibstat.txt …); files placed
 // directly in DIR belong to a host named after DIR. A file's tool is found
-// from its name (it contains "ibv_devinfo", "ibstat", "show_gids",
-// "topo", "lspci", "ib_<verb>_<bw|lat>" or "perftest", or
-// "nccl") or, failing that, from a directory named perftest or nccl, so
-// captures keep their natural names.
+// from its content (analyze.Detect), never from its name, so captures keep
+// whatever names they have and a file such as nccl_lib_locations.txt is not
+// mistaken for an NCCL log. Each file is judged by package analyze; result
+// IDs are "captured/<kind>/<check>" (captured/ibstat/port-state, …), targets
+// "host/<subject>". The NCCL logs of the whole tree are analysed together.
 //
 //	results, err := captured.Evaluate(os.DirFS(dir), captured.Options{})
 //

@@ -238,11 +238,33 @@ var hostCorpus = map[string]struct {
 			t.Errorf("%+v", d)
 		}
 	}},
-	"h35a_nvlink_e_h100_zero_errors_elided.txt":    {},
-	"h35b_nvlink_status_h100_elided.txt":           {},
-	"h36_nvlink_e_gb300_link0_hwinfo_snapshot.txt": {},
-	"h37_nvlink_status_a100_12links_full.txt":      {},
-	"h38_iblinkinfo_edr_hosts_hdr_switch.txt":      {},
+	"h35a_nvlink_e_h100_zero_errors_elided.txt": {"nvlink", func(t *testing.T, v any) {
+		nl := v.(*NVLink)
+		if len(nl.GPUs) != 1 || !nl.Elided || len(nl.GPUs[0].Links) != 3 || nl.GPUs[0].Links[2].Link != 17 || nl.GPUs[0].Links[2].Errors["CRC Errors"] != 0 || len(nl.GPUs[0].Links[2].Errors) != 3 {
+			t.Errorf("%+v", nl)
+		}
+	}},
+	"h35b_nvlink_status_h100_elided.txt": {"nvlink", func(t *testing.T, v any) {
+		if nl := v.(*NVLink); nl.GPUs[0].Links[1].Speed != "26.562 GB/s" || nl.GPUs[0].Name != "NVIDIA H100 80GB HBM3" {
+			t.Errorf("%+v", nl)
+		}
+	}},
+	"h36_nvlink_e_gb300_link0_hwinfo_snapshot.txt": {"nvlink", func(t *testing.T, v any) {
+		if nl := v.(*NVLink); len(nl.GPUs) != 1 || nl.GPUs[0].Name != "NVIDIA GB300" || len(nl.GPUs[0].Links[0].Errors) != 3 {
+			t.Errorf("%+v", nl)
+		}
+	}},
+	"h37_nvlink_status_a100_12links_full.txt": {"nvlink", func(t *testing.T, v any) {
+		if nl := v.(*NVLink); len(nl.GPUs) != 8 || len(nl.GPUs[7].Links) != 12 || nl.GPUs[7].Links[11].Speed != "25 GB/s" {
+			t.Errorf("%+v", nl)
+		}
+	}},
+	"h38_iblinkinfo_edr_hosts_hdr_switch.txt": {"iblinkinfo", func(t *testing.T, v any) {
+		li := v.(*IBLinkInfo)
+		if li.Nodes[0].Name != "gpu-v100-3 HCA-1" || li.Nodes[0].Links[0].LaneGbps != 25.78125 || li.Nodes[1].Links[0].LaneGbps != 53.125 || li.Nodes[4].Type != "Switch" {
+			t.Errorf("%+v", li)
+		}
+	}},
 }
 
 func TestHostCorpus(t *testing.T) {

@@ -10,8 +10,11 @@ import (
 
 // DevInfo is the output of ibv_devinfo, with or without -v.
 type DevInfo struct {
-	Devices  []HCA    `json:"devices"`
-	Warnings []string `json:"warnings,omitempty"`
+	Devices []HCA `json:"devices"`
+	// NoDevices is set when ibv_devinfo said "No IB devices found": the host
+	// (or the container) has no RDMA device at all.
+	NoDevices bool     `json:"noDevices,omitempty"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
 
 // HCA is one "hca_id:" block.
@@ -61,8 +64,11 @@ type IndexedGID struct {
 }
 
 var (
-	gidAttrRe = regexp.MustCompile(`^GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+)(?:,\s*(.+))?`)
-	attrKeyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ ]*$`)
+	// noDevicesRe is what ibv_devinfo (and ibv_devices' callers) print
+	// without any RDMA device.
+	noDevicesRe = regexp.MustCompile(`^No IB devices? found`)
+	gidAttrRe   = regexp.MustCompile(`^GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+)(?:,\s*(.+))?`)
+	attrKeyRe   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ ]*$`)
 	// portKeys are the attributes ibv_devinfo prints inside a port block.
 	portKeys = map[string]bool{
 		"state": true, "max_mtu": true, "active_mtu": true, "sm_lid": true, "port_lid": true,
@@ -125,6 +131,10 @@ func (p *devinfoParser) line(n, indent int, raw string) {
 			return
 		}
 		p.flagKey = ""
+	}
+	if noDevicesRe.MatchString(s) {
+		p.out.NoDevices, p.content = true, true
+		return
 	}
 	if m := gidAttrRe.FindStringSubmatch(s); m != nil {
 		idx, _ := strconv.Atoi(m[1])

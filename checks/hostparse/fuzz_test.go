@@ -33,3 +33,6 @@ func FuzzParseShowGIDs(f *testing.F)     { fuzzParser(f, "showgids") }
 func FuzzParseIBDev2Netdev(f *testing.F) { fuzzParser(f, "ibdev2netdev") }
 func FuzzParseTopo(f *testing.F)         { fuzzParser(f, "topo") }
 func FuzzParsePCI(f *testing.F)          { fuzzParser(f, "lspci") }
+func FuzzParseNvidiaSMIQ(f *testing.F)   { fuzzParser(f, "nvsmi") }
+func FuzzParseNVLink(f *testing.F)       { fuzzParser(f, "nvlink") }
+func FuzzParseIBLinkInfo(f *testing.F)   { fuzzParser(f, "iblinkinfo") }

@@ -20,6 +20,9 @@ var parsers = map[string]func(io.Reader) (any, error){
 	"ibdev2netdev": func(r io.Reader) (any, error) { return ParseIBDev2Netdev(r) },
 	"topo":         func(r io.Reader) (any, error) { return ParseTopo(r) },
 	"lspci":        func(r io.Reader) (any, error) { return ParsePCI(r) },
+	"nvsmi":        func(r io.Reader) (any, error) { return ParseNvidiaSMIQ(r) },
+	"nvlink":       func(r io.Reader) (any, error) { return ParseNVLink(r) },
+	"iblinkinfo":   func(r io.Reader) (any, error) { return ParseIBLinkInfo(r) },
 }
 
 func TestGolden(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/checks/internal/textutil"
 )
 
 // maxLine bounds one input line; the widest real line (an ibv_devinfo flag
@@ -22,17 +24,21 @@ var (
 	ErrAmbiguousGID = errors.New("ambiguous RoCE v2 IPv4 GID")
 	// ErrUnknownDevice: a topology lookup names a device the matrix does not have.
 	ErrUnknownDevice = errors.New("unknown device")
+	// ErrTruncated: the capture was cut off before the cell asked for; the
+	// value is unknown, not absent.
+	ErrTruncated = errors.New("cut off in the capture")
 )
 
 // scan calls fn with every line of r, its 1-based number, the line without
-// trailing whitespace, and its indentation width (tabs to the next multiple of 8).
+// terminal escape sequences and trailing whitespace, and its indentation
+// width (tabs to the next multiple of 8).
 func scan(r io.Reader, fn func(n, indent int, line string)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
 	n := 0
 	for sc.Scan() {
 		n++
-		line := strings.TrimRight(sc.Text(), " \t\r")
+		line := strings.TrimRight(textutil.StripANSI(sc.Text()), " \t\r")
 		fn(n, indentOf(line), line)
 	}
 	if err := sc.Err(); err != nil {

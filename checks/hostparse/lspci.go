@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,7 +22,23 @@ type PCIDevice struct {
 	LinkSta     *LinkStatus `json:"linkSta,omitempty"`     // "LnkSta:"; /sys/bus/pci/devices/<bdf>/current_link_{speed,width}
 	AER         *AER        `json:"aer,omitempty"`         // the Advanced Error Reporting capability
 	Driver      string      `json:"driver,omitempty"`      // "Kernel driver in use:"
-	Partial     bool        `json:"partial,omitempty"`
+	// Bus is a bridge's "Bus: primary=15, secondary=16, subordinate=1c": the
+	// buses below it, from which the PCIe tree is rebuilt.
+	Bus *PCIBus `json:"bus,omitempty"`
+	// MaxPayload and MaxReadReq are DevCtl's sizes in bytes (0: not printed).
+	MaxPayload int `json:"maxPayload,omitempty"`
+	MaxReadReq int `json:"maxReadReq,omitempty"`
+	// ACS lists the Access Control Services controls set ('+') in ACSCtl
+	// (SrcValid, ReqRedir, CmpltRedir, …); nil without the capability.
+	ACS     []string `json:"acs,omitempty"`
+	Partial bool     `json:"partial,omitempty"`
+}
+
+// PCIBus is the bus range behind a bridge.
+type PCIBus struct {
+	Primary     int `json:"primary"`
+	Secondary   int `json:"secondary"`
+	Subordinate int `json:"subordinate"`
 }
 
 // PCIeLink is a link speed and width.
@@ -51,6 +68,8 @@ var (
 	pciHeaderRe = regexp.MustCompile(`^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+):\s*(.*)$`)
 	lnkSpeedRe  = regexp.MustCompile(`Speed ([0-9.]+GT/s|unknown)(?:\s*\((\w+)\))?`)
 	lnkWidthRe  = regexp.MustCompile(`Width x(\d+)(?:\s*\((\w+)\))?`)
+	busRangeRe  = regexp.MustCompile(`^Bus: primary=([0-9a-fA-F]+), secondary=([0-9a-fA-F]+), subordinate=([0-9a-fA-F]+)`)
+	devCtlRe    = regexp.MustCompile(`MaxPayload (\d+) bytes, MaxReadReq (\d+) bytes`)
 )
 
 // ParsePCI reads lspci -vv or -vvv output: any number of device blocks, or a
@@ -76,11 +95,27 @@ func ParsePCI(r io.Reader) ([]PCIDevice, error) {
 				return
 			}
 		}
+		if m := busRangeRe.FindStringSubmatch(s); m != nil {
+			hex := func(x string) int { v, _ := strconv.ParseInt(x, 16, 32); return int(v) }
+			dev().Bus = &PCIBus{Primary: hex(m[1]), Secondary: hex(m[2]), Subordinate: hex(m[3])}
+			content = true
+			return
+		}
+		if m := devCtlRe.FindStringSubmatch(s); m != nil {
+			d := dev()
+			d.MaxPayload, _ = strconv.Atoi(m[1])
+			d.MaxReadReq, _ = strconv.Atoi(m[2])
+			content = true
+			return
+		}
 		key, val, ok := splitKV(s)
 		if !ok {
 			return
 		}
 		switch key {
+		case "ACSCtl":
+			dev().ACS = append([]string{}, setFlags(val)...)
+			content = true
 		case "NUMA node":
 			if v, err := strconv.Atoi(val); err == nil {
 				dev().NUMANode = &v
@@ -191,4 +226,101 @@ func (d PCIDevice) Problems() []string {
 		}
 	}
 	return p
+}
+
+// bus returns the bus number and PCI domain of a device address
+// ("0000:17:00.0" → 0x17, "0000"; "17:00.0" → 0x17, "").
+func (d PCIDevice) bus() (int, string, bool) {
+	a := d.Address
+	domain := ""
+	if strings.Count(a, ":") == 2 {
+		domain, a, _ = strings.Cut(a, ":")
+	}
+	b, _, ok := strings.Cut(a, ":")
+	if !ok {
+		return 0, "", false
+	}
+	v, err := strconv.ParseInt(b, 16, 32)
+	return int(v), strings.TrimLeft(domain, "0"), err == nil
+}
+
+// Upstream returns the bridges above the device with address addr, nearest
+// first, as far as the capture shows them: each is the bridge whose
+// secondary bus is the bus of the one below. ok is false when addr is not in
+// the capture.
+func Upstream(devs []PCIDevice, addr string) (chain []PCIDevice, ok bool) {
+	idx := slices.IndexFunc(devs, func(d PCIDevice) bool { return d.Address == addr })
+	if idx < 0 {
+		return nil, false
+	}
+	cur := devs[idx]
+	for range len(devs) {
+		bus, dom, ok := cur.bus()
+		if !ok {
+			break
+		}
+		j := slices.IndexFunc(devs, func(d PCIDevice) bool {
+			_, ddom, _ := d.bus()
+			return d.Bus != nil && d.Bus.Secondary == bus && ddom == dom && d.Address != cur.Address
+		})
+		if j < 0 {
+			break
+		}
+		cur = devs[j]
+		chain = append(chain, cur)
+	}
+	return chain, true
+}
+
+// PathBridges returns the bridges between devices a and b below their
+// nearest common bridge (the switch ports a peer-to-peer transfer crosses),
+// and whether the capture shows a common bridge at all.
+func PathBridges(devs []PCIDevice, a, b string) (bridges []PCIDevice, common bool) {
+	ua, okA := Upstream(devs, a)
+	ub, okB := Upstream(devs, b)
+	if !okA || !okB {
+		return nil, false
+	}
+	for i, x := range ua {
+		for j, y := range ub {
+			if x.Address == y.Address {
+				return append(slices.Clone(ua[:i]), ub[:j]...), true
+			}
+		}
+	}
+	return append(slices.Clone(ua), ub...), false
+}
+
+// ACSRedirects reports whether the device's ACS controls redirect
+// peer-to-peer requests or completions up to the root complex (ReqRedir+ or
+// CmpltRedir+): GPUDirect RDMA traffic through this port then detours through
+// the CPU, or fails where the IOMMU blocks it.
+func (d PCIDevice) ACSRedirects() bool {
+	return slices.Contains(d.ACS, "ReqRedir") || slices.Contains(d.ACS, "CmpltRedir")
+}
+
+// LinkPartner returns the device at the other end of d's PCIe link, as far
+// as the capture shows it: for a bridge, the first device on its secondary
+// bus; for any other device, the bridge whose secondary bus it sits on.
+func LinkPartner(devs []PCIDevice, d PCIDevice) (PCIDevice, bool) {
+	bus, dom, ok := d.bus()
+	if !ok {
+		return PCIDevice{}, false
+	}
+	for _, o := range devs {
+		if o.Address == d.Address {
+			continue
+		}
+		obus, odom, ok := o.bus()
+		if !ok || odom != dom {
+			continue
+		}
+		if d.Bus != nil && obus == d.Bus.Secondary {
+			return o, true
+		}
+		if o.Bus != nil && o.Bus.Secondary == bus && (d.Bus == nil || d.Bus.Primary == bus) {
+			return o, true
+		}
+	}
+	return PCIDevice{}, false
 }

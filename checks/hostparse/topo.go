@@ -80,6 +80,10 @@ func ParseTopo(r io.Reader) (*Topo, error) {
 	if out.Devices == nil {
 		return nil, fmt.Errorf("parsing nvidia-smi topo output: %w: no matrix header", ErrNoData)
 	}
+	if len(out.Rows) < len(out.Devices) {
+		out.Truncated = true
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d matrix rows present: the capture ends early", len(out.Rows), len(out.Devices)))
+	}
 	out.checkSymmetry()
 	return &out, nil
 }
@@ -157,30 +161,50 @@ func (t *Topo) column(name string) (int, bool) {
 	return 0, false
 }
 
-// Cell returns the matrix entry between a and b as printed ("PIX", "NV18").
+// Cell returns the matrix entry between a and b as printed ("PIX", "NV18"),
+// from a's row or, where the capture cut that row off, from b's.
 func (t *Topo) Cell(a, b string) (string, bool) {
+	c, err := t.cell(a, b)
+	return c, err == nil
+}
+
+// cell looks a↔b up in a's row, then in b's (the matrix is symmetric). The
+// error is ErrUnknownDevice for a name that is no column and ErrTruncated for
+// a cell neither row shows.
+func (t *Topo) cell(a, b string) (string, error) {
 	i, ok := t.column(a)
 	if !ok {
-		return "", false
+		return "", fmt.Errorf("%q: %w", a, ErrUnknownDevice)
 	}
 	j, ok := t.column(b)
 	if !ok {
+		return "", fmt.Errorf("%q: %w", b, ErrUnknownDevice)
+	}
+	look := func(row string, col int) (string, bool) {
+		for _, r := range t.Rows {
+			if r.Device == row && col < len(r.Cells) {
+				return r.Cells[col], true
+			}
+		}
 		return "", false
 	}
-	for _, r := range t.Rows {
-		if r.Device == t.Devices[i] && j < len(r.Cells) {
-			return r.Cells[j], true
-		}
+	if c, ok := look(t.Devices[i], j); ok {
+		return c, nil
 	}
-	return "", false
+	if c, ok := look(t.Devices[j], i); ok {
+		return c, nil
+	}
+	return "", ErrTruncated
 }
 
 // Path returns the PCIe path class between a and b; names may be columns
-// (GPU0, NIC3) or legend names (mlx5_3). NVLink cells give pcitopo.ErrNotPath.
+// (GPU0, NIC3) or legend names (mlx5_3). NVLink cells give pcitopo.ErrNotPath;
+// a name that is no column ErrUnknownDevice; a cell the capture cut off
+// ErrTruncated.
 func (t *Topo) Path(a, b string) (pcitopo.Path, error) {
-	c, ok := t.Cell(a, b)
-	if !ok {
-		return "", fmt.Errorf("looking up %s↔%s in the topology: %w", a, b, ErrUnknownDevice)
+	c, err := t.cell(a, b)
+	if err != nil {
+		return "", fmt.Errorf("looking up %s↔%s in the topology: %w", a, b, err)
 	}
 	if c == "SOC" { // drivers before R384 called SYS "SOC"
 		c = string(pcitopo.SYS)

@@ -13,13 +13,19 @@ type Analysis struct {
 	Hosts    []Host    `json:"hosts"`
 	Tests    []Perf    `json:"tests,omitempty"`
 	Findings []Finding `json:"findings"`
+	// Errors lists the logs that could not be analysed (unreadable, or with
+	// no NCCL output); the others were analysed all the same.
+	Errors []SourceError `json:"errors,omitempty"`
 }
 
 // UnknownHost names the host of lines printed without the "host:pid:tid
 // [dev]" prefix (trimmed excerpts, banners no line can be tied to).
 const UnknownHost = "(unknown)"
 
-// Host gathers what the processes of one host printed.
+// Host gathers what the processes of one host printed. Processes are told
+// apart by hostname, pid and rank; two machines that share a hostname (pods,
+// containers) are told apart by the machine a launcher prefix names or by
+// their bootstrap addresses, and are then named "host [machine]".
 type Host struct {
 	Name       string   `json:"name"`
 	Versions   []string `json:"versions,omitempty"`   // "NCCL version 2.19.3+cuda12.3"
@@ -41,8 +47,16 @@ type Host struct {
 	// Transports counts channel connections by transport: P2P/CUMEM, P2P/IPC,
 	// SHM, NET/IB, NET/IBext_v8, NET/Socket, …
 	Transports map[string]int `json:"transports,omitempty"`
-	// GDRDMA is set when a NET channel runs GPUDirect RDMA (".../GDRDMA").
-	GDRDMA bool `json:"gdrdma"`
+	// GDRDMA says whether NET channels run GPUDirect RDMA (".../GDRDMA"):
+	// GDRYes, GDRNo, or GDRUnknown when no NET channel was seen.
+	GDRDMA string `json:"gdrdma"`
+	// NVLS is NVLink SHARP: "used" (NVLS channels or an NVLS connection),
+	// "available", "unavailable" (as NCCL said), "" when the log does not say.
+	NVLS         string `json:"nvls,omitempty"`
+	NVLSChannels int    `json:"nvlsChannels,omitempty"` // "… K nvls channels, …"
+	// CollNet is set when NCCL connected CollNet (in-network reduction, SHARP).
+	CollNet         bool `json:"collnet,omitempty"`
+	CollNetChannels int  `json:"collnetChannels,omitempty"`
 	// NICDistance holds older NCCL's "CUDA Dev N[M], IB NIC distance : PIX".
 	NICDistance map[string]string `json:"nicDistance,omitempty"`
 }
@@ -70,6 +84,13 @@ func (i Iface) String() string {
 	return i.Name + ":" + i.Addr
 }
 
+// GPUDirect RDMA states of Host.GDRDMA.
+const (
+	GDRYes     = "yes"
+	GDRNo      = "no"
+	GDRUnknown = "unknown"
+)
+
 // Kind names a finding.
 type Kind string
 
@@ -81,7 +102,14 @@ const (
 	UnexpectedInterface Kind = "unexpected-interface" // loopback, container overlays, or not the expected ones
 	UnexpectedHCA       Kind = "unexpected-hca"       // an IB device outside the expected list
 	MixedLinkLayers     Kind = "mixed-link-layers"    // NET/IB mixes InfiniBand and RoCE ports
-	IBCompletionError   Kind = "ib-completion-error"  // "NET/IB : Got completion from peer … with error N"
+	IBCompletionError   Kind = "ib-completion-error"  // "NET/IB : Got completion … with error N" in every NCCL era
+	QPError             Kind = "qp-error"             // ibv_modify_qp failed (GID, MTU, routing)
+	ConnectError        Kind = "connect-error"        // the out-of-band socket connection failed
+	NCCLError           Kind = "nccl-error"           // an NCCL call failed (ncclSystemError, ncclRemoteError, …)
+	CollectiveTimeout   Kind = "collective-timeout"   // PyTorch's watchdog timed a collective out
+	WatchdogHang        Kind = "watchdog-hang"        // PyTorch's watchdog itself got stuck
+	RASMismatch         Kind = "ras-mismatch"         // NCCL RAS: ranks disagree on operation counts (a hang)
+	RASError            Kind = "ras-error"            // NCCL RAS: missing, dead or failed ranks
 	NCCLWarning         Kind = "nccl-warning"         // any other NCCL WARN line
 	NoGDRDMA            Kind = "no-gdrdma"            // NET/IB channels without GPUDirect RDMA
 	DuplicateRank       Kind = "duplicate-rank"       // nccl-tests printed one rank on several hosts

@@ -80,12 +80,12 @@ var ncclCorpus = map[string]struct {
 		}
 	}},
 	"n08_trees_p2p_cumem_net_ibext_gdrdma_2nodes.txt": {nil, func(t *testing.T, a *Analysis) {
-		if h := host(t, a, "kolyoz2"); !h.GDRDMA || h.Transports["NET/IBext_v8"] != 1 || !slices.Contains(h.Ranks, 4) {
+		if h := host(t, a, "kolyoz2"); h.GDRDMA != GDRYes || h.Transports["NET/IBext_v8"] != 1 || !slices.Contains(h.Ranks, 4) {
 			t.Errorf("%+v", h)
 		}
 	}},
 	"n09_net_ib_gdrdma_send_receive_h20.txt": {nil, func(t *testing.T, a *Analysis) {
-		if h := host(t, a, "H20-GPU-06"); !h.GDRDMA || h.Transports["NET/IB"] != 9 {
+		if h := host(t, a, "H20-GPU-06"); h.GDRDMA != GDRYes || h.Transports["NET/IB"] != 9 {
 			t.Errorf("%+v", h)
 		}
 	}},
@@ -95,7 +95,7 @@ var ncclCorpus = map[string]struct {
 		}
 	}},
 	"n10b_channels_net_ibext_gdrdma_send_p2p_cumem.txt": {nil, func(t *testing.T, a *Analysis) {
-		if h := host(t, a, "qh100-gpu19"); !h.GDRDMA || h.Transports["NET/IBext"] != 5 {
+		if h := host(t, a, "qh100-gpu19"); h.GDRDMA != GDRYes || h.Transports["NET/IBext"] != 5 {
 			t.Errorf("%+v", h)
 		}
 	}},

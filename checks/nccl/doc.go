@@ -10,7 +10,15 @@
 //	                      or interfaces outside Options.Interfaces
 //	unexpected-hca        NET/IB devices outside Options.HCAs
 //	mixed-link-layers     one NET/IB list mixing InfiniBand and RoCE ports
-//	ib-completion-error   "Got completion from peer … with error 12" (RETRY_EXC_ERR named)
+//	ib-completion-error   "Got completion … with error 12" in every NCCL era, also
+//	                      inside PyTorch's "Last error:" (RETRY_EXC_ERR named)
+//	qp-error              ibv_modify_qp failed (GID, MTU, routing)
+//	connect-error         the out-of-band socket connection failed
+//	nccl-error            an NCCL call failed (ncclSystemError, "Duplicate GPU detected", …)
+//	collective-timeout    PyTorch's watchdog timed a collective out (ALLREDUCE, …)
+//	watchdog-hang         PyTorch's watchdog itself got stuck
+//	ras-mismatch          NCCL RAS: ranks disagree on a collective's count (a hang)
+//	ras-error             NCCL RAS: missing, dead or failed ranks
 //	nccl-warning          any other WARN line
 //	no-gdrdma             NET/IB channels without /GDRDMA
 //	duplicate-rank        nccl-tests printing one rank on several hosts (no MPI=1 build)
@@ -23,12 +31,23 @@
 //	for _, f := range a.Findings { fmt.Println(f.Status, f.Host, f.Kind, f.Message, f.Where) }
 //	results := a.Results() // one checks.Result per host, for reports
 //
-// Lines may carry launcher prefixes (mpirun --tag-output "[1,0]<stdout>:",
-// srun -l "0: ", "[rank] ") before NCCL's own "host:pid:tid [dev]". The
-// unprefixed "NCCL version" banner belongs to the host that printed last on
-// the same launcher stream. Lines without any host prefix are gathered under
-// UnknownHost. Each finding says where it was first seen ("file:line") and,
-// for repeats, how often.
+// Lines may carry launcher prefixes before NCCL's own "host:pid:tid [dev]",
+// several at once: mpirun --tag-output "[1,0]<stdout>:", srun -l "0: ", pdsh
+// "host: " or "10.1.2.3: ", Ray "(RayWorkerWrapper pid=…, ip=…) ", torchrun
+// "[default0]:" and PyTorch's "[rank3]:", kubectl logs --prefix
+// "[pod/NAME/CONTAINER] ", timestamps, syslog and Python logging; terminal
+// escapes are dropped. Where no known prefix fits, NCCL's own prefix is
+// looked for further in. The unprefixed "NCCL version" banner belongs to the
+// process that printed last on the same launcher stream.
+//
+// Processes are told apart by hostname, pid and rank; processes of one
+// hostname on different machines (pods and containers share hostnames) are
+// told apart by the machine a launcher prefix names or by disjoint bootstrap
+// addresses, and are then reported as "host [machine]". Lines without any
+// host are gathered under UnknownHost. Each finding says where it was first
+// seen ("file:line") and, for repeats, how often. A log that cannot be read
+// or holds no NCCL output is listed in Analysis.Errors; the others are still
+// analysed.
 //
 // Analyze is pure (readers in, values out) and safe for concurrent use.
 package nccl

@@ -17,33 +17,33 @@ var virtualIfRe = regexp.MustCompile(`^(?:lo|docker\d*|br-\w+|virbr\d*|veth\w*|f
 // hostFindings reports what is wrong with one host.
 func (a *analyzer) hostFindings(h *hostState) {
 	if !a.opt.AllowSocket {
+		// A job whose communicators all span one node never uses the network
+		// NCCL chose: a warning for the multi-node job to come, not a failure.
+		st, single := checks.StatusFail, ""
+		if h.maxNodes == 1 && h.netWhere == "" {
+			st, single = checks.StatusWarn, " (single-node job, nNodes 1: no data crossed the network here, but a multi-node job would)"
+		}
 		if h.socketWhere != "" {
 			msg := "channels run via NET/Socket: NCCL moves data over TCP, not RDMA"
 			if h.networks["Socket"] {
 				msg = "NCCL chose the socket transport (Using network Socket): data moves over TCP, not RDMA"
 			}
-			a.add(Finding{Kind: SocketFallback, Status: checks.StatusFail, Host: h.Name, Message: msg, Where: h.socketWhere})
+			a.add(Finding{Kind: SocketFallback, Status: st, Host: h.Name, Message: msg + single, Where: h.socketWhere})
 		}
 		if h.NoIBDevice {
-			a.add(Finding{Kind: NoIBDevice, Status: checks.StatusFail, Host: h.Name, Where: h.noIBWhere,
-				Message: "NET/IB found no device: no usable IB/RoCE port (driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)"})
+			a.add(Finding{Kind: NoIBDevice, Status: st, Host: h.Name, Where: h.noIBWhere,
+				Message: "NET/IB found no device: no usable IB/RoCE port (driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)" + single})
 		}
 	}
 	a.interfaceFindings(h)
 	a.hcaFindings(h)
-	if !h.GDRDMA && h.netWhere != "" && hasRDMANet(h.Transports) {
-		a.add(Finding{Kind: NoGDRDMA, Status: checks.StatusWarn, Host: h.Name, Where: h.netWhere,
-			Message: "NET channels do not use GPUDirect RDMA (no /GDRDMA): check nvidia-peermem and the GPU↔NIC PCIe path"})
-	}
-}
-
-func hasRDMANet(transports map[string]int) bool {
-	for t := range transports {
-		if strings.HasPrefix(t, "NET/") && t != "NET/Socket" && t != "NET/FastSocket" {
-			return true
+	if h.GDRDMA == GDRNo && h.rdmaNet {
+		msg := "NET channels do not use GPUDirect RDMA (no /GDRDMA): check nvidia-peermem or DMA-BUF and the GPU↔NIC PCIe path"
+		if h.gdrOff != "" {
+			msg += " (NCCL: " + h.gdrOff + ")"
 		}
+		a.add(Finding{Kind: NoGDRDMA, Status: checks.StatusWarn, Host: h.Name, Where: h.netWhere, Message: msg})
 	}
-	return false
 }
 
 func (a *analyzer) interfaceFindings(h *hostState) {
@@ -90,12 +90,13 @@ func (a *analyzer) hcaFindings(h *hostState) {
 	}
 }
 
-// fleetFindings compares hosts: NCCL versions, and ranks nccl-tests printed twice.
-func (a *analyzer) fleetFindings() {
+// fleetFindings compares hosts: NCCL versions, and ranks nccl-tests printed
+// twice (by different processes).
+func (a *analyzer) fleetFindings(hosts map[string]*hostState, of map[*proc]string) {
 	byVersion := map[string][]string{}
 	where := map[string]string{}
-	for _, name := range slices.Sorted(maps.Keys(a.hosts)) {
-		h := a.hosts[name]
+	for _, name := range slices.Sorted(maps.Keys(hosts)) {
+		h := hosts[name]
 		for v := range h.versions {
 			byVersion[v] = append(byVersion[v], name)
 			if _, ok := where[v]; !ok {
@@ -113,12 +114,18 @@ func (a *analyzer) fleetFindings() {
 			Message: "NCCL versions differ: " + strings.Join(parts, "; ")})
 	}
 	for _, rank := range slices.Sorted(maps.Keys(a.testRanks)) {
-		hosts := a.testRanks[rank]
-		if len(hosts) < 2 {
+		procs := a.testRanks[rank]
+		if len(procs) < 2 {
 			continue
 		}
-		names := slices.Sorted(maps.Keys(hosts))
-		a.add(Finding{Kind: DuplicateRank, Status: checks.StatusFail, Where: hosts[names[1]],
+		var names, wheres []string
+		for key, w := range procs {
+			names = append(names, fmt.Sprintf("%s (pid %d)", of[a.procs[key]], key.pid))
+			wheres = append(wheres, w)
+		}
+		slices.Sort(names)
+		slices.SortFunc(wheres, compareNatural)
+		a.add(Finding{Kind: DuplicateRank, Status: checks.StatusFail, Where: wheres[1],
 			Message: fmt.Sprintf("nccl-tests printed rank %d on %s: the processes ran as separate jobs (a binary built without MPI=1, or a launcher that does not wire ranks)", rank, strings.Join(names, " and "))})
 	}
 }

@@ -14,8 +14,11 @@ const maxDepth = 32
 // {"test_info": {...}, "results": {...}}. perftest releases before the fix for
 // linux-rdma/perftest issue #216 (Debian 12's 4.5 among them) wrote keys and
 // values without quotes; those files are read leniently and the Report says so
-// (Lenient, plus a warning). The JSON does not record the BW unit: BWUnit stays
-// empty and the caller, who chose --report_gbits or not, knows it.
+// (Lenient, plus a warning). The JSON does not record the BW unit (Gb/s with
+// --report_gbits, MiB/s without); ParseJSON derives it from MsgRate × MsgSize,
+// which perftest computes from the same measurement. When nothing tells (no
+// message rate), BWUnit stays empty with a warning, and GbpsOf refuses to
+// convert.
 func ParseJSON(data []byte) (*Report, error) {
 	p := &relaxed{s: string(data), line: 1}
 	v, err := p.value(0)
@@ -56,6 +59,13 @@ func ParseJSON(data []byte) (*Report, error) {
 	}
 	if !found {
 		return nil, fmt.Errorf("parsing perftest JSON: %w: neither test_info nor results present", ErrBadJSON)
+	}
+	if len(r.BW) > 0 {
+		if u, ok := unitFromRate(r.BW[len(r.BW)-1]); ok {
+			r.BWUnit = u
+		} else {
+			r.Warnings = append(r.Warnings, "the JSON does not say the bandwidth unit (Gb/s with --report_gbits, MiB/s without) and MsgRate × MsgSize cannot tell it")
+		}
 	}
 	return r, nil
 }

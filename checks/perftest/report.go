@@ -22,8 +22,8 @@ type Report struct {
 	Local  []Endpoint `json:"local,omitempty"`
 	Remote []Endpoint `json:"remote,omitempty"`
 	// BWUnit is the unit of the BW columns: Gb/s with --report_gbits, MB/s
-	// (2^20 bytes) without. Empty for JSON, which does not say (the caller knows
-	// from its Spec).
+	// (2^20 bytes; "MiB/sec" since perftest 24.07) without. For JSON it is
+	// derived from MsgRate × MsgSize; empty when nothing tells.
 	BWUnit checks.Unit `json:"bwUnit,omitempty"`
 	// LatUnit is the unit of the latency columns: us, or cycles with -C.
 	LatUnit checks.Unit `json:"latUnit,omitempty"`
@@ -39,6 +39,10 @@ type Report struct {
 	// Lenient is set when JSON had to be read leniently (perftest before the
 	// fix for issue #216 wrote unquoted keys and values).
 	Lenient bool `json:"lenient,omitempty"`
+	// ColumnMismatch is set when a result row held more numbers than its
+	// column header names: the row is left out (its values would land in the
+	// wrong columns) and a warning names its line.
+	ColumnMismatch bool `json:"columnMismatch,omitempty"`
 }
 
 // Header holds the banner block perftest prints before the results. Fields
@@ -130,12 +134,46 @@ func (r *Report) Final() (BWRow, bool) {
 }
 
 // ToGbps converts a bandwidth value printed in unit u to Gb/s. perftest's MB/sec
-// is 2^20 bytes per second.
+// (MiB/sec since perftest 24.07) is 2^20 bytes per second. A value whose unit
+// is unknown is returned as is: use GbpsOf where the unit may be unknown.
 func ToGbps(v float64, u checks.Unit) float64 {
-	if u == checks.UnitMBps {
-		return v * 1048576 * 8 / 1e9
+	g, _ := GbpsOf(v, u)
+	if u == "" {
+		return v
 	}
-	return v
+	return g
+}
+
+// GbpsOf converts a bandwidth value in unit u to Gb/s; ok is false when u is
+// not a bandwidth unit (empty: an --out_json file that does not say).
+func GbpsOf(v float64, u checks.Unit) (gbps float64, ok bool) {
+	switch u {
+	case checks.UnitMBps:
+		return v * 1048576 * 8 / 1e9, true
+	case checks.UnitGbps:
+		return v, true
+	}
+	return 0, false
+}
+
+// unitFromRate decides the unit of a bandwidth row from its message rate:
+// perftest computes both from one measurement, so BW average equals
+// MsgRate × size in exactly one of Gb/s and MiB/s (the two differ by a factor
+// of 8.4). ok is false when the row cannot tell (no rate, tiny values).
+func unitFromRate(r BWRow) (checks.Unit, bool) {
+	if r.MsgRate <= 0 || r.Bytes <= 0 || r.BWAverage <= 0 {
+		return "", false
+	}
+	bytesPerSec := r.MsgRate * 1e6 * float64(r.Bytes)
+	for _, c := range []struct {
+		u checks.Unit
+		v float64
+	}{{checks.UnitGbps, bytesPerSec * 8 / 1e9}, {checks.UnitMBps, bytesPerSec / 1048576}} {
+		if ratio := r.BWAverage / c.v; ratio > 0.8 && ratio < 1.25 {
+			return c.u, true
+		}
+	}
+	return "", false
 }
 
 // headerKey folds a banner or JSON key to its comparable form: "Number of qps"

@@ -22,8 +22,11 @@ var (
 	addressRe = regexp.MustCompile(`^(local|remote) address:\s*(.*)$`)
 	gidLineRe = regexp.MustCompile(`^GID:\s*(\S+)`)
 	kvRe      = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.*#/ -]*?)\s*:\s*(\S*)`)
-	columnRe  = regexp.MustCompile(`#bytes|#sl|#iterations|(?:BW (?:peak|average|Port[12])|MsgRate(?: Port[12])?|CPU_Util|t_min|t_max|t_typical|t_avg|t_stdev|99(?:\.9)?% percentile)\[[^\]]*\]|tps average`)
-	bareRe    = regexp.MustCompile(`^-?\d+\.\d+$`)
+	// columnRe finds the columns of a result header: "#bytes", "#sl",
+	// "#iterations", "tps average" and every "Name[unit]", known or not, so
+	// that a column fabricctl does not know still counts.
+	columnRe = regexp.MustCompile(`#\w+|tps average|[A-Za-z0-9_%.][A-Za-z0-9_%. ]*?\[[^\]]*\]`)
+	bareRe   = regexp.MustCompile(`^-?\d+\.\d+$`)
 )
 
 type parseState int
@@ -46,6 +49,7 @@ type textParser struct {
 	r       *Report
 	state   parseState
 	cols    []column
+	colLine int // the line of the column header
 	lat     bool
 	content bool
 }
@@ -183,9 +187,10 @@ func (p *textParser) gid(raw string) {
 
 func (p *textParser) columns(s string, n int) {
 	p.cols = p.cols[:0]
+	p.colLine = n
 	p.lat = false
 	for _, c := range columnRe.FindAllString(s, -1) {
-		name, unit, _ := strings.Cut(c, "[")
+		name, unit, _ := strings.Cut(strings.TrimSpace(c), "[")
 		col := column{name: name, unit: strings.TrimSuffix(unit, "]")}
 		p.cols = append(p.cols, col)
 		switch {
@@ -208,7 +213,7 @@ func unitOf(s string) checks.Unit {
 	switch s {
 	case "Gb/sec":
 		return checks.UnitGbps
-	case "MB/sec":
+	case "MB/sec", "MiB/sec": // perftest 24.07 renamed MB/sec (always 2^20 bytes) to MiB/sec
 		return checks.UnitMBps
 	case "usec":
 		return checks.UnitUsec
@@ -233,6 +238,12 @@ func (p *textParser) row(s string, n int) {
 	if len(vals) < len(p.cols) || len(p.cols) < 3 {
 		p.r.Truncated = true
 		p.r.Warnings = append(p.r.Warnings, fmt.Sprintf("line %d: incomplete result row %q", n, s))
+		return
+	}
+	if len(vals) > len(p.cols) {
+		p.r.ColumnMismatch = true
+		p.r.Warnings = append(p.r.Warnings, fmt.Sprintf("line %d: result row has %d numbers but the column header (line %d) names %d columns; the row is left out rather than read into the wrong columns: %q",
+			n, len(vals), p.colLine, len(p.cols), s))
 		return
 	}
 	if p.lat {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/pcitopo"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 )
 
@@ -61,7 +62,8 @@ func Evaluate(f Facts, o Options) []checks.Result {
 		out = append(out, l)
 	}
 	out = append(out, evalPCI(host, f.PCI)...)
-	out = append(out, evalPeerMem(host, f))
+	out = append(out, evalGPUDirect(host, f))
+	out = append(out, evalGPUHost(host, f)...)
 	if f.Perftest != "" {
 		out = append(out, pass(IDPerftest, host, "perftest "+f.Perftest))
 	} else {
@@ -80,6 +82,10 @@ func ifaceTarget(host string, in hostcfg.InterfaceState) string {
 
 func evalInterface(host string, in hostcfg.InterfaceState, plan *hostcfg.Plan, o Options) []checks.Result {
 	target := ifaceTarget(host, in)
+	if in.Name == fabric.AllRDMANetdevs {
+		return []checks.Result{bad(IDRDMADevice, host, checks.StatusFail, checks.NoDevice,
+			"no RDMA device on this host: no netdev has one (RDMA driver not loaded? ls /sys/class/infiniband)", in.Error)}
+	}
 	if in.Error != "" {
 		return []checks.Result{bad(IDRDMADevice, target, checks.StatusFail, checks.NoDevice, fmt.Sprintf("netdev %s: %s", in.Name, in.Error))}
 	}
@@ -206,6 +212,9 @@ func evalPCI(host string, devs []PCIDevice) []checks.Result {
 		default:
 			out = append(out, pass(IDPCIe, target, fmt.Sprintf("%s x%s (max)", d.CurrentSpeed, d.CurrentWidth)))
 		}
+		if d.AER == nil && d.MaxSpeed != "" {
+			out = append(out, bad(IDAER, target, checks.StatusSkip, "", "AER unavailable (kernel does not own PCIe: no aer_dev_* in sysfs; firmware-first error handling or a VM)"))
+		}
 		if d.AER != nil {
 			switch {
 			case d.AER["fatal"] > 0 || d.AER["nonfatal"] > 0:
@@ -234,7 +243,7 @@ func evalPCI(host string, devs []PCIDevice) []checks.Result {
 	}
 	for _, g := range gpus {
 		if len(nics) == 0 {
-			out = append(out, bad(IDAffinity, host+"/"+g.Name, checks.StatusWarn, "", "no RoCE NIC on PCIe to pair the GPU with"))
+			out = append(out, bad(IDAffinity, host+"/"+g.Name, checks.StatusSkip, "", "no RDMA NIC on PCIe to pair the GPU with"))
 			continue
 		}
 		best, path, err := pcitopo.Closest(g, nics)
@@ -254,17 +263,6 @@ func evalPCI(host string, devs []PCIDevice) []checks.Result {
 		out = append(out, r)
 	}
 	return out
-}
-
-func evalPeerMem(host string, f Facts) checks.Result {
-	gpus := slices.ContainsFunc(f.PCI, func(d PCIDevice) bool { return d.Kind == "gpu" })
-	switch {
-	case !gpus:
-		return bad(IDPeerMem, host, checks.StatusSkip, "", "no GPU")
-	case len(f.PeerMemory) == 0:
-		return bad(IDPeerMem, host, checks.StatusFail, "", "GPUs present but neither nvidia_peermem nor nv_peer_mem is loaded: no GPUDirect RDMA")
-	}
-	return pass(IDPeerMem, host, strings.Join(f.PeerMemory, ", ")+" loaded")
 }
 
 func evalResolve(host string, rs []Resolution) checks.Result {

@@ -66,6 +66,10 @@ type Facts struct {
 	NCCLPath string `json:"ncclPath,omitempty"`
 	// Resolved holds a lookup of every peer name and non-literal address.
 	Resolved []Resolution `json:"resolved,omitempty"`
+	// GPUHost holds the GPU server's facts (gpuhost.go): GPUs and driver,
+	// every libnccl and the one PyTorch loads, GPUDirect RDMA, IOMMU, ACS,
+	// MaxReadReq, NVLink errors.
+	GPUHost *HostFacts `json:"gpuHost,omitempty"`
 }
 
 // Resolution is one name lookup on the host.
@@ -113,6 +117,16 @@ type Gatherer struct {
 	LookPath func(string) (string, error)
 	// Resolve looks a name up (net.DefaultResolver.LookupHost when nil).
 	Resolve func(ctx context.Context, name string) ([]string, error)
+	// Run runs nvidia-smi, lspci and the DMA-BUF probe (exec when nil).
+	Run Command
+	// FileRoot prefixes the default paths searched for libraries and the
+	// kernel configuration in /boot ("" is /): fixture trees set it.
+	FileRoot string
+	// PythonDirs and CondaDirs are the site-packages and conda library globs
+	// searched for NCCL and PyTorch (DefaultPythonDirs, DefaultCondaDirs when nil).
+	PythonDirs, CondaDirs []string
+	// NoProbe skips asking the CUDA driver whether it supports DMA-BUF.
+	NoProbe bool
 }
 
 // DefaultLibDirs are where distributions and NVIDIA's packages put libnccl.
@@ -150,13 +164,19 @@ func (g *Gatherer) Gather(ctx context.Context, a Args) Facts {
 		p := hostcfg.Diff(a.Intent, obs)
 		f.Observed, f.Plan = &obs, &p
 		if g.Sys == (sysfs.FS{}) {
-			g = &Gatherer{Open: g.Open, Sys: h.Sys, ProcRoot: g.ProcRoot, LibDirs: g.LibDirs, LookPath: g.LookPath, Resolve: g.Resolve}
+			cp := *g
+			cp.Sys = h.Sys
+			g = &cp
 		}
 	}
 	if f.Observed == nil {
 		// Without the netlink backends the live settings are unknown, but
 		// sysfs still tells the RDMA tests which device, port and GID to use.
-		obs := g.sysfsOnly(ctx, a.Intent)
+		sys := g.Sys
+		if sys == (sysfs.FS{}) {
+			sys = sysfs.NewFS(hostcfg.DefaultSysRoot)
+		}
+		obs := hostcfg.ObserveRDMA(ctx, sys, a.Intent)
 		f.Observed = &obs
 	}
 	f.PCI = g.pci(ctx, f.Observed)
@@ -164,6 +184,10 @@ func (g *Gatherer) Gather(ctx context.Context, a Args) Facts {
 	f.Perftest, f.PerftestError = g.perftestVersion(ctx)
 	f.NCCL, f.NCCLPath = g.ncclVersion()
 	f.Resolved = g.resolve(ctx, a.Peers)
+	f.GPUHost = g.gatherHost(ctx, f.PCI)
+	if lib := f.GPUHost.effectiveNCCL(); lib != nil && lib.Version != "" {
+		f.NCCL, f.NCCLPath = lib.Version, lib.Path // what PyTorch loads, not the first system copy
+	}
 	return f
 }
 
@@ -266,50 +290,4 @@ func (g *Gatherer) resolve(ctx context.Context, peers []Peer) []Resolution {
 		}
 	}
 	return out
-}
-
-// sysfsOnly observes the intent's netdevs' RDMA ports from sysfs alone.
-func (g *Gatherer) sysfsOnly(ctx context.Context, in fabric.HostIntent) hostcfg.Observed {
-	sys := g.Sys
-	if sys == (sysfs.FS{}) {
-		sys = sysfs.NewFS(hostcfg.DefaultSysRoot)
-	}
-	obs := hostcfg.Observed{APIVersion: fabric.APIVersion, Host: in.Host}
-	var names []string
-	for _, i := range in.Interfaces {
-		if i.Name == fabric.AllRDMANetdevs {
-			all, err := sys.NetdevsWithRDMA(ctx)
-			if err != nil {
-				obs.Interfaces = append(obs.Interfaces, hostcfg.InterfaceState{Name: i.Name, Error: err.Error()})
-			}
-			names = append(names, all...)
-			continue
-		}
-		names = append(names, i.Name)
-	}
-	for _, n := range names {
-		st := hostcfg.InterfaceState{Name: n, Intent: n}
-		ref, err := sys.PortForNetdev(ctx, n)
-		if err != nil {
-			if _, nerr := sys.NetDevice(ctx, n); nerr != nil {
-				st.Error = nerr.Error()
-			}
-			obs.Interfaces = append(obs.Interfaces, st)
-			continue
-		}
-		p, perr := sys.Port(ctx, ref.Device, ref.Port)
-		r := &hostcfg.RDMAState{Port: p, RoCEv2IPv4GIDIndex: -1}
-		r.Device, r.Port.Port = ref.Device, ref.Port
-		gids, gerr := sys.GIDs(ctx, ref.Device, ref.Port)
-		r.GIDs = gids
-		if gid, ok := sysfs.RoCEv2IPv4(gids, n); ok {
-			r.RoCEv2IPv4GIDIndex = gid.Index
-		}
-		if err := errors.Join(perr, gerr); err != nil {
-			r.Error = err.Error()
-		}
-		st.RDMA = r
-		obs.Interfaces = append(obs.Interfaces, st)
-	}
-	return obs
 }

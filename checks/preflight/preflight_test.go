@@ -4,17 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 const hosts = "../../hostcfg/testdata/hosts"
@@ -48,6 +49,12 @@ func rxeGatherer(t *testing.T) (*Gatherer, *hostcfgtest.Fixture) {
 			}
 			return nil, errors.New("no such host")
 		},
+		Run: func(_ context.Context, name string, _ ...string) ([]byte, error) {
+			return nil, fmt.Errorf("running %s: exec: %q: executable file not found in $PATH", name, name)
+		},
+		FileRoot:   t.TempDir(),
+		PythonDirs: []string{},
+		CondaDirs:  []string{},
 	}
 	return g, fx
 }
@@ -231,7 +238,7 @@ func TestOpOverTheAgentProtocol(t *testing.T) {
 	h := &agent.Handler{Open: func(context.Context) (*hostcfg.Host, error) { return fx.Host, nil }}
 	g.Register(h)
 	var f Facts
-	if err := agentcall.Call(t.Context(), agentcall.Local{Handler: h}, Op, Args{Intent: desired(t, "rxe")}, &f); err != nil {
+	if err := agentclient.Call(t.Context(), agentclient.Local{Handler: h}, Op, Args{Intent: desired(t, "rxe")}, &f); err != nil {
 		t.Fatal(err)
 	}
 	if f.Observed == nil || len(f.Observed.Interfaces) != 1 || f.Observed.Interfaces[0].RDMA.RoCEv2IPv4GIDIndex != 1 {

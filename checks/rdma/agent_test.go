@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // rxeSys is the rxe fixture host of hostcfg (rxe0, port 1, hw_counters).
@@ -246,7 +246,7 @@ func TestOpsOverTheProtocol(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	port := freePort(t)
-	s := agentcall.Open(ctx, agentcall.Local{Handler: hs})
+	s := agentclient.Open(ctx, agentclient.Local{Handler: hs})
 	defer s.Close(ctx)
 	if err := s.SendOp(OpStart, StartArgs{ID: "s", Role: Server, Spec: spec(port, ""), Timeout: 20 * time.Second}); err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestOpsOverTheProtocol(t *testing.T) {
 	if err := s.Recv(ctx, &st); err != nil || !st.Ready {
 		t.Fatalf("server: %+v %v", st, err)
 	}
-	c := agentcall.Open(ctx, agentcall.Local{Handler: hc})
+	c := agentclient.Open(ctx, agentclient.Local{Handler: hc})
 	defer c.Close(ctx)
 	c.SendOp(OpStart, StartArgs{ID: "c", Role: Client, Spec: spec(port, "127.0.0.1"), Timeout: 20 * time.Second})
 	c.SendOp(OpWait, WaitArgs{ID: "c"})
@@ -273,7 +273,7 @@ func TestOpsOverTheProtocol(t *testing.T) {
 	}
 	// Unknown ids and bad arguments are protocol errors, not hangs.
 	s.SendOp(OpWait, WaitArgs{ID: "nope"})
-	if err := s.Recv(ctx, nil); !errors.Is(err, agentcall.ErrAgent) || !strings.Contains(err.Error(), "unknown perftest id") {
+	if err := s.Recv(ctx, nil); !errors.Is(err, agentclient.ErrAgent) || !strings.Contains(err.Error(), "unknown perftest id") {
 		t.Errorf("unknown id: %v", err)
 	}
 }

@@ -23,7 +23,7 @@
 // an agent that lost its SSH session left behind.
 //
 // On the controller, RunPair drives one test between two Endpoints: the
-// server's start and wait go to one agent process (an agentcall.Session),
+// server's start and wait go to one agent process (an agentclient.Session),
 // the client's to another, and the client starts only once the server is
 // ready (its own socket listens). A run that failed for a cause of the
 // measurement — perftest's clock calibration, its out-of-band connect, a

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/perftest"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // Endpoint is one host's side of a test, as the controller knows it from
@@ -20,7 +20,7 @@ import (
 type Endpoint struct {
 	// Host is the fabric's name of the host.
 	Host  string
-	Agent agentcall.Agent
+	Agent agentclient.Agent
 	// Address is where a client reaches this host's perftest server (the
 	// out-of-band TCP exchange): the host's fabric address.
 	Address string
@@ -320,28 +320,28 @@ var runSeq atomic.Int64
 type sessionPool struct {
 	ctx context.Context // the sessions' lifetime
 	mu  sync.Mutex
-	m   map[string][]*agentcall.Session
+	m   map[string][]*agentclient.Session
 }
 
 func newSessionPool(ctx context.Context) *sessionPool {
-	return &sessionPool{ctx: ctx, m: map[string][]*agentcall.Session{}}
+	return &sessionPool{ctx: ctx, m: map[string][]*agentclient.Session{}}
 }
 
 // get returns a session on e's host; release(true) keeps it for a later
 // run, release(false) ends it (it may hold an unread reply).
-func (p *sessionPool) get(ctx context.Context, e Endpoint, _ Role) (*agentcall.Session, func(ok bool)) {
+func (p *sessionPool) get(ctx context.Context, e Endpoint, _ Role) (*agentclient.Session, func(ok bool)) {
 	if p == nil {
-		s := agentcall.Open(ctx, e.Agent)
+		s := agentclient.Open(ctx, e.Agent)
 		return s, func(bool) { s.Close(context.WithoutCancel(ctx)) }
 	}
 	p.mu.Lock()
-	var s *agentcall.Session
+	var s *agentclient.Session
 	if idle := p.m[e.Host]; len(idle) > 0 {
 		s, p.m[e.Host] = idle[len(idle)-1], idle[:len(idle)-1]
 	}
 	p.mu.Unlock()
 	if s == nil {
-		s = agentcall.Open(p.ctx, e.Agent)
+		s = agentclient.Open(p.ctx, e.Agent)
 	}
 	return s, func(ok bool) {
 		if !ok {

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/rdma/rdmatest"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // fleet builds one in-process agent per host, all on this machine; each
@@ -35,7 +35,7 @@ func fleet(t *testing.T, devs map[string]string, mutate func(host string, a *Age
 		}
 		hd := &agent.Handler{}
 		a.Register(hd)
-		e.Agent = agentcall.Local{Handler: hd}
+		e.Agent = agentclient.Local{Handler: hd}
 		eps = append(eps, e)
 		agents = append(agents, a)
 	}

@@ -34,6 +34,7 @@ type page struct {
 	Heatmaps []heatmap
 	Problems []row
 	Rows     []row
+	Drawing  *drawing // the topology with the suspects, when the report has one
 }
 
 // bar is one stacked status bar of the summary cards.
@@ -68,7 +69,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
-	p := page{Report: s, Summary: s.Summary(), Heatmaps: heatmaps(s), Rows: rows(s), Stats: stats(s)}
+	p := page{Report: s, Summary: s.Summary(), Heatmaps: heatmaps(s), Rows: rows(s), Stats: stats(s), Drawing: drawTopology(s)}
 	const layout = "2006-01-02 15:04:05 UTC"
 	if !s.Started.IsZero() {
 		p.Started = s.Started.Format(layout)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
@@ -112,6 +113,11 @@ type Report struct {
 	Suites     []Suite         `json:"suites"`
 	Results    []checks.Result `json:"results"`
 	Pairs      []Pair          `json:"pairs"`
+	// Localisation: the components blamed for failures, the topology they
+	// sit in and its cabling findings (see localisation.go).
+	Suspects []checks.Suspect   `json:"suspects,omitempty"`
+	Topology *topology.Topology `json:"topology,omitempty"`
+	Cabling  []topology.Finding `json:"cabling,omitempty"`
 }
 
 // New starts a report for fabric covering suites.
@@ -261,7 +267,7 @@ func (r *Report) Validate() error {
 		}
 		units[p.Test] = p.Unit
 	}
-	return nil
+	return r.validateLocalisation()
 }
 
 // sorted validates r and returns a copy with stable order: suites in
@@ -302,6 +308,7 @@ func (r *Report) sorted() (*Report, error) {
 		return cmp.Or(cmp.Compare(a.Test, b.Test), cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B),
 			cmp.Compare(a.DeviceA, b.DeviceA), cmp.Compare(a.DeviceB, b.DeviceB))
 	})
+	c.sortLocalisation()
 	return &c, nil
 }
 

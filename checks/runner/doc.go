@@ -1,7 +1,7 @@
 // Package runner runs the suites of `fabricctl check` over a fabric's hosts
 // and assembles the report.
 //
-//	hosts := []runner.Host{{Intent: intent, Agent: sshAgent}, …} // one per fabric host
+//	hosts := []runner.Host{{Intent: intent, Agent: agent}, …} // one per fabric host (internal/fleet.Hosts)
 //	rep, err := runner.Run(ctx, "lab", hosts, runner.Options{
 //		Suites:   []report.Suite{report.SuitePreflight, report.SuitePairwise},
 //		Checks:   f.Spec.Checks,
@@ -24,5 +24,6 @@
 // with that cause; the sweep goes on with the others. Pairwise results become report Pairs (the
 // heatmap), the rest report Results.
 //
-// Run is safe for concurrent use with distinct hosts or BasePorts.
+// Run is safe for concurrent use with distinct hosts or BasePorts. It calls
+// Options.Progress from one goroutine at a time, though steps finish on many.
 package runner

@@ -16,7 +16,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -26,12 +25,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
@@ -112,32 +109,6 @@ func buildAgent(t *testing.T) string {
 	return bin
 }
 
-// labAgent runs the uploaded agent over the lab's SSH.
-type labAgent struct {
-	conn *remote.Lazy
-	d    *agentclient.Deployer
-	mu   sync.Mutex
-	path string
-}
-
-func (a *labAgent) Exec(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	a.mu.Lock()
-	if a.path == "" {
-		p, _, err := a.d.Ensure(ctx, a.conn)
-		if err != nil {
-			a.mu.Unlock()
-			return err
-		}
-		a.path = p
-	}
-	a.mu.Unlock()
-	err := a.conn.Run(ctx, []string{a.path, "agent"}, stdin, stdout, nil)
-	if ee, ok := err.(*remote.ExitError); ok && ee.Status == 1 {
-		return nil // a reply was not ok; it says why
-	}
-	return err
-}
-
 // labFabric is profiles/lab/fabric.yaml: its spec.checks is the lab's
 // measured envelope (docs/lab.md).
 func labFabric(t *testing.T) *fabric.Fabric {
@@ -158,7 +129,7 @@ func labHosts(t *testing.T, s *lab.State, bin string) []Host {
 		l := &remote.Lazy{Config: remote.Config{Name: h.Host, Address: h.Address, User: s.User, IdentityFile: s.KeyPath,
 			KnownHostsFile: s.KnownHosts, SSHConfigFile: "none", Dial: s.Dial}}
 		t.Cleanup(func() { l.Close() })
-		hosts = append(hosts, Host{Intent: h, Agent: &labAgent{conn: l, d: d}})
+		hosts = append(hosts, Host{Intent: h, Agent: &agentclient.Remote{Conn: l, Deployer: d}})
 	}
 	return hosts
 }
@@ -198,7 +169,7 @@ func TestLabChecks(t *testing.T) {
 	// through its agent first (MTU 9000, ToS 106), as `fabricctl apply` would.
 	for _, h := range hosts {
 		intent := h.Intent
-		sess := agentcall.Open(ctx, h.Agent)
+		sess := agentclient.Open(ctx, h.Agent)
 		err := sess.Send(agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: agent.OpApply, Desired: &intent})
 		if err == nil {
 			err = sess.Recv(ctx, nil)

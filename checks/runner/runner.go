@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
@@ -17,12 +16,13 @@ import (
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/schedule"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // Host is one host under test and the way to reach its agent.
 type Host struct {
 	Intent fabric.HostIntent
-	Agent  agentcall.Agent
+	Agent  agentclient.Agent
 }
 
 // Options say what to run.
@@ -50,7 +50,9 @@ type Options struct {
 	RelativeFloor float64
 	// BasePort is the first perftest TCP port (default rdma.DefaultBasePort).
 	BasePort int
-	// Progress, when set, receives one line per finished step.
+	// Progress, when set, receives one line per finished step. Steps finish
+	// on many goroutines, but Run calls Progress from one at a time, so it
+	// needs no lock of its own.
 	Progress func(format string, args ...any)
 }
 
@@ -78,6 +80,14 @@ func (o Options) progress(format string, args ...any) {
 func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*report.Report, error) {
 	if len(hosts) == 0 {
 		return nil, ErrNoHosts
+	}
+	if p := o.Progress; p != nil {
+		var mu sync.Mutex // the hosts' steps finish concurrently
+		o.Progress = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			p(format, args...)
+		}
 	}
 	rep := report.New(fabricName, time.Now(), o.suites()...)
 	defer cleanup(ctx, hosts, o)
@@ -194,7 +204,7 @@ func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancel()
 			var f preflight.Facts
-			err := agentcall.Call(cctx, h.Agent, preflight.Op, preflight.Args{Intent: h.Intent, Peers: peers}, &f)
+			err := agentclient.Call(cctx, h.Agent, preflight.Op, preflight.Args{Intent: h.Intent, Peers: peers}, &f)
 			if err != nil {
 				err = fmt.Errorf("running preflight on %s: %w", h.Intent.Host, err)
 			}
@@ -337,7 +347,7 @@ func cleanup(ctx context.Context, hosts []Host, o Options) {
 	for _, h := range hosts {
 		wg.Go(func() {
 			var c rdma.Cleaned
-			if err := agentcall.Call(ctx, h.Agent, rdma.OpCleanup, rdma.CleanupArgs{}, &c); err != nil {
+			if err := agentclient.Call(ctx, h.Agent, rdma.OpCleanup, rdma.CleanupArgs{}, &c); err != nil {
 				o.progress("cleanup %s: %v", h.Intent.Host, err)
 				return
 			}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/rdma/rdmatest"
@@ -21,6 +20,7 @@ import (
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 func TestMain(m *testing.M) {
@@ -52,7 +52,7 @@ func fixtureHost(t *testing.T, name string, edit func(sysRoot string)) (Host, *r
 	g.Register(h)
 	a := &rdma.Agent{Sys: fx.Host.Sys, StateDir: t.TempDir()}
 	a.Register(h)
-	return Host{Intent: in, Agent: agentcall.Local{Handler: h}}, a
+	return Host{Intent: in, Agent: agentclient.Local{Handler: h}}, a
 }
 
 func TestRunAllSuitesWithOneHostDown(t *testing.T) {

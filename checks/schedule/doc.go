@@ -18,6 +18,10 @@
 //	halves      the first half against the second, in one round (bisection)
 //	cross-leaf  every pair on different "leaf" labels; two leaves of p ≤ q
 //	            hosts take q rounds
+//	topology    every NIC, access link and leaf uplink group exercised in
+//	            every round: one round within the leaves, then rounds where
+//	            half of each leaf sends to half of another (4 rounds by
+//	            default, whatever the size: the localiser's input)
 //
 // After a sweep, PlanConfirm takes every pair's first verdict (bad: failed
 // or an outlier), clears every host with a good pair, and pairs each

@@ -29,7 +29,7 @@ const (
 )
 
 // Kinds lists the schedules, sorted.
-func Kinds() []Kind { return []Kind{KindAllPairs, KindCrossLeaf, KindHalves, KindRing} }
+func Kinds() []Kind { return []Kind{KindAllPairs, KindCrossLeaf, KindHalves, KindRing, KindTopology} }
 
 // LeafLabel is the host label CrossLeaf groups by.
 const LeafLabel = "leaf"
@@ -82,6 +82,8 @@ func Build(kind Kind, hosts []Host) (Plan, error) {
 		rounds, err = Halves(names)
 	case KindCrossLeaf:
 		rounds, err = CrossLeaf(hosts, LeafLabel)
+	case KindTopology:
+		rounds, err = Topology(hosts, LeafLabel, DefaultTopologyRounds)
 	default:
 		var valid []string
 		for _, k := range Kinds() {
@@ -207,25 +209,11 @@ func Halves(names []string) ([]Round, error) {
 // least possible); with more leaves the round-robin tournament is filtered to
 // cross-leaf pairs and packed first-fit.
 func CrossLeaf(hosts []Host, label string) ([]Round, error) {
-	names := make([]string, len(hosts))
-	leafOf := make(map[string]string, len(hosts))
-	var leaves []string
-	members := map[string][]string{}
-	for i, h := range hosts {
-		names[i] = h.Name
-		leaf, ok := h.Labels[label]
-		if !ok || leaf == "" {
-			return nil, fmt.Errorf("%w: %q has no %q label", ErrMissingLabel, h.Name, label)
-		}
-		leafOf[h.Name] = leaf
-		if members[leaf] == nil {
-			leaves = append(leaves, leaf)
-		}
-		members[leaf] = append(members[leaf], h.Name)
-	}
-	if err := checkNames(names, 2); err != nil {
+	g, err := groupLeaves(hosts, label)
+	if err != nil {
 		return nil, err
 	}
+	leafOf, leaves, members := g.leafOf, g.leaves, g.members
 	switch len(leaves) {
 	case 1:
 		return nil, fmt.Errorf("%w: every host is on %s %q", ErrOneLeaf, label, leaves[0])

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,8 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 					GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
 			}
 			registerAgentOps(h)
-			failed, err := h.Serve(ctx, g.stdin, g.stdout)
+			// A request that never comes must not outlive the first SIGTERM.
+			failed, err := h.Serve(ctx, ctxio.NewReader(ctx, g.stdin), g.stdout)
 			if err != nil {
 				return err
 			}

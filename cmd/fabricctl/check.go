@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,13 +14,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/agentcall"
 	"github.com/fabricctl/fabricctl/checks/captured"
 	"github.com/fabricctl/fabricctl/checks/report"
 	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
-	"github.com/fabricctl/fabricctl/internal/remote"
+	"github.com/fabricctl/fabricctl/internal/fleet"
 )
 
 // checkFlags are the flags of fabricctl check.
@@ -40,6 +37,7 @@ type checkFlags struct {
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var cf checkFlags
+	var lf localCheckFlags
 	cmd := &cobra.Command{
 		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise] [--report FILE.html]",
 		Short: "Prove the fabric works: host preflight, RDMA loopback and pairwise perftest sweeps",
@@ -50,8 +48,14 @@ the pairwise schedule of spec.checks, and reports with the cause of every failur
 Results go to stdout (-o table|json|junit|html), progress to stderr; --report writes the
 self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on errors.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd, g, cf) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if lf.local {
+				return runCheckLocal(cmd, g, cf, lf)
+			}
+			return runCheck(cmd, g, cf)
+		},
 	}
+	lf.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVarP(&cf.file, "file", "f", "", "fabric file")
 	fl.StringSliceVar(&cf.suites, "suite", []string{"preflight", "loopback", "pairwise"}, "suites to run (comma-separated)")
@@ -94,28 +98,12 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 
 	d := agentclient.Self()
 	d.RemotePath = cf.agentPath
-	o := targetOptions{insecureIgnoreHostKey: cf.insecure, deployer: d, log: g.log, dial: g.dial}
+	fl, closeAll := fleet.Hosts(f, fleet.Options{InsecureIgnoreHostKey: cf.insecure, Only: cf.only, Deployer: d,
+		IdentityFile: cf.identity, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial})
+	defer closeAll()
 	var hosts []checkrunner.Host
-	var conns []*remote.Lazy
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for _, h := range f.Resolve().Hosts {
-		if len(cf.only) > 0 && !slices.Contains(cf.only, h.Host) {
-			continue
-		}
-		cfg := sshConfigFor(f, h.Host, h.Address, findHost(f, h.Host).SSH, o)
-		if cf.identity != "" {
-			cfg.IdentityFile = cf.identity
-		}
-		if cf.knownHosts != "" {
-			cfg.KnownHostsFile = cf.knownHosts
-		}
-		l := &remote.Lazy{Config: cfg}
-		conns = append(conns, l)
-		hosts = append(hosts, checkrunner.Host{Intent: h, Agent: &sshAgent{conn: l, deployer: d}})
+	for _, h := range fl {
+		hosts = append(hosts, checkrunner.Host{Intent: h.Intent, Agent: h.Agent})
 	}
 	if len(hosts) == 0 {
 		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
@@ -206,43 +194,4 @@ func emitReport(g *globals, cf checkFlags, rep *report.Report, write func(io.Wri
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	return checkExit(rep)
-}
-
-// sshAgent runs `fabricctl agent` on a host over SSH, delivering the
-// binary on first use.
-type sshAgent struct {
-	conn     agentclient.Conn
-	deployer *agentclient.Deployer
-
-	mu   sync.Mutex
-	path string
-}
-
-var _ agentcall.Agent = (*sshAgent)(nil)
-
-func (a *sshAgent) agentPath(ctx context.Context) (string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.path != "" {
-		return a.path, nil
-	}
-	p, _, err := a.deployer.Ensure(ctx, a.conn)
-	if err != nil {
-		return "", err
-	}
-	a.path = p
-	return p, nil
-}
-
-func (a *sshAgent) Exec(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	path, err := a.agentPath(ctx)
-	if err != nil {
-		return err
-	}
-	err = a.conn.Run(ctx, []string{path, "agent"}, stdin, stdout, nil)
-	var ee *remote.ExitError
-	if errors.As(err, &ee) && ee.Status == exitError {
-		return nil // some reply was not ok; the replies say why
-	}
-	return err
 }

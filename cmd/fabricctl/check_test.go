@@ -68,6 +68,9 @@ func TestCheckFromDir(t *testing.T) {
 		"../../checks/perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt":  "ib_write_bw.txt",
 		"../../checks/perftest/testdata/text/err_oob_connect_client.txt":          "ib_read_bw.txt",
 		"../../checks/hostparse/testdata/showgids/roce_v2_ipv4_and_shared_ip.txt": "show_gids.txt",
+		// Named for what it is about, not for the tool: told by content.
+		"../../checks/analyze/testdata/nccl_lib_locations.txt":               "nccl_lib_locations.txt",
+		"../../checks/hostparse/testdata/topo/four_gpus_two_nics_legend.txt": "gpu-links.txt",
 	} {
 		b, err := os.ReadFile(src)
 		if err != nil {
@@ -83,10 +86,13 @@ func TestCheckFromDir(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2 (the OOB connect failure): %s", code, errs)
 	}
-	for _, want := range []string{`"captured/ibstat"`, `"gpu-01/ib_read_bw.txt"`, `"oob-connect"`, `"captured/show_gids"`} {
+	for _, want := range []string{`"captured/ibstat/port-state"`, `"gpu-01/ib_read_bw.txt"`, `"oob-connect"`, `"captured/show_gids/roce-gid"`, `"captured/topo/gpu-nic-affinity"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %s", want)
 		}
+	}
+	if strings.Contains(out, "nccl_lib_locations") || strings.Contains(out, "no NCCL output") {
+		t.Errorf("a library listing was taken for an NCCL log:\n%s", out)
 	}
 	if code, _, errs := runCLI(t, "check", "--from-dir", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errs, "not a directory") {
 		t.Errorf("a missing directory: exit %d, %s", code, errs)

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -62,7 +59,7 @@ func (f *hostFlags) loadDesired(g *globals) (*fabric.HostIntent, error) {
 	case f.desired != "" && f.fabricFile != "":
 		return nil, errors.New("give either --desired FILE or -f FABRIC --host NAME, not both")
 	case f.desired != "":
-		return readHostIntent(f.desired)
+		return hostcfg.ReadDesired(f.desired)
 	case f.fabricFile != "":
 		if f.hostName == "" {
 			return nil, errors.New("-f FABRIC needs --host NAME: which host of the fabric this is")
@@ -84,54 +81,6 @@ func (f *hostFlags) loadDesired(g *globals) (*fabric.HostIntent, error) {
 		return nil, errors.New("--host NAME needs -f FABRIC")
 	}
 	return nil, nil
-}
-
-// readHostIntent decodes a HostIntent JSON strictly; errors name FILE:LINE:COL.
-func readHostIntent(path string) (*fabric.HostIntent, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading desired state: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var hi fabric.HostIntent
-	if err := dec.Decode(&hi); err != nil {
-		var off int64 = -1
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			off = se.Offset
-		case errors.As(err, &te):
-			off = te.Offset
-		}
-		if off >= 0 {
-			line, col := position(b, off)
-			return nil, fmt.Errorf("%s:%d:%d: decoding desired state: %w", path, line, col, err)
-		}
-		return nil, fmt.Errorf("%s: decoding desired state: %w", path, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: decoding desired state: more than one JSON document", path)
-	}
-	if hi.APIVersion != fabric.APIVersion {
-		return nil, fmt.Errorf("%s: apiVersion %q is not %q", path, hi.APIVersion, fabric.APIVersion)
-	}
-	for i, in := range hi.Interfaces {
-		if in.Name == "" {
-			return nil, fmt.Errorf("%s: interfaces[%d]: no name", path, i)
-		}
-	}
-	return &hi, nil
-}
-
-// position turns a byte offset into a 1-based line and column.
-func position(b []byte, off int64) (line, col int) {
-	off = min(max(off, 0), int64(len(b)))
-	before := b[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return line, col
 }
 
 func newHostCmd(g *globals) *cobra.Command {

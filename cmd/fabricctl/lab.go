@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -19,50 +18,13 @@ import (
 	"github.com/fabricctl/fabricctl/lab/image"
 )
 
-// labTopologyFromFabric loads a fabric file (`lab up -f`) and makes every host a VM-host of the
-// lab at its address; the switches' and subnet managers' addresses go on the lab bridge beside
-// the controller, where their simulators listen. Addresses must be IPv4 inside the lab subnet.
+// labTopologyFromFabric loads a fabric file (`lab up -f`) and makes it the lab's topology.
 func labTopologyFromFabric(stderr io.Writer, path string) (lab.Topology, error) {
 	f, err := loadFabric(stderr, path)
 	if err != nil {
 		return lab.Topology{}, err
 	}
-	t := lab.DefaultTopology()
-	t.Hosts, t.Extra = nil, nil
-	addr := func(kind, name, a string) (netip.Addr, error) {
-		ip, err := netip.ParseAddr(a)
-		if err != nil || !ip.Is4() {
-			return netip.Addr{}, fmt.Errorf("%s: %s %s: address %q: the lab needs an IPv4 address inside %s", path, kind, name, a, t.Subnet)
-		}
-		return ip, nil
-	}
-	for _, h := range f.Spec.Hosts {
-		ip, err := addr("host", h.Name, h.Address)
-		if err != nil {
-			return lab.Topology{}, err
-		}
-		t.Hosts = append(t.Hosts, lab.Host{Name: h.Name, Address: ip})
-	}
-	for _, s := range f.Spec.Switches {
-		ip, err := addr("switch", s.Name, s.Address)
-		if err != nil {
-			return lab.Topology{}, err
-		}
-		t.Extra = append(t.Extra, ip)
-		sw := lab.Switch{Name: s.Name, Platform: s.Platform, Address: ip}
-		if s.SSH != nil {
-			sw.User, sw.Port = s.SSH.User, s.SSH.Port
-		}
-		t.Switches = append(t.Switches, sw)
-	}
-	for _, s := range f.Spec.SubnetManagers {
-		ip, err := addr("subnet manager", s.Name, s.Address)
-		if err != nil {
-			return lab.Topology{}, err
-		}
-		t.Extra = append(t.Extra, ip)
-	}
-	return t, nil
+	return lab.TopologyFromFabric(f, path)
 }
 
 type labFlags struct {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"strings"
 	"testing"
 )
@@ -64,29 +63,5 @@ func TestLabUpRejectsBadInputBeforeBooting(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("lab up %s: exit %d, stderr %q, want %q", args, code, stderr, want)
 		}
-	}
-}
-
-func TestLabTopologyFromFabric(t *testing.T) {
-	topo, err := labTopologyFromFabric(io.Discard, "../../profiles/lab/fabric.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := topo.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, h := range topo.Hosts {
-		got = append(got, h.Name+"="+h.Address.String())
-	}
-	if want := "lab-h1=10.99.0.11 lab-h2=10.99.0.12 lab-h3=10.99.0.13 lab-h4=10.99.0.14"; strings.Join(got, " ") != want {
-		t.Errorf("hosts %v, want %s", got, want)
-	}
-	var extra []string
-	for _, a := range topo.Extra {
-		extra = append(extra, a.String())
-	}
-	if want := "10.99.0.101 10.99.0.102 10.99.0.201"; strings.Join(extra, " ") != want {
-		t.Errorf("extra addresses %v, want %s", extra, want)
 	}
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"sort"
 	"strings"
 
@@ -56,7 +56,13 @@ Exit 0 when clean, 2 when there are findings, 1 on error.`,
 			if err := output.Write(g.stdout, g.output, rep, func(t *output.TableWriter) { ncclTable(t, a) }); err != nil {
 				return fmt.Errorf("writing the analysis: %w", err)
 			}
-			if !a.Clean() {
+			for _, e := range a.Errors {
+				fmt.Fprintf(g.stderr, "fabricctl: %v\n", e)
+			}
+			switch {
+			case len(a.Errors) > 0:
+				return exitCodeError{exitError}
+			case !a.Clean():
 				return exitCodeError{exitChanges}
 			}
 			return nil
@@ -69,30 +75,42 @@ Exit 0 when clean, 2 when there are findings, 1 on error.`,
 	return cmd
 }
 
-// analyzeLogs opens every log ("-" is stdin) and analyses them together.
+// analyzeLogs opens every log ("-" is stdin) and analyses them together; a
+// log that cannot be opened is listed among the analysis' errors, like one
+// without NCCL output, and the others are analysed all the same.
 func analyzeLogs(cmd *cobra.Command, g *globals, opt nccl.Options, paths []string) (*nccl.Analysis, error) {
 	var srcs []nccl.Source
-	var errs []error
+	var unopened []nccl.SourceError
 	for _, p := range paths {
 		if err := cmd.Context().Err(); err != nil {
 			return nil, err
 		}
 		if p == "-" {
-			srcs = append(srcs, nccl.Source{Name: "stdin", R: g.stdin})
+			srcs = append(srcs, nccl.Source{Name: "stdin", R: ctxio.NewReader(cmd.Context(), g.stdin)})
 			continue
 		}
-		f, err := os.Open(p)
+		f, err := ctxio.Open(cmd.Context(), p) // a pipe may never get its writer
+		if cerr := cmd.Context().Err(); cerr != nil {
+			return nil, cerr
+		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("opening NCCL log: %w", err))
+			err = fmt.Errorf("opening NCCL log: %w", err)
+			unopened = append(unopened, nccl.SourceError{Source: p, Message: err.Error(), Err: err})
 			continue
 		}
 		defer f.Close()
 		srcs = append(srcs, nccl.Source{Name: p, R: f})
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	a, err := nccl.Analyze(opt, srcs...)
+	a.Errors = append(unopened, a.Errors...)
+	if err != nil || len(srcs) == 0 {
+		var errs []error
+		for _, e := range a.Errors {
+			errs = append(errs, e)
+		}
+		return nil, errors.Join(errs...)
 	}
-	return nccl.Analyze(opt, srcs...)
+	return a, nil
 }
 
 // ncclTable prints one line per host, then one per finding.
@@ -111,10 +129,7 @@ func ncclTable(t *output.TableWriter, a *nccl.Analysis) {
 			tr = append(tr, fmt.Sprintf("%s×%d", name, n))
 		}
 		sort.Strings(tr)
-		gdr := "no"
-		if h.GDRDMA {
-			gdr = "yes"
-		}
+		gdr := h.GDRDMA
 		if len(devs) > 4 {
 			devs = append(devs[:3], fmt.Sprintf("+%d more", len(devs)-3))
 		}

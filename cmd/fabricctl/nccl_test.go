@@ -129,3 +129,14 @@ func TestNCCLAnalyzeJSONAndYAML(t *testing.T) {
 		t.Errorf("yaml %v %v\n%s", err, y, g.String())
 	}
 }
+
+// TestNCCLAnalyzeOneBadLogAmongGood: a log without NCCL output (or one that
+// cannot be opened) never aborts the analysis of the others: they are
+// printed, the bad ones named on stderr, and the exit code says error.
+func TestNCCLAnalyzeOneBadLogAmongGood(t *testing.T) {
+	dir := writeLogs(t, map[string]string{"clean.log": ncclCleanLog, "nccl_lib_locations.txt": "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.3\n"})
+	code, out, errs := runCLI(t, "nccl", "analyze", filepath.Join(dir, "nccl_lib_locations.txt"), filepath.Join(dir, "clean.log"), filepath.Join(dir, "gone.log"))
+	if code != 1 || !strings.Contains(out, "gpu-01") || !strings.Contains(errs, "nccl_lib_locations.txt") || !strings.Contains(errs, "gone.log") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}

@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
+	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 )
@@ -48,12 +49,13 @@ func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target
 	}
 	d := agentclient.Self()
 	d.RemotePath = of.agentPath
-	targets, closeAll, err := buildTargets(f, targetOptions{insecureIgnoreHostKey: of.insecure, only: of.targets,
-		confirmTimeout: of.confirmTimeout, deployer: d, log: g.log, dial: g.dial})
+	targets, closeAll, err := fleet.Targets(f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: of.insecure,
+		Only: of.targets, ConfirmTimeout: of.confirmTimeout, Deployer: d, Log: g.log, Dial: g.dial})
 	if err != nil {
 		closeAll()
 		return nil, nil, func() {}, err
 	}
+	g.log.Debug("loaded fabric", "file", of.file, "fabric", f.Metadata.Name, "targets", len(targets))
 	return f, targets, closeAll, nil
 }
 
@@ -74,7 +76,7 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 }
 
 func (g *globals) engine() *fabric.Engine {
-	e := &fabric.Engine{Parallel: g.parallel}
+	e := &fabric.Engine{Parallel: g.parallel, Log: g.log}
 	if isTerminal(g.stderr) {
 		e.Progress = func(ev fabric.Event) {
 			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)
@@ -190,7 +192,7 @@ nothing drifted, 2 on drift, 1 when a target could not be observed.`,
 					}
 				}
 				if g.output == "prometheus" {
-					writePrometheus(g.stdout, p, time.Now())
+					output.WritePrometheus(g.stdout, p, time.Now())
 				} else if err := writePlan(g, p); err != nil {
 					return err
 				}
@@ -203,46 +205,9 @@ nothing drifted, 2 on drift, 1 when a target could not be observed.`,
 	return cmd
 }
 
-// writePrometheus prints the drift gauges in the Prometheus text format.
-func writePrometheus(w io.Writer, p *fabric.Plan, now time.Time) {
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	fmt.Fprintln(bw, "# HELP fabricctl_target_up Whether fabricctl could observe the target (1) or not (0).")
-	fmt.Fprintln(bw, "# TYPE fabricctl_target_up gauge")
-	for _, t := range p.Targets {
-		up := 1
-		if t.Error != "" {
-			up = 0
-		}
-		fmt.Fprintf(bw, "fabricctl_target_up{target=\"%s\",tier=\"%s\"} %d\n", esc.Replace(t.Target), t.Tier, up)
-	}
-	fmt.Fprintln(bw, "# HELP fabricctl_drift_settings Settings of the target that differ from the fabric file.")
-	fmt.Fprintln(bw, "# TYPE fabricctl_drift_settings gauge")
-	for _, t := range p.Targets {
-		fmt.Fprintf(bw, "fabricctl_drift_settings{target=\"%s\",tier=\"%s\"} %d\n", esc.Replace(t.Target), t.Tier, len(fabric.Actionable(t.Changes)))
-	}
-	fmt.Fprintln(bw, "# HELP fabricctl_drift Set to 1 for each setting that differs from the fabric file.")
-	fmt.Fprintln(bw, "# TYPE fabricctl_drift gauge")
-	var lines []string
-	for _, t := range p.Targets {
-		for _, c := range fabric.Actionable(t.Changes) {
-			lines = append(lines, fmt.Sprintf("fabricctl_drift{target=\"%s\",component=\"%s\",setting=\"%s\"} 1",
-				esc.Replace(t.Target), esc.Replace(c.Component), esc.Replace(c.Setting)))
-		}
-	}
-	sort.Strings(lines)
-	for _, l := range lines {
-		fmt.Fprintln(bw, l)
-	}
-	fmt.Fprintln(bw, "# HELP fabricctl_drift_last_run_timestamp_seconds When fabricctl drift last ran.")
-	fmt.Fprintln(bw, "# TYPE fabricctl_drift_last_run_timestamp_seconds gauge")
-	fmt.Fprintf(bw, "fabricctl_drift_last_run_timestamp_seconds %d\n", now.Unix())
-}
-
 func writeTextfile(path string, p *fabric.Plan, now time.Time) error {
 	var b bytes.Buffer
-	writePrometheus(&b, p, now)
+	output.WritePrometheus(&b, p, now)
 	return atomicfile.WriteFile(path, b.Bytes(), 0o644)
 }
 
@@ -279,7 +244,7 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 					return nil
 				}
 				if !dryRun && !yes {
-					ok, err := confirm(g, p)
+					ok, err := confirm(ctx, g, p)
 					if err != nil {
 						return err
 					}
@@ -307,7 +272,7 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 
 // confirm asks on stderr and reads the answer from stdin; a non-terminal
 // stdin without --yes is refused rather than guessed.
-func confirm(g *globals, p *fabric.Plan) (bool, error) {
+func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 	n := 0
 	for _, t := range p.Targets {
 		if len(fabric.Actionable(t.Changes)) > 0 {
@@ -318,7 +283,10 @@ func confirm(g *globals, p *fabric.Plan) (bool, error) {
 		return false, errors.New("refusing to apply without confirmation: stdin is not a terminal; pass --yes")
 	}
 	fmt.Fprintf(g.stderr, "Apply these changes to %d target(s)? [y/N] ", n)
-	line, err := bufio.NewReader(g.stdin).ReadString('\n')
+	line, err := bufio.NewReader(ctxio.NewReader(ctx, g.stdin)).ReadString('\n')
+	if ctx.Err() != nil {
+		return false, fmt.Errorf("waiting for confirmation: %w", ctx.Err())
+	}
 	if err != nil && line == "" {
 		return false, errors.New("refusing to apply: no confirmation on stdin; pass --yes")
 	}

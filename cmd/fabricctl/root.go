@@ -56,6 +56,7 @@ func commands(g *globals) []*cobra.Command {
 		newDriftCmd(g),
 		newLabCmd(g),
 		newNCCLCmd(g),
+		newAnalyzeCmd(g),
 		newHostCmd(g), newAgentCmd(g),
 		newSwitchSimCmd(g),
 		newCheckCmd(g),
@@ -74,6 +75,7 @@ func newRootCmd(g *globals) *cobra.Command {
 				level = slog.LevelDebug
 			}
 			g.log = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+			g.log.Debug("starting", "command", cmd.CommandPath()) // signals are handled from here on
 		},
 	}
 	root.SetIn(g.stdin)

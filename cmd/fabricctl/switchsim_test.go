@@ -43,7 +43,11 @@ func TestSwitchSimServesUntilInterrupted(t *testing.T) {
 	if err := os.WriteFile(kh, []byte(known+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := session.Dial(ctx, session.Options{Platform: "junos", Address: f[4], User: "admin",
+	junos, err := switchRegistry().Driver("junos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := session.Dial(ctx, session.Options{Platform: "junos", Spec: junos.Info().Session, Address: f[4], User: "admin",
 		PasswordEnv: "SIM_TEST_PASSWORD", KnownHostsFile: kh, CommandTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -113,11 +113,15 @@ func (d *Deployer) Ensure(ctx context.Context, c Conn) (path string, uploaded bo
 	return path, true, nil
 }
 
-// ErrAgent is an error the agent itself reported.
+// ErrAgent is an error the agent itself reported: ok=false in a reply (the
+// message says why) or no reply at all. It is the one sentinel for agent
+// failures, for host targets and checks alike.
 var ErrAgent = errors.New("agent error")
 
-// Call runs `path agent`, sends req as JSON and decodes the reply into resp.
-func Call(ctx context.Context, c Conn, path string, req, resp any) error {
+// RoundTrip runs `path agent` on c, sends req as JSON and decodes the one
+// reply into resp (what a host target does for each engine phase; the checks
+// use a Session over a Remote).
+func RoundTrip(ctx context.Context, c Conn, path string, req, resp any) error {
 	in, err := json.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("encoding the agent request: %w", err)

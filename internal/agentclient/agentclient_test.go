@@ -57,7 +57,7 @@ func TestEnsureUploadsOnceAndCalls(t *testing.T) {
 			Op string `json:"op"`
 		} `json:"echo"`
 	}
-	if err := Call(ctx, c, path, map[string]string{"op": "hello"}, &reply); err != nil || reply.Echo.Op != "hello" {
-		t.Fatalf("Call: %+v %v", reply, err)
+	if err := RoundTrip(ctx, c, path, map[string]string{"op": "hello"}, &reply); err != nil || reply.Echo.Op != "hello" {
+		t.Fatalf("RoundTrip: %+v %v", reply, err)
 	}
 }

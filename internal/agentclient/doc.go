@@ -1,15 +1,40 @@
-// Package agentclient delivers fabricctl to a target and talks to its agent.
+// Package agentclient is the controller's one client of `fabricctl agent`:
+// it delivers fabricctl to a host and talks to its agent, for the engine's
+// host targets and for the checks alike. ErrAgent is its one sentinel for an
+// agent that answered ok=false.
 //
 // The controller runs the same static binary on every host: Ensure compares
 // the sha256 the remote `fabricctl version -o json` reports with its own and
 // uploads itself (temp file + rename, into a per-user cache directory) when the
-// remote copy is absent or different. Call then runs `fabricctl agent` with a
-// fixed argv, writes one JSON request on its stdin and decodes one JSON reply
-// from its stdout.
+// remote copy is absent or different. RoundTrip then runs `fabricctl agent`
+// with a fixed argv, writes one JSON request on its stdin and decodes one JSON
+// reply from its stdout; HostTarget reconciles a host for the fabric engine
+// that way.
 //
-//	d := agentclient.Self()                 // this binary
-//	path, err := d.Ensure(ctx, sshClient)   // upload when needed
-//	err = agentclient.Call(ctx, sshClient, path, req, &reply)
+//	d := agentclient.Self()                         // this binary
+//	path, err := d.Ensure(ctx, sshClient)           // upload when needed
+//	err = agentclient.RoundTrip(ctx, sshClient, path, req, &reply)
 //
-// A Deployer is safe for concurrent use by many targets.
+// The checks need more than one request per agent process: a perftest server
+// is started (the reply arrives once the server listens), the client runs on
+// another host, and only then is the server asked for its outcome, in the same
+// agent process that owns the server. A Session does that over an Agent:
+//
+//	host := &agentclient.Remote{Conn: sshClient, Deployer: d}
+//	s := agentclient.Open(ctx, host)           // runs `fabricctl agent` on host
+//	defer s.Close(ctx)
+//	if err := s.SendOp("perftest-start", startArgs); err != nil { … }
+//	var started rdma.Started
+//	if err := s.Recv(ctx, &started); err != nil { … } // the server is listening
+//	… run the client elsewhere …
+//	s.SendOp("perftest-wait", waitArgs)
+//	s.Recv(ctx, &outcome)
+//
+// Call is the one-request form. An Agent is whatever runs the agent process
+// with a given stdin and stdout: a Remote over SSH in fabricctl check, the
+// lab's SSH in lab tests, an in-process agent.Handler in unit tests (Local).
+//
+// A Deployer, a Remote and a HostTarget are safe for concurrent use. A
+// Session is used by one goroutine at a time; Agents must be safe for
+// concurrent use (several sessions run on one host at once).
 package agentclient

@@ -27,7 +27,7 @@ type HostTarget struct {
 	Deps []string
 
 	mu          sync.Mutex
-	path        string
+	remote      *Remote
 	fingerprint string
 }
 
@@ -40,16 +40,12 @@ func (t *HostTarget) DependsOn() []string { return t.Deps }
 // agentPath delivers the agent once per target.
 func (t *HostTarget) agentPath(ctx context.Context) (string, error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.path != "" {
-		return t.path, nil
+	if t.remote == nil {
+		t.remote = &Remote{Conn: t.Conn, Deployer: t.Deployer}
 	}
-	p, _, err := t.Deployer.Ensure(ctx, t.Conn)
-	if err != nil {
-		return "", err
-	}
-	t.path = p
-	return p, nil
+	r := t.remote
+	t.mu.Unlock()
+	return r.Path(ctx)
 }
 
 // call sends one request and checks the protocol envelope.
@@ -60,7 +56,7 @@ func (t *HostTarget) call(ctx context.Context, req agent.Request) (agent.Reply, 
 	}
 	req.APIVersion, req.Protocol = fabric.APIVersion, agent.Protocol
 	var rep agent.Reply
-	if err := Call(ctx, t.Conn, path, req, &rep); err != nil {
+	if err := RoundTrip(ctx, t.Conn, path, req, &rep); err != nil {
 		return rep, err
 	}
 	if !rep.OK {

@@ -13,9 +13,11 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/agentsim"
+	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/remote"
 	"github.com/fabricctl/fabricctl/internal/sshdtest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg/all"
 )
 
 var interfaces = []string{"ens1f0np0", "ens1f1np1"}
@@ -53,8 +55,11 @@ func setup(t *testing.T, n int, preinstall bool) (*agentsim.Fleet, *fabric.Fabri
 
 func plan(t *testing.T, f *fabric.Fabric, d *agentclient.Deployer) (*fabric.Plan, []fabric.Target) {
 	t.Helper()
-	targets, closeAll := agentsim.Targets(f, d)
+	targets, closeAll, err := fleet.Targets(f, fleet.Options{Registry: all.Registry(), Deployer: d, SSHConfigFile: "none"})
 	t.Cleanup(closeAll)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p := (&fabric.Engine{Parallel: 32}).Plan(ctx, targets)

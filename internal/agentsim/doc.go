@@ -11,7 +11,8 @@
 //	doc := fl.Spec.FabricYAML([]string{"profiles/roce-lossless.yaml"}, "roce-lossless",
 //		[]string{"ens1f0np0", "ens1f1np1"})
 //	f, _ := fabric.Load(pathOf(doc))
-//	targets, closeAll := agentsim.Targets(f, deployer)  // as cmd/fabricctl builds them
+//	targets, closeAll, _ := fleet.Targets(f, fleet.Options{Registry: all.Registry(),
+//		Deployer: deployer, SSHConfigFile: "none"})  // what fabricctl plan builds
 //	plan := (&fabric.Engine{Parallel: 32}).Plan(ctx, targets)
 //
 // Each server:

@@ -14,7 +14,6 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
-	"github.com/fabricctl/fabricctl/internal/remote"
 	"github.com/fabricctl/fabricctl/internal/sshdtest"
 )
 
@@ -163,36 +162,4 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
-}
-
-// Targets builds the engine's host targets for a fabric (one FabricYAML
-// wrote, or any whose hosts reach servers), the way `fabricctl plan` does in
-// cmd/fabricctl/targets.go: a remote.Lazy SSH connection per host, configured
-// from the host's ssh settings over the fabric defaults, with strict
-// known_hosts checking, and an agentclient.HostTarget delivering the agent
-// through d. closeAll closes the connections.
-func Targets(f *fabric.Fabric, d *agentclient.Deployer) (targets []fabric.Target, closeAll func()) {
-	byName := map[string]fabric.Host{}
-	for _, h := range f.Spec.Hosts {
-		byName[h.Name] = h
-	}
-	var lazies []*remote.Lazy
-	for _, h := range f.Resolve().Hosts {
-		var s fabric.SSH
-		if def := f.Spec.Defaults.SSH; def != nil {
-			s = *def
-		}
-		if own := byName[h.Host].SSH; own != nil && own.Port != 0 {
-			s.Port = own.Port
-		}
-		l := &remote.Lazy{Config: remote.Config{Name: h.Host, Address: h.Address, Port: s.Port, User: s.User,
-			IdentityFile: s.IdentityFile, KnownHostsFile: s.KnownHostsFile, SSHConfigFile: "none"}}
-		lazies = append(lazies, l)
-		targets = append(targets, &agentclient.HostTarget{Intent: h, Conn: l, Deployer: d})
-	}
-	return targets, func() {
-		for _, l := range lazies {
-			l.Close()
-		}
-	}
 }

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -64,4 +65,27 @@ func writeFD(fd int, data []byte) error {
 func exists(path string) bool {
 	var st unix.Stat_t
 	return unix.Stat(path, &st) == nil
+}
+
+// lockDir opens dir and locks it exclusively (flock): the kernel drops the
+// lock when the process dies, however it dies.
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// tryLockDir is lockDir; it fails at once when another holds the lock.
+func tryLockDir(dir string) (*os.File, error) { return lockDir(dir) }
+
+func unlock(f *os.File) {
+	if f != nil {
+		f.Close() // closing the only descriptor releases the flock
+	}
 }

@@ -11,4 +11,9 @@
 // directory is built beside its place and renamed there, so the whole tree
 // appears at once; files in an existing directory are replaced one by one
 // with WriteFile.
+//
+// A Tree holds its staging directory locked (flock) while it lives; the
+// kernel drops the lock when the process dies, however it dies. A new Tree
+// for the same directory removes the staging directories that nobody holds
+// locked: those of runs that were killed.
 package atomicfile

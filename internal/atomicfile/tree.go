@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -27,6 +28,7 @@ import (
 type Tree struct {
 	dir, stage string
 	perm       fs.FileMode
+	lock       *os.File // the stage, locked while this Tree lives (nil where unsupported)
 
 	mu    sync.Mutex
 	dirs  map[string]bool // created under stage
@@ -53,8 +55,23 @@ func NewTree(dir string, perm fs.FileMode) (*Tree, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
-	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	removeStale(parent, filepath.Base(dir))
+	// The stage is created under another name, locked, and only then
+	// renamed to its staging name, so that a concurrent run never sees an
+	// unlocked staging directory and takes it for a dead run's.
+	fresh, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".new-")
 	if err != nil {
+		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
+	lock, err := lockDir(fresh)
+	if err != nil {
+		os.RemoveAll(fresh)
+		return nil, fmt.Errorf("creating output directory: %w", err)
+	}
+	stage := filepath.Join(parent, "."+filepath.Base(dir)+stagingInfix+strings.TrimPrefix(filepath.Base(fresh), "."+filepath.Base(dir)+".new-"))
+	if err := os.Rename(fresh, stage); err != nil {
+		unlock(lock)
+		os.RemoveAll(fresh)
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
 	mode := fs.FileMode(0o755)
@@ -62,10 +79,36 @@ func NewTree(dir string, perm fs.FileMode) (*Tree, error) {
 		mode = fi.Mode().Perm()
 	}
 	if err := os.Chmod(stage, mode); err != nil {
+		unlock(lock)
 		os.RemoveAll(stage)
 		return nil, fmt.Errorf("creating output directory: %w", err)
 	}
-	return &Tree{dir: dir, stage: stage, perm: perm, dirs: map[string]bool{".": true}}, nil
+	return &Tree{dir: dir, stage: stage, perm: perm, lock: lock, dirs: map[string]bool{".": true}}, nil
+}
+
+// stagingInfix names staging directories: ".DIR.tmp-RANDOM" beside DIR.
+const stagingInfix = ".tmp-"
+
+// removeStale removes the staging directories of DIR (named base) that a
+// killed run left behind: those no live Tree holds locked. A directory that
+// cannot be locked (where locks are unsupported) is left alone.
+func removeStale(parent, base string) {
+	stale, _ := filepath.Glob(filepath.Join(parent, "."+globEscape(base)+stagingInfix+"*"))
+	for _, d := range stale {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		lock, err := tryLockDir(d)
+		if err != nil {
+			continue // in use, or unlockable
+		}
+		os.RemoveAll(d)
+		unlock(lock)
+	}
+}
+
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`).Replace(s)
 }
 
 // Write stages the file at path (slash-separated, relative to the
@@ -146,11 +189,13 @@ func (t *Tree) mkdir(rel string) error {
 func (t *Tree) Abort() {
 	t.drain()
 	os.RemoveAll(t.stage)
+	unlock(t.lock)
 }
 
 // Commit waits for the files queued by Add, puts the staged files in place
 // and removes the staging area.
 func (t *Tree) Commit() error {
+	defer unlock(t.lock)
 	defer os.RemoveAll(t.stage)
 	if err := t.drain(); err != nil {
 		return err

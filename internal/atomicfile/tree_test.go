@@ -180,3 +180,49 @@ func TestTreeAddReportsTheFirstFailure(t *testing.T) {
 	}
 	noStaging(t, dir)
 }
+
+// A run killed while staging left ".DIR.tmp-*" behind: the next Tree for
+// DIR removes it; a staging directory of a live Tree stays (issue 13).
+func TestStaleStagingRemovedLiveKept(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	dead := filepath.Join(parent, ".out.tmp-123456")
+	if err := os.MkdirAll(filepath.Join(dead, "hosts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dead, "hosts", "h1.json"), []byte("{}"), 0o644)
+	other := filepath.Join(parent, ".outer.tmp-1") // another directory's: not ours
+	os.Mkdir(other, 0o755)
+	live, err := NewTree(out, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead run's staging directory is still there (%v)", err)
+	}
+	second, err := NewTree(out, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(live.stage); err != nil {
+		t.Errorf("a live Tree's staging directory was removed: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another directory's staging directory was removed: %v", err)
+	}
+	second.Abort()
+	if err := live.Write("a.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if err := live.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(parent)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".outer.tmp-1 out" {
+		t.Errorf("left beside the output: %v", names)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/fabricctl/fabricctl/switchcfg/all"
 )
 
 // Write writes fabric.yaml, roce.yaml and ib.yaml into dir.
@@ -20,7 +22,7 @@ metadata: {name: roce}
 spec:
   ethernet:
     mtu: 9000
-    switchMtu: 9214   # the lowest maximum of the five platforms (EOS)
+    switchMtu: 9214   # the lowest maximum of the platforms (EOS)
     classes:
       - {name: roce, priority: 3, dscp: [26], lossless: true, ets: {bandwidthPercent: 50}, ecn: {minThreshold: 150KB, maxThreshold: 1500KB}}
       - {name: cnp, priority: 6, dscp: [48], ets: {strict: true}}
@@ -42,14 +44,14 @@ spec:
 					h, 1+h/65536, (h/256)%256, h%256, h/32, h/32, h%max(parts, 1), 0x0002c90300000000+h)
 			}
 			fmt.Fprint(w, "  switches:\n")
-			plats := []struct{ name, ports string }{
-				{"cumulus-nvue", "swp1-32"}, {"sonic", "Ethernet0-31"}, {"arista-eos", "Ethernet1-32"},
-				{"cisco-nxos", "Ethernet1/1-32"}, {"junos", "et-0/0/0-31"},
-			}
+			// Switches take the registered platforms in turn, each on its
+			// Info.PortRange.
+			reg := all.Registry()
+			plats := reg.Names()
 			for s := 0; s < switches; s++ {
-				p := plats[s%len(plats)]
+				d, _ := reg.Driver(plats[s%len(plats)])
 				fmt.Fprintf(w, "    - {name: leaf-%03d, platform: %s, address: 10.200.%d.%d, profile: roce, ports: [\"%s\"]}\n",
-					s, p.name, s/256, s%256, p.ports)
+					s, d.Info().Name, s/256, s%256, d.Info().PortRange)
 			}
 			fmt.Fprint(w, "  subnetManagers:\n    - {name: sm-01, kind: opensm, address: 10.250.0.1, profile: ib}\n")
 		},

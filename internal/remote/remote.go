@@ -15,15 +15,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabricctl/fabricctl/internal/knownhosts"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
-	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // Errors callers can test with errors.Is.
 var (
 	ErrUnknownHostKey = errors.New("unknown host key")
 	ErrChangedHostKey = errors.New("host key changed")
+	ErrRevokedHostKey = errors.New("host key revoked")
 	ErrAuth           = errors.New("authentication failed")
 	ErrTimeout        = errors.New("timed out")
 )
@@ -79,7 +80,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if name == "" {
 		name = cfg.Address
 	}
-	hostKey, err := hostKeyCallback(cfg)
+	hostKey, algos, err := hostKeyCallback(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", name, err)
 	}
@@ -103,7 +104,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, &ssh.ClientConfig{
-		User: cfg.User, Auth: auth, HostKeyCallback: hostKey, Timeout: cfg.ConnectTimeout,
+		User: cfg.User, Auth: auth, HostKeyCallback: hostKey, HostKeyAlgorithms: algos, Timeout: cfg.ConnectTimeout,
 	})
 	stop()
 	if err != nil {
@@ -153,7 +154,7 @@ func applyDefaults(cfg Config) Config {
 // classify turns handshake errors into the sentinels, without leaking secrets.
 func classify(ctx context.Context, err error) error {
 	switch {
-	case errors.Is(err, ErrUnknownHostKey), errors.Is(err, ErrChangedHostKey):
+	case errors.Is(err, ErrUnknownHostKey), errors.Is(err, ErrChangedHostKey), errors.Is(err, ErrRevokedHostKey):
 		return err
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w during the SSH handshake", ErrTimeout)
@@ -163,34 +164,39 @@ func classify(ctx context.Context, err error) error {
 	return err
 }
 
-func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, error) {
+// hostKeyCallback checks host keys as OpenSSH does (internal/knownhosts)
+// and orders the host key algorithms as it does: known key types first.
+func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, []string, error) {
 	if cfg.InsecureIgnoreHostKey {
 		cfg.Log.Warn("HOST KEY CHECKING IS DISABLED (--insecure-ignore-host-key): anyone on the path can impersonate this target", "target", cfg.Name)
-		return ssh.InsecureIgnoreHostKey(), nil
+		return ssh.InsecureIgnoreHostKey(), nil, nil
 	}
 	path := expandHome(cfg.KnownHostsFile)
-	check, err := knownHosts(path)
+	db, err := knownHosts(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: known_hosts file %s does not exist; create it with ssh-keyscan -p %d %s >> %s",
+			return nil, nil, fmt.Errorf("%w: known_hosts file %s does not exist; create it with ssh-keyscan -p %d %s >> %s",
 				ErrUnknownHostKey, path, cfg.Port, cfg.Address, path)
 		}
-		return nil, fmt.Errorf("reading known_hosts %s: %w", path, err)
+		return nil, nil, fmt.Errorf("reading known_hosts %s: %w", path, err)
 	}
+	check := db.Callback(cfg.Address, cfg.Port)
 	return func(hostname string, remote net.Addr, key ssh.PublicKey) error {
 		err := check(hostname, remote, key)
 		var ke *knownhosts.KeyError
-		if errors.As(err, &ke) {
-			fp := ssh.FingerprintSHA256(key)
-			if len(ke.Want) == 0 {
-				return fmt.Errorf("%w: %s offered %s key %s, which %s does not list; if that fingerprint is right, trust it with: ssh-keyscan -p %d -t %s %s >> %s",
-					ErrUnknownHostKey, hostname, key.Type(), fp, path, cfg.Port, key.Type(), cfg.Address, path)
-			}
-			return fmt.Errorf("%w: %s now offers %s key %s but %s:%d lists another; this may be an attack. If the host was reinstalled, remove the old line with: ssh-keygen -R %q -f %s",
-				ErrChangedHostKey, hostname, key.Type(), fp, path, ke.Want[0].Line, knownhosts.Normalize(hostname), path)
+		if !errors.As(err, &ke) {
+			return err
 		}
-		return err
-	}, nil
+		switch {
+		case errors.Is(err, knownhosts.ErrRevoked):
+			return fmt.Errorf("%w: %v", ErrRevokedHostKey, ke)
+		case errors.Is(err, knownhosts.ErrChanged):
+			return fmt.Errorf("%w: %v; this may be an attack. If the host was reinstalled, remove the old line with: ssh-keygen -R %q -f %s",
+				ErrChangedHostKey, ke, knownhosts.LookupName(cfg.Address, cfg.Port), path)
+		}
+		return fmt.Errorf("%w: %v; if that fingerprint is right, trust it with: ssh-keyscan -p %d -t %s %s >> %s",
+			ErrUnknownHostKey, ke, cfg.Port, ke.Offered.Type(), cfg.Address, path)
+	}, db.Algorithms(cfg.Address, cfg.Port), nil
 }
 
 // knownHostsCache shares one parsed known_hosts per file (and modification
@@ -199,27 +205,27 @@ func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, error) {
 var knownHostsCache sync.Map // path → knownHostsEntry
 
 type knownHostsEntry struct {
-	mod   time.Time
-	size  int64
-	check ssh.HostKeyCallback
+	mod  time.Time
+	size int64
+	db   *knownhosts.DB
 }
 
-func knownHosts(path string) (ssh.HostKeyCallback, error) {
+func knownHosts(path string) (*knownhosts.DB, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if e, ok := knownHostsCache.Load(path); ok {
 		if e := e.(knownHostsEntry); e.mod.Equal(fi.ModTime()) && e.size == fi.Size() {
-			return e.check, nil
+			return e.db, nil
 		}
 	}
-	check, err := knownhosts.New(path)
+	db, err := knownhosts.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	knownHostsCache.Store(path, knownHostsEntry{mod: fi.ModTime(), size: fi.Size(), check: check})
-	return check, nil
+	knownHostsCache.Store(path, knownHostsEntry{mod: fi.ModTime(), size: fi.Size(), db: db})
+	return db, nil
 }
 
 func authMethods(cfg Config) ([]ssh.AuthMethod, func(), error) {
@@ -401,6 +407,11 @@ func (c *Client) Output(ctx context.Context, argv []string, stdin []byte) ([]byt
 		in = bytes.NewReader(stdin)
 	}
 	err := c.Run(ctx, argv, in, &out, nil)
+	if ctx.Err() != nil {
+		// Run may return before the session stops writing to out: the
+		// output of a cancelled command is neither read nor returned.
+		return nil, err
+	}
 	return out.Bytes(), err
 }
 

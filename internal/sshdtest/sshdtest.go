@@ -29,6 +29,9 @@ type Options struct {
 	Port int
 	// ExtraConfig is appended to sshd_config.
 	ExtraConfig string
+	// HostKey is the server's host key (default: generated), for tests that
+	// certify it before the server starts (HostCertificate in ExtraConfig).
+	HostKey *Key
 }
 
 // Server is a running sshd.
@@ -49,6 +52,7 @@ type Server struct {
 type Key struct {
 	PrivatePEM []byte
 	Public     ssh.PublicKey
+	Signer     ssh.Signer
 }
 
 // NewKey generates an ed25519 key.
@@ -66,7 +70,11 @@ func NewKey(t testing.TB) Key {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Key{PrivatePEM: pem.EncodeToMemory(blk), Public: sp}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Key{PrivatePEM: pem.EncodeToMemory(blk), Public: sp, Signer: signer}
 }
 
 // Require skips the test when sshd is not installed.
@@ -93,6 +101,9 @@ func Start(t testing.TB, o Options) *Server {
 		s.Port = freePort(t)
 	}
 	host := NewKey(t)
+	if o.HostKey != nil {
+		host = *o.HostKey
+	}
 	client := NewKey(t)
 	s.HostKey = host.Public
 	must(t, os.WriteFile(filepath.Join(dir, "host_ed25519"), host.PrivatePEM, 0o600))

@@ -6,10 +6,13 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg/eos"
 	"github.com/fabricctl/fabricctl/switchcfg/junos"
 	"github.com/fabricctl/fabricctl/switchcfg/nxos"
+	"github.com/fabricctl/fabricctl/switchcfg/opensm"
 	"github.com/fabricctl/fabricctl/switchcfg/sonic"
+	"github.com/fabricctl/fabricctl/switchcfg/ufm"
 )
 
-// Registry returns a registry holding every switch driver.
+// Registry returns a registry holding every switch driver and every
+// subnet-manager driver.
 func Registry() *switchcfg.Registry {
 	r := switchcfg.NewRegistry()
 	cumulus.Register(r)
@@ -17,5 +20,8 @@ func Registry() *switchcfg.Registry {
 	junos.Register(r)
 	nxos.Register(r)
 	sonic.Register(r)
+
+	opensm.Register(r)
+	ufm.Register(r)
 	return r
 }

@@ -40,7 +40,7 @@
 // traffic.conf they produce). QoS profiles other than default-global are not
 // read, since fabricctl never writes them.
 //
-// Push (the switchcfg.Transactor) loads the lines, asks `nv config diff`,
+// Push (switchcfg.Driver.Push) loads the lines, asks `nv config diff`,
 // detaches when there is nothing to do, else applies with
 // `nv config apply -y --confirm <t>s` and confirms with `nv config apply -y`;
 // any failure before the apply detaches the pending revision.

@@ -27,10 +27,7 @@ const (
 // concurrent use.
 type Driver struct{}
 
-var (
-	_ switchcfg.Driver     = (*Driver)(nil)
-	_ switchcfg.Transactor = (*Driver)(nil)
-)
+var _ switchcfg.Driver = (*Driver)(nil)
 
 // New returns the driver.
 func New() *Driver { return &Driver{} }
@@ -38,8 +35,22 @@ func New() *Driver { return &Driver{} }
 // Register adds the driver to r.
 func Register(r *switchcfg.Registry) { r.Add(New()) }
 
-// Platform returns "cumulus-nvue".
-func (d *Driver) Platform() string { return Platform }
+// info is the platform's facts (switchcfg.Info).
+var info = switchcfg.Info{
+	Name: Platform, Description: "NVIDIA Cumulus Linux (NVUE)", FileExt: ".nvue", Format: "commands",
+	// Spectrum-4/5 program 150000 B as 159744 B (NVIDIA, "RoCE" page of
+	// Cumulus Linux 5.14) = 13 × 12288 B; NVUE displays rounded KB/MB.
+	ThresholdQuantum: 12288,
+	MinMTU:           552, MaxMTU: 9216,
+	Session: switchcfg.SessionSpec{Scrapli: "cumulus_linux", Shell: true,
+		ErrorPrefixes: []string{"Error:", "ERROR:", "Invalid Command:"}},
+	ExamplePorts: []string{"swp1", "swp2"},
+	PortRange:    "swp1-32",
+}
+
+// Info returns the platform's facts: cumulus-nvue, rendered as NVUE commands
+// into .nvue files.
+func (d *Driver) Info() switchcfg.Info { return info }
 
 // CheckPort accepts swpN and breakouts swpNsM.
 func (d *Driver) CheckPort(name string) error { return checkPort(name) }
@@ -68,6 +79,12 @@ func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
 	}
 	return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: none of %q, %q, %q, %q present",
 		Platform, CmdConfigShow, CmdConfigShowYAML, CmdShowRoCE, CmdQoSFeatures)
+}
+
+// ParsePorts is Parse: NVUE's QoS is global (default-global profiles), so
+// no port reads differently from another.
+func (d *Driver) ParsePorts(rb switchcfg.Readback, _ []string) (fabric.SwitchIntent, error) {
+	return d.Parse(rb)
 }
 
 // ParseTree turns an NVUE configuration tree into the canonical intent: the

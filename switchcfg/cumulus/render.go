@@ -55,7 +55,7 @@ func notSupported(format string, args ...any) error {
 // Several lossless priorities are accepted (NVUE takes a list); each needs its
 // own traffic class, which CheckIntent's queue rules already ensure.
 func validate(si fabric.SwitchIntent) error {
-	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: 552, MaxMTU: 9216}.Check(si)
+	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: info.MinMTU, MaxMTU: info.MaxMTU}.Check(si)
 	for _, c := range si.Classes {
 		if c.Queue != c.TrafficClass {
 			errs = append(errs, notSupported("class %q: queue %d differs from traffic class %d (a Spectrum egress queue is the traffic class)",

@@ -1,7 +1,6 @@
 package cumulus
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
 // labSwitch resolves the repository's lab fabric and returns the intent of
@@ -68,27 +68,6 @@ func recipeForPorts() fabric.SwitchIntent {
 	}
 	r.MTU = 9216
 	return r
-}
-
-func TestRenderGolden(t *testing.T) {
-	cases := map[string]fabric.SwitchIntent{
-		"render-lab.golden":             labSwitch(t),
-		"render-lossy-ecn.golden":       profileIntent(t, "roce-lossy-ecn.yaml", "roce-lossy-ecn", "swp1", "swp2", "swp3", "swp7"),
-		"render-pcp.golden":             pcpIntent(),
-		"render-recipe-lossless.golden": recipeForPorts(),
-	}
-	for name, si := range cases {
-		t.Run(name, func(t *testing.T) {
-			cfg, err := New().Render(si)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.Platform != Platform || cfg.Format != "commands" {
-				t.Errorf("config header %q %q", cfg.Platform, cfg.Format)
-			}
-			testutil.Golden(t, name, []byte(cfg.Text))
-		})
-	}
 }
 
 // TestRenderLabIsExplicit: the lab profile differs from NVUE's recipe (DSCP
@@ -179,87 +158,43 @@ func TestRecipeIntent(t *testing.T) {
 	}
 }
 
-// TestRenderParseRenderStable: render → parse (as NVUE would apply the
-// lines) → Compare is empty → render again gives the same text.
-func TestRenderParseRenderStable(t *testing.T) {
-	for name, si := range map[string]fabric.SwitchIntent{
-		"lab":       labSwitch(t),
-		"lossy-ecn": profileIntent(t, "roce-lossy-ecn.yaml", "roce-lossy-ecn", "swp1", "swp2"),
-		"pcp":       pcpIntent(),
-		"recipe":    recipeForPorts(),
-	} {
-		t.Run(name, func(t *testing.T) {
-			d := New()
-			first, err := d.Render(si)
+// TestConformance runs the driver kit: Info, ports, golden renderings,
+// render → apply (as NVUE would take the lines) → JSON read-back → parse
+// round trips, refused intents, Observe and foreign configurations.
+func TestConformance(t *testing.T) {
+	cases := map[string]fabric.SwitchIntent{
+		"render-lab.golden":             labSwitch(t),
+		"render-lossy-ecn.golden":       profileIntent(t, "roce-lossy-ecn.yaml", "roce-lossy-ecn", "swp1", "swp2", "swp3", "swp7"),
+		"render-pcp.golden":             pcpIntent(),
+		"render-recipe-lossless.golden": recipeForPorts(),
+	}
+	tests := []drivertest.Reject{
+		{"queue differs", func(si *fabric.SwitchIntent) { si.Classes[1].Queue = 4 }, true, "queue 4 differs from traffic class 3"},
+		{"bad port", func(si *fabric.SwitchIntent) { si.Ports = append(si.Ports, "Ethernet0") }, false, `port "Ethernet0" is not a cumulus-nvue port name`},
+		{"wd action", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.Action = "forward" }, true, `action "forward"`},
+		{"wd detection", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.DetectionTimeMs = 250 }, true, "detection time 250 ms"},
+		{"wd poll", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.PollIntervalMs = 50 }, true, "poll interval 50 ms"},
+		{"mtu", func(si *fabric.SwitchIntent) { si.MTU = 9600 }, true, "MTU 9600"},
+		{"trust", func(si *fabric.SwitchIntent) { si.Trust = "port" }, true, `trust "port"`},
+		{"zero dwrr", func(si *fabric.SwitchIntent) { si.Classes[0].BandwidthPercent = 0 }, true, "DWRR bandwidth 0%"},
+		{"inconsistent", func(si *fabric.SwitchIntent) { si.PFC.Priorities = []int{3, 5} }, false, "disagree with the lossless"},
+	}
+	drivertest.Run(t, New(), drivertest.Spec{Register: Register, Goldens: cases,
+		Readback: func(t testing.TB, cfg switchcfg.Config) switchcfg.Readback {
+			tree, err := ParseCommands(cfg.Text)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tree, err := ParseCommands(first.Text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := ParseTree(tree)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(si, got); len(diffs) != 0 {
-				t.Fatalf("read-back differs: %v", diffs)
-			}
-			// Through the JSON read-back too (what Observe sees).
 			js, err := tree.ShowJSON()
 			if err != nil {
 				t.Fatal(err)
 			}
-			viaJSON, err := d.Parse(switchcfg.Readback{CmdConfigShow: js})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diffs := switchcfg.Compare(si, viaJSON); len(diffs) != 0 {
-				t.Fatalf("JSON read-back differs: %v", diffs)
-			}
-			second, err := d.Render(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if second.Text != first.Text {
-				t.Fatalf("render is not stable:\nfirst:\n%s\nsecond:\n%s", first.Text, second.Text)
-			}
-		})
-	}
-}
-
-func TestRenderRejects(t *testing.T) {
-	cases := map[string]struct {
-		mutate func(si *fabric.SwitchIntent)
-		notSup bool
-		want   string
-	}{
-		"queue differs": {func(si *fabric.SwitchIntent) { si.Classes[1].Queue = 4 }, true, "queue 4 differs from traffic class 3"},
-		"bad port":      {func(si *fabric.SwitchIntent) { si.Ports = append(si.Ports, "Ethernet0") }, false, `port "Ethernet0" is not a cumulus-nvue port name`},
-		"wd action":     {func(si *fabric.SwitchIntent) { si.PFC.Watchdog.Action = "forward" }, true, `action "forward"`},
-		"wd detection":  {func(si *fabric.SwitchIntent) { si.PFC.Watchdog.DetectionTimeMs = 250 }, true, "detection time 250 ms"},
-		"wd poll":       {func(si *fabric.SwitchIntent) { si.PFC.Watchdog.PollIntervalMs = 50 }, true, "poll interval 50 ms"},
-		"mtu":           {func(si *fabric.SwitchIntent) { si.MTU = 9600 }, true, "MTU 9600"},
-		"trust":         {func(si *fabric.SwitchIntent) { si.Trust = "port" }, true, `trust "port"`},
-		"zero dwrr":     {func(si *fabric.SwitchIntent) { si.Classes[0].BandwidthPercent = 0 }, true, "DWRR bandwidth 0%"},
-		"inconsistent":  {func(si *fabric.SwitchIntent) { si.PFC.Priorities = []int{3, 5} }, false, "disagree with the lossless"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			si := labSwitch(t)
-			tc.mutate(&si)
-			_, err := New().Render(si)
-			if err == nil {
-				t.Fatal("want an error")
-			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), Platform) {
-				t.Errorf("error %q does not say %q and name the platform", err, tc.want)
-			}
-			if errors.Is(err, switchcfg.ErrNotSupported) != tc.notSup {
-				t.Errorf("errors.Is(ErrNotSupported) = %v, want %v", !tc.notSup, tc.notSup)
-			}
-		})
-	}
+			return switchcfg.Readback{CmdConfigShow: js}
+		},
+		Base: func() fabric.SwitchIntent { return labSwitch(t) }, Rejects: tests,
+		GoodPorts: []string{"swp1", "swp32", "swp1s3"},
+		BadPorts:  []string{"swp0", "Ethernet0", "swp1-4", "eth0", "swp01"},
+	})
 }
 
 func TestInterfaceRanges(t *testing.T) {
@@ -277,17 +212,6 @@ func TestInterfaceRanges(t *testing.T) {
 	for _, bad := range []string{"swp4-1", "swp1-eth3", "swp1-", ",", "swp1 swp2", "swp0-99999"} {
 		if _, err := ExpandInterfaces(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
-		}
-	}
-	d := New()
-	for _, ok := range []string{"swp1", "swp32", "swp1s3"} {
-		if err := d.CheckPort(ok); err != nil {
-			t.Errorf("%s: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"swp0", "Ethernet0", "swp1-4", "eth0", "swp01"} {
-		if err := d.CheckPort(bad); err == nil {
-			t.Errorf("%s accepted", bad)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -84,11 +83,6 @@ func (d *Driver) abort(ctx context.Context, s switchcfg.Session, step, line stri
 		pe.RolledBack = true
 	}
 	return switchcfg.PushResult{RolledBack: pe.RolledBack}, pe
-}
-
-// Observe reads `nv config show -o json` and parses it.
-func (d *Driver) Observe(ctx context.Context, s switchcfg.Session) (fabric.SwitchIntent, error) {
-	return switchcfg.Observe(ctx, s, d)
 }
 
 // deviceError returns NVUE's error line in out, if any (for sessions that

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
 // fakeNVUE is a scripted stand-in for a Cumulus switch: it keeps an applied
@@ -133,7 +134,7 @@ func TestPushThenObserveThenPushAgain(t *testing.T) {
 	if !f.sent("nv config apply -y --confirm 90s") || !f.sent("nv config apply -y") {
 		t.Fatalf("confirmed apply missing: %q", f.log)
 	}
-	got, err := d.Observe(ctx, f)
+	got, err := switchcfg.Observe(ctx, f, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,8 +239,8 @@ func TestPushCancelledStillDetaches(t *testing.T) {
 
 func TestPushRefusesForeignConfig(t *testing.T) {
 	d, f := New(), newFake()
+	// Another platform's configuration: drivertest's conformance checks.
 	for _, cfg := range []switchcfg.Config{
-		{Platform: "sonic", Format: "json", Text: "{}"},
 		{Platform: Platform, Format: "commands", Text: "nv set qos roce\nsudo reboot\n"},
 	} {
 		if _, err := d.Push(context.Background(), f, cfg, switchcfg.PushOptions{}); err == nil {
@@ -254,7 +255,19 @@ func TestPushRefusesForeignConfig(t *testing.T) {
 func TestObserveErrors(t *testing.T) {
 	f := newFake()
 	f.fail[CmdConfigShow] = errors.New("timeout")
-	if _, err := New().Observe(context.Background(), f); err == nil || !strings.Contains(err.Error(), "nv config show -o json") {
+	if _, err := switchcfg.Observe(context.Background(), f, New(), nil); err == nil || !strings.Contains(err.Error(), "nv config show -o json") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// TestSimulated runs the driver against the NVUE simulator over SSH.
+func TestSimulated(t *testing.T) {
+	drivertest.RunSimulated(t, New(), drivertest.Simulated{
+		DriftEdit: func(t *testing.T, sw *drivertest.Simulator, _ switchcfg.Config) string {
+			sw.MustApply(t, "nv set qos congestion-control default-global traffic-class 3 probability 50")
+			return "classes[roce].ecn.maxMarkProbability"
+		},
+		CommitWords:    []string{"nv config apply"},
+		ConfirmCommand: func(string) string { return "nv config apply -y" },
+	})
 }

@@ -74,13 +74,13 @@
 //
 // Every command goes through Session.Send, in the mode the previous one left
 // (the session wrapper never changes mode by itself). A failed save leaves
-// the confirmed change running, unsaved, and says so. Observe runs the
-// read-back through switchcfg.Observe.
+// the confirmed change running, unsaved, and says so. switchcfg.Observe
+// runs the read-back through ParsePorts.
 //
 // A command the switch rejects must come back from Session.Send as a
 // *switchcfg.LineError (the Session contract; the session wrapper and its
 // replay do so); Push names that line in its *switchcfg.PushError.
 //
-// Driver holds no state: Render, Parse, Push and Observe are safe for
+// Driver holds no state: Render, Parse and Push are safe for
 // concurrent use, one Session per goroutine.
 package eos

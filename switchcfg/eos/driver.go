@@ -27,10 +27,7 @@ const (
 // state; one value serves any number of switches concurrently.
 type Driver struct{}
 
-var (
-	_ switchcfg.Driver     = (*Driver)(nil)
-	_ switchcfg.Transactor = (*Driver)(nil)
-)
+var _ switchcfg.Driver = (*Driver)(nil)
 
 // New returns the EOS driver.
 func New() *Driver { return &Driver{} }
@@ -38,8 +35,22 @@ func New() *Driver { return &Driver{} }
 // Register adds the EOS driver to r.
 func Register(r *switchcfg.Registry) { r.Add(New()) }
 
-// Platform returns "arista-eos".
-func (*Driver) Platform() string { return Platform }
+// info is the platform's facts (switchcfg.Info).
+var info = switchcfg.Info{
+	Name: Platform, Description: "Arista EOS", FileExt: ".eos.cfg", Format: "commands",
+	// Thresholds are written in kbytes, so a read-back is exact to 1 KiB.
+	ThresholdQuantum: 1024,
+	MinMTU:           MinMTU, MaxMTU: MaxMTU,
+	Session: switchcfg.SessionSpec{Scrapli: "arista_eos", ConfigPrivilege: "configuration",
+		ErrorPrefixes: []string{"% Invalid input", "% Incomplete command", "% Ambiguous command",
+			"% Error", "% Cannot commit", "% Unavailable command", "% Not supported"}},
+	ExamplePorts: []string{"Ethernet1", "Ethernet2"},
+	PortRange:    "Ethernet1-32",
+}
+
+// Info returns the platform's facts: arista-eos, rendered as CLI commands
+// into .eos.cfg files.
+func (*Driver) Info() switchcfg.Info { return info }
 
 // portRE matches EthernetN, EthernetN/M and EthernetN/M/K (modular chassis).
 var portRE = regexp.MustCompile(`^Ethernet([1-9][0-9]*)(?:/([1-9][0-9]*))?(?:/([1-9][0-9]*))?$`)

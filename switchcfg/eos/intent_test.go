@@ -2,14 +2,14 @@ package eos
 
 import (
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
-// recipe is the common NVIDIA RoCE recipe (simtest.LabIntent: DSCP 26 on
+// recipe is the common NVIDIA RoCE recipe (drivertest.LabIntent: DSCP 26 on
 // priority 3, lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48) on priority
 // 6 strict, the rest of the DSCPs on priority 0, MTU 9214) on modular ports.
 func recipe() fabric.SwitchIntent {
-	in := simtest.LabIntent(Platform)
+	in := drivertest.LabIntent(New().Info())
 	in.Name, in.Address = "leaf-01", "10.0.1.1"
 	in.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1"}
 	return in

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -113,11 +112,6 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	}
 	res.Committed = true
 	return res, nil
-}
-
-// Observe sends `show running-config` through s and parses it.
-func (d *Driver) Observe(ctx context.Context, s switchcfg.Session) (fabric.SwitchIntent, error) {
-	return switchcfg.Observe(ctx, s, d)
 }
 
 // sessionDiff keeps the changed lines of `show session-config diffs` (a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 	"github.com/fabricctl/fabricctl/switchcfg/internal/scripted"
 )
 
@@ -143,36 +144,22 @@ func TestPushSaveFails(t *testing.T) {
 	}
 }
 
-func TestPushWrongPlatform(t *testing.T) {
-	f := &fakeEOS{}
-	_, err := New().Push(context.Background(), f, switchcfg.Config{Platform: "junos", Text: "set x"}, switchcfg.PushOptions{})
-	if err == nil || len(f.Sent) != 0 {
-		t.Fatalf("err %v, sent %q", err, f.Sent)
-	}
-}
-
-func TestObserve(t *testing.T) {
-	cfg, err := New().Render(recipe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeEOS{Replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
-	got, err := New().Observe(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diffs := switchcfg.Compare(recipe(), got); len(diffs) != 0 {
-		t.Errorf("observed intent differs from the pushed one: %v", diffs)
-	}
-	if !slices.Equal(f.Sent, []string{ReadbackRunningConfig}) {
-		t.Errorf("sent %q", f.Sent)
-	}
-}
-
 func TestHHMMSS(t *testing.T) {
 	for d, want := range map[time.Duration]string{0: "00:00:01", 90 * time.Second: "00:01:30", 2*time.Hour + 3*time.Second: "02:00:03"} {
 		if got := hhmmss(d); got != want {
 			t.Errorf("hhmmss(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// TestSimulated runs the driver against the EOS simulator over SSH.
+func TestSimulated(t *testing.T) {
+	drivertest.RunSimulated(t, New(), drivertest.Simulated{
+		DriftEdit: func(t *testing.T, sw *drivertest.Simulator, cfg switchcfg.Config) string {
+			sw.MustApply(t, drivertest.Rewrite(t, cfg, `max-mark-probability 100`, `max-mark-probability 50`)...)
+			return "classes[roce].ecn.maxMarkProbability"
+		},
+		CommitWords:    []string{"commit"},
+		ConfirmCommand: func(session string) string { return "configure session " + session + " commit" },
+	})
 }

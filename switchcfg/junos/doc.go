@@ -90,6 +90,6 @@
 // *switchcfg.LineError (the Session contract; the session wrapper and its
 // replay do so); Push names that line in its *switchcfg.PushError.
 //
-// A Driver is not modified by its methods: Render, Parse, Push and Observe
+// A Driver is not modified by its methods: Render, Parse and Push
 // are safe for concurrent use, one Session per goroutine.
 package junos

@@ -54,10 +54,7 @@ type Driver struct {
 	QueueBufferBytes int64
 }
 
-var (
-	_ switchcfg.Driver     = (*Driver)(nil)
-	_ switchcfg.Transactor = (*Driver)(nil)
-)
+var _ switchcfg.Driver = (*Driver)(nil)
 
 // New returns the Junos driver with DefaultQueueBufferBytes.
 func New() *Driver { return &Driver{QueueBufferBytes: DefaultQueueBufferBytes} }
@@ -65,8 +62,20 @@ func New() *Driver { return &Driver{QueueBufferBytes: DefaultQueueBufferBytes} }
 // Register adds the Junos driver to r.
 func Register(r *switchcfg.Registry) { r.Add(New()) }
 
-// Platform returns "junos".
-func (*Driver) Platform() string { return Platform }
+// Info returns the platform's facts: junos, rendered as set statements into
+// .junos.set files. The threshold quantum is 1 % of the driver's queue
+// buffer: drop profiles are whole fill-level percents of it.
+func (d *Driver) Info() switchcfg.Info {
+	return switchcfg.Info{
+		Name: Platform, Description: "Juniper Junos (QFX)", FileExt: ".junos.set", Format: "set",
+		ThresholdQuantum: d.queueBuffer() / 100,
+		MinMTU:           MinMTU, MaxMTU: MaxMTU,
+		Session: switchcfg.SessionSpec{Scrapli: "juniper_junos", ConfigPrivilege: "configuration-private",
+			ErrorPrefixes: []string{"syntax error", "unknown command", "error:", "is ambiguous", "No valid completions"}},
+		ExamplePorts: []string{"et-0/0/0", "et-0/0/1"},
+		PortRange:    "et-0/0/0-31",
+	}
+}
 
 // portRE matches et-/xe-/ge- FPC/PIC/port with an optional channel.
 var portRE = regexp.MustCompile(`^(et|xe|ge)-([0-9]+)/([0-9]+)/([0-9]+)(?::([0-9]+))?$`)

@@ -2,15 +2,15 @@ package junos
 
 import (
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
-// recipe is the common NVIDIA RoCE recipe on a QFX (simtest.LabIntent: DSCP
+// recipe is the common NVIDIA RoCE recipe on a QFX (drivertest.LabIntent: DSCP
 // 26 on priority 3, lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48) on
 // priority 6 strict, the rest of the DSCPs on priority 0), with a
 // channelized port.
 func recipe() fabric.SwitchIntent {
-	in := simtest.LabIntent(Platform)
+	in := drivertest.LabIntent(New().Info())
 	in.Name, in.Address = "leaf-31", "10.0.1.31"
 	in.Ports = []string{"et-0/0/0", "et-0/0/1", "et-0/0/12:1"}
 	return in

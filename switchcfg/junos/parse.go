@@ -186,16 +186,19 @@ func (c *cosConfig) classifier(w []string) error {
 	if kind != "dscp" && kind != "ieee-802.1" {
 		return nil
 	}
-	if c.classifiers[kind] == nil {
-		c.classifiers[kind] = map[string]map[string][]int{}
-	}
-	if c.classifiers[kind][name] == nil {
-		c.classifiers[kind][name] = map[string][]int{}
-	}
+	// A statement without code points ("code-points [ ]") classifies
+	// nothing: it must not make a classifier exist, or its kind would
+	// decide the trust that no rendered statement can carry back.
 	for _, v := range values(w[7:]) {
 		cp, err := codePoint(kind, v)
 		if err != nil {
 			return err
+		}
+		if c.classifiers[kind] == nil {
+			c.classifiers[kind] = map[string]map[string][]int{}
+		}
+		if c.classifiers[kind][name] == nil {
+			c.classifiers[kind][name] = map[string][]int{}
 		}
 		if !slices.Contains(c.classifiers[kind][name][fc], cp) {
 			c.classifiers[kind][name][fc] = append(c.classifiers[kind][name][fc], cp)

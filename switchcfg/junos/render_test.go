@@ -1,14 +1,12 @@
 package junos
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
-	"github.com/google/go-cmp/cmp"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
 var intents = map[string]func() fabric.SwitchIntent{
@@ -16,21 +14,6 @@ var intents = map[string]func() fabric.SwitchIntent{
 	"jvd_queues": jvdQueues,
 	"lossy_ecn":  lossyECN,
 	"pcp_trust":  pcpTrust,
-}
-
-func TestRenderGolden(t *testing.T) {
-	for name, build := range intents {
-		t.Run(name, func(t *testing.T) {
-			cfg, err := New().Render(build())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.Platform != Platform || cfg.Format != "set" {
-				t.Errorf("config labelled %q/%q", cfg.Platform, cfg.Format)
-			}
-			testutil.Golden(t, "render_"+name+".golden", []byte(cfg.Text))
-		})
-	}
 }
 
 // setReadback splits rendered set statements into the two read-backs, the
@@ -51,45 +34,11 @@ func setReadback(text string) switchcfg.Readback {
 	}
 }
 
-// TestRenderParseRender checks that what Render writes reads back as the
-// intent (less what Junos does not carry) and renders to the same text again.
-func TestRenderParseRender(t *testing.T) {
-	d := New()
-	for name, build := range intents {
-		t.Run(name, func(t *testing.T) {
-			in := build()
-			cfg, err := d.Render(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := d.Parse(setReadback(cfg.Text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(carried(in), got); diff != "" {
-				t.Errorf("parse(render(intent)) differs (-want +got):\n%s", diff)
-			}
-			again, err := d.Render(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.Text != cfg.Text {
-				t.Errorf("render is not stable:\n%s\n---\n%s", cfg.Text, again.Text)
-			}
-			if diffs := (switchcfg.CompareOptions{QuantumBytes: ThresholdQuantumBytes}).Compare(in, got); len(diffs) != 0 {
-				t.Errorf("Compare(intent, parsed) = %v", diffs)
-			}
-		})
-	}
-}
-
-func TestRenderRejects(t *testing.T) {
-	tests := []struct {
-		name         string
-		edit         func(*fabric.SwitchIntent)
-		notSupported bool
-		want         string
-	}{
+// TestConformance runs the driver kit (switchcfg/drivertest): Info, ports,
+// golden renderings, render → parse round trips (less what Junos does
+// not carry), refused intents, Observe and foreign configurations.
+func TestConformance(t *testing.T) {
+	tests := []drivertest.Reject{
 		{"seven no-loss classes", func(in *fabric.SwitchIntent) {
 			in.Classes = nil
 			in.PFC.Priorities = []int{0, 1, 2, 3, 4, 5, 6}
@@ -111,65 +60,10 @@ func TestRenderRejects(t *testing.T) {
 		{"bad trust", func(in *fabric.SwitchIntent) { in.Trust = "exp" }, true, "trust"},
 		{"dscp out of range", func(in *fabric.SwitchIntent) { in.Classes[2].DSCP = []int{-1} }, false, "DSCP -1"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := recipe()
-			tt.edit(&in)
-			_, err := New().Render(in)
-			if err == nil {
-				t.Fatal("Render accepted the intent")
-			}
-			if got := errors.Is(err, switchcfg.ErrNotSupported); got != tt.notSupported {
-				t.Errorf("errors.Is(ErrNotSupported) = %v for %v", got, err)
-			}
-			if !strings.Contains(err.Error(), Platform) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not name the platform and %q", err, tt.want)
-			}
-		})
-	}
-}
-
-func TestQueueBuffer(t *testing.T) {
-	d := &Driver{QueueBufferBytes: 1_500_000}
-	cfg, err := d.Render(recipe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(cfg.Text, "set class-of-service drop-profiles roce-dp interpolate fill-level [ 10 100 ]") {
-		t.Errorf("150 KB / 1500 KB of a 1.5 MB buffer should be fill levels 10 and 100:\n%s", cfg.Text)
-	}
-	got, err := d.Parse(setReadback(cfg.Text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e := got.Classes[1].ECN; e == nil || e.MinBytes != 150000 || e.MaxBytes != 1500000 {
-		t.Errorf("read back %+v", e)
-	}
-	for b, want := range map[int64]int{0: 0, 7499: 0, 7500: 1, 22499: 1, 22500: 2, 45000: 3, 1_500_000: 100} {
-		if got := bytesToPercent(b, 1_500_000); got != want {
-			t.Errorf("bytesToPercent(%d) = %d, want %d", b, got, want)
-		}
-	}
-}
-
-func TestCheckPort(t *testing.T) {
-	d := New()
-	for _, ok := range []string{"et-0/0/0", "xe-0/0/47", "ge-1/2/3", "et-0/0/12:1"} {
-		if err := d.CheckPort(ok); err != nil {
-			t.Errorf("CheckPort(%q) = %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "et-0/0", "et-*", "ae0", "et-0/0/0.0", "Ethernet1", "et-0/0/1:", "mge-0/0/0"} {
-		if err := d.CheckPort(bad); err == nil {
-			t.Errorf("CheckPort(%q) accepted", bad)
-		}
-	}
-}
-
-func TestRegister(t *testing.T) {
-	r := switchcfg.NewRegistry()
-	Register(r)
-	if d, err := r.Driver(Platform); err != nil || d.Platform() != Platform {
-		t.Fatalf("Driver(%q) = %v, %v", Platform, d, err)
-	}
+	drivertest.Run(t, New(), drivertest.Spec{Register: Register, Goldens: drivertest.Goldens("render_%s.golden", intents),
+		Readback: func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback { return setReadback(cfg.Text) },
+		Carried:  carried, Base: recipe, Rejects: tests,
+		GoodPorts: []string{"et-0/0/0", "xe-0/0/47", "ge-1/2/3", "et-0/0/12:1"},
+		BadPorts:  []string{"", "et-0/0", "et-*", "ae0", "et-0/0/0.0", "Ethernet1", "et-0/0/1:", "mge-0/0/0"},
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -120,11 +119,6 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	// mode changes nothing on the switch.
 	_, _ = p.send(ctx, "exit")
 	return res, nil
-}
-
-// Observe sends the read-back commands through s and parses them.
-func (d *Driver) Observe(ctx context.Context, s switchcfg.Session) (fabric.SwitchIntent, error) {
-	return switchcfg.Observe(ctx, s, d)
 }
 
 // compareDiff keeps `show | compare` output when it holds changes (lines

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 	"github.com/fabricctl/fabricctl/switchcfg/internal/scripted"
 )
 
@@ -134,21 +136,18 @@ func TestPushRefusesNonSetLines(t *testing.T) {
 	}
 }
 
-func TestObserve(t *testing.T) {
-	cfg, err := New().Render(recipe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb := setReadback(cfg.Text)
-	f := &fakeJunos{Replies: map[string]string{ReadbackClassOfService: string(rb[ReadbackClassOfService]), ReadbackInterfaces: string(rb[ReadbackInterfaces])}}
-	got, err := New().Observe(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diffs := switchcfg.Compare(recipe(), got); len(diffs) != 0 {
-		t.Errorf("observed intent differs from the pushed one: %v", diffs)
-	}
-	if !slices.Equal(f.Sent, New().ReadbackCommands()) {
-		t.Errorf("sent %q", f.Sent)
-	}
+// TestSimulated runs the driver against the Junos simulator over SSH.
+func TestSimulated(t *testing.T) {
+	drivertest.RunSimulated(t, New(), drivertest.Simulated{
+		DriftEdit: func(t *testing.T, sw *drivertest.Simulator, cfg switchcfg.Config) string {
+			m := regexp.MustCompile(`(?m)^set class-of-service schedulers (\S+) explicit-congestion-notification$`).FindStringSubmatch(cfg.Text)
+			if m == nil {
+				t.Fatal("no ECN scheduler in the rendered config")
+			}
+			sw.MustApply(t, "set class-of-service schedulers "+m[1]+" transmit-rate percent 40")
+			return "classes[roce].bandwidthPercent"
+		},
+		CommitWords:    []string{"commit"},
+		ConfirmCommand: func(string) string { return "commit" },
+	})
 }

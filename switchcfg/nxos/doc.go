@@ -93,6 +93,6 @@
 // *switchcfg.LineError (the Session contract; the session wrapper and its
 // replay do so); Push names that line in its *switchcfg.PushError.
 //
-// Driver holds no state: Render, Parse, Push and Observe are safe for
+// Driver holds no state: Render, Parse and Push are safe for
 // concurrent use, one Session per goroutine.
 package nxos

@@ -38,9 +38,8 @@ const (
 type Driver struct{}
 
 var (
-	_ switchcfg.Driver     = (*Driver)(nil)
-	_ switchcfg.Transactor = (*Driver)(nil)
-	_ switchcfg.Recoverer  = (*Driver)(nil)
+	_ switchcfg.Driver    = (*Driver)(nil)
+	_ switchcfg.Recoverer = (*Driver)(nil)
 )
 
 // New returns the NX-OS driver.
@@ -49,8 +48,22 @@ func New() *Driver { return &Driver{} }
 // Register adds the NX-OS driver to r.
 func Register(r *switchcfg.Registry) { r.Add(New()) }
 
-// Platform returns "cisco-nxos".
-func (*Driver) Platform() string { return Platform }
+// info is the platform's facts (switchcfg.Info).
+var info = switchcfg.Info{
+	Name: Platform, Description: "Cisco NX-OS (Nexus 9000)", FileExt: ".nxos.cfg", Format: "commands",
+	// Thresholds are written in kbytes, so a read-back is exact to 1 KiB.
+	ThresholdQuantum: 1024,
+	MinMTU:           MinMTU, MaxMTU: MaxMTU,
+	Session: switchcfg.SessionSpec{Scrapli: "cisco_nxos", ConfigPrivilege: "configuration",
+		ErrorPrefixes: []string{"% Invalid command", "% Invalid parameter", "% Incomplete command",
+			"% Ambiguous command", "% Invalid input detected", "% Unknown command", "ERROR:"}},
+	ExamplePorts: []string{"Ethernet1/1", "Ethernet1/2"},
+	PortRange:    "Ethernet1/1-32",
+}
+
+// Info returns the platform's facts: cisco-nxos, rendered as CLI commands
+// into .nxos.cfg files.
+func (*Driver) Info() switchcfg.Info { return info }
 
 // portRE matches EthernetN/M and EthernetN/M/K (breakout).
 var portRE = regexp.MustCompile(`^Ethernet([1-9][0-9]*)/([1-9][0-9]*)(?:/([1-9][0-9]*))?$`)

@@ -2,15 +2,15 @@ package nxos
 
 import (
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
-// recipe is the common NVIDIA RoCE recipe on a Nexus (simtest.LabIntent:
+// recipe is the common NVIDIA RoCE recipe on a Nexus (drivertest.LabIntent:
 // DSCP 26 on priority 3, lossless with ECN 150 KB / 1500 KB, CNPs (DSCP 48)
 // on priority 6 strict, the rest of the DSCPs on priority 0), with a
 // breakout port.
 func recipe() fabric.SwitchIntent {
-	in := simtest.LabIntent(Platform)
+	in := drivertest.LabIntent(New().Info())
 	in.Name, in.Address = "leaf-21", "10.0.1.21"
 	in.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/49/1"}
 	return in

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -194,11 +193,6 @@ func checkpointName(o switchcfg.PushOptions, now time.Time) string {
 		return o.CheckpointName
 	}
 	return fmt.Sprintf("%s-%09d", o.Checkpoint(now), now.Nanosecond())
-}
-
-// Observe sends `show running-config` through s and parses it.
-func (d *Driver) Observe(ctx context.Context, s switchcfg.Session) (fabric.SwitchIntent, error) {
-	return switchcfg.Observe(ctx, s, d)
 }
 
 // rollbackPatch keeps the configuration lines of `show diff rollback-patch`:

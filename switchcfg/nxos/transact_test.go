@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 	"github.com/fabricctl/fabricctl/switchcfg/internal/scripted"
 )
 
@@ -194,17 +195,15 @@ func TestPushCheckpointRefused(t *testing.T) {
 	}
 }
 
-func TestObserve(t *testing.T) {
-	cfg, err := New().Render(recipe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeNXOS{Replies: map[string]string{ReadbackRunningConfig: string(asRunning(cfg.Text)[ReadbackRunningConfig])}}
-	got, err := New().Observe(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diffs := switchcfg.Compare(recipe(), got); len(diffs) != 0 {
-		t.Errorf("observed intent differs from the pushed one: %v", diffs)
-	}
+// TestSimulated runs the driver against the NX-OS simulator over SSH,
+// including the recovery from a checkpoint after a dropped connection.
+func TestSimulated(t *testing.T) {
+	drivertest.RunSimulated(t, New(), drivertest.Simulated{
+		DriftEdit: func(t *testing.T, sw *drivertest.Simulator, cfg switchcfg.Config) string {
+			sw.MustApply(t, drivertest.Rewrite(t, cfg, `drop-probability 100`, `drop-probability 50`)...)
+			return "classes[roce].ecn.maxMarkProbability"
+		},
+		CommitWords:     []string{"copy running-config"},
+		ListCheckpoints: "show checkpoint summary",
+	})
 }

@@ -3,11 +3,16 @@
 // golang.org/x/crypto/ssh), plus playback of recorded transcripts.
 //
 // Open a session with Dial. Host-key checking is always strict, against the
-// known_hosts file you name; the password comes from an environment variable
+// known_hosts file you name, with OpenSSH's semantics (internal/knownhosts:
+// patterns over "[host]:port", @cert-authority, @revoked, hashed names; a
+// refusal names the offered key's fingerprint and the conflicting
+// file:line); scrapligo runs over a transport of this package for that. The
+// password comes from an environment variable
 // (secrets never sit in fabric files) or you log in with a key file:
 //
 //	c, err := session.Dial(ctx, session.Options{
 //		Platform:       "arista-eos",       // a fabric platform name
+//		Spec:           drv.Info().Session, // how to drive its CLI
 //		Address:        "10.0.1.1",         // or "10.0.1.1:2222"
 //		User:           "admin",
 //		PasswordEnv:    "LEAF_PASSWORD",    // or IdentityFile: "~/.ssh/id_ed25519"
@@ -28,10 +33,13 @@
 // of an output line and return a *CommandError, which also unwraps to a
 // *switchcfg.LineError naming the rejected line; the session stays usable.
 //
-// Platforms and their scrapligo definitions: cumulus-nvue → cumulus_linux,
-// arista-eos → arista_eos, cisco-nxos → cisco_nxos, junos → juniper_junos
-// (built into scrapligo), and sonic → sonic_bash.yaml in this package (SONiC's
-// login shell is bash; scrapligo ships no definition for it).
+// What to know about a platform comes from its driver, as a
+// switchcfg.SessionSpec in the driver's Info: the scrapligo definition
+// (cumulus-nvue → cumulus_linux, arista-eos → arista_eos, cisco-nxos →
+// cisco_nxos, junos → juniper_junos are built into scrapligo; sonic brings
+// its own sonic_bash.yaml, SONiC's login shell being bash), the configuration
+// privilege level and the error messages. The package keeps no table of
+// platforms.
 //
 // Timeouts: Options.ConnectTimeout bounds TCP connect, SSH handshake and the
 // first prompt; Options.CommandTimeout bounds the wait for each prompt ("the

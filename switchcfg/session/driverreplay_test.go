@@ -12,6 +12,7 @@ import (
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/fabricctl/fabricctl/switchcfg/all"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 	"github.com/fabricctl/fabricctl/switchcfg/session"
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
@@ -24,19 +25,19 @@ type replayOutcome struct {
 }
 
 // pushThenObserve runs the driver's Push and Observe on one session.
-func pushThenObserve(t *testing.T, tr switchcfg.Transactor, s switchcfg.Session, cfg switchcfg.Config, in fabric.SwitchIntent) replayOutcome {
+func pushThenObserve(t *testing.T, d switchcfg.Driver, s switchcfg.Session, cfg switchcfg.Config, in fabric.SwitchIntent) replayOutcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := tr.Push(ctx, s, cfg, switchcfg.PushOptions{CheckpointName: "fabricctl-replay", ConfirmTimeout: 2 * time.Minute})
+	res, err := d.Push(ctx, s, cfg, switchcfg.PushOptions{CheckpointName: "fabricctl-replay", ConfirmTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("push: %v", err)
 	}
-	got, err := tr.Observe(ctx, s)
+	got, err := switchcfg.Observe(ctx, s, d, nil)
 	if err != nil {
 		t.Fatalf("observe: %v", err)
 	}
-	return replayOutcome{push: res, drift: switchcfg.Compare(in, got)}
+	return replayOutcome{push: res, drift: switchcfg.CompareFor(d, in, got)}
 }
 
 // TestDriverReplay replays, for every driver, a recorded transcript of a full
@@ -50,8 +51,7 @@ func TestDriverReplay(t *testing.T) {
 	for _, platform := range reg.Names() {
 		t.Run(platform, func(t *testing.T) {
 			drv, _ := reg.Driver(platform)
-			tr := drv.(switchcfg.Transactor)
-			in := simtest.LabIntent(platform)
+			in := drivertest.LabIntent(drv.Info())
 			cfg, err := drv.Render(in)
 			if err != nil {
 				t.Fatal(err)
@@ -59,18 +59,18 @@ func TestDriverReplay(t *testing.T) {
 			transcript := filepath.Join("testdata", "replay", platform+".transcript")
 			commandsFile := filepath.Join("testdata", "replay", platform+".commands")
 			if *testutil.Update {
-				record(t, platform, tr, cfg, in, transcript, commandsFile)
+				record(t, platform, drv, cfg, in, transcript, commandsFile)
 			}
 			want, err := os.ReadFile(commandsFile)
 			if err != nil {
 				t.Fatalf("reading recorded commands (record with -update): %v", err)
 			}
-			r, err := session.Replay(context.Background(), platform, transcript, 10*time.Second)
+			r, err := session.Replay(context.Background(), platform, drv.Info().Session, transcript, 10*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			out := pushThenObserve(t, tr, r, cfg, in)
+			out := pushThenObserve(t, drv, r, cfg, in)
 			if got := strings.Join(r.History(), "\n---\n") + "\n"; got != string(want) {
 				t.Fatalf("the driver sent other commands than recorded (re-record with -update):\n%s", got)
 			}
@@ -83,7 +83,7 @@ func TestDriverReplay(t *testing.T) {
 
 // record runs the push against a simulator, saving the transcript and the
 // commands sent.
-func record(t *testing.T, platform string, tr switchcfg.Transactor, cfg switchcfg.Config, in fabric.SwitchIntent, transcript, commandsFile string) {
+func record(t *testing.T, platform string, drv switchcfg.Driver, cfg switchcfg.Config, in fabric.SwitchIntent, transcript, commandsFile string) {
 	t.Helper()
 	sw := simtest.Start(t, sim.Options{Platform: platform, Now: func() time.Time {
 		return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -92,7 +92,7 @@ func record(t *testing.T, platform string, tr switchcfg.Transactor, cfg switchcf
 	opt := sw.Options()
 	opt.Record = rec
 	c := sw.DialWith(t, opt)
-	out := pushThenObserve(t, tr, c, cfg, in)
+	out := pushThenObserve(t, drv, c, cfg, in)
 	if !out.push.Committed || len(out.drift) != 0 {
 		t.Fatalf("recording: push %+v, drift %v", out.push, out.drift)
 	}

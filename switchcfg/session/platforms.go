@@ -1,23 +1,15 @@
 package session
 
 import (
-	_ "embed"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
-	"github.com/scrapli/scrapligo/platform"
+	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// sonicDefinition is our scrapligo platform definition for SONiC's bash shell;
-// scrapligo v1 ships none.
-//
-//go:embed sonic_bash.yaml
-var sonicDefinition []byte
-
-// profile is what the wrapper needs to know about one platform beyond
-// scrapligo's own definition.
+// profile is what the wrapper needs to know about one platform, built from
+// the driver's switchcfg.SessionSpec.
 type profile struct {
 	// definition is a scrapligo platform name (built-in asset) or YAML bytes.
 	definition any
@@ -37,57 +29,26 @@ func lineStart(prefixes ...string) []*regexp.Regexp {
 	return out
 }
 
-var (
-	bashFailures = []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^-?bash: .*: command not found[ \t]*$`),
-		regexp.MustCompile(`(?m)^-?bash: .*: (Permission denied|No such file or directory)[ \t]*$`),
-	}
-
-	profiles = map[string]profile{
-		"cumulus-nvue": {
-			definition: platform.CumulusLinux,
-			failures:   append(lineStart("Error:", "ERROR:", "Invalid Command:"), bashFailures...),
-		},
-		"sonic": {
-			definition: sonicDefinition,
-			failures: append(lineStart("Error:", "Failed to apply patch", "Failed to rollback",
-				"Failed to create checkpoint", "Root privileges are required"), bashFailures...),
-		},
-		"arista-eos": {
-			definition: platform.AristaEos,
-			configPriv: "configuration",
-			failures: lineStart("% Invalid input", "% Incomplete command", "% Ambiguous command",
-				"% Error", "% Cannot commit", "% Unavailable command", "% Not supported"),
-		},
-		"cisco-nxos": {
-			definition: platform.CiscoNxos,
-			configPriv: "configuration",
-			failures: lineStart("% Invalid command", "% Invalid parameter", "% Incomplete command",
-				"% Ambiguous command", "% Invalid input detected", "% Unknown command", "ERROR:"),
-		},
-		"junos": {
-			definition: platform.JuniperJunos,
-			configPriv: "configuration-private",
-			failures: lineStart("syntax error", "unknown command", "error:", "is ambiguous",
-				"No valid completions"),
-		},
-	}
-)
-
-// Platforms returns the fabric platform names a session can be opened for, sorted.
-func Platforms() []string {
-	names := make([]string, 0, len(profiles))
-	for n := range profiles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+// bashFailures are bash's own messages for a command that did not run.
+var bashFailures = []*regexp.Regexp{
+	regexp.MustCompile(`(?m)^-?bash: .*: command not found[ \t]*$`),
+	regexp.MustCompile(`(?m)^-?bash: .*: (Permission denied|No such file or directory)[ \t]*$`),
 }
 
-func lookupProfile(name string) (profile, error) {
-	p, ok := profiles[name]
-	if !ok {
-		return profile{}, fmt.Errorf("%w %q (valid: %s)", ErrUnknownPlatform, name, strings.Join(Platforms(), ", "))
+// newProfile turns a platform's session spec into a profile; a spec naming
+// no scrapligo definition is an unknown platform.
+func newProfile(name string, spec switchcfg.SessionSpec) (profile, error) {
+	p := profile{configPriv: spec.ConfigPrivilege, failures: lineStart(spec.ErrorPrefixes...)}
+	switch {
+	case len(spec.ScrapliYAML) > 0:
+		p.definition = spec.ScrapliYAML
+	case spec.Scrapli != "":
+		p.definition = spec.Scrapli
+	default:
+		return profile{}, fmt.Errorf("%w %q: no session spec (take it from the driver: Info().Session)", ErrUnknownPlatform, name)
+	}
+	if spec.Shell {
+		p.failures = append(p.failures, bashFailures...)
 	}
 	return p, nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/scrapli/scrapligo/driver/options"
 	"github.com/scrapli/scrapligo/transport"
 	"github.com/scrapli/scrapligo/util"
+
+	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
 // DefaultReplayTimeout bounds each command of a replayed session: a command
@@ -22,9 +24,10 @@ const DefaultReplayTimeout = 20 * time.Second
 // Options.Record, through scrapligo's file transport: no network is used, and
 // what the caller sends is not checked against the transcript; compare
 // History with the recording's to assert the same commands were sent.
-// commandTimeout <= 0 means DefaultReplayTimeout.
-func Replay(ctx context.Context, platformName, transcript string, commandTimeout time.Duration) (*Conn, error) {
-	prof, err := lookupProfile(platformName)
+// spec is the platform driver's Info().Session; commandTimeout <= 0 means
+// DefaultReplayTimeout.
+func Replay(ctx context.Context, platformName string, spec switchcfg.SessionSpec, transcript string, commandTimeout time.Duration) (*Conn, error) {
+	prof, err := newProfile(platformName, spec)
 	if err != nil {
 		return nil, err
 	}

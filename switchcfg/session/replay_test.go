@@ -45,7 +45,7 @@ func TestRecordThenReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			r, err := session.Replay(context.Background(), platform, path, 0)
+			r, err := session.Replay(context.Background(), platform, sw.Spec, path, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

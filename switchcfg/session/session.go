@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fabricctl/fabricctl/internal/knownhosts"
 	"io"
 	"log/slog"
 	"net"
@@ -20,10 +21,8 @@ import (
 	"github.com/scrapli/scrapligo/driver/options"
 	"github.com/scrapli/scrapligo/logging"
 	"github.com/scrapli/scrapligo/platform"
-	"github.com/scrapli/scrapligo/transport"
 	"github.com/scrapli/scrapligo/util"
 	"golang.org/x/crypto/ssh"
-	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
@@ -37,12 +36,14 @@ const (
 
 // Sentinel errors; every error returned by this package wraps at most one of them.
 var (
-	// ErrUnknownPlatform: Options.Platform names no known platform.
+	// ErrUnknownPlatform: Options.Spec names no scrapligo platform definition.
 	ErrUnknownPlatform = errors.New("unknown session platform")
 	// ErrNoCredentials: neither a password (PasswordEnv/Password) nor an identity file was given.
 	ErrNoCredentials = errors.New("no credentials")
 	// ErrHostKeyUnknown: the switch's host key is not in the known_hosts file.
 	ErrHostKeyUnknown = errors.New("host key unknown")
+	// ErrHostKeyRevoked: a @revoked line in known_hosts names the switch's key.
+	ErrHostKeyRevoked = errors.New("host key revoked")
 	// ErrHostKeyMismatch: known_hosts holds a different key for the switch.
 	ErrHostKeyMismatch = errors.New("host key mismatch")
 	// ErrAuth: the switch refused the credentials.
@@ -85,9 +86,12 @@ func (e *CommandError) Unwrap() []error {
 
 // Options say how to reach and log into one switch.
 type Options struct {
-	// Platform is the fabric platform name: cumulus-nvue, sonic, arista-eos,
-	// cisco-nxos or junos.
+	// Platform is the fabric platform name (cumulus-nvue, arista-eos, …),
+	// used in messages.
 	Platform string
+	// Spec says how to drive the platform's CLI: its driver's
+	// Info().Session. Required.
+	Spec switchcfg.SessionSpec
 	// Address is a host name or IP address, optionally with ":port".
 	Address string
 	// Port is used when Address carries none; 0 means DefaultPort.
@@ -152,7 +156,7 @@ var _ switchcfg.Session = (*Conn)(nil)
 // platform's on-open commands, e.g. "terminal length 0"). The context bounds the
 // whole opening; cancelling it later has no effect on the returned Conn.
 func Dial(ctx context.Context, opt Options) (*Conn, error) {
-	prof, err := lookupProfile(opt.Platform)
+	prof, err := newProfile(opt.Platform, opt.Spec)
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +191,8 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 	if opt.KnownHostsFile == "" {
 		return nil, fmt.Errorf("connecting to %s: no known_hosts file given (host key checking is always on)", target)
 	}
-	known := expandHome(opt.KnownHostsFile)
-	if _, err := os.Stat(known); err != nil {
+	known, err := knownhosts.Load(expandHome(opt.KnownHostsFile))
+	if err != nil {
 		return nil, fmt.Errorf("reading known_hosts file: %w", err)
 	}
 	connectTimeout := durationOr(opt.ConnectTimeout, DefaultConnectTimeout)
@@ -198,10 +202,10 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 	}
 
 	opts := []util.Option{
-		options.WithTransportType(transport.StandardTransport),
+		// Host keys are checked as OpenSSH checks them (internal/knownhosts).
+		options.WithCustomTransport(&sshTransport{known: known, key: key}),
 		options.WithPort(port),
 		options.WithAuthUsername(opt.User),
-		options.WithSSHKnownHostsFile(known),
 		options.WithTimeoutSocket(connectTimeout),
 		options.WithTimeoutOps(min(connectTimeout, cmdTimeout)),
 		options.WithTermWidth(511),
@@ -209,9 +213,6 @@ func Dial(ctx context.Context, opt Options) (*Conn, error) {
 	}
 	if secret != "" {
 		opts = append(opts, options.WithAuthPassword(secret), options.WithAuthSecondary(secret))
-	}
-	if key != nil {
-		opts = append(opts, options.WithStandardTransportPrivateKeyBytes(key, ""))
 	}
 	if opt.Record != nil {
 		opts = append(opts, options.WithChannelLog(opt.Record))
@@ -276,12 +277,12 @@ func (c *Conn) open(ctx context.Context, limit time.Duration) error {
 func classifyOpen(err error) error {
 	var ke *knownhosts.KeyError
 	switch {
-	case errors.As(err, &ke) && len(ke.Want) == 0:
-		return fmt.Errorf("%w: the host's key is not in the known_hosts file (add it after verifying its fingerprint): %w",
-			ErrHostKeyUnknown, err)
+	case errors.As(err, &ke) && errors.Is(err, knownhosts.ErrUnknown):
+		return fmt.Errorf("%w: %v; add it after verifying its fingerprint", ErrHostKeyUnknown, ke)
+	case errors.As(err, &ke) && errors.Is(err, knownhosts.ErrRevoked):
+		return fmt.Errorf("%w: %v", ErrHostKeyRevoked, ke)
 	case errors.As(err, &ke):
-		return fmt.Errorf("%w: the host presented a key different from the known_hosts entry "+
-			"(possible man-in-the-middle, or the switch was reinstalled): %w", ErrHostKeyMismatch, err)
+		return fmt.Errorf("%w: %v (possible man-in-the-middle, or the switch was reinstalled)", ErrHostKeyMismatch, ke)
 	case strings.Contains(err.Error(), "unable to authenticate"):
 		return fmt.Errorf("%w: the switch refused the user's password or key: %w", ErrAuth, err)
 	case errors.Is(err, util.ErrTimeoutError):

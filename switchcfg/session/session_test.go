@@ -19,6 +19,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/all"
 	"github.com/fabricctl/fabricctl/switchcfg/session"
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
@@ -208,9 +209,11 @@ func TestCancelledContextClosesTheSession(t *testing.T) {
 	}
 }
 
+// TestUnknownPlatform: options without a session spec (a platform no driver
+// describes) are refused before any connection.
 func TestUnknownPlatform(t *testing.T) {
 	_, err := session.Dial(context.Background(), session.Options{Platform: "ios", Address: "192.0.2.1"})
-	if !errors.Is(err, session.ErrUnknownPlatform) || !strings.Contains(err.Error(), "arista-eos, cisco-nxos, cumulus-nvue, junos, sonic") {
+	if !errors.Is(err, session.ErrUnknownPlatform) || !strings.Contains(err.Error(), `"ios": no session spec`) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -236,7 +239,11 @@ func TestConnectTimeoutWhenSSHNeverAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = session.Dial(context.Background(), session.Options{Platform: "junos", Address: ln.Addr().String(),
+	junos, err := all.Registry().Driver("junos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = session.Dial(context.Background(), session.Options{Platform: "junos", Spec: junos.Info().Session, Address: ln.Addr().String(),
 		User: "admin", Password: "x", KnownHostsFile: kh, ConnectTimeout: 300 * time.Millisecond})
 	if !errors.Is(err, session.ErrTimeout) || time.Since(start) > 5*time.Second {
 		t.Fatalf("want ErrTimeout soon, got %v after %s", err, time.Since(start))

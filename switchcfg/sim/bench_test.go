@@ -15,6 +15,7 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/fabricctl/fabricctl/switchcfg/all"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 	"github.com/fabricctl/fabricctl/switchcfg/session"
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 	"github.com/fabricctl/fabricctl/switchcfg/sim/simtest"
@@ -31,7 +32,7 @@ func BenchmarkDrift100Switches(b *testing.B) {
 	reg := all.Registry()
 	type target struct {
 		opt    session.Options
-		tr     switchcfg.Transactor
+		drv    switchcfg.Driver
 		intent switchcfgIntent
 	}
 	var targets []target
@@ -41,7 +42,7 @@ func BenchmarkDrift100Switches(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		in := simtest.LabIntent(platform)
+		in := drivertest.LabIntent(drv.Info())
 		cfg, err := drv.Render(in)
 		if err != nil {
 			b.Fatal(err)
@@ -49,7 +50,7 @@ func BenchmarkDrift100Switches(b *testing.B) {
 		for i := 0; i < perPlatform; i++ {
 			sw := simtest.Start(b, sim.Options{Platform: platform, Hostname: fmt.Sprintf("leaf%02d", i)})
 			known.WriteString(sw.KnownHostsLine() + "\n")
-			targets = append(targets, target{opt: sw.Options(), tr: drv.(switchcfg.Transactor),
+			targets = append(targets, target{opt: sw.Options(), drv: drv,
 				intent: switchcfgIntent{in, cfg}})
 		}
 	}
@@ -70,7 +71,7 @@ func BenchmarkDrift100Switches(b *testing.B) {
 				return err
 			}
 			defer c.Close()
-			_, err = t.tr.Push(gctx, c, t.intent.cfg, switchcfg.PushOptions{CheckpointName: "fabricctl-bench"})
+			_, err = t.drv.Push(gctx, c, t.intent.cfg, switchcfg.PushOptions{CheckpointName: "fabricctl-bench"})
 			return err
 		})
 	}
@@ -91,11 +92,11 @@ func BenchmarkDrift100Switches(b *testing.B) {
 					return err
 				}
 				defer c.Close()
-				got, err := t.tr.Observe(gctx, c)
+				got, err := switchcfg.Observe(gctx, c, t.drv, nil)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", t.opt.Platform, t.opt.Address, err)
 				}
-				if d := switchcfg.Compare(t.intent.in, got); len(d) > 0 {
+				if d := switchcfg.CompareFor(t.drv, t.intent.in, got); len(d) > 0 {
 					drifted.Add(1)
 				}
 				return nil

@@ -35,13 +35,19 @@ func Platforms() []string {
 	return names
 }
 
-// platforms builds a fresh device per platform name.
-var platforms = map[string]func(env *env) device{
-	"cumulus-nvue": newNVUE,
-	"sonic":        newSONiC,
-	"arista-eos":   newEOS,
-	"cisco-nxos":   newNXOS,
-	"junos":        newJunos,
+// platforms are the simulated operating systems by platform name (the
+// names of the switch drivers' Info: switchcfg/all's test holds the two
+// lists equal): how to build a fresh device, and the hostname of a fresh
+// install.
+var platforms = map[string]struct {
+	new      func(env *env) device
+	hostname string
+}{
+	"cumulus-nvue": {newNVUE, "leaf01"},
+	"sonic":        {newSONiC, "sonic"},
+	"arista-eos":   {newEOS, "leaf01"},
+	"cisco-nxos":   {newNXOS, "leaf01"},
+	"junos":        {newJunos, "leaf01"},
 }
 
 // Options configure one simulated switch.
@@ -133,7 +139,7 @@ type Server struct {
 
 // New builds a simulated switch; it listens once Listen or Serve is called.
 func New(opt Options) (*Server, error) {
-	mk, ok := platforms[opt.Platform]
+	p, ok := platforms[opt.Platform]
 	if !ok {
 		return nil, fmt.Errorf("%w %q (valid: %s)", ErrUnknownPlatform, opt.Platform, strings.Join(Platforms(), ", "))
 	}
@@ -158,13 +164,10 @@ func New(opt Options) (*Server, error) {
 	}
 	host := opt.Hostname
 	if host == "" {
-		host = "leaf01"
-		if opt.Platform == "sonic" {
-			host = "sonic" // a fresh SONiC install's hostname
-		}
+		host = p.hostname
 	}
 	s.env = &env{server: s, now: now, hostname: host}
-	s.dev = mk(s.env)
+	s.dev = p.new(s.env)
 	s.user = opt.User
 	if s.user == "" {
 		s.user = s.dev.defaultUser()

@@ -33,7 +33,7 @@
 // `show pfc priority` and `config …` examples, which show the same CONFIG_DB
 // data fabricctl reads from the running configuration.
 //
-// Push (the switchcfg.Transactor) reads the running configuration, computes
+// Push (switchcfg.Driver.Push) reads the running configuration, computes
 // an RFC 6902 patch for what fabricctl manages (BuildPatch; FABRICCTL*
 // entries whole, shared entries field by field), and applies it with the
 // generic config updater under a checkpoint: apply-patch --dry-run, then

@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	_ "embed"
 	"fmt"
 	"regexp"
 
@@ -25,10 +26,7 @@ var checkPort = switchcfg.PortPattern(Platform, regexp.MustCompile(`^Ethernet(0|
 // Driver is the SONiC driver. It keeps no state and is safe for concurrent use.
 type Driver struct{}
 
-var (
-	_ switchcfg.Driver     = (*Driver)(nil)
-	_ switchcfg.Transactor = (*Driver)(nil)
-)
+var _ switchcfg.Driver = (*Driver)(nil)
 
 // New returns the driver.
 func New() *Driver { return &Driver{} }
@@ -36,8 +34,29 @@ func New() *Driver { return &Driver{} }
 // Register adds the driver to r.
 func Register(r *switchcfg.Registry) { r.Add(New()) }
 
-// Platform returns "sonic".
-func (d *Driver) Platform() string { return Platform }
+// sonicDefinition is fabricctl's scrapligo platform definition for SONiC's
+// bash shell; scrapligo v1 ships none.
+//
+//go:embed sonic_bash.yaml
+var sonicDefinition []byte
+
+// info is the platform's facts (switchcfg.Info).
+var info = switchcfg.Info{
+	Name: Platform, Description: "SONiC (CONFIG_DB)", FileExt: ".config_db.json", Format: "json",
+	// The Spectrum figure of cumulus-nvue (SONiC's most common lossless
+	// ASIC); Broadcom cells (208–254 B) are finer.
+	ThresholdQuantum: 12288,
+	MinMTU:           MinMTU, MaxMTU: MaxMTU,
+	Session: switchcfg.SessionSpec{ScrapliYAML: sonicDefinition, Shell: true,
+		ErrorPrefixes: []string{"Error:", "Failed to apply patch", "Failed to rollback",
+			"Failed to create checkpoint", "Root privileges are required"}},
+	ExamplePorts: []string{"Ethernet0", "Ethernet4"},
+	PortRange:    "Ethernet0-31",
+}
+
+// Info returns the platform's facts: sonic, rendered as a CONFIG_DB JSON
+// document into .config_db.json files.
+func (d *Driver) Info() switchcfg.Info { return info }
 
 // CheckPort accepts EthernetN.
 func (d *Driver) CheckPort(name string) error { return checkPort(name) }
@@ -69,6 +88,12 @@ func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %q: %w", CmdRunningConfig, err)
 	}
 	return si, nil
+}
+
+// ParsePorts is Parse: this driver reads the CONFIG_DB's QoS as a whole,
+// not port by port.
+func (d *Driver) ParsePorts(rb switchcfg.Readback, _ []string) (fabric.SwitchIntent, error) {
+	return d.Parse(rb)
 }
 
 // Merge copies other's entries into db, field by field.

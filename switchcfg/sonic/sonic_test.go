@@ -2,7 +2,6 @@ package sonic
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
 func readFixture(t testing.TB, name string) []byte {
@@ -68,29 +68,6 @@ func queueShiftIntent() fabric.SwitchIntent {
 	}
 }
 
-func intents(t *testing.T) map[string]fabric.SwitchIntent {
-	return map[string]fabric.SwitchIntent{
-		"lab":         labSwitch(t),
-		"lossy-ecn":   profileIntent(t, "roce-lossy-ecn.yaml", "roce-lossy-ecn", "Ethernet0", "Ethernet4"),
-		"queue-shift": queueShiftIntent(),
-	}
-}
-
-func TestRenderGolden(t *testing.T) {
-	for name, si := range intents(t) {
-		t.Run(name, func(t *testing.T) {
-			cfg, err := New().Render(si)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.Format != "json" || cfg.Platform != Platform {
-				t.Errorf("header %q %q", cfg.Platform, cfg.Format)
-			}
-			testutil.Golden(t, "render-"+name+".golden", []byte(cfg.Text))
-		})
-	}
-}
-
 // TestRenderWritesTheWholeDSCPMap: every code point, 26 to the lossless class.
 func TestRenderWritesTheWholeDSCPMap(t *testing.T) {
 	db, err := Desired(labSwitch(t))
@@ -119,59 +96,35 @@ func TestRenderWritesTheWholeDSCPMap(t *testing.T) {
 	}
 }
 
-func TestRenderParseRenderStable(t *testing.T) {
-	d := New()
-	for name, si := range intents(t) {
-		t.Run(name, func(t *testing.T) {
-			first, err := d.Render(si)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := d.Parse(switchcfg.Readback{CmdRunningConfig: []byte(first.Text)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diffs := (switchcfg.CompareOptions{Ports: true}).Compare(si, got); len(diffs) != 0 {
-				t.Fatalf("read-back differs: %v", diffs)
-			}
-			second, err := d.Render(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if second.Text != first.Text {
-				t.Fatalf("not stable:\n%s\n---\n%s", first.Text, second.Text)
-			}
-		})
+func intents(t *testing.T) map[string]fabric.SwitchIntent {
+	return map[string]fabric.SwitchIntent{
+		"lab":         labSwitch(t),
+		"lossy-ecn":   profileIntent(t, "roce-lossy-ecn.yaml", "roce-lossy-ecn", "Ethernet0", "Ethernet4"),
+		"queue-shift": queueShiftIntent(),
 	}
 }
 
-func TestRenderRejects(t *testing.T) {
-	cases := map[string]struct {
-		mutate func(si *fabric.SwitchIntent)
-		notSup bool
-		want   string
-	}{
-		"tc differs":  {func(si *fabric.SwitchIntent) { si.Classes[1].TrafficClass = 5; si.Classes[1].Queue = 5 }, true, "traffic class 5 differs from priority 3"},
-		"bad port":    {func(si *fabric.SwitchIntent) { si.Ports = append(si.Ports, "swp1") }, false, `port "swp1" is not a sonic port name`},
-		"wd action":   {func(si *fabric.SwitchIntent) { si.PFC.Watchdog.Action = "shutdown" }, true, `action "shutdown"`},
-		"wd restore":  {func(si *fabric.SwitchIntent) { si.PFC.Watchdog.RestorationTimeMs = 70000 }, true, "restoration time 70000 ms"},
-		"mtu":         {func(si *fabric.SwitchIntent) { si.MTU = 1000 }, true, "MTU 1000"},
-		"trust":       {func(si *fabric.SwitchIntent) { si.Trust = "" }, true, `trust ""`},
-		"dscp shared": {func(si *fabric.SwitchIntent) { si.Classes[2].DSCP = append(si.Classes[2].DSCP, 26) }, false, "DSCP 26 already in class"},
+// TestConformance runs the driver kit: Info, ports, golden renderings,
+// render → parse round trips through the CONFIG_DB read-back, refused
+// intents, Observe and foreign configurations.
+func TestConformance(t *testing.T) {
+	tests := []drivertest.Reject{
+		{"tc differs", func(si *fabric.SwitchIntent) { si.Classes[1].TrafficClass = 5; si.Classes[1].Queue = 5 }, true, "traffic class 5 differs from priority 3"},
+		{"bad port", func(si *fabric.SwitchIntent) { si.Ports = append(si.Ports, "swp1") }, false, `port "swp1" is not a sonic port name`},
+		{"wd action", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.Action = "shutdown" }, true, `action "shutdown"`},
+		{"wd restore", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.RestorationTimeMs = 70000 }, true, "restoration time 70000 ms"},
+		{"mtu", func(si *fabric.SwitchIntent) { si.MTU = 1000 }, true, "MTU 1000"},
+		{"trust", func(si *fabric.SwitchIntent) { si.Trust = "" }, true, `trust ""`},
+		{"dscp shared", func(si *fabric.SwitchIntent) { si.Classes[2].DSCP = append(si.Classes[2].DSCP, 26) }, false, "DSCP 26 already in class"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			si := labSwitch(t)
-			tc.mutate(&si)
-			_, err := New().Render(si)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), Platform) {
-				t.Fatalf("got %v, want %q", err, tc.want)
-			}
-			if errors.Is(err, switchcfg.ErrNotSupported) != tc.notSup {
-				t.Errorf("ErrNotSupported: %v", err)
-			}
-		})
-	}
+	drivertest.Run(t, New(), drivertest.Spec{Register: Register, Goldens: drivertest.Goldens("render-%s.golden", intents(t)),
+		Readback: func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback {
+			return switchcfg.Readback{CmdRunningConfig: []byte(cfg.Text)}
+		},
+		Base: func() fabric.SwitchIntent { return labSwitch(t) }, Rejects: tests,
+		GoodPorts: []string{"Ethernet0", "Ethernet124"},
+		BadPorts:  []string{"Ethernet", "Ethernet01", "ethernet0", "Ethernet1/1", "swp1", "PortChannel1"},
+	})
 }
 
 func TestParseDefaultFixture(t *testing.T) {
@@ -244,20 +197,6 @@ func TestParseErrors(t *testing.T) {
 	for want, rb := range cases {
 		if _, err := New().Parse(rb); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v", want, err)
-		}
-	}
-}
-
-func TestCheckPort(t *testing.T) {
-	d := New()
-	for _, ok := range []string{"Ethernet0", "Ethernet124"} {
-		if err := d.CheckPort(ok); err != nil {
-			t.Error(err)
-		}
-	}
-	for _, bad := range []string{"Ethernet", "Ethernet01", "ethernet0", "Ethernet1/1", "swp1", "PortChannel1"} {
-		if d.CheckPort(bad) == nil {
-			t.Errorf("%s accepted", bad)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -123,9 +122,4 @@ func send(ctx context.Context, s switchcfg.Session, cmd string) error {
 		}
 	}
 	return nil
-}
-
-// Observe reads `show runningconfiguration all` and parses it.
-func (d *Driver) Observe(ctx context.Context, s switchcfg.Session) (fabric.SwitchIntent, error) {
-	return switchcfg.Observe(ctx, s, d)
 }

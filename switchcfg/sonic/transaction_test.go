@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
 // fakeSONiC is a scripted stand-in for a SONiC shell: a running CONFIG_DB,
@@ -112,7 +114,7 @@ func TestPushObservePushAgain(t *testing.T) {
 			t.Errorf("not sent: %q", want)
 		}
 	}
-	got, err := d.Observe(ctx, f)
+	got, err := switchcfg.Observe(ctx, f, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,4 +222,31 @@ func TestPushRefusesBeforeTouching(t *testing.T) {
 			t.Errorf("touched the switch: %q", l)
 		}
 	}
+}
+
+// TestSimulated runs the driver against the SONiC simulator over SSH.
+func TestSimulated(t *testing.T) {
+	drivertest.RunSimulated(t, New(), drivertest.Simulated{
+		DriftEdit: func(t *testing.T, sw *drivertest.Simulator, _ switchcfg.Config) string {
+			var db map[string]map[string]map[string]any
+			if err := json.Unmarshal([]byte(sw.Running()), &db); err != nil {
+				t.Fatal(err)
+			}
+			var ops []string
+			for name := range db["WRED_PROFILE"] {
+				ops = append(ops, fmt.Sprintf(`{"op": "replace", "path": "/WRED_PROFILE/%s/green_drop_probability", "value": "50"}`, name))
+			}
+			if len(ops) == 0 {
+				t.Fatal("the push created no WRED_PROFILE")
+			}
+			sw.MustApply(t, "["+strings.Join(ops, ",")+"]")
+			return "classes[roce].ecn.maxMarkProbability"
+		},
+		CommitWords: []string{"config checkpoint", "apply-patch /tmp", "config save"},
+		// The rendering is a CONFIG_DB document; the push's middle is the
+		// apply-patch after the checkpoint, the here-document and the dry run.
+		MiddleLine: func(_ switchcfg.Config, checkpoint string) string {
+			return "sudo config apply-patch /tmp/" + checkpoint + ".json-patch"
+		},
+	})
 }

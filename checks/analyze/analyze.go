@@ -1,0 +1,171 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// ReportKind is the kind written next to apiVersion in JSON reports.
+const ReportKind = "AnalysisReport"
+
+// Report is what `fabricctl analyze` prints: one entry per file, in the
+// order given.
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Files      []File `json:"files"`
+}
+
+// File is one analysed file.
+type File struct {
+	File     string    `json:"file"`
+	Kind     Kind      `json:"kind"`
+	Findings []Finding `json:"findings"`
+	// Facts is what the file says, parsed (devices, versions, hosts …),
+	// as the tool's parser returns it.
+	Facts any `json:"facts,omitempty"`
+}
+
+// Finding is one verdict about a file: Status is pass, warn, fail, skip or
+// error (the file could not be read or parsed).
+type Finding struct {
+	ID      string              `json:"id"` // "<kind>/<check>": "ibstat/port-state", "nccl/socket-fallback"
+	Status  checks.Status       `json:"status"`
+	Class   checks.FailureClass `json:"class,omitempty"`
+	Subject string              `json:"subject,omitempty"` // what inside the file: "mlx5_0/1", "GPU3", a host
+	Summary string              `json:"summary"`
+	// Measurements are the numbers behind the verdict (a port rate, a
+	// bandwidth, a GID index).
+	Measurements []checks.Measurement `json:"measurements,omitempty"`
+	Evidence     []string             `json:"evidence,omitempty"`
+}
+
+// Worst returns the worst status of the file's findings (pass for none).
+func (f File) Worst() checks.Status {
+	w := checks.StatusPass
+	for _, x := range f.Findings {
+		if x.Status.Worse(w) {
+			w = x.Status
+		}
+	}
+	return w
+}
+
+// MaxFileSize bounds what ReadFiles reads of one file.
+const MaxFileSize = 64 << 20
+
+// ReadFiles analyses every file, one by one: a file that cannot be read is
+// one error entry and the others are analysed all the same. "-" reads stdin.
+func ReadFiles(ctx context.Context, stdin io.Reader, paths []string) (*Report, error) {
+	rep := &Report{APIVersion: fabric.APIVersion, Kind: ReportKind}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := readFile(stdin, p)
+		if err != nil {
+			rep.Files = append(rep.Files, File{File: p, Kind: KindUnknown,
+				Findings: []Finding{{ID: "file/read", Status: checks.StatusError, Summary: err.Error()}}})
+			continue
+		}
+		rep.Files = append(rep.Files, Analyze(p, data))
+	}
+	return rep, nil
+}
+
+var errTooLarge = errors.New("file too large")
+
+func readFile(stdin io.Reader, path string) ([]byte, error) {
+	var r io.Reader
+	if path == "-" {
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("reading %s: larger than %d bytes: %w", path, MaxFileSize, errTooLarge)
+	}
+	return data, nil
+}
+
+// evaluator turns one kind's output into findings and facts.
+type evaluator func(name string, data []byte) ([]Finding, any, error)
+
+// evaluators is the registry of kinds Analyze can judge.
+var evaluators = map[Kind]evaluator{
+	KindNCCL:         evalNCCL,
+	KindNCCLTests:    evalNCCL,
+	KindPerftest:     evalPerftest,
+	KindPerftestJSON: evalPerftestJSON,
+	KindTopo:         evalTopo,
+	KindSMIQuery:     evalSMIQuery,
+	KindSMI:          evalSMI,
+	KindNVLink:       evalNVLink,
+	KindDevInfo:      evalDevInfo,
+	KindIBStat:       evalIBStat,
+	KindShowGIDs:     evalShowGIDs,
+	KindIBDev2Netdev: evalIBDev2Netdev,
+	KindIBLinkInfo:   evalIBLinkInfo,
+	KindLSPCI:        evalLSPCI,
+	KindHealth:       evalHealth,
+}
+
+// Analyze detects what data is (Detect) and judges it. It never fails: a
+// file nothing recognises is one skip finding, a parse error one error
+// finding, both located by the file name.
+func Analyze(name string, data []byte) File {
+	k := Detect(data)
+	return AnalyzeAs(name, k, data)
+}
+
+// AnalyzeAs judges data as output of kind k.
+func AnalyzeAs(name string, k Kind, data []byte) File {
+	out := File{File: name, Kind: k}
+	ev, ok := evaluators[k]
+	if !ok {
+		out.Findings = []Finding{{ID: "file/kind", Status: checks.StatusSkip,
+			Summary: "no tool output fabricctl recognises (ibv_devinfo, ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv, nvidia-smi [-q|topo -m|nvlink], perftest, NCCL logs, nccl-tests, NHC logs)"}}
+		return out
+	}
+	findings, facts, err := ev(name, bytes.Clone(data))
+	if err != nil {
+		findings = append(findings, Finding{ID: string(k) + "/parse", Status: checks.StatusError, Summary: fmt.Sprintf("%s: %v", name, err)})
+	}
+	if len(findings) == 0 {
+		findings = []Finding{{ID: string(k) + "/summary", Status: checks.StatusPass, Summary: "nothing wrong found"}}
+	}
+	slices.SortStableFunc(findings, func(a, b Finding) int {
+		if a.ID != b.ID {
+			if a.ID < b.ID {
+				return -1
+			}
+			return 1
+		}
+		switch {
+		case a.Subject < b.Subject:
+			return -1
+		case a.Subject > b.Subject:
+			return 1
+		}
+		return 0
+	})
+	out.Findings, out.Facts = findings, facts
+	return out
+}

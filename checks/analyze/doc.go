@@ -1,0 +1,29 @@
+// Package analyze judges tool outputs that users captured, one file at a
+// time, from their content alone: `fabricctl analyze FILE...` and
+// `fabricctl check --from-dir`.
+//
+// Detect tells what printed a file (never from its name, so
+// "nccl_lib_locations.txt" is not taken for an NCCL log): NCCL_DEBUG=INFO
+// logs with any launcher prefixes, PyTorch's NCCL watchdog lines and NCCL RAS
+// reports (nccl-log), nccl-tests, perftest console output and --out_json
+// files, nvidia-smi topo -m, nvidia-smi -q, plain nvidia-smi, nvidia-smi
+// nvlink -s/-e, ibv_devinfo, ibstat, show_gids, ibdev2netdev, iblinkinfo,
+// lspci -vvv and node-health-check logs. Each kind's signature lines are
+// counted and the best score wins.
+//
+// Analyze parses the file with the kind's parser (checks/hostparse,
+// checks/perftest, checks/nccl) and returns its Findings — each an ID
+// ("<kind>/<check>"), a status (pass, warn, fail, skip, error), the subject
+// inside the file (a port, a GPU, a host) and a summary — and its Facts, the
+// parsed values. It never fails: unrecognised content is one skip finding, a
+// parse error one error finding.
+//
+//	rep, err := analyze.ReadFiles(ctx, os.Stdin, []string{"ibstat.txt", "rank0.log"})
+//	for _, f := range rep.Files { fmt.Println(f.File, f.Kind, f.Worst()) }
+//
+// A verdict is only given on what a file shows: a topology cell that the
+// capture cut off is "skip" (unknown), never a failure or a guess.
+//
+// Everything here is safe for concurrent use; ReadFiles reads the files it
+// is given and nothing else.
+package analyze

@@ -1,0 +1,184 @@
+package analyze
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/nccl"
+	"github.com/fabricctl/fabricctl/checks/perftest"
+)
+
+// perftestFindings judges one side's output: its failure cause, its
+// warnings, its result.
+func perftestFindings(rep *perftest.Report) []Finding {
+	if f, bad := perftest.Cause(rep); bad {
+		hints := perftest.Hints(nil, rep)
+		if rep.ServerBanner {
+			hints = perftest.Hints(rep, nil)
+		}
+		return []Finding{{ID: "perftest/result", Status: checks.StatusFail, Class: f.Class, Summary: fmt.Sprintf("%s: %s", f.Class, f.Text),
+			Evidence: append([]string{fmt.Sprintf("line %d: %s", f.Line, f.Text)}, hints...)}}
+	}
+	var out []Finding
+	if rep.ColumnMismatch {
+		out = append(out, Finding{ID: "perftest/columns", Status: checks.StatusWarn, Summary: "result rows do not match their column header; those rows were left out", Evidence: rep.Warnings})
+	}
+	row, ok := rep.Final()
+	switch {
+	case ok:
+		if g, known := perftest.GbpsOf(row.BWAverage, rep.BWUnit); known {
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("%.2f Gb/s average at %d bytes", g, row.Bytes),
+				Measurements: []checks.Measurement{{Name: "bw_average", Value: g, Unit: checks.UnitGbps}}})
+		} else {
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("%g average at %d bytes (unit not recorded: Gb/s with --report_gbits, MiB/s without)", row.BWAverage, row.Bytes)})
+		}
+	case len(rep.Lat) > 0:
+		l := rep.Lat[len(rep.Lat)-1]
+		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("latency test completed: %g %s typical at %d bytes", max(l.TTypical, l.TAvg), rep.LatUnit, l.Bytes)})
+	case len(rep.Bare) > 0:
+		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("%g (--output value)", rep.Bare[len(rep.Bare)-1])})
+	default:
+		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusSkip, Summary: "no result rows (server side or a capture cut before them)"})
+	}
+	return out
+}
+
+func evalPerftest(name string, data []byte) ([]Finding, any, error) {
+	// A console capture may show an --out_json file too (cat'ed after the run).
+	if block := jsonBlock(data); block != nil {
+		if rep, err := perftest.ParseJSON(block); err == nil && (len(rep.BW) > 0 || len(rep.Lat) > 0) {
+			if text, terr := perftest.Parse(bytes.NewReader(data)); terr == nil && text.Title != "" {
+				rep.Failures = append(rep.Failures, text.Failures...)
+			}
+			return perftestFindings(rep), rep, nil
+		}
+	}
+	rep, err := perftest.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	return perftestFindings(rep), rep, nil
+}
+
+func evalPerftestJSON(name string, data []byte) ([]Finding, any, error) {
+	block := jsonBlock(data)
+	if block == nil {
+		block = data
+	}
+	rep, err := perftest.ParseJSON(block)
+	if err != nil {
+		return nil, nil, err
+	}
+	return perftestFindings(rep), rep, nil
+}
+
+// jsonBlock returns the lines from the first line that is "{" to the last
+// that is "}" (an --out_json file shown between shell prompts), or nil.
+func jsonBlock(b []byte) []byte {
+	lines := bytes.Split(b, []byte("\n"))
+	start, end := -1, -1
+	for i, l := range lines {
+		t := bytes.TrimSpace(l)
+		if start < 0 && bytes.Equal(t, []byte("{")) {
+			start = i
+		}
+		if bytes.Equal(t, []byte("}")) {
+			end = i
+		}
+	}
+	if start < 0 || end < start {
+		return nil
+	}
+	return bytes.Join(lines[start:end+1], []byte("\n"))
+}
+
+// NCCLFacts is what an NCCL log says, host by host, for the analysis report.
+type NCCLFacts struct {
+	Hosts []nccl.Host `json:"hosts,omitempty"`
+	Tests []nccl.Perf `json:"tests,omitempty"`
+}
+
+func evalNCCL(name string, data []byte) ([]Finding, any, error) {
+	a, err := nccl.Analyze(nccl.Options{}, nccl.Source{Name: name, R: bytes.NewReader(data)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return NCCLFindings(a), NCCLFacts{Hosts: a.Hosts, Tests: a.Tests}, nil
+}
+
+// NCCLFindings turns an NCCL analysis into findings: one per finding of the
+// analysis, and a passing one per host without any.
+func NCCLFindings(a *nccl.Analysis) []Finding {
+	var out []Finding
+	flagged := map[string]bool{}
+	for _, f := range a.Findings {
+		flagged[f.Host] = true
+		x := Finding{ID: "nccl/" + string(f.Kind), Status: f.Status, Class: f.Class, Subject: f.Host, Summary: f.Message, Evidence: []string{f.Where}}
+		if f.Count > 1 {
+			x.Summary += fmt.Sprintf(" (%d times)", f.Count)
+		}
+		out = append(out, x)
+	}
+	for _, h := range a.Hosts {
+		if flagged[h.Name] {
+			continue
+		}
+		var bits []string
+		if len(h.Versions) > 0 {
+			bits = append(bits, "NCCL "+strings.Join(h.Versions, ","))
+		}
+		if len(h.Networks) > 0 {
+			bits = append(bits, "network "+strings.Join(h.Networks, ","))
+		}
+		bits = append(bits, "GPUDirect RDMA "+h.GDRDMA)
+		if h.NVLS != "" {
+			bits = append(bits, "NVLS "+h.NVLS)
+		}
+		out = append(out, Finding{ID: "nccl/host", Status: checks.StatusPass, Subject: h.Name, Summary: strings.Join(bits, ", ")})
+	}
+	for _, p := range a.Tests {
+		if m := p.MaxBusBW(); m > 0 {
+			out = append(out, Finding{ID: "nccl/busbw", Status: checks.StatusPass, Summary: fmt.Sprintf("best bus bandwidth %.2f GB/s over %d sizes", m, len(p.Rows)), Evidence: []string{p.Where}})
+		}
+	}
+	return out
+}
+
+var (
+	nhcHealthyRe = regexp.MustCompile(`^(\S+)\s*\|\s*Healthy\b`)
+	nhcErrorRe   = regexp.MustCompile(`(?:^(\S+)\s*\|\s*)?ERROR:\s*(?:nhc:\s*)?(.*)$`)
+	nhcPassRe    = regexp.MustCompile(`(?i)\b(check_\w+)\b.*\b(?:pass(?:ed)?|ok)\b`)
+	nhcValueRe   = regexp.MustCompile(`(?i)(check_\w+|IB BW|NCCL|BW|bandwidth)\b.*?([\d.]+ ?(?:Gbps|GB/s))`)
+)
+
+// evalHealth reads node-health-check logs (LBNL NHC, Azure's aznhc and
+// distributed NHC): every ERROR line fails, "Healthy" lines pass.
+func evalHealth(name string, data []byte) ([]Finding, any, error) {
+	var out []Finding
+	facts := map[string][]string{}
+	for _, raw := range strings.Split(string(data), "\n") {
+		s := strings.TrimSpace(raw)
+		switch {
+		case s == "":
+		case nhcHealthyRe.MatchString(s):
+			out = append(out, pass("health/node", nhcHealthyRe.FindStringSubmatch(s)[1], "healthy"))
+		case nhcErrorRe.MatchString(s):
+			m := nhcErrorRe.FindStringSubmatch(s)
+			out = append(out, bad("health/node", m[1], checks.StatusFail, "", m[2]))
+		case nhcValueRe.MatchString(s):
+			facts["measurements"] = append(facts["measurements"], s)
+		case nhcPassRe.MatchString(s):
+			facts["passed"] = append(facts["passed"], s)
+		}
+	}
+	if len(out) == 0 && len(facts) > 0 {
+		out = append(out, pass("health/node", "", fmt.Sprintf("%d measurements, no ERROR line", len(facts["measurements"])+len(facts["passed"]))))
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("no health-check verdict or measurement found")
+	}
+	return out, facts, nil
+}

@@ -1,0 +1,95 @@
+package hostparse
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// NVLink is what nvidia-smi nvlink --status (-s) and --errorcounters (-e)
+// print: per GPU, per link, its speed or its error counters.
+type NVLink struct {
+	GPUs []NVLinkGPU `json:"gpus"`
+	// Elided is set when the capture left links out ("[...]").
+	Elided bool `json:"elided,omitempty"`
+	// Inactive is set when nvidia-smi said every link is inactive (a GPU
+	// without NVLink, or NVLink not trained).
+	Inactive bool     `json:"inactive,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// NVLinkGPU is one "GPU N: NAME (UUID: …)" block.
+type NVLinkGPU struct {
+	Index int          `json:"index"`
+	Name  string       `json:"name,omitempty"`
+	Links []NVLinkLink `json:"links,omitempty"`
+}
+
+// NVLinkLink is one link: its speed (-s) or its counters (-e).
+type NVLinkLink struct {
+	Link int `json:"link"`
+	// Speed is "26.562 GB/s"; "<inactive>" for a link that is down.
+	Speed string `json:"speed,omitempty"`
+	// Errors holds the -e counters by name: "Replay Errors", "Recovery
+	// Errors", "CRC Errors", and newer drivers' "CRC FLIT Errors" etc.
+	Errors map[string]int64 `json:"errors,omitempty"`
+}
+
+var (
+	nvlGPURe   = regexp.MustCompile(`^GPU (\d+): (.*?)(?: \(UUID: [^)]*\))?$`)
+	nvlLinkRe  = regexp.MustCompile(`^Link (\d+): (.*)$`)
+	nvlCountRe = regexp.MustCompile(`^([A-Za-z][A-Za-z ]*?(?:Errors?|Counter|Count)):\s*(\S+)$`)
+)
+
+// ParseNVLink reads nvidia-smi nvlink -s or -e output.
+func ParseNVLink(r io.Reader) (*NVLink, error) {
+	var out NVLink
+	var gpu *NVLinkGPU
+	content := false
+	err := scan(r, func(n, _ int, raw string) {
+		s := strings.TrimSpace(raw)
+		switch {
+		case s == "[...]" || s == "...":
+			out.Elided = true
+		case strings.Contains(s, "links are inActive") || strings.Contains(s, "links are inactive"):
+			out.Inactive, content = true, true
+		case nvlGPURe.MatchString(s):
+			m := nvlGPURe.FindStringSubmatch(s)
+			idx, _ := strconv.Atoi(m[1])
+			out.GPUs = append(out.GPUs, NVLinkGPU{Index: idx, Name: m[2]})
+			gpu, content = &out.GPUs[len(out.GPUs)-1], true
+		case gpu != nil && nvlLinkRe.MatchString(s):
+			m := nvlLinkRe.FindStringSubmatch(s)
+			link, _ := strconv.Atoi(m[1])
+			var l *NVLinkLink
+			if k := len(gpu.Links); k > 0 && gpu.Links[k-1].Link == link {
+				l = &gpu.Links[k-1]
+			} else {
+				gpu.Links = append(gpu.Links, NVLinkLink{Link: link})
+				l = &gpu.Links[len(gpu.Links)-1]
+			}
+			if c := nvlCountRe.FindStringSubmatch(m[2]); c != nil {
+				v, err := strconv.ParseInt(c[2], 10, 64)
+				if err != nil {
+					out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", c[1], c[2]))
+					return
+				}
+				if l.Errors == nil {
+					l.Errors = map[string]int64{}
+				}
+				l.Errors[c[1]] = v
+				return
+			}
+			l.Speed = m[2]
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("parsing nvidia-smi nvlink output: %w", err)
+	}
+	if !content {
+		return nil, fmt.Errorf("parsing nvidia-smi nvlink output: %w", ErrNoData)
+	}
+	return &out, nil
+}

@@ -1,0 +1,57 @@
+// Package localize turns pairwise test results into the components to
+// blame: a host NIC, an access cable, a leaf port, a leaf, a leaf's uplink
+// group, one uplink or a spine, each with its evidence and the
+// alternatives the evidence cannot tell it from. It is pure: tests run
+// through a Tester the caller supplies.
+//
+//	m, _ := localize.NewModel(topo, localize.Options{})            // topo from checks/topology
+//	rounds, _ := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, schedule.DefaultTopologyRounds)
+//	s, err := localize.Run(ctx, m, tester, rounds, localize.Options{}) // 4 rounds + re-tests
+//	for _, sus := range s.Suspects {
+//		fmt.Println(sus.Rank, sus.Kind, sus.Name, sus.Alternatives) // 1 cable cable gpu-17:ens1f0np0 <-> leaf-02:swp1 []
+//	}
+//
+// # The model
+//
+// Every test crosses, for sure, the two NICs, access cables and leaf ports
+// of its ends and their leaves (and, between leaves, both leaves' uplink
+// groups); between leaves it also crosses one of the equal-cost paths
+// through the spines, chosen by ECMP out of the localiser's sight: the
+// model knows every path and its probability, never which one a test took.
+// A test turns out good, slow (below the floor without loss) or lossy.
+// Each fault set predicts every outcome's probability: a faulty NIC slows
+// without loss, a faulty cable, port or switch loses packets, a cable may
+// corrupt one way only (its data direction loses, its acknowledgements
+// suffer less), and healthy tests are slow or lossy at the background
+// rates measured in the session (ECMP collisions, measurement errors). A
+// test between leaves mixes the predictions of its paths, so a faulty
+// uplink explains about one in eight of its leaf's tests when the leaf has
+// eight.
+//
+// Counters weigh in too: receive errors (CRC, FCS, symbol errors) at the
+// end a cable corrupts towards, discards at a switch port. Where counters
+// were read and did not move, that is evidence as well.
+//
+// # The search
+//
+// The localiser looks for the most probable fault set (NetBouncer's and
+// 007's tomography, as a likelihood with priors per component kind): lazy
+// greedy additions, then removals, direction changes and swaps, with the
+// background rates re-estimated from the tests the suspects do not touch.
+// Each suspect's alternatives are the components that, swapped in,
+// explain the data within a factor Options.Ambiguity (20): the uplinks of
+// one leaf are interchangeable to tests (ECMP), a cable and its leaf port
+// are until the switch counters are read.
+//
+// # Re-tests
+//
+// NextRound proposes the tests whose outcomes best split the competing
+// explanations (expected information gain over a tempered posterior, so a
+// fault the schedule barely showed still earns a test): a suspect host
+// against hosts that tested clean on its leaf and on others, clean hosts of
+// a suspect leaf against clean hosts elsewhere. It returns nothing once no
+// test can tell the explanations apart. Run stops there, or after
+// Options.MaxAdaptiveRounds (8) rounds.
+//
+// A Model is safe for concurrent use once built; a Localizer is not.
+package localize

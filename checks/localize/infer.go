@@ -1,0 +1,973 @@
+package localize
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// Localizer gathers test results and counters about one fabric and names
+// the components that explain the failures. It is pure (no I/O) and not
+// safe for concurrent use; Run drives it through a Tester.
+type Localizer struct {
+	m        *Model
+	o        Options
+	obs      []Observation
+	counters []Counter
+	read     map[fabric.Endpoint]bool
+	last     *analysis      // of the data as it is; nil after a change
+	asked    map[string]int // component → rounds it was re-tested in
+}
+
+// New starts a localiser over model m.
+func New(m *Model, o Options) *Localizer {
+	return &Localizer{m: m, o: o.withDefaults(), read: map[fabric.Endpoint]bool{}}
+}
+
+// Add records test results. An observation naming an endpoint the model
+// lacks, or the same endpoint twice, is an error and nothing is added.
+func (l *Localizer) Add(obs ...Observation) error {
+	for i, o := range obs {
+		if o.Client == o.Server {
+			return fmt.Errorf("adding observation %d: %w: %s tested against itself", i, ErrEndpoint, o.Client)
+		}
+		for _, e := range []string{o.Client, o.Server} {
+			if _, err := l.m.endpoint(e); err != nil {
+				return fmt.Errorf("adding observation %d: %w", i, err)
+			}
+		}
+		if math.IsNaN(o.Gbps) || math.IsInf(o.Gbps, 0) || o.Gbps < 0 {
+			return fmt.Errorf("adding observation %d %s→%s: bandwidth %v is not a measurement", i, o.Client, o.Server, o.Gbps)
+		}
+		switch o.Outcome {
+		case "", Good, Slow, Lossy, Void:
+		default:
+			return fmt.Errorf("adding observation %d %s→%s: outcome %q is not good, slow, lossy or void", i, o.Client, o.Server, o.Outcome)
+		}
+	}
+	l.obs = append(l.obs, obs...)
+	l.last = nil
+	return nil
+}
+
+// SetCounters records counter evidence over the whole session so far,
+// replacing what an earlier call set: read lists the endpoints whose
+// counters were read (where no movement is evidence too), moved the
+// counters that moved there since testing began.
+func (l *Localizer) SetCounters(read []fabric.Endpoint, moved []Counter) {
+	l.read = map[fabric.Endpoint]bool{}
+	for _, e := range read {
+		l.read[e] = true
+	}
+	for _, c := range moved {
+		l.read[c.At] = true
+	}
+	l.counters = slices.Clone(moved)
+	l.last = nil
+}
+
+// Observations returns the results recorded so far.
+func (l *Localizer) Observations() []Observation { return slices.Clone(l.obs) }
+
+// Result is what the localiser concludes.
+type Result struct {
+	// Suspects are the components that best explain the failures, the
+	// strongest first, each with its evidence and the alternatives the
+	// evidence cannot tell it from.
+	Suspects []checks.Suspect `json:"suspects"`
+	// Tests and Bad count the tests considered and those slow or lossy.
+	Tests int `json:"tests"`
+	Bad   int `json:"bad"`
+	// ReferenceGbps is the bandwidth a healthy test reached.
+	ReferenceGbps float64 `json:"referenceGbps"`
+	// Unexplained are bad tests no suspect explains: taken for noise
+	// (ECMP collisions, measurement hiccups) unless re-tests say otherwise.
+	Unexplained []Observation `json:"unexplained,omitempty"`
+}
+
+// Analyze names the suspects for everything recorded so far.
+func (l *Localizer) Analyze() Result {
+	return l.analyse().result()
+}
+
+// Fault modes of a component in a fault set: which way a cable corrupts
+// (modeAB: from its A end to its B end), or modeAll for components that
+// fail as a whole (and for a cable failing both ways).
+const (
+	modeAB  uint8 = 1
+	modeBA  uint8 = 2
+	modeAll uint8 = 3
+)
+
+// Effect levels of faults on a test, from mild to severe, indexing emit.
+const (
+	levelNone = iota
+	levelSlow // a faulty NIC
+	levelAck  // the test's acknowledgements cross a corrupting cable
+	levelLoss // its data crosses a corrupting cable or a failing switch
+)
+
+// analysis is one inference over the recorded data.
+type analysis struct {
+	m     *Model
+	o     Options
+	tests []test
+	inv   [][]int32 // component → tests it may lie on
+	ref   float64
+	bg    [2][3]float64 // within a leaf, across leaves
+
+	read  map[fabric.Endpoint]bool
+	phy   map[fabric.Endpoint][]Counter
+	disc  map[fabric.Endpoint][]Counter
+	evMax []float64 // best counter log-likelihood ratio of each component over its modes
+
+	mode []uint8 // current fault set: the mode of each component, 0 when healthy
+	F    []int
+	logp []float64 // log P(outcome of t | F)
+
+	stamp  []int32
+	cstamp []int32
+	tick   int32
+
+	altCache map[int]altEntry // filled once the search is over
+}
+
+func (m *Model) buildTest(c, s *nicEnd) test {
+	t := test{client: c, server: s}
+	// The client's cable carries data from the host (its A end) to the
+	// leaf, the server's from the leaf to the host; acknowledgements the
+	// other way.
+	t.cert = []hop{{c: int32(c.nic)}, {c: int32(c.cable), dir: dirAB, ack: true}, {c: int32(c.port)}, {c: int32(c.leaf)}}
+	if c.leaf != s.leaf {
+		t.inter = true
+		if g, ok := m.group[c.leafName]; ok {
+			t.cert = append(t.cert, hop{c: int32(g)})
+		}
+		if g, ok := m.group[s.leafName]; ok {
+			t.cert = append(t.cert, hop{c: int32(g)})
+		}
+		t.cert = append(t.cert, hop{c: int32(s.leaf)})
+		k := [2]string{c.leafName, s.leafName}
+		if k[1] < k[0] {
+			k[0], k[1] = k[1], k[0]
+			t.rev = true
+		}
+		t.paths = m.paths[k]
+	}
+	t.cert = append(t.cert, hop{c: int32(s.port)}, hop{c: int32(s.cable), dir: dirBA, ack: true}, hop{c: int32(s.nic)})
+	return t
+}
+
+func (l *Localizer) analyse() *analysis {
+	if l.last != nil {
+		return l.last
+	}
+	a := &analysis{m: l.m, o: l.o, read: l.read}
+	outs, ref := classify(l.obs, l.o)
+	a.ref = ref
+	n := len(l.m.comps)
+	a.inv = make([][]int32, n)
+	seen := make([]int32, n)
+	for i := range seen {
+		seen[i] = -1
+	}
+	for i, ob := range l.obs {
+		if outs[i] == Void {
+			continue
+		}
+		c, _ := l.m.endpoint(ob.Client)
+		s, _ := l.m.endpoint(ob.Server)
+		t := l.m.buildTest(c, s)
+		t.obs, t.out = ob, outcomeIndex(outs[i])
+		idx := int32(len(a.tests))
+		a.tests = append(a.tests, t)
+		note := func(c int32) {
+			if seen[c] != idx {
+				seen[c] = idx
+				a.inv[c] = append(a.inv[c], idx)
+			}
+		}
+		for _, h := range t.cert {
+			note(h.c)
+		}
+		for _, p := range t.paths {
+			for _, h := range p.hops {
+				note(h.c)
+			}
+		}
+	}
+	a.counters(l.counters)
+	a.stamp = make([]int32, len(a.tests))
+	// Two passes: the background rates measured on all tests, then on the
+	// tests the first pass's suspects do not touch.
+	a.background(nil)
+	a.search(false)
+	if len(a.F) > 0 {
+		before := a.bg
+		a.background(a.mode)
+		if bgMoved(before, a.bg) {
+			a.search(true)
+		}
+	}
+	l.last = a
+	return a
+}
+
+// background estimates how often a healthy test is slow or lossy, within
+// a leaf and across leaves, from the tests that touch no suspect. Loss
+// gathers on the few leaves of a fault (a host, an uplink, a switch) while
+// stray loss counters spread over all of them: a leaf whose loss count
+// stands far above what the other leaves' rate predicts (a Poisson bound)
+// is left out of the loss rate. A prior worth bgWeight tests keeps a small session (a lab of four
+// hosts) from taking its one broken link for the background.
+func (a *analysis) background(suspect []uint8) {
+	var use []*test
+	for ti := range a.tests {
+		t := &a.tests[ti]
+		if suspect == nil || !a.touches(t, suspect) {
+			use = append(use, t)
+		}
+	}
+	rate := func(inter bool, out int, prior float64, robust bool) float64 {
+		n, x := map[int]float64{}, map[int]float64{}
+		var tn, tx float64
+		for _, t := range use {
+			if t.inter != inter {
+				continue
+			}
+			hit := 0.0
+			if t.out == out {
+				hit = 1
+			}
+			tn, tx = tn+1, tx+hit
+			n[t.client.leaf]++
+			x[t.client.leaf] += hit
+			if t.server.leaf != t.client.leaf {
+				n[t.server.leaf]++
+				x[t.server.leaf] += hit
+			}
+		}
+		if tn == 0 || !robust {
+			return (tx + bgWeight*prior) / (tn + bgWeight)
+		}
+		// Each leaf against the rate of the tests that do not involve it.
+		out2 := map[int]bool{}
+		for l, nl := range n {
+			rn, rx := tn-nl, tx-x[l]
+			if rn <= 0 {
+				continue
+			}
+			if e := rx / rn * nl; x[l] > e+4*math.Sqrt(e)+3 {
+				out2[l] = true
+			}
+		}
+		if len(out2) > 0 && len(out2) < len(n) {
+			tn, tx = 0, 0
+			for _, t := range use {
+				if t.inter != inter || out2[t.client.leaf] || out2[t.server.leaf] {
+					continue
+				}
+				tn++
+				if t.out == out {
+					tx++
+				}
+			}
+		}
+		return (tx + bgWeight*prior) / (tn + bgWeight)
+	}
+	for k, inter := range []bool{false, true} {
+		// Slow tests cluster on leaves by nature (ECMP collisions on their
+		// uplinks), so only the loss rate leaves outlying leaves out.
+		s := clamp(rate(inter, 1, bgSlow, false), 0.002, 0.4)
+		l := clamp(rate(inter, 2, bgLossy, true), 0.0005, 0.1)
+		a.bg[k] = [3]float64{1 - s - l, s, l}
+	}
+	for ti := range a.tests {
+		if a.tests[ti].inter {
+			a.tests[ti].background = &a.bg[1]
+		} else {
+			a.tests[ti].background = &a.bg[0]
+		}
+	}
+}
+
+func (a *analysis) touches(t *test, mode []uint8) bool {
+	for _, h := range t.cert {
+		if mode[h.c] != 0 {
+			return true
+		}
+	}
+	for _, p := range t.paths {
+		for _, h := range p.hops {
+			if mode[h.c] != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bgMoved reports whether a background rate changed by more than a fifth.
+func bgMoved(x, y [2][3]float64) bool {
+	for k := range 2 {
+		for o := 1; o < 3; o++ {
+			if math.Abs(x[k][o]-y[k][o]) > 0.2*x[k][o] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func clamp(x, lo, hi float64) float64 { return math.Min(hi, math.Max(lo, x)) }
+
+// counters indexes the counter evidence and the best it offers each component.
+func (a *analysis) counters(cs []Counter) {
+	a.phy = map[fabric.Endpoint][]Counter{}
+	a.disc = map[fabric.Endpoint][]Counter{}
+	for _, c := range cs {
+		if c.Delta == 0 {
+			continue
+		}
+		switch c.Kind {
+		case PhyErrors:
+			a.phy[c.At] = append(a.phy[c.At], c)
+		case Discards:
+			a.disc[c.At] = append(a.disc[c.At], c)
+		}
+	}
+	a.evMax = make([]float64, len(a.m.comps))
+	for i := range a.m.comps {
+		best := math.Inf(-1)
+		for _, m := range a.modes(i) {
+			best = math.Max(best, a.evidence(i, m))
+		}
+		a.evMax[i] = best
+	}
+}
+
+// modes lists the fault modes of component c.
+func (a *analysis) modes(c int) []uint8 {
+	if a.m.comps[c].directional {
+		return []uint8{modeAB, modeBA, modeAll}
+	}
+	return []uint8{modeAll}
+}
+
+// evidence is the log-likelihood ratio of the counters about component c
+// failing in mode m: a cable corrupting towards an end whose counters were
+// read shows receive errors there (or is less likely for showing none); a
+// switch port dropping frames counts discards.
+func (a *analysis) evidence(c int, m uint8) float64 {
+	comp := &a.m.comps[c]
+	llr := 0.0
+	if comp.directional && len(comp.phyEnds) == 2 {
+		for k, e := range comp.phyEnds {
+			towards := modeAB // errors at B come from a cable corrupting A→B
+			if k == 0 {
+				towards = modeBA
+			}
+			if m&towards == 0 || !a.read[e] {
+				continue
+			}
+			if len(a.phy[e]) > 0 {
+				llr += math.Log(pSeen / pBackground)
+			} else {
+				llr += math.Log((1 - pSeen) / (1 - pBackground))
+			}
+		}
+	}
+	if comp.ref.Kind == checks.SuspectSwitchPort {
+		if e, err := fabric.ParseEndpoint(strings.TrimPrefix(comp.ref.Component, "port:")); err == nil && len(a.disc[e]) > 0 {
+			llr += math.Log(0.5 / 0.02)
+		}
+	}
+	return llr
+}
+
+// effect is how a component in mode m on hop h spoils a test.
+func (a *analysis) effect(h hop, m uint8, rev bool) int {
+	comp := &a.m.comps[h.c]
+	switch {
+	case !comp.lossy:
+		return levelSlow
+	case !comp.directional || m == modeAll:
+		return levelLoss
+	}
+	dir := h.dir
+	if rev {
+		dir ^= 3
+	}
+	if m&dir != 0 {
+		return levelLoss
+	}
+	if h.ack {
+		return levelAck
+	}
+	return levelNone
+}
+
+func (a *analysis) emit(t *test, level int) float64 {
+	switch level {
+	case levelSlow:
+		return emitNIC[t.out]
+	case levelAck:
+		return emitAck[t.out]
+	case levelLoss:
+		return emitLossy[t.out]
+	}
+	return t.background[t.out]
+}
+
+// change is a fault set that differs from the current one in at most two
+// components: c1 takes mode m1, c2 mode m2 (-1: unused).
+type change struct {
+	c1, c2 int32
+	m1, m2 uint8
+}
+
+var noChange = change{c1: -1, c2: -1}
+
+func (a *analysis) modeOf(x int32, ch change) uint8 {
+	switch x {
+	case ch.c1:
+		return ch.m1
+	case ch.c2:
+		return ch.m2
+	}
+	return a.mode[x]
+}
+
+// prob is P(outcome of t | the current fault set changed by ch).
+func (a *analysis) prob(t *test, ch change) float64 {
+	worst := levelNone
+	for _, h := range t.cert {
+		if m := a.modeOf(h.c, ch); m != 0 {
+			worst = max(worst, a.effect(h, m, false))
+		}
+	}
+	if t.paths == nil || worst == levelLoss {
+		return a.emit(t, worst)
+	}
+	sum, rest := 0.0, 1.0
+	for pi := range t.paths {
+		p := &t.paths[pi]
+		w := worst
+		for _, h := range p.hops {
+			if m := a.modeOf(h.c, ch); m != 0 {
+				w = max(w, a.effect(h, m, t.rev))
+			}
+		}
+		if w != worst {
+			sum += p.p * a.emit(t, w)
+			rest -= p.p
+		}
+	}
+	return sum + math.Max(rest, 0)*a.emit(t, worst)
+}
+
+// prior is the log prior odds of c failing in mode m with its counters; a
+// cable's three modes share its prior.
+func (a *analysis) prior(c int, m uint8) float64 {
+	p := a.m.comps[c].logOdds + a.evidence(c, m)
+	if a.m.comps[c].directional {
+		p -= math.Log(3)
+	}
+	return p
+}
+
+// search finds a maximum a posteriori fault set: lazy greedy additions,
+// then removals, mode changes and swaps until nothing improves. With warm
+// set it starts from the current fault set (after a background change).
+func (a *analysis) search(warm bool) {
+	n := len(a.m.comps)
+	if !warm {
+		a.mode = make([]uint8, n)
+		a.F = nil
+	}
+	a.logp = make([]float64, len(a.tests))
+	for ti := range a.tests {
+		a.logp[ti] = math.Log(a.prob(&a.tests[ti], noChange))
+	}
+	for iter := 0; iter < 8; iter++ {
+		added := a.greedy()
+		if !a.refine() && !added {
+			break
+		}
+	}
+}
+
+// greedy adds the best component while it improves the posterior. Gains
+// only shrink as faults are added (a test already explained gains less),
+// so stale gains are upper bounds: the best is re-evaluated until it stays
+// on top (lazy greedy).
+func (a *analysis) greedy() bool {
+	type entry struct {
+		c    int
+		m    uint8
+		gain float64
+		at   int // len(F) when computed
+	}
+	var h []entry
+	for _, c := range a.candidates() {
+		if a.mode[c] != 0 {
+			continue
+		}
+		best := entry{c: c, gain: math.Inf(-1), at: len(a.F)}
+		for _, m := range a.modes(c) {
+			if d := a.deltaSet(c, m); d > best.gain {
+				best.m, best.gain = m, d
+			}
+		}
+		if best.gain > 1e-9 {
+			h = append(h, best)
+		}
+	}
+	added := false
+	for len(h) > 0 && len(a.F) < 64 {
+		slices.SortFunc(h, func(x, y entry) int { return cmp.Or(cmp.Compare(y.gain, x.gain), cmp.Compare(x.c, y.c)) })
+		top := &h[0]
+		if a.mode[top.c] != 0 {
+			h = h[1:]
+			continue
+		}
+		if top.at != len(a.F) {
+			top.gain, top.at = math.Inf(-1), len(a.F)
+			for _, m := range a.modes(top.c) {
+				if d := a.deltaSet(top.c, m); d > top.gain {
+					top.m, top.gain = m, d
+				}
+			}
+			if top.gain <= 1e-9 {
+				h = h[1:]
+			}
+			continue
+		}
+		a.set(top.c, top.m)
+		added = true
+		h = h[1:]
+	}
+	return added
+}
+
+// refine removes suspects, changes their modes or swaps them for rivals
+// while that improves the posterior; it reports whether anything changed.
+func (a *analysis) refine() bool {
+	any := false
+	for iter := 0; iter < 8; iter++ {
+		changed := false
+		for _, f := range slices.Clone(a.F) {
+			bestM, bestD := a.mode[f], 1e-9
+			for _, m := range append(a.modes(f), 0) {
+				if m == a.mode[f] {
+					continue
+				}
+				if d := a.deltaSet(f, m); d > bestD {
+					bestM, bestD = m, d
+				}
+			}
+			if bestM != a.mode[f] {
+				a.set(f, bestM)
+				changed = true
+			}
+		}
+		for _, f := range slices.Clone(a.F) {
+			if a.mode[f] == 0 {
+				continue
+			}
+			best, bestM, bestD := -1, uint8(0), 1e-9
+			for _, g := range a.rivals(f) {
+				for _, m := range a.modes(g) {
+					if d := a.deltaSwap(f, g, m); d > bestD {
+						best, bestM, bestD = g, m, d
+					}
+				}
+			}
+			if best >= 0 {
+				a.set(f, 0)
+				a.set(best, bestM)
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+		any = true
+	}
+	return any
+}
+
+// candidates are the components with counter evidence, or on a bad test
+// whose outcome their failure would cause: a NIC on a slow test, anything
+// else on a lossy one. (A NIC rarely loses packets, a cable rarely slows
+// without loss; such components can still come in as rivals.)
+func (a *analysis) candidates() []int {
+	var out []int
+	for c := range a.m.comps {
+		if a.evMax[c] > 0 {
+			out = append(out, c)
+			continue
+		}
+		want := 2
+		if !a.m.comps[c].lossy {
+			want = 1
+		}
+		for _, t := range a.inv[c] {
+			if a.tests[t].out == want {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// rivals are the components that could replace f: those on at least half
+// of the bad tests f explains (their outcome at least twice as likely with
+// f as without; a component on fewer cannot explain as much), or with
+// counter evidence.
+func (a *analysis) rivals(f int) []int {
+	count := map[int32]int{}
+	explained := 0
+	without := change{c1: int32(f), m1: 0, c2: -1}
+	for _, t := range a.inv[f] {
+		tt := &a.tests[t]
+		if tt.out == 0 || a.logp[t]-math.Log(a.prob(tt, without)) < math.Ln2 {
+			continue
+		}
+		explained++
+		a.tick++
+		for _, h := range tt.cert {
+			if a.stampC(h.c) {
+				count[h.c]++
+			}
+		}
+		for _, p := range tt.paths {
+			for _, h := range p.hops {
+				if a.stampC(h.c) {
+					count[h.c]++
+				}
+			}
+		}
+	}
+	need := max(1, (explained+1)/2)
+	var out []int
+	for c, n := range count {
+		if int(c) != f && a.mode[c] == 0 && n >= need {
+			out = append(out, int(c))
+		}
+	}
+	for c := range a.m.comps {
+		if a.evMax[c] > 0 && c != f && a.mode[c] == 0 && count[int32(c)] < need {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stampC marks component c as seen for the current tick and reports
+// whether it was new.
+func (a *analysis) stampC(c int32) bool {
+	if a.cstamp == nil {
+		a.cstamp = make([]int32, len(a.m.comps))
+	}
+	if a.cstamp[c] == a.tick {
+		return false
+	}
+	a.cstamp[c] = a.tick
+	return true
+}
+
+// deltaSet is the change of log posterior when c's mode becomes m (0: healthy).
+func (a *analysis) deltaSet(c int, m uint8) float64 {
+	old := a.mode[c]
+	ch := change{c1: int32(c), m1: m, c2: -1}
+	d := 0.0
+	for _, t := range a.inv[c] {
+		d += math.Log(a.prob(&a.tests[t], ch)) - a.logp[t]
+	}
+	if old != 0 {
+		d -= a.prior(c, old)
+	}
+	if m != 0 {
+		d += a.prior(c, m)
+	}
+	return d
+}
+
+// deltaSwap is the change of log posterior when g in mode m replaces f.
+func (a *analysis) deltaSwap(f, g int, m uint8) float64 {
+	ch := change{c1: int32(f), m1: 0, c2: int32(g), m2: m}
+	a.tick++
+	d := 0.0
+	for _, list := range [2][]int32{a.inv[f], a.inv[g]} {
+		for _, t := range list {
+			if a.stamp[t] == a.tick {
+				continue
+			}
+			a.stamp[t] = a.tick
+			d += math.Log(a.prob(&a.tests[t], ch)) - a.logp[t]
+		}
+	}
+	return d - a.prior(f, a.mode[f]) + a.prior(g, m)
+}
+
+func (a *analysis) set(c int, m uint8) {
+	was := a.mode[c]
+	a.mode[c] = m
+	switch {
+	case was == 0 && m != 0:
+		a.F = append(a.F, c)
+	case was != 0 && m == 0:
+		a.F = slices.DeleteFunc(a.F, func(x int) bool { return x == c })
+	}
+	for _, t := range a.inv[c] {
+		a.logp[t] = math.Log(a.prob(&a.tests[t], noChange))
+	}
+}
+
+// alternative is a component that could replace a suspect, with how much
+// less likely the fault set is with it (log scale).
+type alternative struct {
+	c int
+	m uint8
+	d float64
+}
+
+func (a *analysis) alternatives(f int) ([]alternative, float64) {
+	if c, ok := a.altCache[f]; ok {
+		return c.alts, c.remove
+	}
+	var out []alternative
+	for _, g := range a.rivals(f) {
+		best := alternative{c: g, d: math.Inf(-1)}
+		for _, m := range a.modes(g) {
+			if d := a.deltaSwap(f, g, m); d > best.d {
+				best.m, best.d = m, d
+			}
+		}
+		if best.d > -30 {
+			out = append(out, best)
+		}
+	}
+	slices.SortFunc(out, func(x, y alternative) int { return cmp.Or(cmp.Compare(y.d, x.d), cmp.Compare(x.c, y.c)) })
+	remove := a.deltaSet(f, 0) // removing f: ≤ 0 when f is needed
+	if a.altCache == nil {
+		a.altCache = map[int]altEntry{}
+	}
+	a.altCache[f] = altEntry{out, remove}
+	return out, remove
+}
+
+// altEntry caches the alternatives of a suspect of the final fault set.
+type altEntry struct {
+	alts   []alternative
+	remove float64
+}
+
+func (a *analysis) result() Result {
+	r := Result{Tests: len(a.tests), ReferenceGbps: a.ref}
+	for _, t := range a.tests {
+		if t.out != 0 {
+			r.Bad++
+		}
+	}
+	type scored struct {
+		f      int
+		gain   float64
+		alts   []alternative
+		remove float64
+	}
+	var ss []scored
+	for _, f := range a.F {
+		alts, remove := a.alternatives(f)
+		ss = append(ss, scored{f, -remove, alts, remove})
+	}
+	slices.SortFunc(ss, func(x, y scored) int { return cmp.Or(cmp.Compare(y.gain, x.gain), cmp.Compare(x.f, y.f)) })
+	limit := -math.Log(a.o.Ambiguity)
+	for i, s := range ss {
+		c := a.m.comps[s.f]
+		sus := checks.Suspect{Rank: i + 1, SuspectRef: c.ref, Ends: slices.Clone(c.ends)}
+		total, set := 1+math.Exp(s.remove), 1.0
+		var altRefs []checks.SuspectRef
+		for _, alt := range s.alts {
+			total += math.Exp(alt.d)
+			if alt.d >= limit {
+				altRefs = append(altRefs, a.m.comps[alt.c].ref)
+				set += math.Exp(alt.d)
+			}
+		}
+		sus.Confidence = math.Round(1/total*1000) / 1000
+		sus.Alternatives = altRefs
+		sus.Summary, sus.Evidence = a.explain(s.f, altRefs)
+		if len(altRefs) > 0 {
+			sus.Summary += fmt.Sprintf(" (the fault is one of these %d with %.0f%% confidence)", len(altRefs)+1, math.Floor(100*set/total))
+		}
+		r.Suspects = append(r.Suspects, sus)
+	}
+	for ti := range a.tests {
+		t := &a.tests[ti]
+		if t.out != 0 && !a.touches(t, a.mode) {
+			r.Unexplained = append(r.Unexplained, t.obs)
+		}
+	}
+	return r
+}
+
+var outcomeWords = [3]string{"good", "slow", "lossy"}
+
+// explain writes the summary and evidence of suspect f.
+func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
+	c := a.m.comps[f]
+	var certN, certBad, pathN, pathBad, slow, lossy int
+	type badTest struct {
+		t    *test
+		gain float64 // how much more likely the outcome is with f
+	}
+	var bad []badTest
+	without := change{c1: int32(f), m1: 0, c2: -1}
+	for _, ti := range a.inv[f] {
+		t := &a.tests[ti]
+		isCert := slices.ContainsFunc(t.cert, func(h hop) bool { return int(h.c) == f })
+		if isCert {
+			certN++
+		} else {
+			pathN++
+		}
+		if t.out == 0 {
+			continue
+		}
+		if t.out == 1 {
+			slow++
+		} else {
+			lossy++
+		}
+		if isCert {
+			certBad++
+		} else {
+			pathBad++
+		}
+		bad = append(bad, badTest{t, a.logp[ti] - math.Log(a.prob(t, without))})
+	}
+	// The tests it explains best first, then in the order they ran.
+	slices.SortStableFunc(bad, func(x, y badTest) int { return cmp.Compare(y.gain, x.gain) })
+	var ev []string
+	var summary string
+	what := fmt.Sprintf("%d slow, %d lossy", slow, lossy)
+	switch {
+	case certN > 0:
+		summary = fmt.Sprintf("%s: %d of %d tests through it were bad (%s)", c.ref.Name, certBad, certN, what)
+	case pathN > 0:
+		summary = fmt.Sprintf("%s: %d of %d tests that may cross it were bad (%s); it is on about 1 in %.0f of their equal-cost paths",
+			c.ref.Name, pathBad, pathN, what, a.pathsThrough(f))
+	default:
+		summary = c.ref.Name + ": counters only"
+	}
+	if c.directional {
+		switch a.mode[f] {
+		case modeAB:
+			ev = append(ev, fmt.Sprintf("the results fit corruption from %s towards %s only", c.phyEnds[0], c.phyEnds[1]))
+		case modeBA:
+			ev = append(ev, fmt.Sprintf("the results fit corruption from %s towards %s only", c.phyEnds[1], c.phyEnds[0]))
+		}
+	}
+	if group := sameLeafUplinks(a.m, c.ref, alts); group != "" {
+		summary = fmt.Sprintf("one of the %d uplinks of leaf %s: %s", len(alts)+1, group, strings.TrimPrefix(summary, c.ref.Name+": "))
+		ev = append(ev, fmt.Sprintf("tests cannot tell the uplinks of %s apart (ECMP picks each test's path out of sight); their switch counters can", group))
+	} else if len(alts) > 0 {
+		var names []string
+		for _, x := range alts {
+			names = append(names, x.Name)
+		}
+		ev = append(ev, "explains the results as well: "+strings.Join(names, "; "))
+	}
+	for _, b := range bad[:min(len(bad), 6)] {
+		ev = append(ev, fmt.Sprintf("round %d: %s %s", b.t.obs.Round+1, outcomeWords[b.t.out], b.t.obs))
+	}
+	for _, e := range c.phyEnds {
+		for _, x := range a.phy[e] {
+			ev = append(ev, fmt.Sprintf("%s: %s +%d (receive errors: the cable or optics arriving here)", e, x.Name, x.Delta))
+		}
+	}
+	if c.ref.Kind == checks.SuspectSwitchPort {
+		if e, err := fabric.ParseEndpoint(strings.TrimPrefix(c.ref.Component, "port:")); err == nil {
+			for _, x := range a.disc[e] {
+				ev = append(ev, fmt.Sprintf("%s: %s +%d (discards: the port dropped frames)", e, x.Name, x.Delta))
+			}
+		}
+	}
+	return summary, ev
+}
+
+// pathsThrough is how many equal-cost paths per test f lies on, inverted:
+// the mean over its tests of 1 / P(path through f).
+func (a *analysis) pathsThrough(f int) float64 {
+	sum, n := 0.0, 0
+	for _, ti := range a.inv[f] {
+		t := &a.tests[ti]
+		p := 0.0
+		for _, pa := range t.paths {
+			if slices.ContainsFunc(pa.hops, func(h hop) bool { return int(h.c) == f }) {
+				p += pa.p
+			}
+		}
+		if p > 0 {
+			sum += 1 / p
+			n++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return sum / float64(n)
+}
+
+// sameLeafUplinks returns the leaf whose uplinks the suspect and all its
+// alternatives are, or "".
+func sameLeafUplinks(m *Model, s checks.SuspectRef, alts []checks.SuspectRef) string {
+	if s.Kind != checks.SuspectUplink || len(alts) == 0 {
+		return ""
+	}
+	common := m.leavesOfLink(s.Component)
+	for _, x := range alts {
+		if x.Kind != checks.SuspectUplink {
+			return ""
+		}
+		lx := m.leavesOfLink(x.Component)
+		for l := range common {
+			if !lx[l] {
+				delete(common, l)
+			}
+		}
+	}
+	var ls []string
+	for l := range common {
+		ls = append(ls, l)
+	}
+	slices.Sort(ls)
+	if len(ls) == 0 {
+		return ""
+	}
+	return ls[0]
+}
+
+// leavesOfLink returns the leaves at the ends of a switch-to-switch cable.
+func (m *Model) leavesOfLink(id string) map[string]bool {
+	out := map[string]bool{}
+	i, ok := m.ids[id]
+	if !ok {
+		return out
+	}
+	for _, e := range m.comps[i].phyEnds {
+		if _, ok := m.leafOf[e.Device]; ok {
+			out[e.Device] = true
+		}
+	}
+	return out
+}

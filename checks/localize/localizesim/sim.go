@@ -1,0 +1,398 @@
+package localizesim
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/fabricctl/fabricctl/checks/localize"
+	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/checks/topology"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// Config shapes the simulated fabric and its noise.
+type Config struct {
+	Hosts, Leaves, Spines int
+	HostGbps              float64
+	// UplinkFlows is how many full-rate host flows one uplink carries per
+	// direction (4 makes 32 hosts over 8 uplinks non-blocking).
+	UplinkFlows int
+	// Noise is the standard deviation of the multiplicative bandwidth jitter.
+	Noise float64
+	// FalseSlow is the chance that a healthy test reads slow (a measurement error).
+	FalseSlow float64
+	// SpuriousLoss is the chance that loss counters move on a healthy test.
+	SpuriousLoss float64
+	// VoidRate is the chance that a test fails to run (agent, tool).
+	VoidRate float64
+	// SwitchCounters: switch port receive errors are read, not only hosts'.
+	SwitchCounters bool
+	// BackgroundPhy is the chance that a healthy cable end shows receive errors.
+	BackgroundPhy float64
+	// Silent is the share of cable and uplink faults that count no receive error.
+	Silent float64
+}
+
+// Default is the benchmark's fabric: 1,024 hosts at 400 Gb/s on 32 leaves,
+// 8 spines, non-blocking, with switch counters read.
+func Default() Config {
+	return Config{Hosts: 1024, Leaves: 32, Spines: 8, HostGbps: 400, UplinkFlows: 4, Noise: 0.02,
+		FalseSlow: 0.005, SpuriousLoss: 0.002, VoidRate: 0.002, SwitchCounters: true, BackgroundPhy: 0.003}
+}
+
+// Kind is the kind of an injected fault.
+type Kind string
+
+// The fault kinds.
+const (
+	NIC    Kind = "nic"
+	Cable  Kind = "cable"
+	Uplink Kind = "uplink"
+)
+
+// Direction says which way a faulty cable corrupts: Up is from its A end
+// (the host, or the leaf of an uplink) to its B end.
+type Direction int
+
+// The directions.
+const (
+	Up Direction = 1 << iota
+	Down
+	Both = Up | Down
+)
+
+// Fault is one injected fault.
+type Fault struct {
+	Kind Kind
+	// Component is the localiser's ID of the faulty component.
+	Component string
+	Dir       Direction
+	// Factor: a NIC's share of line rate, a lossy cable's goodput share.
+	Factor float64
+	Silent bool
+}
+
+type host struct {
+	name string
+	leaf int
+	nic  fabric.Endpoint // the host end of its cable
+	port fabric.Endpoint // the leaf end
+}
+
+type uplink struct {
+	leafEnd, spineEnd fabric.Endpoint
+	id                string
+}
+
+// Sim is one simulated fabric with its faults.
+type Sim struct {
+	cfg     Config
+	topo    *topology.Topology
+	hosts   []host
+	byName  map[string]int
+	uplinks [][]uplink // [leaf][spine]
+	faults  []Fault
+	nicF    map[int]*Fault
+	cableF  map[int]*Fault
+	upF     map[[2]int]*Fault
+	rng     *rand.Rand
+	seed    uint64
+	runs    uint64
+	phy     map[fabric.Endpoint]uint64
+}
+
+// New builds the fabric of cfg; seed fixes its randomness (faults, hashing, noise).
+func New(cfg Config, seed uint64) *Sim {
+	s := &Sim{cfg: cfg, byName: map[string]int{}, nicF: map[int]*Fault{}, cableF: map[int]*Fault{}, upF: map[[2]int]*Fault{},
+		rng: rand.New(rand.NewPCG(seed, 0x5eed)), seed: seed ^ 0x9e3779b97f4a7c15, phy: map[fabric.Endpoint]uint64{}}
+	per := (cfg.Hosts + cfg.Leaves - 1) / cfg.Leaves
+	var nodes []topology.Node
+	var links []topology.Link
+	for l := range cfg.Leaves {
+		nodes = append(nodes, topology.Node{Name: leafName(l), Role: topology.RoleLeaf})
+	}
+	for sp := range cfg.Spines {
+		nodes = append(nodes, topology.Node{Name: spineName(sp), Role: topology.RoleSpine})
+	}
+	for i := range cfg.Hosts {
+		l := i / per
+		h := host{name: fmt.Sprintf("h%04d", i+1), leaf: l,
+			nic: fabric.Endpoint{Device: fmt.Sprintf("h%04d", i+1), Port: "eth0"}, port: fabric.Endpoint{Device: leafName(l), Port: fmt.Sprintf("swp%d", i%per+1)}}
+		s.byName[h.name] = len(s.hosts)
+		s.hosts = append(s.hosts, h)
+		nodes = append(nodes, topology.Node{Name: h.name, Role: topology.RoleHost})
+		links = append(links, topology.Link{A: h.nic, B: h.port})
+	}
+	s.uplinks = make([][]uplink, cfg.Leaves)
+	for l := range cfg.Leaves {
+		for sp := range cfg.Spines {
+			u := uplink{leafEnd: fabric.Endpoint{Device: leafName(l), Port: fmt.Sprintf("swp%d", per+sp+1)},
+				spineEnd: fabric.Endpoint{Device: spineName(sp), Port: fmt.Sprintf("swp%d", l+1)}}
+			s.uplinks[l] = append(s.uplinks[l], u)
+			links = append(links, topology.Link{A: u.leafEnd, B: u.spineEnd})
+		}
+	}
+	s.topo = topology.New(nodes, links)
+	for l := range cfg.Leaves {
+		for sp := range cfg.Spines {
+			u := &s.uplinks[l][sp]
+			for _, tl := range s.topo.LinksAt(u.leafEnd) {
+				u.id = "link:" + tl.A.String()
+			}
+		}
+	}
+	// Background receive errors on healthy ends.
+	for _, e := range s.ends() {
+		if s.rng.Float64() < cfg.BackgroundPhy {
+			s.phy[e] += 1 + uint64(s.rng.IntN(50))
+		}
+	}
+	return s
+}
+
+func leafName(l int) string   { return fmt.Sprintf("leaf-%02d", l+1) }
+func spineName(s int) string  { return fmt.Sprintf("spine-%d", s+1) }
+func (s *Sim) Config() Config { return s.cfg }
+
+// Topology is the fabric's cabling, as a fabric file would declare it.
+func (s *Sim) Topology() *topology.Topology { return s.topo }
+
+// Faults returns the injected faults.
+func (s *Sim) Faults() []Fault { return slices.Clone(s.faults) }
+
+// ends lists every cable end: host NICs, leaf and spine ports.
+func (s *Sim) ends() []fabric.Endpoint {
+	var out []fabric.Endpoint
+	for _, h := range s.hosts {
+		out = append(out, h.nic, h.port)
+	}
+	for _, us := range s.uplinks {
+		for _, u := range us {
+			out = append(out, u.leafEnd, u.spineEnd)
+		}
+	}
+	return out
+}
+
+// Inject adds k faults on distinct components: each picks its kind (NIC,
+// access cable, uplink) with equal chance, then a component of that kind.
+func (s *Sim) Inject(k int) []Fault {
+	for n := 0; n < k; {
+		kind := []Kind{NIC, Cable, Uplink}[s.rng.IntN(3)]
+		dir := []Direction{Up, Down, Both}[s.rng.IntN(3)]
+		silent := s.rng.Float64() < s.cfg.Silent
+		switch kind {
+		case NIC:
+			i := s.rng.IntN(len(s.hosts))
+			if s.nicF[i] != nil {
+				continue
+			}
+			f := &Fault{Kind: NIC, Component: "nic:" + s.hosts[i].nic.String(), Factor: 0.3 + 0.4*s.rng.Float64()}
+			s.nicF[i] = f
+			s.faults = append(s.faults, *f)
+		case Cable:
+			i := s.rng.IntN(len(s.hosts))
+			if s.cableF[i] != nil {
+				continue
+			}
+			f := &Fault{Kind: Cable, Component: "cable:" + s.hosts[i].nic.String(), Dir: dir, Factor: 0.05 + 0.5*s.rng.Float64(), Silent: silent}
+			s.cableF[i] = f
+			s.faults = append(s.faults, *f)
+		case Uplink:
+			l, sp := s.rng.IntN(s.cfg.Leaves), s.rng.IntN(s.cfg.Spines)
+			if s.upF[[2]int{l, sp}] != nil {
+				continue
+			}
+			f := &Fault{Kind: Uplink, Component: s.uplinks[l][sp].id, Dir: dir, Factor: 0.05 + 0.5*s.rng.Float64(), Silent: silent}
+			s.upF[[2]int{l, sp}] = f
+			s.faults = append(s.faults, *f)
+		}
+		n++
+	}
+	return s.Faults()
+}
+
+// Break injects one given fault: a NIC or access cable of host index i
+// (0-based), or the uplink from leaf i/Spines to spine i%Spines. factor is
+// the NIC's share of line rate or the cable's goodput share.
+func (s *Sim) Break(kind Kind, i int, dir Direction, factor float64, silent bool) Fault {
+	f := &Fault{Kind: kind, Dir: dir, Factor: factor, Silent: silent}
+	switch kind {
+	case NIC:
+		f.Component, f.Dir, f.Silent = "nic:"+s.hosts[i].nic.String(), 0, false
+		s.nicF[i] = f
+	case Cable:
+		f.Component = "cable:" + s.hosts[i].nic.String()
+		s.cableF[i] = f
+	case Uplink:
+		l, sp := i/s.cfg.Spines, i%s.cfg.Spines
+		f.Component = s.uplinks[l][sp].id
+		s.upF[[2]int{l, sp}] = f
+	}
+	s.faults = append(s.faults, *f)
+	return *f
+}
+
+// flow is one test's data path.
+type flow struct {
+	c, v  int // client, server host index
+	spine int // -1 within a leaf
+}
+
+// RunRound runs the tests of one round at once (localize.Tester).
+func (s *Sim) RunRound(ctx context.Context, round int, pairs schedule.Round) ([]localize.Observation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	flows := make([]flow, len(pairs))
+	load := map[[3]int]int{} // leaf, spine, direction (0 up, 1 down) → flows
+	for i, p := range pairs {
+		c, okC := s.byName[p.Client]
+		v, okV := s.byName[p.Server]
+		if !okC || !okV {
+			return nil, fmt.Errorf("simulating round %d: unknown host in %s→%s", round, p.Client, p.Server)
+		}
+		f := flow{c: c, v: v, spine: -1}
+		if s.hosts[c].leaf != s.hosts[v].leaf {
+			s.runs++
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%d|%s>%s#%d", s.seed, p.Client, p.Server, s.runs)
+			f.spine = int(mix(h.Sum64()) % uint64(s.cfg.Spines))
+			load[[3]int{s.hosts[c].leaf, f.spine, 0}]++
+			load[[3]int{s.hosts[v].leaf, f.spine, 1}]++
+		}
+		flows[i] = f
+	}
+	out := make([]localize.Observation, 0, len(pairs))
+	for i, f := range flows {
+		out = append(out, s.measure(round, pairs[i], f, load))
+	}
+	return out, nil
+}
+
+func (s *Sim) measure(round int, p schedule.Pair, f flow, load map[[3]int]int) localize.Observation {
+	ob := localize.Observation{Client: p.Client, Server: p.Server, Round: round}
+	if s.rng.Float64() < s.cfg.VoidRate {
+		ob.Outcome = localize.Void
+		return ob
+	}
+	c, v := s.hosts[f.c], s.hosts[f.v]
+	rate := 1.0
+	lossData, lossAck := 1.0, 1.0
+	corrupt := func(fl *Fault, dataDir, faultDir Direction, rx fabric.Endpoint) {
+		if fl == nil {
+			return
+		}
+		if fl.Dir&faultDir != 0 {
+			if dataDir == faultDir {
+				lossData = math.Min(lossData, fl.Factor)
+			} else {
+				lossAck = math.Min(lossAck, 0.5+0.5*fl.Factor)
+			}
+			if !fl.Silent {
+				s.phy[rx] += 1000 + uint64(s.rng.IntN(5000))
+			}
+		}
+	}
+	// NICs.
+	for _, i := range []int{f.c, f.v} {
+		if fl := s.nicF[i]; fl != nil {
+			rate = math.Min(rate, fl.Factor)
+		}
+	}
+	// Client's cable: data goes up (host → leaf), acks come down.
+	corrupt(s.cableF[f.c], Up, Up, c.port)
+	corrupt(s.cableF[f.c], Up, Down, c.nic)
+	// Server's cable: data comes down, acks go up.
+	corrupt(s.cableF[f.v], Down, Down, v.nic)
+	corrupt(s.cableF[f.v], Down, Up, v.port)
+	if f.spine >= 0 {
+		up := s.uplinks[c.leaf][f.spine]
+		down := s.uplinks[v.leaf][f.spine]
+		corrupt(s.upF[[2]int{c.leaf, f.spine}], Up, Up, up.spineEnd)
+		corrupt(s.upF[[2]int{v.leaf, f.spine}], Down, Down, down.leafEnd)
+		for _, k := range [][3]int{{c.leaf, f.spine, 0}, {v.leaf, f.spine, 1}} {
+			if n := load[k]; n > s.cfg.UplinkFlows {
+				rate = math.Min(rate, float64(s.cfg.UplinkFlows)/float64(n))
+			}
+		}
+	}
+	gbps := s.cfg.HostGbps * rate * lossData * lossAck * (1 + s.cfg.Noise*s.rng.NormFloat64())
+	switch {
+	case lossData < 1:
+		ob.Loss = s.rng.Float64() < 0.97
+	case lossAck < 1:
+		ob.Loss = s.rng.Float64() < 0.8
+	default:
+		ob.Loss = s.rng.Float64() < s.cfg.SpuriousLoss
+		if s.rng.Float64() < s.cfg.FalseSlow {
+			gbps *= 0.4 + 0.45*s.rng.Float64()
+		}
+	}
+	ob.Gbps = math.Max(0, math.Round(gbps*100)/100)
+	return ob
+}
+
+// ReadCounters returns the receive-error counters that moved (localize.CounterReader):
+// at every host NIC, and at every switch port when Config.SwitchCounters.
+func (s *Sim) ReadCounters(ctx context.Context) ([]fabric.Endpoint, []localize.Counter, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	var read []fabric.Endpoint
+	for _, h := range s.hosts {
+		read = append(read, h.nic)
+		if s.cfg.SwitchCounters {
+			read = append(read, h.port)
+		}
+	}
+	if s.cfg.SwitchCounters {
+		for _, us := range s.uplinks {
+			for _, u := range us {
+				read = append(read, u.leafEnd, u.spineEnd)
+			}
+		}
+	}
+	var moved []localize.Counter
+	for _, e := range read {
+		if n := s.phy[e]; n > 0 {
+			name := "in_fcs_errors"
+			if _, isHost := s.byName[e.Device]; isHost {
+				name = "rx_crc_errors_phy"
+			}
+			moved = append(moved, localize.Counter{At: e, Kind: localize.PhyErrors, Name: name, Delta: n})
+		}
+	}
+	return read, moved, nil
+}
+
+// mix is splitmix64's finaliser: FNV's low bits alone hash poorly.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// TwoLeaves is the topology of the two-leaf lab: hosts lab-h1… split over
+// leaf-01 and leaf-02 (n each, cabled eth0 ↔ portI), the leaves joined by
+// one inter-leaf link (leaf-01:isl ↔ leaf-02:isl) and no spine.
+func TwoLeaves(n int) *topology.Topology {
+	nodes := []topology.Node{{Name: "leaf-01", Role: topology.RoleLeaf}, {Name: "leaf-02", Role: topology.RoleLeaf}}
+	var links []topology.Link
+	for i := 1; i <= 2*n; i++ {
+		h, leaf := fmt.Sprintf("lab-h%d", i), "leaf-01"
+		if i > n {
+			leaf = "leaf-02"
+		}
+		nodes = append(nodes, topology.Node{Name: h, Role: topology.RoleHost})
+		links = append(links, topology.Link{A: fabric.Endpoint{Device: h, Port: "eth0"}, B: fabric.Endpoint{Device: leaf, Port: fmt.Sprintf("port%d", i)}})
+	}
+	links = append(links, topology.Link{A: fabric.Endpoint{Device: "leaf-01", Port: "isl"}, B: fabric.Endpoint{Device: "leaf-02", Port: "isl"}})
+	return topology.New(nodes, links)
+}

@@ -1,0 +1,103 @@
+package localize
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// Tester runs one round of pairwise tests: every pair at once, no NIC in
+// two of them. It returns one Observation per pair it could judge; a pair
+// it could not run at all is left out (or given Outcome Void).
+type Tester interface {
+	RunRound(ctx context.Context, round int, pairs schedule.Round) ([]Observation, error)
+}
+
+// CounterReader is implemented by Testers that read error counters: read
+// lists the endpoints whose counters were read, moved the counters that
+// moved there since testing began.
+type CounterReader interface {
+	ReadCounters(ctx context.Context) (read []fabric.Endpoint, moved []Counter, err error)
+}
+
+// Session is what Run did and concluded.
+type Session struct {
+	Result
+	// Rounds is the number of rounds run: the schedule's and the re-tests'.
+	Rounds int `json:"rounds"`
+	// Retests are the re-test rounds the localiser chose.
+	Retests []schedule.Round `json:"retests,omitempty"`
+}
+
+// ScheduleHosts returns the model's test endpoints as schedule hosts with
+// their leaf as the "leaf" label, for schedule.Topology.
+func (m *Model) ScheduleHosts() []schedule.Host {
+	var out []schedule.Host
+	for _, name := range m.Endpoints() {
+		e := m.ends[name]
+		out = append(out, schedule.Host{Name: m.testName(e), Labels: map[string]string{schedule.LeafLabel: e.leafName}})
+	}
+	return out
+}
+
+// Run tests with the given rounds (schedule.Topology over
+// m.ScheduleHosts() is the one made for it), then adds re-test rounds the
+// localiser picks until no test can split the remaining explanations or
+// Options.MaxAdaptiveRounds is reached, and returns the suspects. Errors
+// of the tester stop the session; what was learnt so far is returned with
+// the error.
+func Run(ctx context.Context, m *Model, t Tester, rounds []schedule.Round, o Options) (Session, error) {
+	l := New(m, o)
+	var s Session
+	readCounters := func() error {
+		cr, ok := t.(CounterReader)
+		if !ok {
+			return nil
+		}
+		read, moved, err := cr.ReadCounters(ctx)
+		if err != nil {
+			return fmt.Errorf("reading counters: %w", err)
+		}
+		l.SetCounters(read, moved)
+		return nil
+	}
+	run := func(pairs schedule.Round) error {
+		obs, err := t.RunRound(ctx, s.Rounds, pairs)
+		s.Rounds++
+		if err != nil {
+			return fmt.Errorf("running round %d: %w", s.Rounds, err)
+		}
+		return l.Add(obs...)
+	}
+	finish := func(err error) (Session, error) {
+		s.Result = l.Analyze()
+		return s, err
+	}
+	for _, r := range rounds {
+		if err := run(r); err != nil {
+			return finish(err)
+		}
+	}
+	if err := readCounters(); err != nil {
+		return finish(err)
+	}
+	for i := 0; i < l.o.MaxAdaptiveRounds; i++ {
+		if err := ctx.Err(); err != nil {
+			return finish(err)
+		}
+		next := l.NextRound(i)
+		if len(next) == 0 {
+			break
+		}
+		s.Retests = append(s.Retests, next)
+		if err := run(next); err != nil {
+			return finish(err)
+		}
+		if err := readCounters(); err != nil {
+			return finish(err)
+		}
+	}
+	return finish(nil)
+}

@@ -1,0 +1,260 @@
+package nccl
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+var (
+	// completionRe matches a work completion error in every NCCL era:
+	//
+	//	2.3-2.11  NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129
+	//	2.12-2.18 NET/IB : Got completion from peer 10.0.0.2<39138> with error 12, opcode 0, len 0, vendor err 129 (Send)
+	//	2.19-2.27 NET/IB: Got completion from peer … with status=12 opcode=129 len=1048576 vendor err 129 (Recv) localGid … hca mlx5_10
+	//	2.28      NET/IB: Got completion from peer … with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RDMA_WRITE(1) vendor_err=129 … hca mlx5_3
+	//
+	// and plugins' "NET/IBP:Got completion …", also inside PyTorch's
+	// "Last error:" text.
+	completionRe = regexp.MustCompile(`Got completion (?:from peer (\S+) )?with (?:error |status=)(?:\w+\()?(\d+)\)?(?:,?\s+opcode[ =](?:\w+\()?(\d+)\)?)?(?:,?\s+len[ =](\d+))?(?:,?\s+vendor[ _]err[ =](\d+))?(?:\s+\((Send|Recv)\))?(?:.*\bhca (\S+))?`)
+	// qpErrRe: bringing a QP to RTR/RTS failed (GID, MTU, routing).
+	qpErrRe = regexp.MustCompile(`ibv_modify_qp failed|Call to ibv_modify_qp failed`)
+	// connectErrRe: the out-of-band socket exchange failed.
+	connectErrRe = regexp.MustCompile(`(?i)connect(?:ion)? to \S+ failed|Connection refused|No route to host|Connection timed out|Network is unreachable`)
+	// ncclErrorRe: an NCCL call failed, as NCCL or PyTorch print it.
+	ncclErrorRe = regexp.MustCompile(`\bnccl(?:SystemError|InternalError|InvalidUsage|InvalidArgument|RemoteError|UnhandledCudaError)\b|NCCL error in:|unhandled (?:system|cuda) error|Duplicate GPU detected|Cuda failure`)
+	// watchdogRe is PyTorch's ProcessGroupNCCL watchdog timing a collective out.
+	watchdogRe = regexp.MustCompile(`\[(?:PG [^\]]*)?Rank (\d+)\] Watchdog caught collective operation timeout: WorkNCCL\((.*?)\) ran for (\d+) milliseconds`)
+	// watchdogStuckRe: the watchdog itself stopped making progress.
+	watchdogStuckRe = regexp.MustCompile(`(?:Rank (\d+)\] )?ProcessGroupNCCL's watchdog got stuck for (\d+) seconds`)
+	workFieldRe     = regexp.MustCompile(`(\w+(?:\(ms\))?)=([^,]+)`)
+)
+
+// timeout is one collective that PyTorch's watchdog timed out, on every rank
+// that reported it.
+type timeout struct {
+	op, seq, limit string
+	ranks          map[int]bool
+	ran            int
+	where          string
+}
+
+// warn turns a WARN line into a finding.
+func (a *analyzer) warn(p *proc, rec record, where string) {
+	msg := strings.TrimSpace(rec.msg)
+	f := Finding{Kind: NCCLWarning, Status: checks.StatusWarn, Message: msg, Where: where}
+	switch {
+	case completionRe.MatchString(msg):
+		f = completionFinding(completionRe.FindStringSubmatch(msg), where)
+	case qpErrRe.MatchString(msg):
+		f.Kind, f.Status, f.Class = QPError, checks.StatusFail, checks.QPBringUp
+	case connectErrRe.MatchString(msg):
+		f.Kind, f.Status, f.Class = ConnectError, checks.StatusFail, checks.OOBConnect
+	case ncclErrorRe.MatchString(msg):
+		f.Kind, f.Status = NCCLError, checks.StatusFail
+	}
+	a.pend = append(a.pend, pending{f: f, proc: p, rank: rec.rank})
+}
+
+// completionFinding describes a completion error with its IB status decoded.
+func completionFinding(m []string, where string) Finding {
+	status, _ := strconv.Atoi(m[2])
+	text := fmt.Sprintf("NET/IB completion error %d (%s)", status, checks.WCStatusName(status))
+	if m[1] != "" {
+		text += " from peer " + m[1]
+	}
+	if m[5] != "" {
+		text += ", vendor err " + m[5]
+	}
+	if m[6] != "" {
+		text += " (" + m[6] + ")"
+	}
+	if m[7] != "" {
+		text += " on " + m[7]
+	}
+	return Finding{Kind: IBCompletionError, Status: checks.StatusFail, Class: checks.CompletionError, Message: text, Where: where}
+}
+
+// failure handles lines without NCCL's prefix that report a failure:
+// PyTorch's watchdog, NCCL errors raised as exceptions. It reports whether
+// the line was one.
+func (a *analyzer) failure(rec record, where string) bool {
+	msg := rec.trimmed()
+	owner := func() *proc {
+		if rec.machine == "" {
+			return nil
+		}
+		return a.proc(procKey{host: rec.machine})
+	}
+	switch {
+	case watchdogRe.MatchString(msg):
+		m := watchdogRe.FindStringSubmatch(msg)
+		rank, _ := strconv.Atoi(m[1])
+		ran, _ := strconv.Atoi(m[3])
+		fields := map[string]string{}
+		for _, kv := range workFieldRe.FindAllStringSubmatch(m[2], -1) {
+			fields[kv[1]] = strings.TrimSpace(kv[2])
+		}
+		key := fields["OpType"] + "\x00" + fields["SeqNum"]
+		t, ok := a.timeouts[key]
+		if !ok {
+			t = &timeout{op: fields["OpType"], seq: fields["SeqNum"], limit: fields["Timeout(ms)"], ranks: map[int]bool{}, where: where}
+			a.timeouts[key] = t
+		}
+		t.ranks[rank] = true
+		t.ran = max(t.ran, ran)
+		return true
+	case watchdogStuckRe.MatchString(msg):
+		m := watchdogStuckRe.FindStringSubmatch(msg)
+		rank := -1
+		if m[1] != "" {
+			rank, _ = strconv.Atoi(m[1])
+		}
+		a.pend = append(a.pend, pending{rank: rank, proc: owner(), f: Finding{Kind: WatchdogHang, Status: checks.StatusFail, Class: checks.Timeout, Where: where,
+			Message: fmt.Sprintf("PyTorch's NCCL watchdog got stuck for %s s without progress: a collective or CUDA call hangs", m[2])}})
+		return true
+	case completionRe.MatchString(msg):
+		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: completionFinding(completionRe.FindStringSubmatch(msg), where)})
+		return true
+	case ncclErrorRe.MatchString(msg):
+		text := msg
+		if len(text) > 300 {
+			text = text[:300] + "…"
+		}
+		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: Finding{Kind: NCCLError, Status: checks.StatusFail, Message: text, Where: where}})
+		return true
+	}
+	return false
+}
+
+// timeoutFindings reports each timed-out collective once, with its ranks;
+// the host is named when every reporting rank ran on one host.
+func (a *analyzer) timeoutFindings(rankHost map[int]string) {
+	for _, k := range slices.Sorted(maps.Keys(a.timeouts)) {
+		t := a.timeouts[k]
+		ranks := slices.Sorted(maps.Keys(t.ranks))
+		host := ""
+		for i, r := range ranks {
+			h := rankHost[r]
+			if i == 0 {
+				host = h
+			} else if h != host {
+				host = ""
+			}
+		}
+		rs := make([]string, len(ranks))
+		for i, r := range ranks {
+			rs[i] = strconv.Itoa(r)
+		}
+		msg := fmt.Sprintf("collective %s (SeqNum %s) timed out", orDash(t.op), orDash(t.seq))
+		if t.limit != "" {
+			msg += " after " + t.limit + " ms"
+		}
+		msg += fmt.Sprintf(" on rank %s (ran %d ms): a peer never joined it (hung or dead rank, or a stalled network path)", strings.Join(rs, ","), t.ran)
+		a.add(Finding{Kind: CollectiveTimeout, Status: checks.StatusFail, Class: checks.Timeout, Host: host, Message: msg, Where: t.where})
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// rasReport reads the text report of NCCL's RAS client (ncclras, NCCL 2.24
+// and later): the communicators' status, missing or dead processes, and
+// ranks that disagree on how many collectives they launched (a hang).
+type rasReport struct {
+	seen    bool
+	section string // "errors", "warnings"
+	current string // the "#0-0 (hash) STATUS" heading of the entry being read
+	where   string
+	out     []Finding
+}
+
+var (
+	rasEntryRe    = regexp.MustCompile(`^#(\d+-\d+) \(([0-9a-f]+)\) ([A-Z,]+)$`)
+	rasCountsRe   = regexp.MustCompile(`^Communicator ranks have different (\w+) operation counts`)
+	rasStatusRe   = regexp.MustCompile(`^Communicator ranks have different status`)
+	rasAsyncRe    = regexp.MustCompile(`^(Asynchronous|Initialization) errors? on (\d+) ranks?`)
+	rasMissingRe  = regexp.MustCompile(`^Missing communicator data from (\d+) (rank|job process)`)
+	rasDeadRe     = regexp.MustCompile(`^(\d+) job process(?:es are| is) considered dead`)
+	rasTimeoutsRe = regexp.MustCompile(`^Encountered (\d+) communication timeouts? while gathering`)
+)
+
+// line reads one line of a RAS report and reports whether it belonged to one.
+func (r *rasReport) line(s, where string) bool {
+	switch {
+	case s == "Job summary" || strings.HasPrefix(s, "Communicators...") || strings.HasPrefix(s, "Group     Comms"):
+		r.seen = true
+		return true
+	case !r.seen:
+		return false
+	case s == "Errors":
+		r.section = "errors"
+	case s == "Warnings":
+		r.section = "warnings"
+	case rasEntryRe.MatchString(s):
+		m := rasEntryRe.FindStringSubmatch(s)
+		r.current, r.where = "communicator #"+m[1]+" ("+m[2]+")", where
+	case rasCountsRe.MatchString(s):
+		op := rasCountsRe.FindStringSubmatch(s)[1]
+		r.add(RASMismatch, checks.StatusFail, checks.Timeout, where, fmt.Sprintf("NCCL RAS: %s: ranks disagree on how many %s operations they launched — the %s is hung on the ranks that are behind", r.subject(), op, op))
+	case rasStatusRe.MatchString(s):
+		r.add(RASMismatch, checks.StatusFail, "", where, fmt.Sprintf("NCCL RAS: %s: ranks report different status", r.subject()))
+	case rasAsyncRe.MatchString(s):
+		m := rasAsyncRe.FindStringSubmatch(s)
+		r.add(RASError, checks.StatusFail, "", where, fmt.Sprintf("NCCL RAS: %s: %s error on %s ranks", r.subject(), strings.ToLower(m[1]), m[2]))
+	case rasMissingRe.MatchString(s):
+		m := rasMissingRe.FindStringSubmatch(s)
+		r.add(RASError, checks.StatusFail, "", where, fmt.Sprintf("NCCL RAS: %s: no data from %s %s(es) (incomplete: processes missing)", r.subject(), m[1], m[2]))
+	case rasDeadRe.MatchString(s):
+		r.add(RASError, checks.StatusFail, "", where, fmt.Sprintf("NCCL RAS: %s job processes unreachable (considered dead)", rasDeadRe.FindStringSubmatch(s)[1]))
+	case rasTimeoutsRe.MatchString(s):
+		r.add(RASError, checks.StatusWarn, "", where, fmt.Sprintf("NCCL RAS: %s communication timeouts while gathering data: the report may be incomplete", rasTimeoutsRe.FindStringSubmatch(s)[1]))
+	case strings.HasPrefix(s, "Rank ") || strings.HasPrefix(s, "Process ") || strings.HasPrefix(s, "==="), strings.Contains(s, "ranks have"),
+		strings.HasPrefix(s, "CUDA runtime version"), strings.HasPrefix(s, "Nodes") || strings.HasPrefix(s, "(total)"), s == "":
+	default:
+		return r.tableRow(s)
+	}
+	return true
+}
+
+func (r *rasReport) subject() string {
+	if r.current == "" {
+		return "the job"
+	}
+	return r.current
+}
+
+// tableRow accepts the numeric rows of the job summary and communicator
+// tables.
+func (r *rasReport) tableRow(s string) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return false
+	}
+	for _, x := range f[:min(len(f), 5)] {
+		if _, err := strconv.Atoi(x); err != nil && x != "#" && x != "in" && x != "per" {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *rasReport) add(k Kind, st checks.Status, class checks.FailureClass, where, msg string) {
+	r.out = append(r.out, Finding{Kind: k, Status: st, Class: class, Message: msg, Where: where})
+}
+
+// rasFindings hands the RAS report's findings of one source to the analysis.
+func (a *analyzer) rasFindings() {
+	for _, f := range a.ras.out {
+		a.add(f)
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/analyze"
+	"github.com/fabricctl/fabricctl/internal/output"
+)
+
+func newAnalyzeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "analyze FILE...",
+		Short: "Judge captured tool outputs, each file by its content (NCCL logs, perftest, nvidia-smi, ibstat, lspci …)",
+		Long: `analyze reads each FILE, tells from its content which tool printed it (NCCL_DEBUG=INFO logs
+with any launcher prefixes, PyTorch NCCL watchdog lines, NCCL RAS reports, nccl-tests, perftest
+text and --out_json, nvidia-smi topo -m, nvidia-smi -q, nvidia-smi nvlink -s/-e, ibv_devinfo,
+ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv, NHC logs) and reports per file its
+kind, its findings (pass, warn, fail, skip, error) and its facts. A file that cannot be read is
+one error entry; the others are analysed all the same. "-" reads standard input.
+Exit 0 when nothing failed, 2 when a finding failed, 1 when a file could not be read or parsed.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := output.Check(g.output); err != nil {
+				return err
+			}
+			rep, err := analyze.ReadFiles(cmd.Context(), g.stdin, args)
+			if err != nil {
+				return err
+			}
+			if err := output.Write(g.stdout, g.output, rep, func(t *output.TableWriter) { analyzeTable(t, rep) }); err != nil {
+				return fmt.Errorf("writing the analysis: %w", err)
+			}
+			var all []checks.Result
+			for _, f := range rep.Files {
+				all = append(all, checks.Result{Status: f.Worst()})
+			}
+			switch checks.Worst(all) {
+			case checks.StatusError:
+				return exitCodeError{exitError}
+			case checks.StatusFail:
+				return exitCodeError{exitChanges}
+			}
+			return nil
+		},
+	}
+}
+
+// analyzeTable prints one line per finding, grouped by file.
+func analyzeTable(t *output.TableWriter, rep *analyze.Report) {
+	t.Row("FILE", "KIND", "STATUS", "CHECK", "SUBJECT", "SUMMARY")
+	for _, f := range rep.Files {
+		for _, x := range f.Findings {
+			t.Row(f.File, string(f.Kind), strings.ToUpper(string(x.Status)), x.ID, dashIfEmpty(x.Subject), x.Summary)
+		}
+	}
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

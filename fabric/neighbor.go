@@ -1,0 +1,62 @@
+package fabric
+
+// Neighbor is one LLDP neighbour a device sees on one of its ports: what a
+// host's lldpd (`lldpcli show neighbors`) or a switch's LLDP table reports.
+// It is the common currency of discovered topology: checks/lldp parses host
+// output into it, switch drivers parse their read-back into it
+// (switchcfg.NeighborReader), and checks/topology compares it with the
+// declared cabling.
+type Neighbor struct {
+	// LocalPort is the reporting device's own port: a host netdev (ens1f0np0)
+	// or a switch port (swp1, Ethernet1/1).
+	LocalPort string `json:"localPort"`
+	// Protocol is how the neighbour was learnt: LLDP, CDPv2, EDP, … (lldpd's "via").
+	Protocol string `json:"protocol,omitempty"`
+	// ChassisIDType is the chassis ID subtype as lldpd names it: mac, ip,
+	// local, ifname, ifalias.
+	ChassisIDType string `json:"chassisIdType,omitempty"`
+	ChassisID     string `json:"chassisId,omitempty"`
+	// SystemName is the neighbour's SysName TLV, often a FQDN (leaf-01.dc1.example.com).
+	SystemName        string `json:"systemName,omitempty"`
+	SystemDescription string `json:"systemDescription,omitempty"`
+	// PortIDType is the port ID subtype: ifname, mac, local, ifalias, ip.
+	// Junos sends its SNMP ifIndex as a "local" port ID and the port name as
+	// the description; Cumulus, SONiC and EOS send the port name as "ifname".
+	PortIDType      string `json:"portIdType,omitempty"`
+	PortID          string `json:"portId,omitempty"`
+	PortDescription string `json:"portDescription,omitempty"`
+	// MgmtAddresses are the management addresses the neighbour advertises.
+	MgmtAddresses []string `json:"mgmtAddresses,omitempty"`
+	// TTL is the advertised time to live in seconds (0 when absent).
+	TTL int `json:"ttl,omitempty"`
+}
+
+// PortName is the neighbour's port as a name to match against a fabric:
+// the port ID when it is an interface name (or a locally assigned ID that
+// is not a bare number), else the port description (Junos sends the ifIndex
+// as ID and the name as description), else the port ID as it is.
+func (n Neighbor) PortName() string {
+	switch n.PortIDType {
+	case "ifname", "ifalias":
+		if n.PortID != "" {
+			return n.PortID
+		}
+	case "local":
+		if n.PortID != "" && !allDigits(n.PortID) {
+			return n.PortID
+		}
+	}
+	if n.PortDescription != "" {
+		return n.PortDescription
+	}
+	return n.PortID
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,36 @@
+// Package drivertest is the conformance kit of switch drivers: every driver
+// package's tests call it instead of keeping their own copy of the same
+// checks, so a new platform gets them all and a new check (a transaction
+// fault, a platform limit) is written once for every driver.
+//
+// Run checks what needs no device — the platform's Info, registration,
+// port names, golden renderings, render → read-back → parse round trips,
+// refused intents, Observe through a session, and Push's refusal of a
+// foreign configuration:
+//
+//	func TestConformance(t *testing.T) {
+//		drivertest.Run(t, New(), drivertest.Spec{
+//			Register: Register,
+//			Goldens:  drivertest.Goldens("render_%s.golden", intents), // name → intent
+//			Readback: func(t testing.TB, cfg switchcfg.Config) switchcfg.Readback { … },
+//			Base:     recipe,
+//			Rejects:  []drivertest.Reject{{"mtu", func(in *fabric.SwitchIntent) { in.MTU = 9600 }, true, "MTU 9600"}},
+//			GoodPorts: …, BadPorts: …,
+//		})
+//	}
+//
+// RunSimulated drives the driver over real SSH against its switch
+// simulator (switchcfg/sim): push, observe, drift, an unchanged second push
+// that commits nothing, and transaction safety (a dropped connection, a
+// rejected line, a lost confirm; for a switchcfg.Recoverer, the recovery
+// from its checkpoint) leaving the running configuration as it was, and
+// variants of the lab intent pushed over it. A new transaction fault
+// belongs here, once, for every driver. StartSimulator starts one simulator
+// for a test of its own.
+//
+// LabIntent is the lab's lossless intent on a platform's example ports.
+//
+// The kit is for tests only. Run and RunSimulated run subtests (none in
+// parallel); each call starts its own simulators, so calls from several
+// tests may run at once.
+package drivertest

@@ -1,0 +1,47 @@
+package opensm
+
+import (
+	"context"
+	"errors"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// Kind is the subnet-manager kind name of this driver.
+const Kind = "opensm"
+
+// Manager is the OpenSM subnet-manager driver for switchcfg's registry. It
+// keeps no state and is safe for concurrent use.
+type Manager struct{}
+
+var _ switchcfg.SubnetManager = Manager{}
+
+// Register adds the OpenSM driver to r.
+func Register(r *switchcfg.Registry) { r.AddSubnetManager(Manager{}) }
+
+// Info returns the kind's facts: partitions.conf, in .partitions.conf files.
+func (Manager) Info() switchcfg.SubnetManagerInfo {
+	return switchcfg.SubnetManagerInfo{Kind: Kind, FileExt: ".partitions.conf"}
+}
+
+// Render is the package's Render: partitions.conf.
+func (Manager) Render(sm fabric.SubnetManagerIntent, guids map[string][]string) (string, error) {
+	return Render(sm, guids)
+}
+
+// Target pushes partitions.conf through c.Run (ssh to the manager's host).
+func (Manager) Target(sm fabric.SubnetManagerIntent, guids map[string][]string, c switchcfg.SubnetManagerConn) (fabric.Target, error) {
+	if c.Run == nil {
+		return nil, errors.New("opensm needs a command runner (ssh) on the subnet manager's host")
+	}
+	return &Target{Intent: sm, GUIDs: guids, Pusher: NewPusher(NewRemote(RunnerFunc(c.Run)), sm)}, nil
+}
+
+// RunnerFunc adapts a function to Runner.
+type RunnerFunc func(ctx context.Context, argv []string, stdin []byte) ([]byte, error)
+
+// Run implements Runner.
+func (f RunnerFunc) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
+	return f(ctx, argv, stdin)
+}

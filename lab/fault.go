@@ -36,6 +36,11 @@ import (
 // ErrBadFault: a fault the lab cannot apply (unknown target, bad netem).
 var ErrBadFault = errors.New("bad fault")
 
+// ErrNoNetem: the machine's kernel has no prio or netem qdisc (sch_prio,
+// sch_netem), so the machine side of a link fault cannot be set; host/NAME
+// faults, which need only the guest's kernel, still work.
+var ErrNoNetem = errors.New("this machine's kernel has no netem")
+
 // FaultsFile is where the state directory records the faults in place.
 const FaultsFile = "faults.json"
 
@@ -268,10 +273,21 @@ func (s *State) setNetem(ctx context.Context, p FaultPoint, netem []string) erro
 	_ = command(ctx, "ip", "netns", "exec", s.Netns, "tc", "qdisc", "del", "dev", p.Dev, "root")
 	for _, args := range roceNetem(p.Dev, netem) {
 		if err := command(ctx, "ip", append([]string{"netns", "exec", s.Netns, "tc"}, args...)...); err != nil {
-			return err
+			return machineTCError(p.Dev, err)
 		}
 	}
 	return nil
+}
+
+// machineTCError names a missing qdisc kind on the machine (tc: "Specified
+// qdisc kind is unknown") as ErrNoNetem, with what still works; other errors
+// are returned as they are.
+func machineTCError(dev string, err error) error {
+	if !strings.Contains(err.Error(), "qdisc kind is unknown") {
+		return err
+	}
+	return fmt.Errorf("%w (sch_prio, sch_netem) for %s: a link fault needs them on the machine's side; "+
+		"host/NAME puts the fault inside the VM only: %w", ErrNoNetem, dev, err)
 }
 
 // clearNetem removes p's root qdisc (the kernel's default comes back).

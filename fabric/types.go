@@ -259,38 +259,6 @@ type SubnetManager struct {
 	SSH            *SSH   `yaml:"ssh,omitempty" json:"ssh,omitempty"`
 }
 
-// Checks configures the validation suites.
-type Checks struct {
-	Preflight *Preflight `yaml:"preflight,omitempty" json:"preflight,omitempty"`
-	Loopback  *Loopback  `yaml:"loopback,omitempty" json:"loopback,omitempty"`
-	Pairwise  *Pairwise  `yaml:"pairwise,omitempty" json:"pairwise,omitempty"`
-}
-
-// Preflight has no settings yet; its presence enables the suite.
-type Preflight struct {
-	// ExpectedRate is the port rate in Gb/s every host must show (0 = any). fabricctl extension.
-	ExpectedRate float64 `yaml:"expectedRate,omitempty" json:"expectedRate,omitempty"`
-}
-
-// Loopback is the per-host RDMA loopback test.
-type Loopback struct {
-	Test                 string   `yaml:"test,omitempty" json:"test,omitempty" enum:"write_bw,read_bw,send_bw,atomic_bw,write_lat,read_lat,send_lat,atomic_lat"`
-	MessageSize          Bytes    `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
-	Duration             Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
-	MinPercentOfPortRate int      `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
-}
-
-// Pairwise is the host-to-host RDMA sweep.
-type Pairwise struct {
-	Schedule             string   `yaml:"schedule,omitempty" json:"schedule,omitempty" enum:"all-pairs,ring,halves,cross-leaf,topology"`
-	Test                 string   `yaml:"test,omitempty" json:"test,omitempty" enum:"write_bw,read_bw,send_bw,atomic_bw,write_lat,read_lat,send_lat,atomic_lat"`
-	MessageSize          Bytes    `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
-	Duration             Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
-	MinPercentOfPortRate int      `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
-	MaxLatency           Duration `yaml:"maxLatency,omitempty" json:"maxLatency,omitempty"`
-	RetestOutliers       bool     `yaml:"retestOutliers,omitempty" json:"retestOutliers,omitempty"`
-}
-
 // Bytes is a size in bytes; YAML accepts integers or strings with a unit
 // (B, KB, KiB, MB, MiB, GB, GiB; KB = 1000 B).
 type Bytes int64

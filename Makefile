@@ -2,7 +2,8 @@
 GO      ?= go
 BIN     := bin/fabricctl
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 FABRIC  ?= profiles/lab/fabric.yaml
 # Packages whose tests run in `make test` (all of them).
 PKGS    ?= ./...

@@ -83,6 +83,12 @@ const (
 	NoDevice FailureClass = "no-device"
 	// PortDown: the port is not ACTIVE ("Port number 1 state is Down").
 	PortDown FailureClass = "port-down"
+	// SetupTimeout: the test never started: the server did not listen on
+	// its out-of-band port in time (a slow or overloaded host).
+	SetupTimeout FailureClass = "setup-timeout"
+	// PortInUse: the server could not listen on its out-of-band TCP port
+	// ("Couldn't listen to port 18600"): another process holds it.
+	PortInUse FailureClass = "port-in-use"
 )
 
 var classHelp = map[FailureClass]string{
@@ -98,7 +104,21 @@ var classHelp = map[FailureClass]string{
 	ClockCalibration: "the CPU clock could not be calibrated, so timings are not trustworthy",
 	NoDevice:         "the RDMA device does not exist",
 	PortDown:         "the port is not active",
+	SetupTimeout:     "the test never started: the server did not listen on its out-of-band port in time",
+	PortInUse:        "the out-of-band TCP port is held by another process",
 }
+
+// measurementClasses are the causes that void a measurement without saying
+// anything about the link: the tool, its clock or its set-up failed.
+var measurementClasses = map[FailureClass]bool{
+	OOBConnect: true, ClockCalibration: true, SetupTimeout: true, PortInUse: true,
+	MissingTool: true, ArgumentError: true,
+}
+
+// Measurement reports whether c is a failure of the measurement itself (the
+// tool, its clock, its out-of-band exchange or set-up) rather than of the
+// link under test: such a test decided nothing about the link.
+func (c FailureClass) Measurement() bool { return measurementClasses[c] }
 
 // Describe says in one line what the class means and where to look.
 func (c FailureClass) Describe() string {

@@ -25,7 +25,9 @@ type fakeTarget struct {
 	logMu    *sync.Mutex
 	inflight *atomic.Int32
 	peak     *atomic.Int32
-	delay    time.Duration
+	// gate, when set, is called once the target is in flight and holds its
+	// apply until it returns.
+	gate func()
 }
 
 func (f *fakeTarget) Name() string        { return f.name }
@@ -63,7 +65,9 @@ func (f *fakeTarget) Apply(ctx context.Context, changes []Change) ([]Change, err
 		*f.log = append(*f.log, f.name)
 		f.logMu.Unlock()
 	}
-	time.Sleep(f.delay)
+	if f.gate != nil {
+		f.gate()
+	}
 	f.mu.Lock()
 	pre := map[string]string{}
 	for k, v := range f.have {
@@ -172,18 +176,37 @@ func TestEngineFailureRollsBackAndOthersContinue(t *testing.T) {
 	}
 }
 
+// TestEngineParallelBound: the engine runs Parallel applies at once and
+// never more. The first four applies wait for each other (an event, not a
+// sleep): an engine that ran fewer at once would never release them.
 func TestEngineParallelBound(t *testing.T) {
 	var inflight, peak atomic.Int32
 	var targets []Target
+	var arrived sync.WaitGroup
+	arrived.Add(4)
+	all4 := make(chan struct{})
+	go func() { arrived.Wait(); close(all4) }()
+	var first atomic.Int32
 	for i := 0; i < 20; i++ {
 		f := newFake(fmt.Sprintf("h%02d", i), TierHost)
-		f.inflight, f.peak, f.delay = &inflight, &peak, 5*time.Millisecond
+		f.inflight, f.peak = &inflight, &peak
+		f.gate = func() {
+			if first.Add(1) > 4 {
+				return
+			}
+			arrived.Done()
+			select {
+			case <-all4:
+			case <-time.After(time.Minute):
+				t.Error("four applies were never in flight at once")
+			}
+		}
 		targets = append(targets, f)
 	}
 	e := &Engine{Parallel: 4}
 	e.Apply(context.Background(), targets, e.Plan(context.Background(), targets), ApplyOptions{})
-	if p := peak.Load(); p > 4 || p < 2 {
-		t.Errorf("peak concurrency %d, want 2..4", p)
+	if p := peak.Load(); p != 4 {
+		t.Errorf("peak concurrency %d, want 4", p)
 	}
 }
 

@@ -39,6 +39,8 @@ var special = map[reflect.Type]map[string]any{
 			map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?\s*(B|KB|KiB|MB|MiB|GB|GiB)?$`}}},
 	reflect.TypeOf(Duration(0)): {"description": "a duration with a unit (us, ms, s)", "type": "string",
 		"pattern": `^[0-9]+(\.[0-9]+)?\s*(ns|us|µs|ms|s|m|h)$`},
+	reflect.TypeOf(Rate(0)): {"description": "a link rate: sysfs (each port's own rate) or a number with Gb/s or Mb/s", "type": "string",
+		"pattern": `^(sysfs|[0-9]+(\.[0-9]+)?\s*(Gb/s|Gbps|Gbit/s|Mb/s|Mbps|Mbit/s))$`},
 	reflect.TypeOf(Meters(0)): {"description": "a length in metres (5m)",
 		"anyOf": []any{map[string]any{"type": "integer", "minimum": 0}, map[string]any{"type": "string", "pattern": `^[0-9]+\s*(m|km)?$`}}},
 	reflect.TypeOf(SwitchMTU(0)): {"description": "a switch MTU in bytes, or \"max\" for each switch model's largest",

@@ -906,44 +906,6 @@ func SelectHosts(hosts []Host, s *Selector) []Host {
 	return newHostIndex(hosts).selectHosts(s)
 }
 
-func (v *validator) checks(c *Checks) {
-	if l := c.Loopback; l != nil {
-		if l.MinPercentOfPortRate < 0 || l.MinPercentOfPortRate > 100 {
-			v.ferr("spec.checks.loopback.minPercentOfPortRate", "%d is outside 0..100", l.MinPercentOfPortRate)
-		}
-		if l.Duration < 0 {
-			v.ferr("spec.checks.loopback.duration", "must be positive")
-		}
-		if l.MessageSize < 0 || l.MessageSize > 1<<30 {
-			v.ferr("spec.checks.loopback.messageSize", "%s is outside 1B..1GiB", l.MessageSize)
-		}
-	}
-	if p := c.Pairwise; p != nil {
-		if p.MinPercentOfPortRate < 0 || p.MinPercentOfPortRate > 100 {
-			v.ferr("spec.checks.pairwise.minPercentOfPortRate", "%d is outside 0..100", p.MinPercentOfPortRate)
-		}
-		if p.MessageSize < 0 || p.MessageSize > 1<<30 {
-			v.ferr("spec.checks.pairwise.messageSize", "%s is outside 1B..1GiB", p.MessageSize)
-		}
-		if p.Schedule == "cross-leaf" {
-			for i, h := range v.f.Spec.Hosts {
-				if h.Labels["leaf"] == "" {
-					v.ferr(fmt.Sprintf("spec.hosts[%d].labels", i), "schedule cross-leaf needs a leaf label on every host; %s has none", h.Name)
-				}
-			}
-		}
-		if p.MaxLatency < 0 {
-			v.ferr("spec.checks.pairwise.maxLatency", "must be positive")
-		}
-		if len(v.f.Spec.Hosts) < 2 {
-			v.ferr("spec.checks.pairwise", "a pairwise sweep needs at least two hosts")
-		}
-	}
-	if n := c.NCCL; n != nil {
-		v.ncclChecks(n)
-	}
-}
-
 // maxNCCLBytes is the largest all-reduce the NCCL check sizes to.
 const maxNCCLBytes = 16 << 30
 

@@ -31,6 +31,12 @@
 //
 // State.WriteTable, WriteStatusTable, Result.WriteTable and ScenarioHelp print the lab, its
 // status and scenario results for people (what `fabricctl lab` shows with -o table).
+// Faults on purpose (fault.go, `fabricctl lab fault`): State.AddFault puts netem on the RoCE v2
+// traffic of a target — host/NAME (what the VM-host sends) or link/NAME (its cable, both ways) —
+// records it in StateDir/faults.json, and State.ClearFaults takes it off again:
+//
+//	f, err := s.AddFault(ctx, "host/lab-h3", []string{"loss", "2%"})
+//	defer s.ClearFaults(ctx, f.Target)
 //
 // Concurrency: a State may be used from several goroutines (its SSH connection cache is locked);
 // Up and Down on the same state directory must not run concurrently with each other.

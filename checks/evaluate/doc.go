@@ -13,9 +13,19 @@
 //	//    during the test (out-of-sequence; healthy baseline +12)"
 //
 // Counter names are those of mlx5 and rxe hw_counters, the IB port counters
-// and mlx5's ethtool statistics (KindOf). A Baseline built from healthy runs
-// (NewBaseline) says how much each counter may move without meaning anything;
-// soft RoCE retransmits a little even when nothing is wrong.
+// and mlx5's ethtool statistics (KindOf). Counters are judged against the
+// healthy spread of a fleet, not "a counter moved": NewSpreads takes the
+// samples of healthy tests (each side's deltas and the GB its test moved),
+// and Spreads.Judge says whether a sample lies beyond mean + k·σ per GB
+// (σ at least the counting noise of the expected number), moved at least
+// MinEvents and is not ignored:
+//
+//	base := evaluate.NewSpreads(healthySamples)
+//	f, evidence := base.Judge(evaluate.Sample{Subject: "gpu-02/mlx5_0", Deltas: deltas, GB: 61.2},
+//		evaluate.Rules{Sigma: 4, MinEvents: 10})
+//
+// The older Baseline (NewBaseline, EvaluateCounters) allows each counter the
+// largest movement seen in healthy runs.
 //
 // Everything here is pure and safe for concurrent use.
 package evaluate

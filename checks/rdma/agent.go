@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync"
 	"syscall"
@@ -34,6 +35,11 @@ const outputCap = 64 << 10
 
 // pollEvery is how often a starting server is probed for its listener.
 const pollEvery = 20 * time.Millisecond
+
+// portInUseRe matches what a perftest server prints when its out-of-band
+// port is taken (perftest_communication.c: "Couldn't listen to port %d"
+// after bind fails; "Address already in use" from perror on other paths).
+var portInUseRe = regexp.MustCompile(`Couldn't listen to port \d+|Address already in use`)
 
 // Agent runs perftest processes on the host it lives on. The zero value is
 // not usable; set Sys (and usually StateDir). An Agent is safe for
@@ -231,18 +237,27 @@ func (a *Agent) Start(ctx context.Context, args StartArgs) (Started, error) {
 				return st, nil
 			case <-p.done:
 			}
-		} else if listening(a.procRoot(), port) {
+		} else if listening(a.procRoot(), port, pid) {
 			return st, nil
 		}
 		select {
 		case <-p.done:
 			// It ended before it listened (bad device, port in use, …).
 			out, _ := a.Wait(context.WithoutCancel(ctx), WaitArgs{ID: args.ID})
+			switch {
+			case portInUseRe.MatchString(out.Stderr) || portInUseRe.MatchString(out.Stdout):
+				out.Class = checks.PortInUse
+				out.Error = fmt.Sprintf("the server could not listen on TCP port %d: another process holds it", port)
+			case out.TimedOut:
+				// Its deadline came before it listened: the test never started.
+				out.Class = checks.SetupTimeout
+				out.Error = fmt.Sprintf("the server did not listen on TCP port %d within %s", port, out.Wall.Round(time.Millisecond))
+			}
 			return Started{ID: args.ID, PID: pid, Outcome: &out}, nil
 		case <-ready.C:
 			out, _ := a.Wait(context.WithoutCancel(ctx), WaitArgs{ID: args.ID, Stop: true})
 			out.TimedOut = true
-			out.Class = checks.Timeout
+			out.Class = checks.SetupTimeout
 			out.Error = fmt.Sprintf("the server did not listen on TCP port %d within %s", port, rt)
 			return Started{ID: args.ID, PID: pid, Outcome: &out}, nil
 		case <-ctx.Done():

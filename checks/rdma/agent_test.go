@@ -61,7 +61,7 @@ func TestServerReadyBeforeClient(t *testing.T) {
 	if err != nil || !st.Ready || st.Outcome != nil {
 		t.Fatalf("server start: %+v %v", st, err)
 	}
-	if !listening("/proc", port) {
+	if !listening("/proc", port, st.PID) {
 		t.Fatal("Start returned before the server listened")
 	}
 	cs, err := a.Start(ctx, StartArgs{ID: "c", Role: Client, Spec: spec(port, "127.0.0.1"), Timeout: 20 * time.Second})
@@ -146,7 +146,7 @@ func TestServerThatNeverListensTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Ready || st.Outcome == nil || st.Outcome.Class != checks.Timeout || !alive(os.Getpid()) {
+	if st.Ready || st.Outcome == nil || st.Outcome.Class != checks.SetupTimeout || !alive(os.Getpid()) {
 		t.Fatalf("started: %+v", st)
 	}
 	if alive(st.PID) {

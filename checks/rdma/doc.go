@@ -25,10 +25,30 @@
 // On the controller, RunPair drives one test between two Endpoints: the
 // server's start and wait go to one agent process (an agentclient.Session),
 // the client's to another, and the client starts only once the server is
-// ready. Loopback and Pairwise run whole suites: every pair of a schedule
-// round at once on its own TCP port, outliers below 93% of the fleet's best
-// re-tested against known-good partners, counter movements judged against a
-// baseline built from the healthy pairs of the same sweep.
+// ready (its own socket listens). A run that failed for a cause of the
+// measurement — perftest's clock calibration, its out-of-band connect, a
+// server that did not listen in time or found its port taken, a broken
+// agent session — runs again (Test.Retries, on another port after "port in
+// use"); if the cause persists, Judge makes it an error of the measurement,
+// never a failure of the link. A duration-mode bandwidth run whose only
+// trouble is the clock calibration keeps a number (Estimated: iterations ×
+// size over the alarm-timed sampling window).
+//
+// Loopback and Pairwise run whole suites: every pair of a schedule round at
+// once on its own TCP port; each run judged on its own (Judge), then against
+// the fleet — below the relative floor of the best run it is an outlier, and
+// its counters are evidence only beyond the healthy spread (per GB moved,
+// mean + k·σ, σ at least the counting noise) of the runs its host took no
+// part in, so a faulty host's runs never excuse it. With Retest, bad runs
+// are confirmed before the verdict, ClusterKit-style: suspects against
+// known-good partners (a host is blamed, IDHost, only when it fails with
+// good partners too), a bad pair between healthy hosts once more (a pass
+// clears it):
+//
+//	sw := rdma.Sweep{Test: rdma.Test{Test: perftest.WriteBW, Duration: 5 * time.Second, Bidirectional: true, Retries: 2},
+//		Retest: true, Counters: evaluate.Rules{Sigma: 4, MinEvents: 10}}
+//	res, err := sw.Pairwise(ctx, endpoints)
+//	// res.Results: one verdict per pair; res.Hosts: the blamed hosts
 //
 // A sweep can also run each round through an Executor instead of the agents: a launcher such
 // as checks/slurm runs a whole round as one job step, and on every host of it the step's task

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +60,25 @@ type Test struct {
 	// Timeout bounds each side from its start; 0 picks twice the duration
 	// plus 30 s (or 2 minutes for iteration runs).
 	Timeout time.Duration
+	// Retries is how often a run that failed for a cause of the measurement
+	// itself (Retryable: clock calibration, out-of-band connect, set-up
+	// timeout, port in use, a broken agent session) is run again.
+	Retries int
+}
+
+// describe says what one run of t is: "write_bw 5s bidirectional".
+func (t Test) describe() string {
+	d := t.Test.String()
+	switch {
+	case t.Duration > 0:
+		d += " " + t.Duration.String()
+	case t.Iterations > 0:
+		d += fmt.Sprintf(" %d iterations", t.Iterations)
+	}
+	if t.Bidirectional {
+		d += " both ways"
+	}
+	return d
 }
 
 // Bound is how long each side may run: Timeout, or twice the duration plus 30 s (2 minutes for
@@ -95,9 +116,12 @@ type PairRun struct {
 	Err error
 	// Blocked is the endpoint problem that kept the test from running.
 	Blocked *checks.Result
-	// Attempts counts runs (a failed CPU clock calibration is run again once).
+	// Attempts counts runs: a run that failed for a cause of the
+	// measurement is run again (Test.Retries).
 	Attempts int
-	Wall     time.Duration
+	// Retried says why each earlier attempt was run again, oldest first.
+	Retried []string
+	Wall    time.Duration
 }
 
 // Loopback reports whether both sides ran on one host.
@@ -134,26 +158,69 @@ func (r PairRun) Failure() (perftest.Failure, bool) {
 }
 
 // RunPair runs one test: the server on srv, ready before the client starts
-// on cli, both bounded by t's timeout. A run whose CPU clock calibration
-// failed (common under emulation) is repeated once.
+// on cli, both bounded by t's timeout. A run that failed for a cause of the
+// measurement (Retryable) is run again, up to t.Retries times; a retry after
+// "port in use" moves to tcpPort+portStride×attempt.
 func RunPair(ctx context.Context, srv, cli Endpoint, t Test, tcpPort int) PairRun {
-	return runPair(ctx, nil, srv, cli, t, tcpPort)
+	return runPair(ctx, nil, srv, cli, t, func(attempt int) int { return tcpPort + attempt*portStride })
 }
 
-func runPair(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, tcpPort int) PairRun {
+// portStride separates the ports of retries from those of first attempts:
+// a sweep's concurrent pairs use BasePort+i, i < portStride.
+const portStride = 1000
+
+func runPair(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, port func(attempt int) int) PairRun {
 	var r PairRun
-	j := Job{Server: srv, Client: cli, Test: t, TCPPort: tcpPort}
-	if b := j.Blocked(); b != nil {
-		return PairRun{Server: srv, Client: cli, Test: t, TCPPort: tcpPort, Blocked: b}
+	if b := (Job{Server: srv, Client: cli}).Blocked(); b != nil {
+		return PairRun{Server: srv, Client: cli, Test: t, TCPPort: port(0), Blocked: b}
 	}
-	for attempt := 1; attempt <= 2; attempt++ {
-		r = runPairOnce(ctx, pool, srv, cli, t, tcpPort)
-		r.Attempts = attempt
-		if !r.RetryCalibration() || ctx.Err() != nil {
-			break
+	var retried []string
+	for attempt := 0; ; attempt++ {
+		r = runPairOnce(ctx, pool, srv, cli, t, port(attempt))
+		r.Attempts, r.Retried = attempt+1, retried
+		why, retry := r.Retryable()
+		if !retry || attempt >= t.Retries || ctx.Err() != nil {
+			return r
 		}
+		retried = append(slices.Clone(retried), fmt.Sprintf("attempt %d: %s", attempt+1, why))
 	}
-	return r
+}
+
+// Retryable reports whether the run failed for a cause of the measurement
+// that another attempt may not meet, and says which: perftest's clock
+// calibration (unless the run's bandwidth can be taken from its iteration
+// count, see Estimated), its out-of-band connect, a server that did not
+// listen in time or found its port taken, or an agent session that broke.
+// Failures of the link (QP bring-up, completion errors, a test that did
+// not finish) and of the set-up (missing tool, bad arguments, no device)
+// are not retried.
+func (r PairRun) Retryable() (string, bool) {
+	if r.Err != nil {
+		return r.Err.Error(), true
+	}
+	if r.Blocked != nil {
+		return "", false
+	}
+	f, failed := r.Failure()
+	if !failed {
+		return "", false
+	}
+	switch f.Class {
+	case checks.ClockCalibration:
+		if _, ok := r.Estimated(); ok {
+			return "", false
+		}
+	case checks.OOBConnect, checks.SetupTimeout, checks.PortInUse:
+	default:
+		return "", false
+	}
+	why := f.Class.Describe()
+	if f.Detail != "" {
+		why += " (" + f.Detail + ")"
+	} else if f.Text != "" {
+		why += " (" + strings.TrimSpace(f.Text) + ")"
+	}
+	return why, true
 }
 
 // RetryCalibration reports whether the run failed only because perftest's CPU clock calibration

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,30 +27,72 @@ func perftestArgs(s perftest.Spec) ([]string, error) {
 	return argv, nil
 }
 
-// listening reports whether a TCP socket listens on port, from
-// <procRoot>/net/tcp and tcp6.
-func listening(procRoot string, port int) bool {
+// listening reports whether process pid listens on TCP port: a LISTEN
+// socket on the port in <procRoot>/net/tcp or tcp6 whose inode is one of
+// pid's open sockets (<procRoot>/<pid>/fd/* → "socket:[inode]"). Another
+// process holding the port does not count: the started server then fails
+// to bind and says so. When pid's descriptors may not be read, any
+// listener on the port counts; when they are gone, the process is too.
+func listening(procRoot string, port, pid int) bool {
+	var inodes []string
 	for _, f := range []string{"tcp", "tcp6"} {
-		b, err := os.ReadFile(filepath.Join(procRoot, "net", f))
-		if err == nil && listensOn(b, port) {
+		if b, err := os.ReadFile(filepath.Join(procRoot, "net", f)); err == nil {
+			inodes = append(inodes, listenInodes(b, port)...)
+		}
+	}
+	if len(inodes) == 0 {
+		return false
+	}
+	mine, err := socketInodes(procRoot, pid)
+	if errors.Is(err, fs.ErrPermission) {
+		return true
+	}
+	for _, in := range inodes {
+		if mine[in] {
 			return true
 		}
 	}
 	return false
 }
 
-// listensOn reads a /proc/net/tcp table: a line whose local_address ends in
-// the port in hex ("0100007F:4853") and whose st is 0A (LISTEN).
-func listensOn(table []byte, port int) bool {
+// listensOn reports whether a /proc/net/tcp table has a socket in LISTEN on port.
+func listensOn(table []byte, port int) bool { return len(listenInodes(table, port)) > 0 }
+
+// listenInodes reads a /proc/net/tcp table: the inodes of the lines whose
+// local_address ends in the port in hex ("0100007F:4853") and whose st is
+// 0A (LISTEN).
+func listenInodes(table []byte, port int) []string {
 	want := fmt.Sprintf(":%04X", port)
+	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(table))
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) >= 4 && fields[3] == "0A" && strings.HasSuffix(fields[1], want) {
-			return true
+		if len(fields) >= 10 && fields[3] == "0A" && strings.HasSuffix(fields[1], want) {
+			out = append(out, fields[9])
 		}
 	}
-	return false
+	return out
+}
+
+// socketInodes returns the inodes of the sockets process pid has open,
+// from the links <procRoot>/<pid>/fd/N → "socket:[inode]".
+func socketInodes(procRoot string, pid int) (map[string]bool, error) {
+	dir := filepath.Join(procRoot, strconv.Itoa(pid), "fd")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the descriptors of pid %d: %w", pid, err)
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		l, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue // closed meanwhile
+		}
+		if in, ok := strings.CutPrefix(l, "socket:["); ok {
+			out[strings.TrimSuffix(in, "]")] = true
+		}
+	}
+	return out, nil
 }
 
 // procStart reads a process's start time in clock ticks from <procRoot>/<pid>/stat.

@@ -2,6 +2,8 @@ package rdma
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -54,4 +56,48 @@ func FuzzListensOn(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, port int) {
 		listensOn(b, port) // must not panic
 	})
+}
+
+func TestListenInodes(t *testing.T) {
+	if got := listenInodes([]byte(procNetTCP), 18600); len(got) != 1 || got[0] != "2301" {
+		t.Errorf("inodes %v, want [2301]", got)
+	}
+	if got := listenInodes([]byte(procNetTCP), 22); got != nil {
+		t.Errorf("port 22: %v", got)
+	}
+}
+
+// TestListeningOwnSocketOnly: a listener on the port that belongs to
+// another process is not the started server's.
+func TestListeningOwnSocketOnly(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("net/tcp", procNetTCP)
+	fd := filepath.Join(root, "4242", "fd")
+	if err := os.MkdirAll(fd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("socket:[9999]", filepath.Join(fd, "3"))
+	os.Symlink("/dev/null", filepath.Join(fd, "0"))
+	if listening(root, 18600, 4242) {
+		t.Error("pid 4242 does not own the listener (inode 2301)")
+	}
+	os.Symlink("socket:[2301]", filepath.Join(fd, "4"))
+	if !listening(root, 18600, 4242) {
+		t.Error("pid 4242 owns the listener now")
+	}
+	if listening(root, 18601, 4242) {
+		t.Error("nothing listens on 18601")
+	}
+	// A process that is gone listens on nothing.
+	if listening(root, 18600, 1) {
+		t.Error("pid 1 has no descriptors here: it is gone")
+	}
 }

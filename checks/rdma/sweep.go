@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -23,60 +24,149 @@ const DefaultPartners = 2
 type Sweep struct {
 	Test       Test
 	Thresholds Thresholds
+	// Counters say when counter movements are evidence (zero: k = 4,
+	// MinEvents 10).
+	Counters evaluate.Rules
 	// Schedule pairs the hosts (pairwise only; default all-pairs).
 	Schedule schedule.Kind
-	// Retest re-runs outliers against known-good partners (pairwise only).
+	// Retest confirms every failing or outlier run before the verdict:
+	// pairwise, its hosts against known-good partners and the pair once
+	// more; loopback, the host once more.
 	Retest   bool
 	Partners int // default DefaultPartners
 	// BasePort is the first TCP port (default DefaultBasePort).
 	BasePort int
-	// Baseline, when set, is the healthy counter movement per test; nil
-	// builds it from the sweep's own healthy runs.
-	Baseline evaluate.Baseline
+	// Baseline, when it holds samples, is the healthy counter spread every
+	// side is judged against (e.g. SweepResult.Baseline of a healthy run);
+	// otherwise each side is judged against the sweep's runs its host took
+	// no part in.
+	Baseline *evaluate.Spreads
 	// Progress, when set, is told about every run as it ends.
 	Progress func(done, total int, r PairRun)
 	// Executor runs each round (and the loopback, as one round of self-pairs); nil drives every
 	// job through its endpoints' agents (RunPair).
 	Executor Executor
+	// Note, when set, is told what the sweep starts: each round, each
+	// re-test plan.
+	Note func(format string, args ...any)
+
+	// run runs one test (runPair; tests replace it).
+	run func(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, port func(int) int) PairRun
 }
 
 // Executor runs the jobs of one round at once and returns one PairRun per job, in order. The
 // default (a nil Sweep.Executor) drives every job through its endpoints' agents; a launcher (the
 // Slurm one in checks/slurm) runs the whole round as one step on its hosts. Jobs with a Blocked
-// endpoint never reach an Executor. An Executor retries runs whose clock calibration failed
-// (PairRun.RetryCalibration) as RunPair does.
+// endpoint never reach an Executor. An Executor retries runs that failed for a cause of the measurement
+// (PairRun.Retryable, at least clock calibration: PairRun.RetryCalibration) as RunPair does.
 type Executor interface {
 	RunRound(ctx context.Context, jobs []Job) []PairRun
 }
 
-func (s Sweep) port(i int) int {
-	if s.BasePort > 0 {
-		return s.BasePort + i
+func (s Sweep) runOne(ctx context.Context, pool *sessionPool, srv, cli Endpoint, port func(int) int) PairRun {
+	if s.run != nil {
+		return s.run(ctx, pool, srv, cli, s.Test, port)
 	}
-	return DefaultBasePort + i
+	return runPair(ctx, pool, srv, cli, s.Test, port)
 }
 
-// SweepResult is the outcome of a sweep: one Result per run in Runs' order, and the re-tests.
+func (s Sweep) note(format string, args ...any) {
+	if s.Note != nil {
+		s.Note(format, args...)
+	}
+}
+
+// port returns the TCP port of the i-th concurrent run of a round of n:
+// retries after "port in use" move by portStride.
+func (s Sweep) port(i int) func(attempt int) int {
+	base := s.BasePort
+	if base <= 0 {
+		base = DefaultBasePort
+	}
+	return func(attempt int) int { return base + i + attempt*portStride }
+}
+
+func (s Sweep) rules() evaluate.Rules {
+	r := s.Counters
+	if r.Sigma <= 0 {
+		r.Sigma = DefaultSigma
+	}
+	if r.MinEvents == 0 {
+		r.MinEvents = DefaultMinEvents
+	}
+	return r
+}
+
+// Defaults of Sweep.Counters.
+const (
+	DefaultSigma     = 4
+	DefaultMinEvents = 10
+)
+
+// SweepResult is the outcome of a sweep.
 type SweepResult struct {
-	Runs     []PairRun
-	Results  []checks.Result
-	Plan     schedule.Plan
-	Retests  []PairRun
-	Baseline evaluate.Baseline
+	// Runs are the first runs; Results their verdicts in the same order,
+	// re-tests included.
+	Runs    []PairRun
+	Results []checks.Result
+	Plan    schedule.Plan
+	// Retests are the confirmation runs, and RetestResults their own
+	// verdicts in the same order.
+	Retests       []PairRun
+	RetestResults []checks.Result
+	// Hosts holds a verdict per host the re-tests blamed (ID
+	// "pairwise/host"): it failed with known-good partners too.
+	Hosts []checks.Result
+	// Baseline is the counter spread of the runs that passed, to judge a
+	// later sweep by (Sweep.Baseline).
+	Baseline evaluate.Spreads
 }
 
 // Loopback runs the test on every endpoint at once, server and client on
-// the same host (LoopDevice, when set, as the client's device).
+// the same host (LoopDevice, when set, as the client's device). With
+// Retest, a host whose run failed on the link or was an outlier runs once
+// more: a re-run that passes clears it.
 func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
-	jobs := make([]Job, len(eps))
-	for i, e := range eps {
-		jobs[i] = Job{Server: e, Client: e, Test: s.Test, TCPPort: s.port(i)}
-	}
-	pool := newSessionPool(ctx)
-	defer pool.close()
 	var mu sync.Mutex
 	done := 0
-	return s.judge(s.runJobs(ctx, pool, jobs, &mu, &done, len(eps)))
+	runAll := func(eps []Endpoint, total int) []PairRun {
+		jobs := make([]Job, len(eps))
+		for i, e := range eps {
+			jobs[i] = Job{Server: e, Client: e, Test: s.Test, TCPPort: s.port(i)(0)}
+		}
+		pool := newSessionPool(ctx)
+		defer pool.close()
+		return s.runJobs(ctx, pool, jobs, &mu, &done, total)
+	}
+	s.note("loopback on %d hosts at once (%s each)", len(eps), s.Test.describe())
+	runs := runAll(eps, len(eps))
+	f := newSweepJudge(runs, s.Thresholds, s.rules(), s.Baseline)
+	res := SweepResult{Runs: runs, Results: f.judgeAll(runs)}
+	if s.Retest && ctx.Err() == nil {
+		var again []Endpoint
+		var idx []int
+		for i, r := range res.Results {
+			if suspicious(r) && runs[i].Blocked == nil {
+				again = append(again, eps[i])
+				idx = append(idx, i)
+			}
+		}
+		if len(again) > 0 {
+			var names []string
+			for _, e := range again {
+				names = append(names, e.Host)
+			}
+			s.note("loopback re-run before the verdict: %s", strings.Join(names, ", "))
+			done = 0
+			res.Retests = runAll(again, len(again))
+			res.RetestResults = f.judgeAll(res.Retests)
+			for j, i := range idx {
+				confirmByRepeat(&res.Results[i], res.RetestResults[j], "")
+			}
+		}
+	}
+	res.Baseline = f.passedSpreads(res.Runs, res.Results)
+	return res
 }
 
 func (s Sweep) progress(mu *sync.Mutex, done *int, total int, r PairRun) {
@@ -89,24 +179,20 @@ func (s Sweep) progress(mu *sync.Mutex, done *int, total int, r PairRun) {
 	s.Progress(*done, total, r)
 }
 
-func (s Sweep) judge(runs []PairRun) SweepResult {
-	res := SweepResult{Runs: runs, Results: make([]checks.Result, len(runs))}
-	for i, r := range runs {
-		res.Results[i] = Judge(r, s.Thresholds)
-	}
-	res.Baseline = judgeSweep(runs, res.Results, s.Thresholds, s.Baseline)
-	return res
-}
-
 // runRounds runs every round in turn and every pair of a round at once.
 func (s Sweep) runRounds(ctx context.Context, rounds []schedule.Round, byName map[string]Endpoint, mu *sync.Mutex, done *int, total int) []PairRun {
 	var runs []PairRun
 	pool := newSessionPool(ctx)
 	defer pool.close()
-	for _, round := range rounds {
+	for k, round := range rounds {
+		var names []string
+		for _, p := range round {
+			names = append(names, p.Server+"<->"+p.Client)
+		}
+		s.note("round %d/%d: %s (%s each)", k+1, len(rounds), strings.Join(names, ", "), s.Test.describe())
 		jobs := make([]Job, len(round))
 		for i, p := range round {
-			jobs[i] = Job{Server: byName[p.Server], Client: byName[p.Client], Test: s.Test, TCPPort: s.port(i)}
+			jobs[i] = Job{Server: byName[p.Server], Client: byName[p.Client], Test: s.Test, TCPPort: s.port(i)(0)}
 		}
 		runs = append(runs, s.runJobs(ctx, pool, jobs, mu, done, total)...)
 		if ctx.Err() != nil {
@@ -124,7 +210,7 @@ func (s Sweep) runJobs(ctx context.Context, pool *sessionPool, jobs []Job, mu *s
 		var wg sync.WaitGroup
 		for i, j := range jobs {
 			wg.Go(func() {
-				out[i] = runPair(ctx, pool, j.Server, j.Client, j.Test, j.TCPPort)
+				out[i] = s.runOne(ctx, pool, j.Server, j.Client, func(attempt int) int { return j.TCPPort + attempt*portStride })
 				s.progress(mu, done, total, out[i])
 			})
 		}
@@ -160,11 +246,11 @@ func (s Sweep) runJobs(ctx context.Context, pool *sessionPool, jobs []Job, mu *s
 // ErrNoRun: an Executor returned no run for a job.
 var ErrNoRun = errors.New("the executor returned no run")
 
-// Pairwise runs the schedule over the endpoints (one per host), judges every
-// pair, and when Retest is set runs outlier hosts again against known-good
-// partners: a suspect whose re-tests are outliers too turns its outlier
-// pairs into failures; an outlier pair between two healthy hosts is run
-// again as it was, and fails when it is still low.
+// Pairwise runs the schedule over the endpoints (one per host) and judges
+// every pair: its own measurements, the relative floor against the fleet's
+// best pair, and its counters against the healthy spread of the runs each
+// side's host took no part in. With Retest, every pair that failed on the
+// link or was an outlier is confirmed before the verdict (see confirm).
 func (s Sweep) Pairwise(ctx context.Context, eps []Endpoint) (SweepResult, error) {
 	byName := map[string]Endpoint{}
 	hosts := make([]schedule.Host, len(eps))
@@ -182,99 +268,12 @@ func (s Sweep) Pairwise(ctx context.Context, eps []Endpoint) (SweepResult, error
 	}
 	var mu sync.Mutex
 	done, total := 0, len(plan.Pairs())
-	res := s.judge(s.runRounds(ctx, plan.Rounds, byName, &mu, &done, total))
-	res.Plan = plan
-	if !s.Retest || ctx.Err() != nil {
-		return res, nil
+	runs := s.runRounds(ctx, plan.Rounds, byName, &mu, &done, total)
+	f := newSweepJudge(runs, s.Thresholds, s.rules(), s.Baseline)
+	res := SweepResult{Runs: runs, Results: f.judgeAll(runs), Plan: plan}
+	if s.Retest && ctx.Err() == nil {
+		s.confirm(ctx, &res, f, byName, &mu)
 	}
-	var measured []schedule.Measured
-	for _, r := range res.Runs {
-		if v, ok := r.Value(); ok && r.Test.Test.Kind == "bw" {
-			measured = append(measured, schedule.Measured{Pair: schedule.Pair{Server: r.Server.Host, Client: r.Client.Host}, Gbps: v})
-		}
-	}
-	if len(measured) == 0 {
-		return res, nil
-	}
-	partners := s.Partners
-	if partners <= 0 {
-		partners = DefaultPartners
-	}
-	rp, err := schedule.PlanRetests(measured, s.Thresholds.relative(), partners)
-	if err != nil || len(rp.Rounds) == 0 {
-		return res, nil
-	}
-	done, total = 0, len(rp.Pairs())
-	res.Retests = s.runRounds(ctx, rp.Rounds, byName, &mu, &done, total)
-	applyRetests(&res, rp, s.Thresholds.relative())
+	res.Baseline = f.passedSpreads(res.Runs, res.Results)
 	return res, nil
-}
-
-// applyRetests folds the re-tests into the results of the outlier pairs.
-func applyRetests(res *SweepResult, rp schedule.RetestPlan, floor float64) {
-	// What each host's re-tests showed: a suspect stays suspect when every
-	// re-test of it is an outlier too.
-	type tally struct {
-		low, ok int
-		lines   []string
-	}
-	byHost := map[string]*tally{}
-	byPair := map[schedule.Pair]*tally{}
-	for _, r := range res.Retests {
-		p := schedule.Pair{Server: r.Server.Host, Client: r.Client.Host}
-		v, ok := r.Value()
-		low := !ok || evaluate.IsOutlier(v, rp.Best, floor)
-		line := fmt.Sprintf("re-test %s: ", r.Target())
-		if ok {
-			line += fmt.Sprintf("%.3f Gb/s (%.0f%% of the best %.3f)", v, 100*v/rp.Best, rp.Best)
-		} else {
-			line += "no result"
-		}
-		for _, k := range []string{p.Server, p.Client} {
-			if byHost[k] == nil {
-				byHost[k] = &tally{}
-			}
-		}
-		if byPair[p] == nil {
-			byPair[p] = &tally{}
-		}
-		for _, t := range []*tally{byHost[p.Client], byPair[p]} {
-			if low {
-				t.low++
-			} else {
-				t.ok++
-			}
-			t.lines = append(t.lines, line)
-		}
-	}
-	suspect := map[string]bool{}
-	for _, h := range rp.Suspects {
-		suspect[h] = true
-	}
-	for i, r := range res.Runs {
-		resu := &res.Results[i]
-		if resu.Status != checks.StatusWarn || resu.Class != checks.LowBandwidth {
-			continue
-		}
-		p := schedule.Pair{Server: r.Server.Host, Client: r.Client.Host}
-		var confirmed bool
-		var lines []string
-		for _, h := range []string{p.Server, p.Client} {
-			if t := byHost[h]; suspect[h] && t != nil {
-				lines = append(lines, t.lines...)
-				confirmed = confirmed || (t.low > 0 && t.ok == 0)
-			}
-		}
-		if t := byPair[p]; t != nil && !suspect[p.Server] && !suspect[p.Client] {
-			lines = append(lines, t.lines...)
-			confirmed = confirmed || t.low > 0
-		}
-		resu.Evidence = append(resu.Evidence, lines...)
-		if confirmed {
-			resu.Status = checks.StatusFail
-			resu.Summary += "; confirmed by re-tests against known-good partners"
-		} else if len(lines) > 0 {
-			resu.Summary += "; re-tests against known-good partners were healthy"
-		}
-	}
 }

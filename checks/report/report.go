@@ -78,6 +78,9 @@ type Pair struct {
 	Class    checks.FailureClass `json:"class,omitempty"`
 	Summary  string              `json:"summary,omitempty"`
 	Evidence []string            `json:"evidence,omitempty"`
+	// Measurements are the test's other numbers (peak, message rate, wall
+	// time, attempts, counter movements), as its Result carried them.
+	Measurements []checks.Measurement `json:"measurements,omitempty"`
 }
 
 // ID is the check ID of the pair, "pairwise/<test>", as a Result would carry it.
@@ -212,9 +215,13 @@ func PairOf(r checks.Result, measurement string) (Pair, error) {
 	if strings.HasSuffix(test, "_lat") {
 		p.Unit = checks.UnitUsec
 	}
-	if m, ok := r.Measurement(measurement); ok {
-		v := m.Value
-		p.Value, p.Unit = &v, m.Unit
+	for _, m := range r.Measurements {
+		if m.Name == measurement && p.Value == nil {
+			v := m.Value
+			p.Value, p.Unit = &v, m.Unit
+			continue
+		}
+		p.Measurements = append(p.Measurements, m)
 	}
 	return p, nil
 }

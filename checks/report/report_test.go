@@ -147,7 +147,8 @@ func TestPairOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Pair{A: "gpu-01", DeviceA: "mlx5_0", B: "gpu-02", DeviceB: "mlx5_1", Test: "write_bw", Value: gbps(74.2),
-		Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.LowBandwidth, Summary: "slow", Evidence: []string{"e"}}
+		Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.LowBandwidth, Summary: "slow", Evidence: []string{"e"},
+		Measurements: []checks.Measurement{{Name: "bw_peak", Value: 99, Unit: checks.UnitGbps}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

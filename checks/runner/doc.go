@@ -9,13 +9,19 @@
 //	})
 //	report.WriteTable(os.Stdout, rep)
 //
+// The fabric's spec.checks is the policy: test, duration, message size,
+// both ways or not, floors (portRate, minPercentOfPortRate,
+// minPercentOfBest), latency bound, retries of measurement failures,
+// re-tests and counter rules (fabric.Checks; docs/fabric-yaml.md#checks).
+//
 // Run asks every host's agent for its preflight facts at once (the RDMA
 // tests need each host's device, port and RoCE v2 GID index from them), then
 // runs the loopback test on every host at once, then the pairwise sweep
 // round by round (checks/rdma), and finally asks every agent to kill stray
-// perftest processes. A host that cannot be used (agent unreachable, port
-// down, no RoCE v2 GID) turns its tests into failures with that cause; the
-// sweep goes on with the others. Pairwise results become report Pairs (the
+// perftest processes. Hosts the pairwise re-tests blame are reported as
+// results of their own (rdma.IDHost). A host that cannot be used (agent
+// unreachable, port down, no RoCE v2 GID) turns its tests into failures
+// with that cause; the sweep goes on with the others. Pairwise results become report Pairs (the
 // heatmap), the rest report Results.
 //
 // With report.SuiteNCCL the NCCL all-reduce runs last (checks/collective),

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -37,17 +36,17 @@ type Options struct {
 	Parallel int
 	// Timeout overrides the per-side perftest bound (0: twice the duration + 30 s).
 	Timeout time.Duration
-	// Bidirectional runs pairwise tests both ways at once (perftest -b), so
-	// that a fault on either host's transmit path shows in every pair it is
-	// part of. Not in the fabric file yet.
+	// Bidirectional runs pairwise tests both ways at once (perftest -b)
+	// even when the fabric's pairwise.bidirectional is off.
 	Bidirectional bool
-	// Baseline is the counter movement a healthy pairwise test may show
-	// (the Baseline of a healthy run). Nil builds it from the healthy pairs
-	// of this sweep. Non-nil and empty: Run fills it with the baseline it
-	// built, to hand to a later run.
-	Baseline evaluate.Baseline
-	// RelativeFloor is the outlier fraction of the fleet's best bandwidth
-	// (0: 93%). Emulated fabrics (the soft-RoCE lab) need a lower one.
+	// Baseline is the healthy counter spread to judge every test by (the
+	// Baseline of a healthy run). Nil judges each side against the runs of
+	// the same sweep its host took no part in. Non-nil without samples:
+	// Run fills it with the pairwise sweep's spread of passing runs, to
+	// hand to a later run.
+	Baseline *evaluate.Spreads
+	// RelativeFloor, when set, overrides the fabric's minPercentOfBest
+	// (a fraction of the fleet's best).
 	RelativeFloor float64
 	// BasePort is the first perftest TCP port (default rdma.DefaultBasePort).
 	BasePort int
@@ -137,6 +136,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
 		sw := loopbackSweep(o)
 		sw.Executor = executor(o)
+		sw.Note = func(format string, a ...any) { o.progress("loopback: "+format, a...) }
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("loopback %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
 		}
@@ -146,16 +146,15 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		sw := pairwiseSweep(o)
 		sw.Executor = executor(o)
-		if len(o.Baseline) > 0 {
-			sw.Baseline = o.Baseline
-		}
+		sw.Note = func(format string, a ...any) { o.progress("pairwise: "+format, a...) }
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("pairwise %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
 		}
 		res, err := sw.Pairwise(ctx, eps)
-		if o.Baseline != nil && len(o.Baseline) == 0 {
-			maps.Copy(o.Baseline, res.Baseline)
+		if o.Baseline != nil && o.Baseline.Samples == 0 {
+			*o.Baseline = res.Baseline
 		}
+		rep.Add(res.Hosts...)
 		if err != nil {
 			rep.Add(checks.Result{ID: "pairwise/schedule", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		}
@@ -179,7 +178,18 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	return rep, nil
 }
 
+// short says how a run ended, before the sweep judges it with the fleet
+// (relative floor, counters, re-tests): the measurement, or why there is
+// none.
 func short(r checks.Result) string {
+	if r.Status == checks.StatusPass {
+		if m, ok := r.Measurement(rdma.MeasBWAverage); ok {
+			return fmt.Sprintf("measured %.3f %s", m.Value, m.Unit)
+		}
+		if m, ok := r.Measurement(rdma.MeasLatency); ok {
+			return fmt.Sprintf("measured %.2f %s", m.Value, m.Unit)
+		}
+	}
 	s := string(r.Status)
 	if r.Summary != "" {
 		s += " " + r.Summary
@@ -285,7 +295,7 @@ func endpoint(h Host, f hostFacts) rdma.Endpoint {
 	return e
 }
 
-func test(name string, size fabric.Bytes, dur fabric.Duration) rdma.Test {
+func test(name string, size fabric.Bytes, dur fabric.Duration, retries *int) rdma.Test {
 	t, err := perftest.ParseTest(name)
 	if err != nil || name == "" {
 		t = perftest.WriteBW
@@ -294,7 +304,35 @@ func test(name string, size fabric.Bytes, dur fabric.Duration) rdma.Test {
 	if d == 0 {
 		d = 5 * time.Second
 	}
-	return rdma.Test{Test: t, Size: int64(size), Duration: d.Round(time.Second)}
+	return rdma.Test{Test: t, Size: int64(size), Duration: d.Round(time.Second), Retries: fabric.RetriesOr(retries)}
+}
+
+// relative is the outlier fraction: Options.RelativeFloor, else the
+// fabric's minPercentOfBest, else the default.
+func (o Options) relative(minPercentOfBest int) float64 {
+	switch {
+	case o.RelativeFloor > 0:
+		return o.RelativeFloor
+	case minPercentOfBest > 0:
+		return float64(minPercentOfBest) / 100
+	}
+	return float64(fabric.DefaultMinPercentOfBest) / 100
+}
+
+// counterRules are the fabric's counter-evidence rules with their defaults.
+func counterRules(c *fabric.Checks) evaluate.Rules {
+	r := evaluate.Rules{Sigma: fabric.DefaultSigma, MinEvents: fabric.DefaultMinEvents}
+	if c == nil || c.Counters == nil {
+		return r
+	}
+	if c.Counters.Sigma > 0 {
+		r.Sigma = c.Counters.Sigma
+	}
+	if c.Counters.MinEvents > 0 {
+		r.MinEvents = uint64(c.Counters.MinEvents)
+	}
+	r.MinPerGB, r.Ignore = c.Counters.MinPerGB, c.Counters.Ignore
+	return r
 }
 
 // LoopbackTest is the test and thresholds of the fabric's spec.checks.loopback (defaults:
@@ -309,9 +347,11 @@ func loopbackSweep(o Options) rdma.Sweep {
 	if o.Checks != nil && o.Checks.Loopback != nil {
 		l = *o.Checks.Loopback
 	}
-	t := test(l.Test, l.MessageSize, l.Duration)
+	t := test(l.Test, l.MessageSize, l.Duration, l.Retries)
 	t.Timeout = o.Timeout
-	return rdma.Sweep{Test: t, BasePort: o.BasePort, Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate), RelativeFloor: o.RelativeFloor}}
+	return rdma.Sweep{Test: t, BasePort: o.BasePort, Retest: l.RetestOutliers, Counters: counterRules(o.Checks), Baseline: o.given(),
+		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate), PortRateGbps: float64(l.PortRate),
+			MaxLatency: time.Duration(l.MaxLatency), RelativeFloor: o.relative(l.MinPercentOfBest)}}
 }
 
 // PairwiseTest is the test and schedule of the fabric's spec.checks.pairwise (defaults: write_bw
@@ -325,7 +365,7 @@ func PairwiseTest(c *fabric.Checks) (rdma.Test, schedule.Kind) {
 	if kind == "" {
 		kind = schedule.KindAllPairs
 	}
-	return test(p.Test, p.MessageSize, p.Duration), kind
+	return test(p.Test, p.MessageSize, p.Duration, p.Retries), kind
 }
 
 func pairwiseSweep(o Options) rdma.Sweep {
@@ -333,10 +373,20 @@ func pairwiseSweep(o Options) rdma.Sweep {
 	if o.Checks != nil && o.Checks.Pairwise != nil {
 		p = *o.Checks.Pairwise
 	}
-	t := test(p.Test, p.MessageSize, p.Duration)
-	t.Timeout, t.Bidirectional = o.Timeout, o.Bidirectional && t.Test.Kind == perftest.BW
-	return rdma.Sweep{Test: t, BasePort: o.BasePort, Schedule: schedule.Kind(p.Schedule), Retest: p.RetestOutliers,
-		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(p.MinPercentOfPortRate), MaxLatency: time.Duration(p.MaxLatency), RelativeFloor: o.RelativeFloor}}
+	t := test(p.Test, p.MessageSize, p.Duration, p.Retries)
+	t.Timeout, t.Bidirectional = o.Timeout, (o.Bidirectional || p.Bidirectional) && t.Test.Kind == perftest.BW
+	return rdma.Sweep{Test: t, BasePort: o.BasePort, Schedule: schedule.Kind(p.Schedule), Retest: p.RetestOutliers, Partners: p.Partners,
+		Counters: counterRules(o.Checks), Baseline: o.given(),
+		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(p.MinPercentOfPortRate), PortRateGbps: float64(p.PortRate),
+			MaxLatency: time.Duration(p.MaxLatency), RelativeFloor: o.relative(p.MinPercentOfBest)}}
+}
+
+// given is the baseline to judge by, when Options carries one.
+func (o Options) given() *evaluate.Spreads {
+	if o.Baseline != nil && o.Baseline.Samples > 0 {
+		return o.Baseline
+	}
+	return nil
 }
 
 // cleanup asks every agent to kill perftest processes left behind.

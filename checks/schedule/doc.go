@@ -23,10 +23,12 @@
 //	            half of each leaf sends to half of another (4 rounds by
 //	            default, whatever the size: the localiser's input)
 //
-// After a sweep, PlanRetests finds the outliers (below 93% of the fleet's best
-// pair, evaluate.DefaultRelativeFloor), clears every host that reached the
-// floor with some partner, and pairs each remaining suspect with known-good
-// partners; an outlier between two cleared hosts is run again as it was.
+// After a sweep, PlanConfirm takes every pair's first verdict (bad: failed
+// or an outlier), clears every host with a good pair, and pairs each
+// remaining suspect with known-good partners; a bad pair between two
+// cleared hosts is run again as it was. PlanRetests does the same for
+// bandwidth outliers (below 93% of the fleet's best pair,
+// evaluate.DefaultRelativeFloor).
 //
 // All functions are pure and safe for concurrent use.
 package schedule

@@ -18,16 +18,16 @@ type Measured struct {
 // RetestPlan says which hosts to test again, against whom, in which rounds.
 type RetestPlan struct {
 	Best     float64    `json:"best"`     // the fleet's best pair, Gb/s
-	Floor    float64    `json:"floor"`    // Best × the relative floor
-	Outliers []Measured `json:"outliers"` // pairs below Floor, slowest first
-	// Suspects are the hosts of outlier pairs that no pair has proven healthy:
-	// a pair that reaches Floor clears both of its ends.
+	Floor    float64    `json:"floor"`    // Best × the relative floor (PlanRetests only)
+	Outliers []Measured `json:"outliers"` // the bad pairs (below Floor for PlanRetests), slowest first
+	// Suspects are the hosts of bad pairs that no pair has proven healthy:
+	// a good pair clears both of its ends.
 	Suspects []string `json:"suspects"`
 	// Good are the hosts proven healthy by at least one pair: first those
 	// with no outlier pair at all, then the others, each group best first (by
 	// its median pair).
 	Good []string `json:"good"`
-	// Repeat are outlier pairs whose two ends are both proven healthy
+	// Repeat are bad pairs whose two ends are both proven healthy
 	// elsewhere: the path between them is in doubt, so the pair runs again.
 	Repeat []Pair `json:"repeat,omitempty"`
 	// Rounds pair each suspect (client) with known-good partners (server),
@@ -43,12 +43,47 @@ type RetestPlan struct {
 // hosts so none becomes the bottleneck, and every outlier pair between two
 // otherwise healthy hosts once more as it was.
 func PlanRetests(results []Measured, floor float64, partners int) (RetestPlan, error) {
-	if floor <= 0 || floor > 1 || partners < 1 {
+	if floor <= 0 || floor > 1 {
 		return RetestPlan{}, fmt.Errorf("planning re-tests: %w: floor %.4g, partners %d", ErrBadResult, floor, partners)
+	}
+	best := 0.0
+	for _, m := range results {
+		if !math.IsNaN(m.Gbps) {
+			best = max(best, m.Gbps)
+		}
+	}
+	judged := make([]Judged, len(results))
+	for i, m := range results {
+		judged[i] = Judged{Pair: m.Pair, Gbps: m.Gbps, Bad: evaluate.IsOutlier(m.Gbps, best, floor)}
+	}
+	plan, err := PlanConfirm(judged, partners)
+	plan.Floor = plan.Best * floor
+	return plan, err
+}
+
+// Judged is a pair's first verdict, for PlanConfirm: Bad when it failed or
+// was an outlier; Gbps what it measured (0 when nothing), which orders the
+// good partners.
+type Judged struct {
+	Pair Pair    `json:"pair"`
+	Bad  bool    `json:"bad"`
+	Gbps float64 `json:"gbps"`
+}
+
+// PlanConfirm plans the re-tests that confirm or clear the bad pairs of a
+// sweep before any verdict, as ClusterKit does: a host that some good pair
+// proves healthy is cleared; every other end of a bad pair is a suspect and
+// is tested against up to partners known-good hosts (a host is to be blamed
+// only when it fails with good partners too); a bad pair between two cleared
+// hosts runs once more as it was (a pair whose re-test passes is not a
+// failure).
+func PlanConfirm(judged []Judged, partners int) (RetestPlan, error) {
+	if partners < 1 {
+		return RetestPlan{}, fmt.Errorf("planning re-tests: %w: partners %d", ErrBadResult, partners)
 	}
 	var plan RetestPlan
 	perHost := map[string][]float64{}
-	for i, m := range results {
+	for i, m := range judged {
 		switch {
 		case m.Pair.Server == "" || m.Pair.Client == "":
 			return RetestPlan{}, fmt.Errorf("planning re-tests: %w: results[%d] names no host", ErrBadResult, i)
@@ -61,12 +96,11 @@ func PlanRetests(results []Measured, floor float64, partners int) (RetestPlan, e
 		perHost[m.Pair.Server] = append(perHost[m.Pair.Server], m.Gbps)
 		perHost[m.Pair.Client] = append(perHost[m.Pair.Client], m.Gbps)
 	}
-	plan.Floor = plan.Best * floor
-	proven, inOutlier := map[string]bool{}, map[string]bool{}
-	for _, m := range results {
-		if evaluate.IsOutlier(m.Gbps, plan.Best, floor) {
-			plan.Outliers = append(plan.Outliers, m)
-			inOutlier[m.Pair.Server], inOutlier[m.Pair.Client] = true, true
+	proven, inBad := map[string]bool{}, map[string]bool{}
+	for _, m := range judged {
+		if m.Bad {
+			plan.Outliers = append(plan.Outliers, Measured{Pair: m.Pair, Gbps: m.Gbps})
+			inBad[m.Pair.Server], inBad[m.Pair.Client] = true, true
 		} else {
 			proven[m.Pair.Server], proven[m.Pair.Client] = true, true
 		}
@@ -77,15 +111,16 @@ func PlanRetests(results []Measured, floor float64, partners int) (RetestPlan, e
 	for h, v := range perHost {
 		slices.Sort(v)
 		median[h] = v[len(v)/2]
-		if proven[h] {
+		switch {
+		case proven[h]:
 			plan.Good = append(plan.Good, h)
-		} else {
+		case inBad[h]:
 			plan.Suspects = append(plan.Suspects, h)
 		}
 	}
 	slices.Sort(plan.Suspects)
 	slices.SortFunc(plan.Good, func(a, b string) int {
-		return cmp.Or(cmp.Compare(b2i(inOutlier[a]), b2i(inOutlier[b])), cmp.Compare(median[b], median[a]), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(b2i(inBad[a]), b2i(inBad[b])), cmp.Compare(median[b], median[a]), cmp.Compare(a, b))
 	})
 	for _, m := range plan.Outliers {
 		if proven[m.Pair.Server] && proven[m.Pair.Client] {
@@ -108,6 +143,10 @@ func PlanRetests(results []Measured, floor float64, partners int) (RetestPlan, e
 	plan.Rounds = pack(pairs)
 	return plan, nil
 }
+
+// Pack puts pairs into as few rounds as a greedy pass allows, no host twice
+// in a round, keeping their order within each round.
+func Pack(pairs []Pair) []Round { return pack(pairs) }
 
 // Pairs returns every planned re-test in round order.
 func (p RetestPlan) Pairs() []Pair { return Plan{Rounds: p.Rounds}.Pairs() }

@@ -150,3 +150,44 @@ func TestRetestRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanConfirm: bad pairs of any cause (not only bandwidth outliers):
+// the host with no good pair is the suspect and meets known-good
+// partners; a bad pair between two hosts proven elsewhere runs again.
+func TestPlanConfirm(t *testing.T) {
+	j := func(s, c string, bad bool) Judged {
+		return Judged{Pair: Pair{Server: s, Client: c}, Bad: bad, Gbps: 0.05}
+	}
+	plan, err := PlanConfirm([]Judged{
+		j("h1", "h4", false), j("h2", "h3", true), j("h3", "h1", true),
+		j("h4", "h2", false), j("h1", "h2", true), j("h3", "h4", true),
+	}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"h3"}, plan.Suspects); d != "" {
+		t.Errorf("suspects (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]Pair{{Server: "h1", Client: "h2"}}, plan.Repeat); d != "" {
+		t.Errorf("repeat (-want +got):\n%s", d)
+	}
+	checkRounds(t, plan.Rounds)
+	var withSuspect int
+	for _, p := range plan.Pairs() {
+		if p.Client == "h3" {
+			withSuspect++
+			if !slices.Contains(plan.Good, p.Server) {
+				t.Errorf("h3 re-tested against %s, not a known-good host", p.Server)
+			}
+		}
+	}
+	if withSuspect != 2 || len(plan.Pairs()) != 3 {
+		t.Errorf("re-tests %v", plan.Pairs())
+	}
+	if _, err := PlanConfirm(nil, 0); !errors.Is(err, ErrBadResult) {
+		t.Errorf("no partners: %v", err)
+	}
+	if _, err := PlanConfirm([]Judged{j("h1", "h1", true)}, 2); !errors.Is(err, ErrBadResult) {
+		t.Errorf("self pair: %v", err)
+	}
+}

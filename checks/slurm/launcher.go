@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/task"
@@ -298,12 +297,12 @@ func (l *Launcher) RunRound(ctx context.Context, jobs []rdma.Job) []rdma.PairRun
 	return runs
 }
 
+// retryable: the run failed for a cause of the measurement (rdma.PairRun.Retryable: clock
+// calibration without an estimate, out-of-band exchange, set-up timeout, port in use), not a
+// step that broke (that fails the whole step).
 func retryable(r rdma.PairRun) bool {
-	if r.RetryCalibration() {
-		return true
-	}
-	f, failed := r.Failure()
-	return r.Err == nil && r.Blocked == nil && failed && f.Class == checks.OOBConnect
+	_, ok := r.Retryable()
+	return ok && r.Err == nil
 }
 
 func (l *Launcher) round(ctx context.Context, jobs []rdma.Job) []rdma.PairRun {

@@ -32,7 +32,7 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 			defer cancel()
 			h := &agent.Handler{
 				Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) },
-				Info: agent.Hello{Version: version, Revision: agentclient.SelfRevision(), SHA256: agentclient.SelfSHA256(),
+				Info: agent.Hello{Version: build().Version, Revision: build().Revision, SHA256: agentclient.SelfSHA256(),
 					GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
 			}
 			// The journal's directory is made when the first apply begins.

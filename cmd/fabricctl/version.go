@@ -3,20 +3,34 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"sync"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
+	"github.com/fabricctl/fabricctl/internal/buildinfo"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version and revision are set at build time with -ldflags "-X
+// main.version=… -X main.revision=…" (make build); without them the
+// toolchain's build information names the build (internal/buildinfo).
+var version, revision = "dev", ""
+
+// build identifies the binary: version, VCS revision when recorded.
+var build = sync.OnceValue(func() buildinfo.Info {
+	b := buildinfo.Read(version)
+	if b.Revision == buildinfo.Unknown && revision != "" {
+		b.Revision = revision
+	}
+	return b
+})
 
 type versionInfo struct {
 	APIVersion string `json:"apiVersion"`
 	Version    string `json:"version"`
 	Revision   string `json:"revision"`
+	Modified   bool   `json:"modified,omitempty"`
 	SHA256     string `json:"sha256"`
 	GOOS       string `json:"goos"`
 	GOARCH     string `json:"goarch"`
@@ -31,7 +45,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 			if err := output.Check(g.output); err != nil {
 				return err
 			}
-			v := versionInfo{APIVersion: fabric.APIVersion, Version: version, Revision: agentclient.SelfRevision(),
+			b := build()
+			v := versionInfo{APIVersion: fabric.APIVersion, Version: b.Version, Revision: b.Revision, Modified: b.Modified,
 				SHA256: agentclient.SelfSHA256(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 			return output.Write(g.stdout, g.output, v, func(*output.TableWriter) {
 				fmt.Fprintf(g.stdout, "fabricctl %s (%s, %s/%s)\n", v.Version, v.Revision, v.GOOS, v.GOARCH)

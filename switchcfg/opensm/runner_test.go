@@ -1,17 +1,21 @@
 package opensm
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -131,31 +135,168 @@ func TestCommandRemoteStalePIDFile(t *testing.T) {
 	}
 }
 
-// standIn starts a stand-in for OpenSM: NOT OpenSM, but a copy of /bin/sh
-// under a unique name (so /proc/PID/comm and pidof see that name) running a
-// loop. With trapHUP it appends "hup" to hupFile on every SIGHUP, as a
-// reload; without it SIGHUP kills it, as a crashing subnet manager would die.
-// It writes its pid to pidFile and is killed when the test ends.
-func standIn(t *testing.T, dir string, trapHUP bool) (name, pidFile, hupFile string, done <-chan struct{}) {
-	t.Helper()
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
+// standInEnv selects the stand-in mode when the test binary runs as the
+// stand-in (see TestMain).
+const standInEnv = "FABRICCTL_OPENSM_STANDIN"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(standInEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "reload":
+		runStandIn(true)
+	case "die":
+		runStandIn(false)
 	}
-	sh, err = filepath.EvalSymlinks(sh)
+}
+
+// runStandIn is the stand-in's main. With reload it reports every SIGHUP on
+// stdout ("hup"), as a reload; without, SIGHUP makes it exit, as a crashing
+// subnet manager would die. Either way it answers
+// SIGUSR1 with "usr1" (a barrier: signals pending before it are handled
+// first) and prints "ready" once its handlers are installed.
+func runStandIn(reload bool) {
+	// Both signals are caught explicitly: a process started with SIGHUP
+	// ignored (nohup, some CI runners) inherits that, and default actions
+	// would then never happen.
+	ch := make(chan os.Signal, 16)
+	signal.Notify(ch, syscall.SIGUSR1, syscall.SIGHUP)
+	fmt.Println("ready")
+	for s := range ch {
+		switch {
+		case s == syscall.SIGHUP && reload:
+			fmt.Println("hup")
+		case s == syscall.SIGHUP:
+			os.Exit(128 + int(syscall.SIGHUP)) // dies as a crashing subnet manager would
+		default:
+			fmt.Println("usr1")
+		}
+	}
+}
+
+// standInProc is a running stand-in.
+type standInProc struct {
+	name    string // its process name (/proc/PID/comm, pidof)
+	pidFile string
+	cmd     *exec.Cmd
+	lines   chan string   // what it printed, line by line
+	done    chan struct{} // closed once it exited and was reaped
+}
+
+// standIn starts a stand-in for OpenSM: NOT OpenSM, but this test binary,
+// copied under a unique name (so /proc/PID/comm and pidof see that name) and
+// run in the stand-in mode of TestMain: one process, no children, so pidof
+// finds exactly it. With reload it survives SIGHUP and reports each one;
+// without, SIGHUP kills it. standIn returns once its signal handlers are
+// installed (it says so), writes its pid to the pid file, and kills it when
+// the test ends. With ignoreHUP it is started through nohup(1), which sets
+// SIGHUP to SIG_IGN and execs it (same process, same name): how CI runners
+// and nohup'd shells start the tests, and what made the old stand-in fail.
+func standIn(t *testing.T, dir string, reload, ignoreHUP bool) *standInProc {
+	t.Helper()
+	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	name = "fsm-" + hex.EncodeToString(b) // 12 bytes: fits /proc/PID/comm
-	bin := filepath.Join(dir, name)
-	src, err := os.Open(sh)
+	s := &standInProc{name: "fsm-" + hex.EncodeToString(b), lines: make(chan string, 64), done: make(chan struct{})}
+	bin := filepath.Join(dir, s.name) // 12 bytes: fits /proc/PID/comm
+	copyFile(t, self, bin)
+	mode := "die"
+	if reload {
+		mode = "reload"
+	}
+	s.cmd = exec.Command(bin)
+	if ignoreHUP {
+		nohup, err := exec.LookPath("nohup")
+		if err != nil {
+			t.Skipf("nohup: %v", err)
+		}
+		s.cmd = exec.Command(nohup, bin)
+	}
+	s.cmd.Env = append(os.Environ(), standInEnv+"="+mode)
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		_ = s.cmd.Wait() // reap promptly, as init would
+		close(s.done)
+	}()
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	})
+	s.expect(t, "ready")
+	s.pidFile = filepath.Join(dir, "opensm.pid")
+	if err := os.WriteFile(s.pidFile, []byte(strconv.Itoa(s.cmd.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// eventBound bounds a wait for an event that is due: it only matters when
+// the event never comes, so it is generous for a loaded machine.
+const eventBound = 2 * time.Minute
+
+// expect waits for the stand-in's next line and requires it to be want.
+func (s *standInProc) expect(t *testing.T, want string) {
+	t.Helper()
+	select {
+	case got := <-s.lines:
+		if got != want {
+			t.Fatalf("stand-in said %q, want %q", got, want)
+		}
+	case <-s.done:
+		t.Fatalf("the stand-in exited while we waited for %q", want)
+	case <-time.After(eventBound):
+		t.Fatalf("the stand-in did not say %q within %s", want, eventBound)
+	}
+}
+
+// barrier sends SIGUSR1 and waits for its answer: every SIGHUP sent before
+// is reported before it (the kernel delivers the lower signal number first),
+// so the lines read up to the answer are all the SIGHUPs there were.
+func (s *standInProc) barrier(t *testing.T) (hups int) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case l := <-s.lines:
+			switch l {
+			case "usr1":
+				return hups
+			case "hup":
+				hups++
+			default:
+				t.Fatalf("stand-in said %q", l)
+			}
+		case <-s.done:
+			t.Fatal("the stand-in exited")
+		case <-time.After(eventBound):
+			t.Fatalf("the stand-in did not answer SIGUSR1 within %s", eventBound)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY, 0o755)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,56 +306,41 @@ func standIn(t *testing.T, dir string, trapHUP bool) (name, pidFile, hupFile str
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
-	hupFile = filepath.Join(dir, "hups")
-	script := `while :; do sleep 0.05; done`
-	if trapHUP {
-		script = `trap 'echo hup >> "$0"' HUP; ` + script
-	}
-	cmd := exec.Command(bin, "-c", script, hupFile) // hupFile is $0, never part of the script text
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ch := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(ch) }() // reap promptly, as init would
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-ch
-	})
-	pidFile = filepath.Join(dir, "opensm.pid")
-	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return name, pidFile, hupFile, ch
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+// signalHook is a Remote that calls after once a signal was sent, before
+// Push goes on: the test waits there for what the signal caused.
+type signalHook struct {
+	Remote
+	after func(Signal)
 }
 
-func countHUPs(path string) int {
-	b, _ := os.ReadFile(path)
-	return strings.Count(string(b), "hup\n")
+func (h signalHook) Signal(ctx context.Context, p Process, sig Signal) error {
+	err := h.Remote.Signal(ctx, p, sig)
+	if err == nil {
+		h.after(sig)
+	}
+	return err
 }
 
 // TestPushRealProcess runs Push through ExecRunner, i.e. the real cat, cp -p,
 // mktemp, tee, mv, pidof and kill, against a temporary directory and a
-// stand-in process (see standIn: it is not OpenSM).
+// stand-in process (see standIn: it is not OpenSM), started plainly and with
+// SIGHUP ignored on entry (nohup).
 func TestPushRealProcess(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testPushRealProcess(t, false) })
+	t.Run("nohup", func(t *testing.T) { testPushRealProcess(t, true) })
+}
+
+func testPushRealProcess(t *testing.T, ignoreHUP bool) {
 	dir := t.TempDir()
-	name, pidFile, hupFile, _ := standIn(t, dir, true)
+	si := standIn(t, dir, true, ignoreHUP)
 	conf := filepath.Join(dir, "partitions.conf")
 	old := "Default=0x7fff : ALL=limited, SELF=full ;\n"
 	if err := os.WriteFile(conf, []byte(old), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	p := &Pusher{Remote: NewRemote(ExecRunner{}), Path: conf, Process: Process{PIDFile: pidFile, Name: name}, Settle: 200 * time.Millisecond}
+	p := &Pusher{Remote: NewRemote(ExecRunner{}), Path: conf, Process: Process{PIDFile: si.pidFile, Name: si.name}, Settle: 200 * time.Millisecond}
 	sm, guids := labIntent()
 	ctx := context.Background()
 
@@ -235,7 +361,7 @@ func TestPushRealProcess(t *testing.T) {
 			t.Errorf("%s: mode not kept: %v %v", f, fi.Mode(), err)
 		}
 	}
-	waitFor(t, "the stand-in to see one SIGHUP", func() bool { return countHUPs(hupFile) == 1 })
+	si.expect(t, "hup")
 	if left, _ := filepath.Glob(conf + ".fabricctl-*"); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
@@ -246,17 +372,17 @@ func TestPushRealProcess(t *testing.T) {
 	}
 
 	// Without the pidfile, pidof finds the stand-in by name.
-	if err := os.Remove(pidFile); err != nil {
+	if err := os.Remove(si.pidFile); err != nil {
 		t.Fatal(err)
 	}
 	sm.Partitions[1].ServiceLevel = 2 // storage: sl acts on its IPoIB broadcast group
 	if _, err := p.Push(ctx, sm, guids); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a second SIGHUP through pidof", func() bool { return countHUPs(hupFile) == 2 })
-	time.Sleep(100 * time.Millisecond)
-	if n := countHUPs(hupFile); n != 2 {
-		t.Errorf("%d SIGHUPs, want 2 (one per changing push)", n)
+	si.expect(t, "hup")
+	// The unchanged push sent none, and no push sent a second one.
+	if n := si.barrier(t); n != 0 {
+		t.Errorf("%d more SIGHUPs, want 2 in all (one per changing push)", n)
 	}
 	obs, err := p.Observe(ctx)
 	if err != nil {
@@ -270,23 +396,41 @@ func TestPushRealProcess(t *testing.T) {
 }
 
 // TestPushRealProcessDies: the stand-in dies on SIGHUP, so verification
-// fails, the previous file is restored, and the second SIGHUP finds nobody.
+// fails, the previous file is restored, and the second SIGHUP finds nobody;
+// also when it was started with SIGHUP ignored (nohup).
 func TestPushRealProcessDies(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testPushRealProcessDies(t, false) })
+	t.Run("nohup", func(t *testing.T) { testPushRealProcessDies(t, true) })
+}
+
+func testPushRealProcessDies(t *testing.T, ignoreHUP bool) {
 	dir := t.TempDir()
-	name, pidFile, _, done := standIn(t, dir, false)
+	si := standIn(t, dir, false, ignoreHUP)
 	conf := filepath.Join(dir, "partitions.conf")
 	old := "Default=0x7fff, ipoib : ALL=full ;\n"
 	if err := os.WriteFile(conf, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := &Pusher{Remote: NewRemote(ExecRunner{}), Path: conf, Process: Process{PIDFile: pidFile, Name: name}, Settle: 300 * time.Millisecond}
+	// The first SIGHUP kills the stand-in; Push's check that it still runs
+	// comes only once it has exited and was reaped, however slow the machine.
+	hook := signalHook{Remote: NewRemote(ExecRunner{}), after: func(sig Signal) {
+		if sig != SIGHUP {
+			return
+		}
+		select {
+		case <-si.done:
+		case <-time.After(eventBound):
+			t.Errorf("the stand-in survived SIGHUP for %s", eventBound)
+		}
+	}}
+	p := &Pusher{Remote: hook, Path: conf, Process: Process{PIDFile: si.pidFile, Name: si.name}, Settle: time.Millisecond}
 	sm, guids := labIntent()
 	res, err := p.Push(context.Background(), sm, guids)
 	if !errors.Is(err, ErrVerify) || !errors.Is(err, ErrNotRunning) || !res.RolledBack {
 		t.Fatalf("err %v, res %+v", err, res)
 	}
 	select {
-	case <-done:
+	case <-si.done:
 	default:
 		t.Error("the stand-in is still running")
 	}

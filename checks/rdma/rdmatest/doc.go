@@ -16,7 +16,11 @@
 // as perftest does. Both print a bandwidth table of 0.25 Gb/s (FAKE_GBPS),
 // a fifth of that when either side's device is named slow*. A device named
 // hang* (or FAKE_PERFTEST=hang) never finishes; FAKE_LISTEN_DELAY delays
-// the server's listen; FAKE_RUN keeps a side running after its output.
+// the server's listen; FAKE_RUN keeps a side running after its output;
+// FAKE_CALIB_FAILS=N (with FAKE_STATE=DIR) makes the first N clients fail
+// their CPU clock calibration, printing zeros in the rate columns as
+// perftest -F does. A server whose port is taken says "Couldn't listen to
+// port N" and exits 1, as perftest does.
 //
 // Safe for concurrent use: every fake is its own process.
 package rdmatest

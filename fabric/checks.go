@@ -1,0 +1,284 @@
+package fabric
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Checks configures the validation suites (spec.checks): what `fabricctl
+// check` runs, and the policy that turns its measurements into verdicts.
+// The thresholds describe what a healthy fabric delivers; an emulated lab
+// writes its measured envelope here (profiles/lab/fabric.yaml, docs/lab.md).
+type Checks struct {
+	Preflight *Preflight `yaml:"preflight,omitempty" json:"preflight,omitempty"`
+	Loopback  *Loopback  `yaml:"loopback,omitempty" json:"loopback,omitempty"`
+	Pairwise  *Pairwise  `yaml:"pairwise,omitempty" json:"pairwise,omitempty"`
+	// Counters are the counter-evidence rules of the loopback and pairwise
+	// suites. fabricctl extension.
+	Counters *CounterRules `yaml:"counters,omitempty" json:"counters,omitempty"`
+	// NCCL is the collective sanity check (check --suite nccl). fabricctl extension.
+	NCCL *NCCL `yaml:"nccl,omitempty" json:"nccl,omitempty"`
+}
+
+// NCCL configures the collective sanity check: an all-reduce across the
+// hosts (nccl-tests all_reduce_perf, or fabricctl's own PyTorch script) with
+// NCCL_DEBUG=INFO, its logs analysed. Every field is optional. fabricctl extension.
+type NCCL struct {
+	// Tool: auto (all_reduce_perf on a single host when installed, PyTorch
+	// otherwise), nccl-tests or torch.
+	Tool string `yaml:"tool,omitempty" json:"tool,omitempty" enum:"auto,nccl-tests,torch"`
+	// RanksPerHost is the number of ranks on each host (0: one per GPU).
+	RanksPerHost int `yaml:"ranksPerHost,omitempty" json:"ranksPerHost,omitempty"`
+	// MinBytes and MaxBytes bound the all-reduce sizes (default 8B..1GiB, doubling).
+	MinBytes Bytes `yaml:"minBytes,omitempty" json:"minBytes,omitempty"`
+	MaxBytes Bytes `yaml:"maxBytes,omitempty" json:"maxBytes,omitempty"`
+	// Iterations timed per size (default 20).
+	Iterations int `yaml:"iterations,omitempty" json:"iterations,omitempty"`
+	// Timeout bounds the whole job on each host (default 5m).
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Port is the rendezvous TCP port on the first host (default 29581).
+	Port int `yaml:"port,omitempty" json:"port,omitempty"`
+	// Python is the interpreter with PyTorch on the hosts (default python3).
+	Python string `yaml:"python,omitempty" json:"python,omitempty"`
+	// AllowSocket accepts NCCL's TCP socket transport between hosts (a
+	// fabric without RDMA); otherwise it is a failure.
+	AllowSocket bool `yaml:"allowSocket,omitempty" json:"allowSocket,omitempty"`
+	// MinPercentOfPortRate is the bus bandwidth floor across hosts, in
+	// percent of each rank's share of its host's NIC rate (default 70).
+	MinPercentOfPortRate int `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
+	// OOBInterface is the interface NCCL should bootstrap over
+	// (NCCL_SOCKET_IFNAME); empty: the one holding the host's address.
+	OOBInterface string `yaml:"oobInterface,omitempty" json:"oobInterface,omitempty"`
+	// Env holds NCCL_* variables to set for the job (NCCL_IB_GID_INDEX,
+	// NCCL_IB_TC, NCCL_IB_HCA, …); they are judged like the hosts' own.
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+}
+
+// Preflight has no settings yet; its presence enables the suite.
+type Preflight struct {
+	// ExpectedRate is the port rate in Gb/s every host must show (0 = any). fabricctl extension.
+	ExpectedRate float64 `yaml:"expectedRate,omitempty" json:"expectedRate,omitempty"`
+}
+
+// Loopback is the per-host RDMA loopback test.
+type Loopback struct {
+	Test        string   `yaml:"test,omitempty" json:"test,omitempty" enum:"write_bw,read_bw,send_bw,atomic_bw,write_lat,read_lat,send_lat,atomic_lat"`
+	MessageSize Bytes    `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
+	Duration    Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+	// PortRate is what MinPercentOfPortRate is a percentage of: "sysfs"
+	// (the default: the rate each port reports) or a rate such as 100Gb/s.
+	// fabricctl extension.
+	PortRate             Rate `yaml:"portRate,omitempty" json:"portRate,omitempty"`
+	MinPercentOfPortRate int  `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
+	// MinPercentOfBest is the relative floor: a host below this percentage
+	// of the best host is an outlier (default 93). fabricctl extension.
+	MinPercentOfBest int `yaml:"minPercentOfBest,omitempty" json:"minPercentOfBest,omitempty"`
+	// MaxLatency bounds latency tests. fabricctl extension.
+	MaxLatency Duration `yaml:"maxLatency,omitempty" json:"maxLatency,omitempty"`
+	// RetestOutliers runs a host whose loopback failed on the link or was
+	// an outlier once more before the verdict: a re-run that passes clears
+	// it. fabricctl extension.
+	RetestOutliers bool `yaml:"retestOutliers,omitempty" json:"retestOutliers,omitempty"`
+	// Retries is how often a failure of the measurement itself (clock
+	// calibration, out-of-band connect, set-up timeout, port in use) is run
+	// again before it is reported as an error of the measurement (default
+	// 2). fabricctl extension.
+	Retries *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+}
+
+// Pairwise is the host-to-host RDMA sweep.
+type Pairwise struct {
+	Schedule    string   `yaml:"schedule,omitempty" json:"schedule,omitempty" enum:"all-pairs,ring,halves,cross-leaf,topology"`
+	Test        string   `yaml:"test,omitempty" json:"test,omitempty" enum:"write_bw,read_bw,send_bw,atomic_bw,write_lat,read_lat,send_lat,atomic_lat"`
+	MessageSize Bytes    `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
+	Duration    Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+	// Bidirectional runs bandwidth tests both ways at once (perftest -b), so
+	// that a fault on either host's transmit path shows in every pair the
+	// host is part of. fabricctl extension.
+	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
+	// PortRate: as Loopback.PortRate; a pair uses the lower of its two ends.
+	PortRate             Rate `yaml:"portRate,omitempty" json:"portRate,omitempty"`
+	MinPercentOfPortRate int  `yaml:"minPercentOfPortRate,omitempty" json:"minPercentOfPortRate,omitempty"`
+	// MinPercentOfBest is the relative floor: a pair below this percentage
+	// of the fleet's best pair is an outlier (default 93). fabricctl extension.
+	MinPercentOfBest int      `yaml:"minPercentOfBest,omitempty" json:"minPercentOfBest,omitempty"`
+	MaxLatency       Duration `yaml:"maxLatency,omitempty" json:"maxLatency,omitempty"`
+	// RetestOutliers re-tests every failing or outlier pair's hosts against
+	// known-good partners before the verdict: a host is blamed only when it
+	// fails with good partners too, and a pair whose re-test passes is not
+	// a failure.
+	RetestOutliers bool `yaml:"retestOutliers,omitempty" json:"retestOutliers,omitempty"`
+	// Partners is how many known-good partners a suspect host is re-tested
+	// against (default 2). fabricctl extension.
+	Partners int `yaml:"partners,omitempty" json:"partners,omitempty"`
+	// Retries: as Loopback.Retries.
+	Retries *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+}
+
+// CounterRules say when the counters a test moved are evidence against the
+// link: a counter of an evidence kind (retransmits, out-of-sequence,
+// sequence errors, drops, errors, pause and ECN/CNP) whose movement per GB
+// the test moved lies beyond the fleet's healthy baseline — its mean plus
+// Sigma standard deviations — and that moved by at least MinEvents. A
+// counter that merely moved is not evidence. fabricctl extension.
+type CounterRules struct {
+	// Sigma is k in mean + k·σ (default 4).
+	Sigma float64 `yaml:"sigma,omitempty" json:"sigma,omitempty"`
+	// MinEvents: a movement smaller than this in one test is never evidence
+	// (default 10).
+	MinEvents int `yaml:"minEvents,omitempty" json:"minEvents,omitempty"`
+	// MinPerGB: a movement under this many events per GB moved is never
+	// evidence, whatever the baseline (default 0).
+	MinPerGB float64 `yaml:"minPerGB,omitempty" json:"minPerGB,omitempty"`
+	// Ignore lists counters never taken as evidence (names as in
+	// hw_counters/, counters/ or ethtool -S, e.g. duplicate_request).
+	Ignore []string `yaml:"ignore,omitempty" json:"ignore,omitempty"`
+}
+
+// Defaults of the check policy.
+const (
+	DefaultMinPercentOfBest = 93
+	DefaultRetries          = 2
+	DefaultPartners         = 2
+	DefaultSigma            = 4.0
+	DefaultMinEvents        = 10
+)
+
+// RetriesOr returns *r, or DefaultRetries when r is nil.
+func RetriesOr(r *int) int {
+	if r == nil {
+		return DefaultRetries
+	}
+	return *r
+}
+
+// Rate is a link rate in Gb/s. YAML accepts "sysfs" (0: the rate each port
+// reports in /sys/class/infiniband/<dev>/ports/<n>/rate) or a number with
+// Gb/s or Mb/s ("100Gb/s", "250Mb/s").
+type Rate float64
+
+// RateSysfs is how YAML spells the zero Rate.
+const RateSysfs = "sysfs"
+
+var rateUnits = map[string]float64{"Gb/s": 1, "Gbps": 1, "Gbit/s": 1, "Mb/s": 1e-3, "Mbps": 1e-3, "Mbit/s": 1e-3}
+
+// ParseRate parses "sysfs", "100Gb/s", "250 Mb/s".
+func ParseRate(s string) (Rate, error) {
+	if strings.TrimSpace(s) == RateSysfs {
+		return 0, nil
+	}
+	num, unit := splitNumberUnit(s)
+	mult, ok := rateUnits[unit]
+	if !ok || num == "" {
+		return 0, fmt.Errorf("%q is not a rate; use sysfs or a number with Gb/s or Mb/s (e.g. 100Gb/s)", s)
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || f*mult > 1e6 {
+		return 0, fmt.Errorf("%q is not a rate between 0 and 1000000 Gb/s", s)
+	}
+	return Rate(f * mult), nil
+}
+
+func (r *Rate) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		d.errAt(n, path, "expected sysfs or a rate such as 100Gb/s, got %s", kindName(n))
+		return
+	}
+	v, err := ParseRate(n.Value)
+	if err != nil {
+		d.errAt(n, path, "%v", err)
+		return
+	}
+	*r = v
+}
+
+// String prints "sysfs" or the rate in Gb/s.
+func (r Rate) String() string {
+	if r == 0 {
+		return RateSysfs
+	}
+	return strconv.FormatFloat(float64(r), 'g', -1, 64) + "Gb/s"
+}
+
+func (r Rate) MarshalYAML() (any, error) { return r.String(), nil }
+
+var counterNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+func (v *validator) checks(c *Checks) {
+	perftestCommon := func(path string, size Bytes, dur Duration, minPct, minBest int, maxLat Duration, retries *int) {
+		if minPct < 0 || minPct > 100 {
+			v.ferr(path+".minPercentOfPortRate", "%d is outside 0..100", minPct)
+		}
+		if minBest < 0 || minBest > 100 {
+			v.ferr(path+".minPercentOfBest", "%d is outside 1..100 (0 or absent: %d)", minBest, DefaultMinPercentOfBest)
+		}
+		if size < 0 || size > 1<<30 {
+			v.ferr(path+".messageSize", "%s is outside 1B..1GiB", size)
+		}
+		if dur < 0 {
+			v.ferr(path+".duration", "must be positive")
+		} else if dur%Duration(1e9) != 0 || (dur > 0 && dur < Duration(5e9)) {
+			v.ferr(path+".duration", "%s: perftest runs whole seconds, at least 5s", dur)
+		}
+		// maxLatency bounds *_lat tests; DESIGN.md's example sets it beside
+		// write_bw, so a bandwidth test accepts (and ignores) it.
+		if maxLat < 0 {
+			v.ferr(path+".maxLatency", "must be positive")
+		}
+		if retries != nil && (*retries < 0 || *retries > 10) {
+			v.ferr(path+".retries", "%d is outside 0..10", *retries)
+		}
+	}
+	if l := c.Loopback; l != nil {
+		perftestCommon("spec.checks.loopback", l.MessageSize, l.Duration, l.MinPercentOfPortRate, l.MinPercentOfBest, l.MaxLatency, l.Retries)
+	}
+	if p := c.Pairwise; p != nil {
+		perftestCommon("spec.checks.pairwise", p.MessageSize, p.Duration, p.MinPercentOfPortRate, p.MinPercentOfBest, p.MaxLatency, p.Retries)
+		if p.Schedule == "cross-leaf" {
+			for i, h := range v.f.Spec.Hosts {
+				if h.Labels["leaf"] == "" {
+					v.ferr(fmt.Sprintf("spec.hosts[%d].labels", i), "schedule cross-leaf needs a leaf label on every host; %s has none", h.Name)
+				}
+			}
+		}
+		if p.Bidirectional && strings.HasSuffix(p.Test, "_lat") {
+			v.ferr("spec.checks.pairwise.bidirectional", "applies to bandwidth tests; test %s measures latency", p.Test)
+		}
+		if p.Partners < 0 || p.Partners > 16 {
+			v.ferr("spec.checks.pairwise.partners", "%d is outside 1..16 (0 or absent: %d)", p.Partners, DefaultPartners)
+		}
+		if len(v.f.Spec.Hosts) < 2 {
+			v.ferr("spec.checks.pairwise", "a pairwise sweep needs at least two hosts")
+		}
+	}
+	if n := c.NCCL; n != nil {
+		v.ncclChecks(n)
+	}
+	if r := c.Counters; r != nil {
+		if r.Sigma < 0 || r.Sigma > 100 {
+			v.ferr("spec.checks.counters.sigma", "%g is outside 0..100 (0 or absent: %g)", r.Sigma, DefaultSigma)
+		}
+		if r.MinEvents < 0 {
+			v.ferr("spec.checks.counters.minEvents", "%d is negative", r.MinEvents)
+		}
+		if r.MinPerGB < 0 {
+			v.ferr("spec.checks.counters.minPerGB", "%g is negative", r.MinPerGB)
+		}
+		seen := map[string]bool{}
+		for i, n := range r.Ignore {
+			p := fmt.Sprintf("spec.checks.counters.ignore[%d]", i)
+			switch {
+			case !counterNameRE.MatchString(n):
+				v.ferr(p, "%q is not a counter name (as in hw_counters/, counters/ or ethtool -S)", n)
+			case seen[n]:
+				v.ferr(p, "%s is listed twice", n)
+			}
+			seen[n] = true
+		}
+	}
+}

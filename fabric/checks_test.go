@@ -1,0 +1,80 @@
+package fabric
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// withChecks is goodFabric with a spec.checks block before its switches.
+func withChecks(checks string) string {
+	return strings.Replace(goodFabric, "  switches:", "  checks:\n"+checks+"  switches:", 1)
+}
+
+func TestChecksPolicyLoads(t *testing.T) {
+	f, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(`    loopback: {duration: 8s, portRate: 250Mb/s, minPercentOfPortRate: 10, minPercentOfBest: 50, retestOutliers: true, retries: 0}
+    pairwise: {bidirectional: true, portRate: sysfs, minPercentOfPortRate: 90, minPercentOfBest: 80, maxLatency: 5us, retestOutliers: true, partners: 3, retries: 4}
+    counters: {sigma: 5, minEvents: 20, minPerGB: 100, ignore: [duplicate_request]}
+`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Spec.Checks
+	if c.Loopback.PortRate != 0.25 || c.Loopback.Duration != Duration(8*time.Second) || RetriesOr(c.Loopback.Retries) != 0 || !c.Loopback.RetestOutliers {
+		t.Errorf("loopback %+v", c.Loopback)
+	}
+	if c.Pairwise.PortRate != 0 || !c.Pairwise.Bidirectional || c.Pairwise.Partners != 3 || RetriesOr(c.Pairwise.Retries) != 4 || c.Pairwise.MinPercentOfBest != 80 {
+		t.Errorf("pairwise %+v", c.Pairwise)
+	}
+	if c.Counters.Sigma != 5 || c.Counters.MinEvents != 20 || c.Counters.MinPerGB != 100 || c.Counters.Ignore[0] != "duplicate_request" {
+		t.Errorf("counters %+v", c.Counters)
+	}
+	if RetriesOr(nil) != DefaultRetries {
+		t.Error("retries default")
+	}
+}
+
+// TestChecksPolicyInvalid: every rule of the policy has a located message.
+func TestChecksPolicyInvalid(t *testing.T) {
+	cases := []struct{ checks, want string }{
+		{"    pairwise: {portRate: 100}\n", `f.yaml:16:26: spec.checks.pairwise.portRate: expected sysfs or a rate such as 100Gb/s, got an integer`},
+		{"    pairwise: {portRate: fast}\n", `spec.checks.pairwise.portRate: "fast" is not a rate; use sysfs or a number with Gb/s or Mb/s`},
+		{"    pairwise: {portRate: 0Gb/s}\n", `spec.checks.pairwise.portRate: "0Gb/s" is not a rate between 0 and 1000000 Gb/s`},
+		{"    pairwise: {minPercentOfBest: 120}\n", `f.yaml:16:34: spec.checks.pairwise.minPercentOfBest: 120 is outside 1..100`},
+		{"    loopback: {minPercentOfPortRate: -1}\n", `spec.checks.loopback.minPercentOfPortRate: -1 is outside 0..100`},
+		{"    pairwise: {retries: 11}\n", `spec.checks.pairwise.retries: 11 is outside 0..10`},
+		{"    pairwise: {partners: 40}\n", `spec.checks.pairwise.partners: 40 is outside 1..16`},
+		{"    pairwise: {duration: 2s}\n", `spec.checks.pairwise.duration: 2s: perftest runs whole seconds, at least 5s`},
+		{"    loopback: {duration: 5500ms}\n", `spec.checks.loopback.duration: 5.5s: perftest runs whole seconds, at least 5s`},
+		{"    pairwise: {test: send_lat, bidirectional: true}\n", `spec.checks.pairwise.bidirectional: applies to bandwidth tests; test send_lat measures latency`},
+		{"    counters: {sigma: -1}\n", `spec.checks.counters.sigma: -1 is outside 0..100`},
+		{"    counters: {minEvents: -5}\n", `spec.checks.counters.minEvents: -5 is negative`},
+		{"    counters: {ignore: [Duplicate-Request]}\n", `spec.checks.counters.ignore[0]: "Duplicate-Request" is not a counter name`},
+		{"    counters: {ignore: [a, a]}\n", `spec.checks.counters.ignore[1]: a is listed twice`},
+		{"    counters: {sigmas: 4}\n", `spec.checks.counters.sigmas: unknown field (did you mean "sigma"?)`},
+	}
+	for _, c := range cases {
+		_, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(c.checks)})})
+		var errs Errors
+		if !errors.As(err, &errs) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v\nwant %s", strings.TrimSpace(c.checks), err, c.want)
+		}
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for s, want := range map[string]Rate{"sysfs": 0, "100Gb/s": 100, "250Mb/s": 0.25, "1.5 Gbps": 1.5, "400Gbit/s": 400} {
+		if got, err := ParseRate(s); err != nil || got != want {
+			t.Errorf("ParseRate(%q) = %v %v, want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "100", "Gb/s", "-1Gb/s", "1e400Gb/s", "2000000Gb/s", "10 GB/s"} {
+		if _, err := ParseRate(s); err == nil {
+			t.Errorf("ParseRate(%q) accepted", s)
+		}
+	}
+	if Rate(0).String() != "sysfs" || Rate(0.25).String() != "0.25Gb/s" {
+		t.Errorf("strings %s %s", Rate(0), Rate(0.25))
+	}
+}

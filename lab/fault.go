@@ -1,0 +1,315 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Faults: impairments injected on purpose, so that fabricctl check has
+// something to find (`fabricctl lab fault add|clear|list`). A fault sits on
+// a target of a kind:
+//
+//	host/NAME  everything the VM-host NAME sends over RoCE: netem on its
+//	           eth0 (a bad transmitter: NIC, optics)
+//	link/NAME  the cable between NAME and its switch, both ways: netem on
+//	           the VM's eth0 and on the machine side of its tap
+//
+// Only RoCE v2 (UDP 4791) is impaired — SSH and perftest's out-of-band TCP
+// keep working, as they would over a management network — by a prio root
+// qdisc whose fourth band holds the netem and a u32 filter that sends UDP
+// dport 4791 there (the guest's lab-netem does the same inside the VM).
+//
+// A kind resolves a target name to the link ends (egress points) that carry
+// its netem, so a lab with more links (two leaves joined by a trunk) adds a
+// kind (link/leaf-01~leaf-02 → the two ends of the trunk's veth pair)
+// without changing how faults are applied, recorded and cleared.
+
+// ErrBadFault: a fault the lab cannot apply (unknown target, bad netem).
+var ErrBadFault = errors.New("bad fault")
+
+// ErrNoNetem: the machine's kernel has no prio or netem qdisc (sch_prio,
+// sch_netem), so the machine side of a link fault cannot be set; host/NAME
+// faults, which need only the guest's kernel, still work.
+var ErrNoNetem = errors.New("this machine's kernel has no netem")
+
+// FaultsFile is where the state directory records the faults in place.
+const FaultsFile = "faults.json"
+
+// Fault is one impairment in place.
+type Fault struct {
+	// Target is "host/NAME" or "link/NAME".
+	Target string `json:"target"`
+	// Netem are tc-netem's arguments, e.g. ["loss", "2%"].
+	Netem []string  `json:"netem"`
+	Added time.Time `json:"added"`
+	// Points are where the netem sits, as applied.
+	Points []FaultPoint `json:"points"`
+}
+
+// FaultPoint is one egress point of a fault: a device in a VM-host (Host
+// set, reached over SSH) or in the lab namespace (Host empty).
+type FaultPoint struct {
+	Host string `json:"host,omitempty"`
+	Dev  string `json:"dev"`
+}
+
+func (p FaultPoint) String() string {
+	if p.Host != "" {
+		return p.Host + ":" + p.Dev
+	}
+	return "netns:" + p.Dev
+}
+
+// faultKinds resolve a target name of each kind into its egress points.
+var faultKinds = map[string]func(s *State, name string) ([]FaultPoint, error){
+	"host": func(s *State, name string) ([]FaultPoint, error) {
+		v, err := s.VM(name)
+		if err != nil {
+			return nil, err
+		}
+		return []FaultPoint{{Host: v.Name, Dev: "eth0"}}, nil
+	},
+	"link": func(s *State, name string) ([]FaultPoint, error) {
+		v, err := s.VM(name)
+		if err != nil {
+			return nil, err
+		}
+		return []FaultPoint{{Host: v.Name, Dev: "eth0"}, {Dev: v.Tap}}, nil
+	},
+}
+
+// FaultKinds lists the target kinds, sorted.
+func FaultKinds() []string {
+	var k []string
+	for n := range faultKinds {
+		k = append(k, n)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// FaultTargets lists every target of the running lab, kind by kind.
+func (s *State) FaultTargets() []string {
+	var out []string
+	for _, k := range FaultKinds() {
+		for _, v := range s.VMs {
+			out = append(out, k+"/"+v.Name)
+		}
+	}
+	return out
+}
+
+// faultPoints resolves a target.
+func (s *State) faultPoints(target string) ([]FaultPoint, error) {
+	kind, name, ok := strings.Cut(target, "/")
+	resolve := faultKinds[kind]
+	if !ok || resolve == nil || name == "" {
+		return nil, fmt.Errorf("fault target %q: %w: want KIND/NAME, KIND one of %s (e.g. host/%s)",
+			target, ErrBadFault, strings.Join(FaultKinds(), ", "), firstVM(s))
+	}
+	pts, err := resolve(s, name)
+	if err != nil {
+		return nil, fmt.Errorf("fault target %q: %w: %w", target, ErrBadFault, err)
+	}
+	return pts, nil
+}
+
+func firstVM(s *State) string {
+	if len(s.VMs) > 0 {
+		return s.VMs[0].Name
+	}
+	return "lab-h1"
+}
+
+// netemWord is one netem argument: keywords and values such as loss, 2%,
+// delay, 10ms, 25%; never anything a shell would read specially.
+var netemWord = regexp.MustCompile(`^[a-z]+$|^[0-9]+(\.[0-9]+)?(%|ms|us|s|mbit|kbit|gbit)?$`)
+
+// netemKeywords are the netem parameters a lab fault may set.
+var netemKeywords = []string{"loss", "delay", "duplicate", "corrupt", "reorder", "rate"}
+
+// ValidateNetem checks netem arguments: known keywords, each followed by
+// plain values ("loss 2%", "delay 10ms 2ms", "corrupt 0.5%").
+func ValidateNetem(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: no impairment given (e.g. loss 2%%)", ErrBadFault)
+	}
+	if !slices.Contains(netemKeywords, args[0]) {
+		return fmt.Errorf("%w: netem %q: start with one of %s", ErrBadFault, args[0], strings.Join(netemKeywords, ", "))
+	}
+	for _, a := range args {
+		if !netemWord.MatchString(a) {
+			return fmt.Errorf("%w: netem argument %q is not a keyword or a value such as 2%% or 10ms", ErrBadFault, a)
+		}
+		if strings.HasSuffix(a, "%") {
+			if v, err := strconv.ParseFloat(strings.TrimSuffix(a, "%"), 64); err != nil || v <= 0 || v > 100 {
+				return fmt.Errorf("%w: netem argument %s is not a percentage in (0, 100]", ErrBadFault, a)
+			}
+		}
+	}
+	return nil
+}
+
+// Faults returns the faults in place (recorded in the state directory).
+func (s *State) Faults() ([]Fault, error) {
+	b, err := os.ReadFile(filepath.Join(s.StateDir, FaultsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the lab's faults: %w", err)
+	}
+	var f []Fault
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", FaultsFile, err)
+	}
+	return f, nil
+}
+
+func (s *State) saveFaults(f []Fault) error {
+	path := filepath.Join(s.StateDir, FaultsFile)
+	if len(f) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("recording the lab's faults: %w", err)
+		}
+		return nil
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the lab's faults: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("recording the lab's faults: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("recording the lab's faults: %w", err)
+	}
+	return nil
+}
+
+// AddFault puts netem on target's egress points (replacing a fault already
+// on the same target) and records it. When a point fails, the points
+// already set are cleared again and nothing is recorded.
+func (s *State) AddFault(ctx context.Context, target string, netem []string) (Fault, error) {
+	if err := ValidateNetem(netem); err != nil {
+		return Fault{}, err
+	}
+	pts, err := s.faultPoints(target)
+	if err != nil {
+		return Fault{}, err
+	}
+	faults, err := s.Faults()
+	if err != nil {
+		return Fault{}, err
+	}
+	for i, p := range pts {
+		if err := s.setNetem(ctx, p, netem); err != nil {
+			var undo []error
+			for _, q := range pts[:i] {
+				undo = append(undo, s.clearNetem(context.WithoutCancel(ctx), q))
+			}
+			return Fault{}, errors.Join(fmt.Errorf("adding fault %s at %s: %w", target, p, err), errors.Join(undo...))
+		}
+	}
+	f := Fault{Target: target, Netem: slices.Clone(netem), Added: time.Now().UTC().Truncate(time.Second), Points: pts}
+	faults = slices.DeleteFunc(faults, func(g Fault) bool { return g.Target == target })
+	faults = append(faults, f)
+	slices.SortFunc(faults, func(a, b Fault) int { return strings.Compare(a.Target, b.Target) })
+	return f, s.saveFaults(faults)
+}
+
+// ClearFaults removes the faults on the given targets (every recorded one
+// when none is given) and returns those it cleared. A point that cannot be
+// cleared keeps its fault recorded, and the error says where.
+func (s *State) ClearFaults(ctx context.Context, targets ...string) ([]Fault, error) {
+	faults, err := s.Faults()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range targets {
+		if _, err := s.faultPoints(t); err != nil {
+			return nil, err
+		}
+	}
+	var cleared, kept []Fault
+	var errs []error
+	for _, f := range faults {
+		if len(targets) > 0 && !slices.Contains(targets, f.Target) {
+			kept = append(kept, f)
+			continue
+		}
+		var ferr []error
+		for _, p := range f.Points {
+			if err := s.clearNetem(ctx, p); err != nil {
+				ferr = append(ferr, fmt.Errorf("clearing fault %s at %s: %w", f.Target, p, err))
+			}
+		}
+		if len(ferr) > 0 {
+			kept = append(kept, f)
+			errs = append(errs, ferr...)
+			continue
+		}
+		cleared = append(cleared, f)
+	}
+	return cleared, errors.Join(append(errs, s.saveFaults(kept))...)
+}
+
+// setNetem puts netem on RoCE v2 traffic leaving p.
+func (s *State) setNetem(ctx context.Context, p FaultPoint, netem []string) error {
+	if p.Host != "" {
+		_, err := s.Output(ctx, p.Host, "lab-netem set "+p.Dev+" "+strings.Join(netem, " "))
+		return err
+	}
+	_ = command(ctx, "ip", "netns", "exec", s.Netns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+	for _, args := range roceNetem(p.Dev, netem) {
+		if err := command(ctx, "ip", append([]string{"netns", "exec", s.Netns, "tc"}, args...)...); err != nil {
+			return machineTCError(p.Dev, err)
+		}
+	}
+	return nil
+}
+
+// machineTCError names a missing qdisc kind on the machine (tc: "Specified
+// qdisc kind is unknown") as ErrNoNetem, with what still works; other errors
+// are returned as they are.
+func machineTCError(dev string, err error) error {
+	if !strings.Contains(err.Error(), "qdisc kind is unknown") {
+		return err
+	}
+	return fmt.Errorf("%w (sch_prio, sch_netem) for %s: a link fault needs them on the machine's side; "+
+		"host/NAME puts the fault inside the VM only: %w", ErrNoNetem, dev, err)
+}
+
+// clearNetem removes p's root qdisc (the kernel's default comes back).
+func (s *State) clearNetem(ctx context.Context, p FaultPoint) error {
+	if p.Host != "" {
+		_, err := s.Output(ctx, p.Host, "lab-netem clear "+p.Dev)
+		return err
+	}
+	err := command(ctx, "ip", "netns", "exec", s.Netns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+	if err != nil && (strings.Contains(err.Error(), "handle of zero") || strings.Contains(err.Error(), "No such file or directory")) {
+		return nil // no root qdisc of ours: cleared already
+	}
+	return err
+}
+
+// roceNetem are the tc commands that put netem on the RoCE v2 traffic
+// (UDP dport 4791) leaving dev, as the guest's lab-netem does: a prio root
+// qdisc whose fourth band holds the netem, and a u32 filter into that band.
+func roceNetem(dev string, netem []string) [][]string {
+	return [][]string{
+		{"qdisc", "add", "dev", dev, "root", "handle", "1:", "prio", "bands", "4", "priomap", "1", "2", "2", "2", "1", "2", "0", "0", "1", "1", "1", "1", "1", "1", "1", "1"},
+		append([]string{"qdisc", "add", "dev", dev, "parent", "1:4", "handle", "40:", "netem"}, netem...),
+		{"filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32", "match", "ip", "protocol", "17", "0xff", "match", "ip", "dport", "4791", "0xffff", "flowid", "1:4"},
+	}
+}

@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -89,7 +90,9 @@ func TestSwitchSimulatorsInNetns(t *testing.T) {
 	}
 	topo := switchTopology()
 	topo.Hosts = topo.Hosts[:1]
-	s, err := Plan(topo, Options{StateDir: t.TempDir(), Netns: "fabricctl-swtest"})
+	// A namespace of this process's own: two checkouts testing at once (engineers sharing a
+	// machine) must not delete each other's.
+	s, err := Plan(topo, Options{StateDir: t.TempDir(), Netns: fmt.Sprintf("fabricctl-swtest-%d", os.Getpid())})
 	if err != nil {
 		t.Fatal(err)
 	}

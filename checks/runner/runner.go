@@ -10,11 +10,13 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
+	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
@@ -54,6 +56,10 @@ type Options struct {
 	// on many goroutines, but Run calls Progress from one at a time, so it
 	// needs no lock of its own.
 	Progress func(format string, args ...any)
+	// Topology is the fabric's declared cabling (topology.Declared); when
+	// it cables the hosts, the pairwise results are localised over it and
+	// the ranked suspects and the topology go into the report.
+	Topology *topology.Topology
 }
 
 // ErrNoHosts: the fabric has no hosts to check.
@@ -145,6 +151,13 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 				continue
 			}
 			rep.AddPairs(p)
+		}
+	}
+	if o.Topology != nil && len(o.Topology.Links) > 0 && len(rep.Pairs) > 0 {
+		if err := AttachSuspects(rep, o.Topology, nil, localize.Options{}); err != nil {
+			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
+		} else {
+			o.progress("localise: %d suspect(s)", len(rep.Suspects))
 		}
 	}
 	rep.Finished = time.Now()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/fabricctl/fabricctl/checks/topology"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,6 +111,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	}
 	var mu sync.Mutex
 	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel,
+		Topology: topology.Declared(f),
 		Progress: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -21,7 +21,10 @@ import (
 //	host/NAME  everything the VM-host NAME sends over RoCE: netem on its
 //	           eth0 (a bad transmitter: NIC, optics)
 //	link/NAME  the cable between NAME and its switch, both ways: netem on
-//	           the VM's eth0 and on the machine side of its tap
+//	           the VM's eth0 and on the machine side of its tap (in the
+//	           two-leaf lab: the leaf's port swpN, in the leaf's namespace)
+//	link/A~B   the two-leaf lab's inter-leaf link, both ways: netem on the
+//	           trunk port (swp49) of leaf A and of leaf B
 //
 // Only RoCE v2 (UDP 4791) is impaired — SSH and perftest's out-of-band TCP
 // keep working, as they would over a management network — by a prio root
@@ -54,14 +57,28 @@ type Fault struct {
 // set, reached over SSH) or in the lab namespace (Host empty).
 type FaultPoint struct {
 	Host string `json:"host,omitempty"`
-	Dev  string `json:"dev"`
+	// Netns is the namespace holding Dev when it is not the lab namespace
+	// (a leaf's port in the two-leaf lab).
+	Netns string `json:"netns,omitempty"`
+	Dev   string `json:"dev"`
 }
 
 func (p FaultPoint) String() string {
 	if p.Host != "" {
 		return p.Host + ":" + p.Dev
 	}
+	if p.Netns != "" {
+		return p.Netns + ":" + p.Dev
+	}
 	return "netns:" + p.Dev
+}
+
+// netns is the namespace of a point on the machine's side.
+func (s *State) pointNetns(p FaultPoint) string {
+	if p.Netns != "" {
+		return p.Netns
+	}
+	return s.Netns
 }
 
 // faultKinds resolve a target name of each kind into its egress points.
@@ -74,11 +91,14 @@ var faultKinds = map[string]func(s *State, name string) ([]FaultPoint, error){
 		return []FaultPoint{{Host: v.Name, Dev: "eth0"}}, nil
 	},
 	"link": func(s *State, name string) ([]FaultPoint, error) {
+		if a, b, ok := strings.Cut(name, "~"); ok {
+			return s.trunkPoints(a, b)
+		}
 		v, err := s.VM(name)
 		if err != nil {
 			return nil, err
 		}
-		return []FaultPoint{{Host: v.Name, Dev: "eth0"}, {Dev: v.Tap}}, nil
+		return []FaultPoint{{Host: v.Name, Dev: "eth0"}, {Netns: v.Netns, Dev: v.Tap}}, nil
 	},
 }
 
@@ -99,8 +119,27 @@ func (s *State) FaultTargets() []string {
 		for _, v := range s.VMs {
 			out = append(out, k+"/"+v.Name)
 		}
+		if t := s.TrunkName(); k == "link" && t != "" {
+			out = append(out, k+"/"+t)
+		}
 	}
 	return out
+}
+
+// trunkPoints are the two ends of the inter-leaf link between leaves a and b.
+func (s *State) trunkPoints(a, b string) ([]FaultPoint, error) {
+	la, err := s.Leaf(a)
+	if err != nil {
+		return nil, err
+	}
+	lb, err := s.Leaf(b)
+	if err != nil {
+		return nil, err
+	}
+	if la.Name == lb.Name {
+		return nil, fmt.Errorf("%s~%s joins a leaf to itself (the inter-leaf link is %s)", a, b, s.TrunkName())
+	}
+	return []FaultPoint{{Netns: la.Netns, Dev: TrunkPort}, {Netns: lb.Netns, Dev: TrunkPort}}, nil
 }
 
 // faultPoints resolves a target.
@@ -265,9 +304,10 @@ func (s *State) setNetem(ctx context.Context, p FaultPoint, netem []string) erro
 		_, err := s.Output(ctx, p.Host, "lab-netem set "+p.Dev+" "+strings.Join(netem, " "))
 		return err
 	}
-	_ = command(ctx, "ip", "netns", "exec", s.Netns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+	ns := s.pointNetns(p)
+	_ = command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
 	for _, args := range roceNetem(p.Dev, netem) {
-		if err := command(ctx, "ip", append([]string{"netns", "exec", s.Netns, "tc"}, args...)...); err != nil {
+		if err := command(ctx, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...); err != nil {
 			return err
 		}
 	}
@@ -280,7 +320,7 @@ func (s *State) clearNetem(ctx context.Context, p FaultPoint) error {
 		_, err := s.Output(ctx, p.Host, "lab-netem clear "+p.Dev)
 		return err
 	}
-	err := command(ctx, "ip", "netns", "exec", s.Netns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+	err := command(ctx, "ip", "netns", "exec", s.pointNetns(p), "tc", "qdisc", "del", "dev", p.Dev, "root")
 	if err != nil && (strings.Contains(err.Error(), "handle of zero") || strings.Contains(err.Error(), "No such file or directory")) {
 		return nil // no root qdisc of ours: cleared already
 	}

@@ -60,6 +60,10 @@ type Options struct {
 	// it cables the hosts, the pairwise results are localised over it and
 	// the ranked suspects and the topology go into the report.
 	Topology *topology.Topology
+	// Neighbors, when set with a Topology, reads the switches' LLDP
+	// neighbours for the cabling comparison (the hosts' come from their
+	// agents' lldp op).
+	Neighbors NeighborSource
 }
 
 // ErrNoHosts: the fabric has no hosts to check.
@@ -117,6 +121,9 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 			rep.Add(preflight.Fleet(ok)...)
 		}
 	}
+	if cabled(o.Topology, hosts) && slices.Contains(o.suites(), report.SuitePreflight) && ctx.Err() == nil {
+		rep.Cabling = discoverCabling(ctx, hosts, o.Topology, o.Neighbors, func(format string, a ...any) { o.progress(format, a...) })
+	}
 	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
 		sw := loopbackSweep(o)
 		sw.Note = func(format string, a ...any) { o.progress("loopback: "+format, a...) }
@@ -153,7 +160,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 			rep.AddPairs(p)
 		}
 	}
-	if o.Topology != nil && len(o.Topology.Links) > 0 && len(rep.Pairs) > 0 {
+	if cabled(o.Topology, hosts) && len(rep.Pairs) > 0 {
 		if err := AttachSuspects(rep, o.Topology, nil, localize.Options{}); err != nil {
 			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		} else {

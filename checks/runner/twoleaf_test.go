@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"bytes"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -77,6 +79,13 @@ func TestTwoLeafLabSuspects(t *testing.T) {
 			}
 			if s.Component != tc.want[0] || !slices.Contains(set, tc.want[0]) {
 				t.Errorf("top suspect %s (or %v), want %s", s.Component, set, tc.want[0])
+			}
+			var html bytes.Buffer
+			if err := report.WriteHTML(&html, rep); err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`data-component="[^"]*\b` + regexp.QuoteMeta(tc.want[0]) + `\b[^"]*" data-mark="(suspect|alternative)"`).Match(html.Bytes()) {
+				t.Errorf("the HTML drawing does not highlight %s", tc.want[0])
 			}
 			t.Logf("suspect %s %q confidence %.2f alternatives %v", s.Kind, s.Name, s.Confidence, set[1:])
 		})

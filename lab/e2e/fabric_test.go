@@ -120,6 +120,12 @@ func (h *harness) mustVM(ctx context.Context, host, cmd string) string {
 // up builds the static fabricctl, boots the lab fabric and reads the switch password.
 func up(t *testing.T, ctx context.Context) *harness {
 	t.Helper()
+	return upFabric(t, ctx, fabricFile)
+}
+
+// upFabric is up with another lab fabric file (profiles/lab/two-leaf.yaml).
+func upFabric(t *testing.T, ctx context.Context, fabricFile string) *harness {
+	t.Helper()
 	needLab(t)
 	h := &harness{t: t, root: testutil.RepoRoot(t)}
 	h.bin = filepath.Join(t.TempDir(), "fabricctl")

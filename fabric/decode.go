@@ -439,6 +439,40 @@ func (m *Meters) decodeNode(d *decoder, n *yaml.Node, path string) {
 
 func (m Meters) MarshalYAML() (any, error) { return fmt.Sprintf("%dm", int(m)), nil }
 
+func (m *SwitchMTU) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value == "max" {
+		*m = SwitchMTUMax
+		return
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		d.errAt(n, path, "expected an MTU in bytes or \"max\", got %s", kindName(n))
+		return
+	}
+	if v, ok := d.intValue(n, path); ok {
+		if v <= 0 || v > 1<<20 {
+			d.errAt(n, path, "%s is not an MTU; write bytes (e.g. 9216) or \"max\"", n.Value)
+			return
+		}
+		*m = SwitchMTU(v)
+	}
+}
+
+// MarshalYAML writes "max" or the number.
+func (m SwitchMTU) MarshalYAML() (any, error) {
+	if m == SwitchMTUMax {
+		return "max", nil
+	}
+	return int(m), nil
+}
+
+// MarshalJSON writes "max" or the number.
+func (m SwitchMTU) MarshalJSON() ([]byte, error) {
+	if m == SwitchMTUMax {
+		return []byte(`"max"`), nil
+	}
+	return []byte(strconv.Itoa(int(m))), nil
+}
+
 func (p *PKey) decodeNode(d *decoder, n *yaml.Node, path string) {
 	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!str") {
 		d.errAt(n, path, "expected a partition key such as 0x0002, got %s", kindName(n))

@@ -144,10 +144,16 @@ type SwitchIntent struct {
 	Address    string            `json:"address" yaml:"address"`
 	Profile    string            `json:"profile" yaml:"profile"`
 	Labels     map[string]string `json:"labels,omitempty" yaml:"labels,omitempty"`
+	// Model is the switch's hardware model as the fabric names it ("" = the
+	// platform's default); the driver looks it up in its Info.Models.
+	Model string `json:"model,omitempty" yaml:"model,omitempty"`
 	// Ports is the expanded, sorted port list ("swp1-4" → swp1 swp2 swp3 swp4).
 	Ports []string `json:"ports" yaml:"ports"`
-	// MTU is the switch port MTU (the profile's switchMtu).
+	// MTU is the switch port MTU: the profile's switchMtu, resolved for the
+	// switch's model ("max" and an unset value become numbers).
 	MTU int `json:"mtu" yaml:"mtu"`
+	// QueueBufferBytes is the profile's queueBuffer (0 = the model's own).
+	QueueBufferBytes int64 `json:"queueBufferBytes,omitempty" yaml:"queueBufferBytes,omitempty"`
 	// Trust is "dscp" or "pcp".
 	Trust string `json:"trust" yaml:"trust"`
 	// Classes sorted by priority; DSCP lists are explicit ("rest" expanded).

@@ -280,6 +280,10 @@ func TestInvalidDocuments(t *testing.T) {
 			want: []string{"spec.infiniband.partitions[0].pkey: 0x8000 has the full-member bit set, and its low 15 bits 0x0000 are no partition key; pick a key in 0x0001..0x7ffe and use membership: full"}},
 		{name: "pkey full member", file: "p.yaml", prof: P("spec:\n", "spec:\n"+ibPartition("0x8002")),
 			want: []string{"spec.infiniband.partitions[0].pkey: 0x8002 has the full-member bit set; write 0x0002 and use membership: full"}},
+		// OpenSM applies mtu, rate and sl to the IPoIB broadcast group only (issue 14).
+		{name: "partition mtu without ipoib", file: "p.yaml", prof: P("spec:\n", "spec:\n"+strings.Replace(ibPartition("0x0002"), "pkey: 0x0002,", "pkey: 0x0002, mtu: 4096, serviceLevel: 1,", 1)),
+			want: []string{"spec.infiniband.partitions[0].mtu: acts only on the partition's IPoIB broadcast group (OpenSM partition-config.txt); set ipoib: true or remove it",
+				"spec.infiniband.partitions[0].serviceLevel: acts only on the partition's IPoIB broadcast group (OpenSM partition-config.txt); set ipoib: true or remove it"}},
 		// Address identity (issue 13): one address written two ways is one target.
 		{name: "same IPv6 address written twice", file: "f.yaml", fab: P("10.0.0.1", "fd00::1").apply(P("10.0.0.2", "fd00:0:0:0::1")),
 			want: []string{`spec.hosts[1].address: address fd00:0:0:0::1 (fd00::1 port 22) is already used by host h1`}},

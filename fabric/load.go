@@ -40,6 +40,28 @@ type SwitchChecker interface {
 	CheckSwitch(intent SwitchIntent) error
 }
 
+// SwitchModels is implemented by Platforms that know the hardware models
+// of their switch platforms (switchcfg's Registry does). Validation checks a
+// switch's model and its explicit switchMtu against the model's range;
+// resolution turns `switchMtu: max` (and an unset switchMtu above the
+// model's largest) into the model's largest MTU.
+type SwitchModels interface {
+	// SwitchModel returns the facts of model on platform; model "" is the
+	// platform's default model. An unknown model is an error that lists
+	// the valid ones.
+	SwitchModel(platform, model string) (ModelLimits, error)
+}
+
+// ModelLimits are the facts of a switch model that validation and
+// resolution need.
+type ModelLimits struct {
+	// Model is the model's canonical name ("strata"), Description its
+	// hardware in words.
+	Model, Description string
+	// MinMTU and MaxMTU bound the port MTU.
+	MinMTU, MaxMTU int
+}
+
 // Options tune Load.
 type Options struct {
 	// Platforms validates switch platforms, port names and subnet-manager
@@ -84,6 +106,9 @@ func Load(path string, opts ...Options) (*Fabric, error) {
 	l := &loader{opts: o, read: o.reader(), errs: &Errors{}, pos: newPositions(), refs: map[string]profileRef{},
 		input: maxInput, estimated: maxNodes}
 	f := l.loadRoot(path)
+	if f != nil {
+		f.platforms = o.Platforms
+	}
 	if len(*l.errs) == 0 {
 		v := &validator{f: f, pos: l.pos, refs: l.refs, errs: l.errs, platforms: o.Platforms,
 			labelKeys: matchMemo{}, ifnames: matchMemo{}}

@@ -216,7 +216,7 @@ func ResolveInterface(e *Ethernet) InterfaceIntent {
 
 func (f *Fabric) resolveSwitch(s Switch) SwitchIntent {
 	si := SwitchIntent{APIVersion: APIVersion, Name: s.Name, Platform: s.Platform, Address: s.Address,
-		Profile: s.Profile, Labels: s.Labels}
+		Profile: s.Profile, Labels: s.Labels, Model: s.Model}
 	for _, pr := range s.Ports {
 		ports, _ := ExpandPorts(pr)
 		si.Ports = append(si.Ports, ports...)
@@ -224,17 +224,51 @@ func (f *Fabric) resolveSwitch(s Switch) SwitchIntent {
 	SortPorts(si.Ports)
 	if p := f.Profiles[s.Profile]; p != nil && p.Spec.Ethernet != nil {
 		ResolveSwitchQoS(p.Spec.Ethernet, &si)
+		si.MTU = ResolveSwitchMTU(p.Spec.Ethernet.SwitchMTU, f.modelLimits(s))
 	}
 	return si
 }
 
+// modelLimits returns the MTU limits of s's model, or nil when the fabric
+// was loaded without platform facts (or the model is unknown: validation
+// reports that).
+func (f *Fabric) modelLimits(s Switch) *ModelLimits {
+	m, ok := f.platforms.(SwitchModels)
+	if !ok {
+		return nil
+	}
+	l, err := m.SwitchModel(s.Platform, s.Model)
+	if err != nil {
+		return nil
+	}
+	return &l
+}
+
+// ResolveSwitchMTU is the MTU a switch gets from a profile's switchMtu:
+// an explicit value as it is; "max" the model's largest; unset
+// DefaultSwitchMTU, or the model's largest where that is smaller (Arista
+// EOS stops at 9214). Without model limits (nil) "max" and unset are
+// DefaultSwitchMTU.
+func ResolveSwitchMTU(v SwitchMTU, l *ModelLimits) int {
+	switch {
+	case v > 0:
+		return int(v)
+	case l == nil || l.MaxMTU <= 0:
+		return DefaultSwitchMTU
+	case v == SwitchMTUMax:
+		return l.MaxMTU
+	}
+	return min(DefaultSwitchMTU, l.MaxMTU)
+}
+
 // ResolveSwitchQoS fills the QoS part of a switch intent from a validated
 // Ethernet profile section.
+//
+// The MTU is ResolveSwitchMTU's without model limits (DefaultSwitchMTU for
+// "max" and unset); the caller that knows the switch's model sets it again.
 func ResolveSwitchQoS(e *Ethernet, si *SwitchIntent) {
-	si.MTU = e.SwitchMTU
-	if si.MTU == 0 {
-		si.MTU = 9216
-	}
+	si.MTU = ResolveSwitchMTU(e.SwitchMTU, nil)
+	si.QueueBufferBytes = int64(e.QueueBuffer)
 	si.Trust = e.Trust
 	if si.Trust == "" {
 		si.Trust = "dscp"

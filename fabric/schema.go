@@ -43,6 +43,8 @@ var special = map[reflect.Type]map[string]any{
 		"pattern": `^(sysfs|[0-9]+(\.[0-9]+)?\s*(Gb/s|Gbps|Gbit/s|Mb/s|Mbps|Mbit/s))$`},
 	reflect.TypeOf(Meters(0)): {"description": "a length in metres (5m)",
 		"anyOf": []any{map[string]any{"type": "integer", "minimum": 0}, map[string]any{"type": "string", "pattern": `^[0-9]+\s*(m|km)?$`}}},
+	reflect.TypeOf(SwitchMTU(0)): {"description": "a switch MTU in bytes, or \"max\" for each switch model's largest",
+		"anyOf": []any{map[string]any{"type": "integer", "minimum": 1}, map[string]any{"const": "max"}}},
 	reflect.TypeOf(PKey(0)): {"description": "a partition key 0x0001..0x7ffe",
 		"anyOf": []any{map[string]any{"type": "integer", "minimum": 1, "maximum": 32766}, map[string]any{"type": "string", "pattern": `^0[xX][0-9a-fA-F]{1,4}$`}}},
 	reflect.TypeOf(DSCPSet{}): {"description": "DSCP values, or \"rest\" for every DSCP no other class lists",

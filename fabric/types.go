@@ -36,8 +36,14 @@ type ProfileSpec struct {
 type Ethernet struct {
 	// MTU is the host netdev MTU.
 	MTU int `yaml:"mtu" json:"mtu"`
-	// SwitchMTU is the switch port MTU; default 9216.
-	SwitchMTU int `yaml:"switchMtu,omitempty" json:"switchMtu,omitempty"`
+	// SwitchMTU is the switch port MTU: a number, or "max" for each switch
+	// model's largest. Unset means 9216 where the model takes it, else the
+	// model's largest (Arista EOS: 9214).
+	SwitchMTU SwitchMTU `yaml:"switchMtu,omitempty" json:"switchMtu,omitempty"`
+	// QueueBuffer is the egress queue buffer that platforms taking ECN
+	// thresholds as fill-level percentages (Junos) count them against; it
+	// overrides the switch model's own figure. fabricctl extension.
+	QueueBuffer Bytes `yaml:"queueBuffer,omitempty" json:"queueBuffer,omitempty"`
 	// Trust is dscp (default) or pcp.
 	Trust string `yaml:"trust,omitempty" json:"trust,omitempty" enum:"dscp,pcp"`
 	// GlobalPause is 802.3x pause; must be false where PFC is on. Default false.
@@ -169,6 +175,10 @@ type Fabric struct {
 	Profiles map[string]*Profile `yaml:"-" json:"-"`
 	// Source is the file the fabric was loaded from.
 	Source Pos `yaml:"-" json:"-"`
+
+	// platforms are the facts Load was given (Options.Platforms); Resolve
+	// takes each switch model's MTU limits from them.
+	platforms Platforms
 }
 
 // FabricSpec lists targets and checks.
@@ -218,13 +228,18 @@ type Host struct {
 
 // Switch is an Ethernet switch.
 type Switch struct {
-	Name     string            `yaml:"name" json:"name"`
-	Platform string            `yaml:"platform" json:"platform"`
-	Address  string            `yaml:"address" json:"address"`
-	Profile  string            `yaml:"profile" json:"profile"`
-	Ports    []string          `yaml:"ports" json:"ports"`
-	Labels   map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
-	SSH      *SSH              `yaml:"ssh,omitempty" json:"ssh,omitempty"`
+	Name     string   `yaml:"name" json:"name"`
+	Platform string   `yaml:"platform" json:"platform"`
+	Address  string   `yaml:"address" json:"address"`
+	Profile  string   `yaml:"profile" json:"profile"`
+	Ports    []string `yaml:"ports" json:"ports"`
+	// Model is the hardware model or family where the platform's
+	// configuration differs by hardware (arista-eos: strata or sand, or a
+	// model such as 7050CX3-32S; junos: qfx5120 …; sonic: the ASIC vendor).
+	// Empty: the platform's default model. fabricctl extension.
+	Model  string            `yaml:"model,omitempty" json:"model,omitempty"`
+	Labels map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	SSH    *SSH              `yaml:"ssh,omitempty" json:"ssh,omitempty"`
 	// Role is the switch's tier: leaf (hosts are cabled to it) or spine
 	// (joins leaves). Optional: inferred from the cabling. fabricctl extension.
 	Role string `yaml:"role,omitempty" json:"role,omitempty" enum:"leaf,spine"`
@@ -250,6 +265,17 @@ type Bytes int64
 
 // Duration accepts strings with a unit (ns, us, ms, s, m, h).
 type Duration time.Duration
+
+// SwitchMTU is a switch port MTU in bytes, or SwitchMTUMax ("max" in YAML):
+// the largest MTU of each switch's model.
+type SwitchMTU int
+
+// SwitchMTUMax is `switchMtu: max`.
+const SwitchMTUMax SwitchMTU = -1
+
+// DefaultSwitchMTU is the switch MTU of a profile without switchMtu, where
+// the switch model takes it (else the model's largest).
+const DefaultSwitchMTU = 9216
 
 // Meters is a length in metres; YAML accepts integers or "5m" / "1km".
 type Meters int

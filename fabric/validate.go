@@ -26,9 +26,9 @@ type validator struct {
 	labelValues        labelValues
 
 	// profileValid says which profiles validated without error (only
-	// those are rendered); rendered which platform and profile pairs were.
+	// those are rendered); rendered which platform, model and profile triples were.
 	profileValid map[string]bool
-	rendered     map[[2]string]bool
+	rendered     map[[3]string]bool
 }
 
 // hosts indexes the fabric's hosts for selectors.
@@ -142,14 +142,13 @@ func (v *validator) ethernet(e *Ethernet) {
 	case e.MTU < 1280 || e.MTU > 9216:
 		v.perr(base+"mtu", "%d is outside 1280..9216", e.MTU)
 	}
-	smtu := e.SwitchMTU
-	if smtu == 0 {
-		smtu = 9216
-	}
-	if e.SwitchMTU != 0 && (e.SwitchMTU < 1500 || e.SwitchMTU > 9216) {
-		v.perr(base+"switchMtu", "%d is outside 1500..9216", e.SwitchMTU)
-	} else if e.MTU > smtu {
-		v.perr(base+"mtu", "host MTU %d is larger than the switch MTU %d; frames would be dropped", e.MTU, smtu)
+	// An explicit switchMtu is checked here; "max" and an unset one are
+	// resolved per switch model, and the host MTU checked against that
+	// where the switches are (switchModel).
+	if e.SwitchMTU > 0 && (e.SwitchMTU < 1500 || e.SwitchMTU > DefaultSwitchMTU) {
+		v.perr(base+"switchMtu", "%d is outside 1500..%d", e.SwitchMTU, DefaultSwitchMTU)
+	} else if e.SwitchMTU > 0 && e.MTU > int(e.SwitchMTU) {
+		v.perr(base+"mtu", "host MTU %d is larger than the switch MTU %d; frames would be dropped", e.MTU, e.SwitchMTU)
 	}
 	if len(e.Classes) == 0 {
 		v.perr(base+"classes", "required: at least one traffic class")
@@ -462,6 +461,21 @@ func (v *validator) infiniband(ib *InfiniBand) {
 		if p.ServiceLevel != nil && (*p.ServiceLevel < 0 || *p.ServiceLevel > 15) {
 			v.perr(pp+"serviceLevel", "%d is outside 0..15", *p.ServiceLevel)
 		}
+		// OpenSM applies a partition's mtu, rate and sl to its IPoIB
+		// broadcast group (doc/partition-config.txt: they are mgroup flags
+		// of the ipoib flag); without ipoib they would do nothing.
+		if !p.IPoIB {
+			const why = "acts only on the partition's IPoIB broadcast group (OpenSM partition-config.txt); set ipoib: true or remove it"
+			if p.MTU != 0 {
+				v.perr(pp+"mtu", why)
+			}
+			if p.Rate != 0 {
+				v.perr(pp+"rate", why)
+			}
+			if p.ServiceLevel != nil && *p.ServiceLevel > 0 {
+				v.perr(pp+"serviceLevel", why)
+			}
+		}
 		if len(p.Members) == 0 {
 			v.perr(pp+"members", "required: at least one member")
 		}
@@ -757,9 +771,49 @@ func (v *validator) switchPlatform(sp string, s Switch) {
 			}
 		}
 	}
-	if portsOK {
+	if portsOK && v.switchModel(sp, s) {
 		v.renders(sp, s)
 	}
+}
+
+// switchModel checks the switch's model and the MTU its profile gives it
+// against the model's limits, naming the switch; it reports whether the
+// switch is worth rendering (a wrong MTU would only be reported again).
+func (v *validator) switchModel(sp string, s Switch) bool {
+	sm, ok := v.platforms.(SwitchModels)
+	if !ok {
+		return true
+	}
+	l, err := sm.SwitchModel(s.Platform, s.Model)
+	if err != nil {
+		at := sp + ".model"
+		if s.Model == "" {
+			at = sp + ".platform"
+		}
+		v.ferr(at, "%v", err)
+		return false
+	}
+	p := v.f.Profiles[s.Profile]
+	if p == nil || p.Spec.Ethernet == nil || !v.profileValid[s.Profile] {
+		return true
+	}
+	e := p.Spec.Ethernet
+	model := s.Platform
+	if l.Model != "" {
+		model += " model " + l.Model
+	}
+	ref := v.refs[s.Profile]
+	switch mtu := ResolveSwitchMTU(e.SwitchMTU, &l); {
+	case e.SwitchMTU > 0 && (mtu < l.MinMTU || mtu > l.MaxMTU):
+		v.ferr(sp+".profile", "switch %q (%s) takes an MTU of %d..%d, but profile %q sets switchMtu: %d (at %s); write switchMtu: max for each model's largest",
+			s.Name, model, l.MinMTU, l.MaxMTU, s.Profile, e.SwitchMTU, v.at(ref.doc, ref.prefix+"spec.ethernet.switchMtu"))
+		return false
+	case e.SwitchMTU <= 0 && e.MTU > mtu:
+		v.ferr(sp+".profile", "switch %q (%s) takes at most MTU %d, below the host MTU %d of profile %q (at %s); frames would be dropped",
+			s.Name, model, mtu, e.MTU, s.Profile, v.at(ref.doc, ref.prefix+"spec.ethernet.mtu"))
+		return false
+	}
+	return true
 }
 
 // renders reports what the switch's platform cannot render of its intent,
@@ -772,9 +826,9 @@ func (v *validator) renders(sp string, s Switch) {
 	if !ok || p == nil || p.Spec.Ethernet == nil || !v.profileValid[s.Profile] {
 		return
 	}
-	key := [2]string{s.Platform, s.Profile}
+	key := [3]string{s.Platform, s.Model, s.Profile}
 	if v.rendered == nil {
-		v.rendered = map[[2]string]bool{}
+		v.rendered = map[[3]string]bool{}
 	}
 	if v.rendered[key] {
 		return

@@ -52,6 +52,21 @@ const rollbackTimeout = 30 * time.Second
 // every failure to restore. Applying a plan twice changes nothing the second
 // time.
 func (h *Host) Apply(ctx context.Context, p Plan) (Result, error) {
+	return h.ApplyRecorded(ctx, p, nil)
+}
+
+// Recorder is told about every write Apply is about to make, before it
+// makes it: a journal (hostcfg/journal) keeps the pre-images durably, so an
+// apply interrupted anywhere — the process killed, the connection gone —
+// can be rolled back later. An error from Writing stops the apply before
+// that write (and rolls the interface back like any failure).
+type Recorder interface {
+	Writing(c Change, pre string) error
+}
+
+// ApplyRecorded is Apply, telling rec (when not nil) about every write
+// before it happens; c.Backend names the backend that will write it.
+func (h *Host) ApplyRecorded(ctx context.Context, p Plan, rec Recorder) (Result, error) {
 	res := Result{APIVersion: fabric.APIVersion, Host: cmpOr(p.Host, h.Name), Applied: []Change{}}
 	var errs []error
 	for _, group := range groupByInterface(p.Changes) {
@@ -63,7 +78,7 @@ func (h *Host) Apply(ctx context.Context, p Plan) (Result, error) {
 			errs = append(errs, serr)
 			continue
 		}
-		errs = append(errs, h.applyInterface(ctx, group, &res))
+		errs = append(errs, h.applyInterface(ctx, group, &res, rec))
 	}
 	res.Undo = Plan{APIVersion: fabric.APIVersion, Host: res.Host, Changes: []Change{}}
 	for j := len(res.Applied) - 1; j >= 0; j-- {
@@ -98,7 +113,7 @@ type step struct {
 	pre string
 }
 
-func (h *Host) applyInterface(ctx context.Context, changes []Change, res *Result) error {
+func (h *Host) applyInterface(ctx context.Context, changes []Change, res *Result, rec Recorder) error {
 	name := changes[0].Interface
 	var written []step
 	fail := func(c Change, backend, op string, err error) error {
@@ -142,6 +157,13 @@ func (h *Host) applyInterface(ctx context.Context, changes []Change, res *Result
 			continue
 		case pre != c.Old:
 			return fail(c, k.backend, "writing", fmt.Errorf("planned from %q, now %q: %w", c.Old, pre, ErrStalePlan))
+		}
+		if rec != nil {
+			jc := c
+			jc.Backend = k.backend
+			if err := rec.Writing(jc, pre); err != nil {
+				return fail(c, k.backend, "journaling", err)
+			}
 		}
 		h.log().Debug("writing", "interface", name, "setting", c.Setting, "backend", k.backend, "old", pre, "new", c.New)
 		err = k.set(ctx, c.New)
@@ -209,4 +231,75 @@ func (h *Host) rollback(ctx context.Context, name string, written []step, res *R
 func issueOf(c Change, backend, reason string) Issue {
 	return Issue{Target: c.Target, Interface: c.Interface, Setting: c.Setting, Backend: backend,
 		Kind: IssueUnsupported, Desired: c.New, Observed: c.Old, Reason: reason}
+}
+
+// Restore executes p (an undo plan: each change sets a setting back from
+// Old to New) one setting at a time and independently: a setting already at
+// New is left alone, one at Old is written and read back, one at neither
+// was changed by someone else since and is refused (ErrStalePlan). Unlike
+// Apply, a failure never undoes the settings already restored: a rollback
+// must get as far back as it can. Restored settings are in Result.Applied.
+func (h *Host) Restore(ctx context.Context, p Plan) (Result, error) {
+	res := Result{APIVersion: fabric.APIVersion, Host: cmpOr(p.Host, h.Name), Applied: []Change{}}
+	var errs []error
+	for _, group := range groupByInterface(p.Changes) {
+		name := group[0].Interface
+		i, err := h.probe(ctx, name, false)
+		if err != nil {
+			serr := &SettingError{Interface: name, Op: "probing", Err: err}
+			for _, c := range group {
+				res.Failed = append(res.Failed, Failure{Change: c, Error: serr.Error()})
+			}
+			errs = append(errs, serr)
+			continue
+		}
+		for _, c := range group {
+			if err := h.restoreOne(ctx, i, c, &res); err != nil {
+				res.Failed = append(res.Failed, Failure{Change: c, Error: err.Error()})
+				errs = append(errs, err)
+			}
+		}
+	}
+	res.Undo = Plan{APIVersion: fabric.APIVersion, Host: res.Host, Changes: []Change{}}
+	return res, errors.Join(errs...)
+}
+
+func (h *Host) restoreOne(ctx context.Context, i *iface, c Change, res *Result) error {
+	serr := func(backend, op string, err error) error {
+		return &SettingError{Interface: c.Interface, Setting: c.Setting, Backend: backend, Op: op, Err: err}
+	}
+	b := i.bind(ctx, c.Setting)
+	switch {
+	case b.err != nil:
+		return serr(b.backend, "probing", b.err)
+	case b.knob == nil:
+		res.Unsupported = append(res.Unsupported, issueOf(c, b.backend, b.unsupported))
+		return nil
+	case b.knob.set == nil:
+		return serr(b.knob.backend, "restoring", ErrExternal)
+	}
+	k := b.knob
+	cur, err := k.get(ctx)
+	switch {
+	case err != nil:
+		return serr(k.backend, "reading", err)
+	case cur == c.New:
+		res.Unchanged = append(res.Unchanged, c)
+		return nil
+	case cur != c.Old:
+		return serr(k.backend, "restoring", fmt.Errorf("wrote %q, now %q: %w", c.Old, cur, ErrStalePlan))
+	}
+	h.log().Debug("restoring", "interface", c.Interface, "setting", c.Setting, "backend", k.backend, "value", c.New)
+	if err := k.set(ctx, c.New); err != nil {
+		return serr(k.backend, "restoring", err)
+	}
+	if v, err := k.get(ctx); err != nil || v != c.New {
+		if err == nil {
+			err = fmt.Errorf("restored %q, read back %q: %w", c.New, v, ErrNotConverged)
+		}
+		return serr(k.backend, "restoring", err)
+	}
+	c.Old, c.Backend = cur, k.backend
+	res.Applied = append(res.Applied, c)
+	return nil
 }

@@ -43,6 +43,11 @@
 // read-back restores that interface's already-changed settings in reverse
 // order and Apply moves on; errors are *SettingError values (interface,
 // setting, backend, operation) joined with any failure to restore.
+// ApplyRecorded tells a Recorder about each write before it happens: the
+// apply journal (hostcfg/journal) keeps those pre-images durably, so an
+// apply interrupted anywhere can be undone later, on every interface.
+// Restore executes an undo plan setting by setting and, unlike Apply, never
+// undoes a restore because a later one failed.
 //
 // Concurrency: Diff is pure. A Host's methods are safe for concurrent use
 // when its backends are (all of this module's are); Observe reads up to

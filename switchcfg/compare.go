@@ -65,7 +65,8 @@ type CompareOptions struct {
 //     a lossy class gets its own diff, "classes[roce].dscp[26]";
 //   - an observed zero for a watchdog time or the PFC cable length means the
 //     platform does not carry that value, and it is not compared;
-//   - a nil PFC watchdog is a disabled one;
+//   - a PFC watchdog the intent does not set (nil) is left as the device
+//     has it and not compared; on the device's side nil is a disabled one;
 //   - identity fields (name, address, profile, labels, platform) and, unless
 //     asked, ports are ignored.
 //
@@ -74,10 +75,25 @@ func Compare(want, got fabric.SwitchIntent) []Diff {
 	return CompareOptions{}.Compare(want, got)
 }
 
-// CompareFor is Compare within d's threshold quantum (Info.ThresholdQuantum),
-// as a switch target compares.
+// CompareFor is Compare within d's threshold quantum for the switch want
+// describes (QuantumFor), as a switch target compares.
 func CompareFor(d Driver, want, got fabric.SwitchIntent) []Diff {
-	return CompareOptions{QuantumBytes: d.Info().ThresholdQuantum}.Compare(want, got)
+	return CompareOptions{QuantumBytes: QuantumFor(d, want)}.Compare(want, got)
+}
+
+// Quantizer is implemented by drivers whose threshold granularity depends
+// on the switch's model (Junos: 1 % of its queue buffer).
+type Quantizer interface {
+	ThresholdQuantumFor(si fabric.SwitchIntent) int64
+}
+
+// QuantumFor is the threshold quantum of the switch si describes: the
+// driver's ThresholdQuantumFor where it has one, else Info.ThresholdQuantum.
+func QuantumFor(d Driver, si fabric.SwitchIntent) int64 {
+	if q, ok := d.(Quantizer); ok {
+		return q.ThresholdQuantumFor(si)
+	}
+	return d.Info().ThresholdQuantum
 }
 
 // Compare is Compare with options.
@@ -273,10 +289,10 @@ func (c *comparer) pfc(w, g fabric.SwitchPFC) {
 	if w.CableLengthMeters != 0 && g.CableLengthMeters != 0 && w.CableLengthMeters != g.CableLengthMeters {
 		c.add("pfc.cableLengthMeters", strconv.Itoa(w.CableLengthMeters), strconv.Itoa(g.CableLengthMeters))
 	}
-	// No watchdog and a disabled one are the same thing, on either side.
-	off := &fabric.SwitchPFCWatchdog{}
+	// An intent without a watchdog leaves the device's alone: nothing to
+	// compare. On the device, no watchdog is a disabled one.
 	if w.Watchdog == nil {
-		w.Watchdog = off
+		return
 	}
 	switch {
 	case g.Watchdog == nil && !w.Watchdog.Enabled:
@@ -555,6 +571,15 @@ type Limits struct {
 	CheckPort func(string) error
 	// MinMTU and MaxMTU bound a non-zero MTU.
 	MinMTU, MaxMTU int
+	// Info, when set, gives the platform's models: Check looks up the
+	// intent's model, refuses an unknown one, and takes the MTU range
+	// from it (Platform, MinMTU and MaxMTU then come from Info too).
+	Info *Info
+}
+
+// For returns the Limits of a driver's Info with its port check.
+func For(info Info, checkPort func(string) error) Limits {
+	return Limits{Platform: info.Name, CheckPort: checkPort, MinMTU: info.MinMTU, MaxMTU: info.MaxMTU, Info: &info}
 }
 
 // Check runs CheckIntent, then checks trust (dscp or pcp), the MTU range (the
@@ -568,15 +593,28 @@ func (l Limits) Check(si fabric.SwitchIntent) []error {
 	if si.Trust != "dscp" && si.Trust != "pcp" {
 		errs = append(errs, fmt.Errorf("%w: trust %q (want dscp or pcp)", ErrNotSupported, si.Trust))
 	}
-	if si.MTU != 0 && (si.MTU < l.MinMTU || si.MTU > l.MaxMTU) {
-		// The intent's MTU is the profile's switchMtu (default 9216, above
-		// some platforms' maximum): say what to write there instead.
-		fix := l.MaxMTU
-		if si.MTU < l.MinMTU {
-			fix = l.MinMTU
+	where := l.Platform
+	if l.Info != nil {
+		m, err := l.Info.Model(si.Model)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %w", ErrNotSupported, err))
+		} else {
+			l.MinMTU, l.MaxMTU = m.MinMTU, m.MaxMTU
+			if m.Name != "" {
+				where += " model " + m.Name
+			}
 		}
-		errs = append(errs, fmt.Errorf("%w: MTU %d outside %s's %d..%d: set switchMtu: %d in the profile's spec.ethernet",
-			ErrNotSupported, si.MTU, l.Platform, l.MinMTU, l.MaxMTU, fix))
+	}
+	if si.MTU != 0 && (si.MTU < l.MinMTU || si.MTU > l.MaxMTU) {
+		// Resolution gives an unset switchMtu the model's largest MTU
+		// where 9216 does not fit; an explicit one is the user's: say what
+		// to write there instead.
+		fix := "max"
+		if si.MTU < l.MinMTU {
+			fix = strconv.Itoa(l.MinMTU)
+		}
+		errs = append(errs, fmt.Errorf("%w: MTU %d outside %s's %d..%d: set switchMtu: %s in the profile's spec.ethernet",
+			ErrNotSupported, si.MTU, where, l.MinMTU, l.MaxMTU, fix))
 	}
 	if l.CheckPort != nil {
 		for _, p := range si.Ports {

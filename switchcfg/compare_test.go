@@ -190,9 +190,11 @@ func TestCompareDisabledWatchdogEqualsNone(t *testing.T) {
 	if diffs := switchcfg.Compare(want, got); len(diffs) != 1 || diffs[0].Field != "pfc.watchdog.enabled" {
 		t.Fatalf("got %v", diffs)
 	}
-	want.PFC.Watchdog = nil // not configured by the intent: there is none
-	if diffs := switchcfg.Compare(want, got); len(diffs) != 1 || diffs[0].Want != "false" {
-		t.Fatalf("got %v", diffs)
+	// Not configured by the intent: the switch's own stays, whatever it
+	// is, and is no drift (issue 14: unset used to mean "off").
+	want.PFC.Watchdog = nil
+	if diffs := switchcfg.Compare(want, got); len(diffs) != 0 {
+		t.Fatalf("an unset watchdog compared: %v", diffs)
 	}
 }
 
@@ -287,7 +289,7 @@ func TestLimits(t *testing.T) {
 	}
 	si.Ports, si.MTU, si.Trust = []string{"p1", "p2"}, 9600, "port"
 	errs := l.Check(si)
-	if len(errs) != 3 || !errors.Is(errs[0], switchcfg.ErrNotSupported) || !strings.Contains(errs[1].Error(), "MTU 9600 outside x-os's 1500..9216: set switchMtu: 9216 in the profile's spec.ethernet") || errs[2].Error() != "bad port p2" {
+	if len(errs) != 3 || !errors.Is(errs[0], switchcfg.ErrNotSupported) || !strings.Contains(errs[1].Error(), "MTU 9600 outside x-os's 1500..9216: set switchMtu: max in the profile's spec.ethernet") || errs[2].Error() != "bad port p2" {
 		t.Fatalf("got %v", errs)
 	}
 }

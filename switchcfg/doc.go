@@ -20,11 +20,22 @@
 // quantum, limits, example ports) is its Info, so nothing outside the
 // driver's package keeps a table keyed by platform name. Subnet managers
 // (switchcfg/opensm, switchcfg/ufm) register in the same Registry
-// (SubnetManager). A
-// push that loses its connection after changing a device with no candidate
-// configuration (NX-OS) is recovered over a new session: set
-// PushOptions.Reconnect and the driver does it itself, or call the driver's
-// Recoverer.Recover with PushError.Checkpoint (recover.go).
+// (SubnetManager).
+//
+// A push is verified inside its transaction: PushOptions.Verify reads the
+// device back while the change can still be undone (before the confirm, the
+// save or dropping the checkpoint), and a difference makes the driver
+// restore the configuration from before the push. Target sets it
+// (VerifyIntent), reads the switch before the push, and after a failure
+// reads it again to report what was reached. A push that loses its
+// connection is recovered over a new session (PushOptions.Reconnect; the
+// drivers share switchcfg.Recovery): the driver reads the device's own
+// transaction state back (a pending confirmed commit, a session's state,
+// the checkpoint) and commits or rolls back; PushError says RolledBack only
+// when the driver saw so, ConfirmPending only when it saw the device's own
+// rollback pending, and Unknown when it could not find out. A device with no
+// candidate configuration (NX-OS) can also be recovered later: call the
+// driver's Recoverer.Recover with PushError.Checkpoint (recover.go).
 //
 // Every driver's tests run the conformance kit, switchcfg/drivertest, which
 // also drives them against their simulators (switchcfg/sim).

@@ -92,10 +92,13 @@ type Driver interface {
 	// global read the same as Parse. Pure.
 	ParsePorts(rb Readback, ports []string) (fabric.SwitchIntent, error)
 	// Push applies cfg as one transaction: open, load, device-side diff, commit
-	// (confirmed where the NOS can), confirm, save. With no device-side diff it
-	// commits nothing and returns Changed=false.
-	// On any failure it aborts/rolls back so the running config is exactly as
-	// before, and the error (a *PushError) names the failing line.
+	// (confirmed where the NOS can), PushOptions.Verify, confirm, save. With
+	// no device-side diff it commits nothing and returns Changed=false.
+	// On any failure — a refused line, a failed verify, a lost connection
+	// (recovered over PushOptions.Reconnect) — it aborts/rolls back so the
+	// running config is exactly as before, and the error (a *PushError)
+	// names the failing step and line and says truthfully what the device
+	// was left with (RolledBack, ConfirmPending, Unknown).
 	Push(ctx context.Context, s Session, cfg Config, opt PushOptions) (PushResult, error)
 }
 
@@ -156,6 +159,22 @@ func (r *Registry) CheckPort(platform, port string) error {
 		return err
 	}
 	return d.CheckPort(port)
+}
+
+var _ fabric.SwitchModels = (*Registry)(nil)
+
+// SwitchModel returns the facts of platform's model (Info.Model) that
+// fabric validation and resolution need.
+func (r *Registry) SwitchModel(platform, model string) (fabric.ModelLimits, error) {
+	d, err := r.Driver(platform)
+	if err != nil {
+		return fabric.ModelLimits{}, err
+	}
+	m, err := d.Info().Model(model)
+	if err != nil {
+		return fabric.ModelLimits{}, err
+	}
+	return fabric.ModelLimits{Model: m.Name, Description: m.Description, MinMTU: m.MinMTU, MaxMTU: m.MaxMTU}, nil
 }
 
 // CheckSwitch reports what the switch's platform cannot render of its

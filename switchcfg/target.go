@@ -42,11 +42,11 @@ func (t *Target) Plan(ctx context.Context) ([]fabric.Change, error) {
 // changes observes the intent's ports through s and compares them with the
 // intent within the platform's threshold quantum.
 func (t *Target) changes(ctx context.Context, s Session) ([]fabric.Change, error) {
-	got, err := Observe(ctx, s, t.Driver, t.Intent.Ports)
+	got, err := ObserveIntent(ctx, s, t.Driver, t.Intent)
 	if err != nil {
 		return nil, err
 	}
-	return Changes(t.Intent, got, CompareOptions{QuantumBytes: t.Driver.Info().ThresholdQuantum}), nil
+	return Changes(t.Intent, got, t.compare()), nil
 }
 
 // Changes converts Compare's diffs into engine changes. PFC changes are
@@ -67,7 +67,15 @@ func Changes(want, got fabric.SwitchIntent, o CompareOptions) []fabric.Change {
 	return out
 }
 
-// Apply pushes the rendered intent and verifies it.
+// Apply reads the switch (the pre-image), pushes the rendered intent as
+// one transaction whose Verify compares the read-back with the intent while
+// the change can still be undone, and returns what still differs.
+//
+// When the push fails, Apply reads the switch again (over a new session
+// when the old one is dead) and reports what was reached: the changes still
+// outstanding, and whether the switch is as before the push. The error
+// wraps fabric.ErrRolledBack only when that read-back shows the pre-image,
+// so an outcome "rolled-back" is seen, not assumed.
 func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change, error) {
 	cfg, err := t.Driver.Render(t.Intent)
 	if err != nil {
@@ -77,21 +85,112 @@ func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change,
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	// Platforms without a candidate config (NX-OS) recover from a dropped
-	// connection by reconnecting and rolling back to their checkpoint.
+	defer func() { s.Close() }()
+	pre, err := ObserveIntent(ctx, s, t.Driver, t.Intent)
+	if err != nil {
+		return nil, fmt.Errorf("reading the switch before the push: %w", err)
+	}
 	opt := t.Push
 	opt.Reconnect = t.Connect
-	if _, err := t.Driver.Push(ctx, s, cfg, opt); err != nil {
-		var pe *PushError
-		if errors.As(err, &pe) && pe.RolledBack {
-			return nil, fmt.Errorf("%w (%w)", err, fabric.ErrRolledBack)
+	opt.Verify = VerifyIntent(t.Driver, t.Intent)
+	_, perr := t.Driver.Push(ctx, s, cfg, opt)
+	got, s2, oerr := t.observeAgain(ctx, s, perr != nil)
+	if s2 != s {
+		defer s2.Close()
+	}
+	if perr == nil {
+		if oerr != nil {
+			return nil, fmt.Errorf("verifying: %w", oerr)
 		}
-		return nil, err
+		return Changes(t.Intent, got, t.compare()), nil
 	}
-	remaining, err := t.changes(ctx, s)
-	if err != nil {
-		return nil, fmt.Errorf("verifying: %w", err)
+	var pe *PushError
+	pushed := errors.As(perr, &pe)
+	if oerr != nil {
+		if pushed && pe.RolledBack {
+			return nil, fmt.Errorf("%w; reading the switch back afterwards failed: %w (%w)", perr, oerr, fabric.ErrRolledBack)
+		}
+		return nil, fmt.Errorf("%w; reading the switch back afterwards failed too, so what it runs now is unknown: %w", perr, oerr)
 	}
-	return remaining, nil
+	remaining := Changes(t.Intent, got, t.compare())
+	moved := CompareOptions{Ports: true, RelativeTolerance: exact}.Compare(pre, got)
+	switch {
+	case len(moved) == 0:
+		return remaining, fmt.Errorf("%w; read back: the switch is as before the push (%w)", perr, fabric.ErrRolledBack)
+	case pushed && pe.RolledBack:
+		return remaining, fmt.Errorf("%w; but read back, the switch differs from before the push in %s", perr, diffList(moved))
+	}
+	return remaining, fmt.Errorf("%w; read back, the switch now differs from before the push in %s", perr, diffList(moved))
+}
+
+// exact is the relative tolerance of a pre-image comparison: values the
+// same device printed twice must be equal.
+const exact = 1e-9
+
+// compare compares within the threshold quantum of the switch the intent
+// describes (QuantumFor: Junos's depends on the model).
+func (t *Target) compare() CompareOptions {
+	return CompareOptions{QuantumBytes: QuantumFor(t.Driver, t.Intent)}
+}
+
+// observeAgain reads the switch after a push through s, or through a new
+// session when s is dead (the push lost its connection); it runs even when
+// ctx is cancelled after a failure. It returns the session it used.
+func (t *Target) observeAgain(ctx context.Context, s Session, failed bool) (fabric.SwitchIntent, Session, error) {
+	if failed {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), RecoverTimeout)
+		defer cancel()
+	}
+	got, err := ObserveIntent(ctx, s, t.Driver, t.Intent)
+	if !Lost(err) {
+		return got, s, err
+	}
+	s2, cerr := t.Connect(ctx)
+	if cerr != nil {
+		return got, s, errors.Join(err, fmt.Errorf("reconnecting: %w", cerr))
+	}
+	got, err = ObserveIntent(ctx, s2, t.Driver, t.Intent)
+	return got, s2, err
+}
+
+// VerifyError is a read-back that differs from the intent after a change:
+// what PushOptions.Verify returns from VerifyIntent.
+type VerifyError struct {
+	Diffs []Diff
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("the read-back differs from the intent in %s", diffList(e.Diffs))
+}
+
+// diffList names at most five differences, then how many more.
+func diffList(d []Diff) string {
+	const most = 5
+	parts := make([]string, 0, most+1)
+	for i, x := range d {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("and %d more", len(d)-most))
+			break
+		}
+		parts = append(parts, x.String())
+	}
+	return fmt.Sprintf("%d setting(s): %s", len(d), strings.Join(parts, "; "))
+}
+
+// VerifyIntent returns a PushOptions.Verify that reads the intent's ports
+// back through the session, parsed for the switch in describes
+// (ObserveIntent), and fails with a *VerifyError when they differ from in
+// within its threshold quantum (CompareFor): what Target verifies with.
+func VerifyIntent(d Driver, in fabric.SwitchIntent) func(ctx context.Context, s Session) error {
+	return func(ctx context.Context, s Session) error {
+		got, err := ObserveIntent(ctx, s, d, in)
+		if err != nil {
+			return err
+		}
+		if diffs := CompareFor(d, in, got); len(diffs) > 0 {
+			return &VerifyError{Diffs: diffs}
+		}
+		return nil
+	}
 }

@@ -3,6 +3,7 @@ package switchcfg
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -87,4 +88,79 @@ func TestTargetComparesWithinThePlatformQuantum(t *testing.T) {
 			t.Errorf("quantum %d: %d changes %+v (%v), want %d", quantum, len(changes), changes, err, want)
 		}
 	}
+}
+
+// verifyingDriver commits what it is told except that the device programs
+// MTU 9100 instead of 9216 (a value the NOS normalises), then runs
+// PushOptions.Verify like a real driver and restores its pre-image when
+// the read-back differs.
+type verifyingDriver struct {
+	memDriver
+	restore  bool // restoring works
+	verified int
+}
+
+func (d *verifyingDriver) Push(ctx context.Context, s Session, _ Config, opt PushOptions) (PushResult, error) {
+	pre := d.device
+	d.device = fabric.SwitchIntent{MTU: 9100, Trust: "dscp", PFC: fabric.SwitchPFC{Priorities: []int{3}}}
+	if opt.Verify == nil {
+		return PushResult{Changed: true, Committed: true}, nil
+	}
+	d.verified++
+	if err := opt.Verify(ctx, s); err != nil {
+		if d.restore {
+			d.device = pre
+		}
+		return PushResult{Changed: true, RolledBack: d.restore}, &PushError{Platform: "mem", Step: "verifying", RolledBack: d.restore, Err: err}
+	}
+	return PushResult{Changed: true, Committed: true}, nil
+}
+
+// TestTargetVerifyFailureRollsBack: a read-back that differs from the
+// intent after the commit makes the driver restore the pre-image, and the
+// target reports the outcome it read back: rolled back (the switch is as
+// before), with every planned change still outstanding.
+func TestTargetVerifyFailureRollsBack(t *testing.T) {
+	want := fabric.SwitchIntent{Name: "leaf-01", MTU: 9216, Trust: "dscp", PFC: fabric.SwitchPFC{Priorities: []int{3}}}
+	before := fabric.SwitchIntent{MTU: 1500, Trust: "dscp", PFC: fabric.SwitchPFC{Priorities: []int{}}}
+	connect := func(context.Context) (Session, error) { return nopSession{}, nil }
+
+	d := &verifyingDriver{memDriver: memDriver{device: before}, restore: true}
+	tg := &Target{Intent: want, Driver: d, Connect: connect}
+	changes, _ := tg.Plan(context.Background())
+	remaining, err := tg.Apply(context.Background(), changes)
+	if d.verified != 1 {
+		t.Fatalf("the target gave the driver no Verify (verified %d times)", d.verified)
+	}
+	var pe *PushError
+	if !errors.As(err, &pe) || pe.Step != "verifying" || !errors.Is(err, fabric.ErrRolledBack) {
+		t.Fatalf("want a rolled-back verify failure, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "mtu: want 9216, got 9100") || !strings.Contains(err.Error(), "as before the push") {
+		t.Errorf("the error does not say what differed and what was reached: %v", err)
+	}
+	if len(remaining) != len(changes) || d.device.MTU != 1500 {
+		t.Errorf("remaining %+v (planned %d), device MTU %d", remaining, len(changes), d.device.MTU)
+	}
+
+	// The driver claims a rollback the read-back does not show: no
+	// ErrRolledBack, and the error names what moved.
+	d = &verifyingDriver{memDriver: memDriver{device: before}}
+	tg = &Target{Intent: want, Driver: &lyingDriver{d}, Connect: connect}
+	_, err = tg.Apply(context.Background(), changes)
+	if errors.Is(err, fabric.ErrRolledBack) || !strings.Contains(err.Error(), "differs from before the push in") {
+		t.Fatalf("a rollback the read-back contradicts is reported as one: %v", err)
+	}
+}
+
+// lyingDriver says it rolled back when it did not.
+type lyingDriver struct{ *verifyingDriver }
+
+func (d *lyingDriver) Push(ctx context.Context, s Session, c Config, opt PushOptions) (PushResult, error) {
+	res, err := d.verifyingDriver.Push(ctx, s, c, opt)
+	var pe *PushError
+	if errors.As(err, &pe) {
+		pe.RolledBack = true
+	}
+	return res, err
 }

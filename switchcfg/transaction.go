@@ -33,7 +33,47 @@ type PushOptions struct {
 	// that succeeds, reports PushError.RolledBack. Nil leaves the recovery to
 	// the caller (PushError.Checkpoint names what to recover).
 	Reconnect func(ctx context.Context) (Session, error)
+	// Verify, when set, is called once the change is live on the device and
+	// before it is made permanent (before the confirming commit, the save,
+	// or dropping the checkpoint), with the session to read the device back
+	// through. An error makes the driver restore the configuration from
+	// before the push (the confirmed commit's rollback, the checkpoint) and
+	// fail with a *PushError whose Step is "verifying". Target sets it to
+	// compare the read-back with the intent (VerifyIntent). After a lost
+	// connection the driver also uses it, on the new session, to find out
+	// whether a change whose reply was lost is live.
+	Verify func(ctx context.Context, s Session) error
 }
+
+// Redial opens a new session with Reconnect after the connection was lost.
+// It is bounded by RecoverTimeout and not cancelled with ctx (a recovery
+// must finish). It fails when Reconnect is nil.
+func (o PushOptions) Redial(ctx context.Context) (Session, error) {
+	if o.Reconnect == nil {
+		return nil, ErrNoReconnect
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RecoverTimeout)
+	defer cancel()
+	s, err := o.Reconnect(rctx)
+	if err != nil {
+		return nil, fmt.Errorf("reconnecting: %w", err)
+	}
+	return s, nil
+}
+
+// RecoverTimeout bounds what a driver does after a failure (abort,
+// rollback, reconnect, read-back): it runs even when the push's context is
+// cancelled.
+const RecoverTimeout = 2 * time.Minute
+
+// ErrNoReconnect: the connection was lost and PushOptions.Reconnect is nil,
+// so the driver cannot find out what the device did.
+var ErrNoReconnect = errors.New("no way to reconnect (PushOptions.Reconnect is nil)")
+
+// Lost reports whether err is a failure to talk to the device rather than
+// the device refusing a command: the connection dropped, timed out or was
+// cancelled, so the command may or may not have run.
+func Lost(err error) bool { return err != nil && FailedLine(err) == "" }
 
 // DefaultConfirmTimeout is used when PushOptions.ConfirmTimeout is zero.
 const DefaultConfirmTimeout = 2 * time.Minute
@@ -86,8 +126,21 @@ type PushError struct {
 	// Line is the configuration line or device command that failed; empty when
 	// the failure is not tied to one line (e.g. a dropped connection after load).
 	Line string
-	// RolledBack is true when the abort/rollback succeeded.
+	// RolledBack is true when the running configuration is known to be as
+	// before the push: the abort/rollback succeeded, or the device never
+	// took the change (the driver saw so, it does not assume it).
 	RolledBack bool
+	// ConfirmPending is true when the push's confirmed commit is live and
+	// unconfirmed as the driver last saw the device: the switch restores
+	// the configuration from before the push by itself when the confirm
+	// window (Window) ends, unless someone confirms it first.
+	ConfirmPending bool
+	// Unknown is true when the connection was lost after a command that
+	// may have changed the running configuration and the driver could not
+	// reach the switch again to find out what it did.
+	Unknown bool
+	// Window is the confirm window of a confirmed commit (for the message).
+	Window time.Duration
 	// Checkpoint is the checkpoint the push took and kept on the device after
 	// the failure (set by drivers that implement Recoverer: NX-OS); with
 	// RolledBack false, the driver's Recover on a new session restores it.
@@ -103,9 +156,17 @@ func (e *PushError) Error() string {
 		msg += " line " + quote(e.Line)
 	}
 	msg += ": " + e.Err.Error()
-	if e.RolledBack {
+	switch {
+	case e.RolledBack:
 		msg += " (rolled back)"
-	} else {
+	case e.ConfirmPending:
+		msg += " (not confirmed: the switch rolls the change back by itself when its " + e.Window.String() + " confirm window ends)"
+	case e.Unknown && e.Window > 0:
+		msg += " (outcome unknown: read the switch back; a confirmed commit nobody confirms is rolled back by the switch when its " +
+			e.Window.String() + " confirm window ends)"
+	case e.Unknown:
+		msg += " (outcome unknown: read the switch back)"
+	default:
 		msg += " (rollback not confirmed)"
 	}
 	return msg
@@ -126,6 +187,12 @@ func quote(s string) string {
 // ReadbackCommands through s, collects the outputs and returns
 // d.ParsePorts's result for ports (nil: every port), its Platform set.
 func Observe(ctx context.Context, s Session, d Driver, ports []string) (fabric.SwitchIntent, error) {
+	return observe(ctx, s, d, func(rb Readback) (fabric.SwitchIntent, error) { return d.ParsePorts(rb, ports) })
+}
+
+// observe sends d's ReadbackCommands through s and parses their outputs
+// with parse, naming the platform in errors and in the result.
+func observe(ctx context.Context, s Session, d Driver, parse func(Readback) (fabric.SwitchIntent, error)) (fabric.SwitchIntent, error) {
 	name := d.Info().Name
 	rb := Readback{}
 	for _, cmd := range d.ReadbackCommands() {
@@ -135,12 +202,35 @@ func Observe(ctx context.Context, s Session, d Driver, ports []string) (fabric.S
 		}
 		rb[cmd] = []byte(out)
 	}
-	got, err := d.ParsePorts(rb, ports)
+	got, err := parse(rb)
 	if err != nil {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: %w", name, err)
 	}
 	got.Platform = name
 	return got, nil
+}
+
+// IntentParser is implemented by drivers whose read-back means different
+// things on different switches of the platform (Junos drop profiles give ECN
+// thresholds as fill levels, percents of the model's queue buffer): Parse
+// alone reads them for the platform's default model; ParseIntent reads them
+// for the switch want describes (its model, queue buffer and ports). Pure.
+type IntentParser interface {
+	ParseIntent(rb Readback, want fabric.SwitchIntent) (fabric.SwitchIntent, error)
+}
+
+// ParseFor parses rb for the switch want describes: the driver's
+// ParseIntent where it has one, else ParsePorts over want's ports.
+func ParseFor(d Driver, rb Readback, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
+	if ip, ok := d.(IntentParser); ok {
+		return ip.ParseIntent(rb, want)
+	}
+	return d.ParsePorts(rb, want.Ports)
+}
+
+// ObserveIntent is Observe for the switch want describes (ParseFor).
+func ObserveIntent(ctx context.Context, s Session, d Driver, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
+	return observe(ctx, s, d, func(rb Readback) (fabric.SwitchIntent, error) { return ParseFor(d, rb, want) })
 }
 
 // LineError is what a Session returns (wrapped or not) when the device rejects

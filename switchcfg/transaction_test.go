@@ -91,3 +91,23 @@ func TestObserve(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestPushErrorSaysWhatTheSwitchWillDo: the message promises the device's
+// own rollback only when the driver saw a confirmed commit pending.
+func TestPushErrorSaysWhatTheSwitchWillDo(t *testing.T) {
+	pending := &PushError{Platform: "junos", Step: "confirming", Line: "commit", ConfirmPending: true, Window: 2 * time.Minute,
+		Err: errors.New("connection lost")}
+	if !strings.HasSuffix(pending.Error(), "(not confirmed: the switch rolls the change back by itself when its 2m0s confirm window ends)") {
+		t.Errorf("pending: %q", pending.Error())
+	}
+	unknown := &PushError{Platform: "junos", Step: "confirming", Line: "commit", Err: errors.New("connection lost")}
+	if strings.Contains(unknown.Error(), "rolls") || !strings.HasSuffix(unknown.Error(), "(rollback not confirmed)") {
+		t.Errorf("unknown outcome: %q", unknown.Error())
+	}
+	if !Lost(unknown.Err) || Lost(&LineError{Line: "x", Message: "% Invalid input"}) || Lost(nil) {
+		t.Error("Lost must tell a dropped connection from a refused line")
+	}
+	if _, err := (PushOptions{}).Redial(context.Background()); !errors.Is(err, ErrNoReconnect) {
+		t.Errorf("Redial without Reconnect: %v", err)
+	}
+}

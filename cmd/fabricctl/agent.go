@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
+	"github.com/fabricctl/fabricctl/hostcfg/journal"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
 )
 
 // registerAgentOps adds the ops beyond the built-in ones (the checks'
@@ -17,6 +18,7 @@ func registerAgentOps(h *agent.Handler) { registerCheckOps(h) }
 
 func newAgentCmd(g *globals) *cobra.Command {
 	var hf hostFlags
+	var stateDir string
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Serve the controller: JSON requests on stdin, one JSON reply per line on stdout",
@@ -32,6 +34,12 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 				Info: agent.Hello{Version: build().Version, Revision: buildHash(), SHA256: selfSHA256(),
 					GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
 			}
+			// The journal's directory is made when the first apply begins.
+			if dir, err := journal.Open(stateDir); err == nil {
+				h.Journal = dir
+			} else {
+				g.log.Warn("no apply journal: applies cannot be recovered if interrupted", "error", err)
+			}
 			registerAgentOps(h)
 			// A request that never comes must not outlive the first SIGTERM.
 			failed, err := h.Serve(ctx, ctxio.NewReader(ctx, g.stdin), g.stdout)
@@ -45,5 +53,15 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 		},
 	}
 	hf.registerRoots(cmd)
+	registerStateDir(cmd, &stateDir)
 	return cmd
+}
+
+// defaultStateDir is where the agent delivered to the default path keeps
+// its apply journal (agentclient.StateDirFor), relative to the home
+// directory; `host apply` and `host recover` use it too.
+const defaultStateDir = "~/.cache/fabricctl/state"
+
+func registerStateDir(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "state-dir", defaultStateDir, "where applies are journaled (to roll back an interrupted one)")
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/journal"
+	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
 
@@ -93,11 +95,12 @@ func newHostCmd(g *globals) *cobra.Command {
   fabricctl host plan  --desired gpu-01.json       what apply would change (exit 2 when something)
   fabricctl host apply --desired gpu-01.json --yes apply, verify, roll back on failure
   fabricctl host plan  -f lab.yaml --host gpu-01   the same, resolved from the fabric
+  fabricctl host recover                           roll back an apply that was interrupted
 
 The desired state is what ` + "`fabricctl render`" + ` writes for the host. Settings the
 device or driver cannot do are reported as unsupported, with the reason.`,
 	}
-	cmd.AddCommand(newHostShowCmd(g), newHostPlanCmd(g), newHostApplyCmd(g))
+	cmd.AddCommand(newHostShowCmd(g), newHostPlanCmd(g), newHostApplyCmd(g), newHostRecoverCmd(g))
 	return cmd
 }
 
@@ -164,7 +167,7 @@ RDMA device is shown; with --desired or -f/--host only what the intent manages.`
 				} else {
 					obs, oerr = h.Show(ctx, args)
 				}
-				if err := output.Write(g.stdout, g.output, obs, func(t *output.TableWriter) { observedTable(t, obs) }); err != nil {
+				if err := output.Write(g.stdout, g.output, obs, func(t *output.TableWriter) { hostview.Observed(t, obs) }); err != nil {
 					return err
 				}
 				if oerr != nil {
@@ -182,6 +185,7 @@ RDMA device is shown; with --desired or -f/--host only what the intent manages.`
 
 func newHostPlanCmd(g *globals) *cobra.Command {
 	var hf hostFlags
+	var stateDir string
 	cmd := &cobra.Command{
 		Use:   "plan (--desired FILE | -f FABRIC --host NAME)",
 		Short: "Print what apply would change on this host (exit 0 none, 2 changes, 1 error)",
@@ -190,14 +194,15 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
 				obs, oerr := h.Observe(ctx, *d)
 				p := hostcfg.Diff(*d, obs)
-				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { planTable(t, p) }); err != nil {
+				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { hostview.Plan(t, p) }); err != nil {
 					return err
 				}
+				interrupted := warnInterrupted(g, stateDir, d.Host)
 				switch {
 				case oerr != nil:
 					logErrors(g.stderr, oerr)
 					return exitCodeError{exitError}
-				case p.Drift():
+				case p.Drift() || interrupted:
 					return exitCodeError{exitChanges}
 				}
 				return nil
@@ -206,36 +211,49 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 	}
 	hf.registerDesired(cmd)
 	hf.registerRoots(cmd)
+	registerStateDir(cmd, &stateDir)
 	return cmd
 }
 
-// hostApplyOutput is what `host apply` prints.
-type hostApplyOutput struct {
-	APIVersion string          `json:"apiVersion"`
-	Host       string          `json:"host"`
-	DryRun     bool            `json:"dryRun"`
-	Plan       hostcfg.Plan    `json:"plan"`
-	Result     *hostcfg.Result `json:"result,omitempty"`
-	// Remaining is what a fresh plan still finds after the apply.
-	Remaining []hostcfg.Change `json:"remaining,omitempty"`
+// warnInterrupted says on stderr when an interrupted apply's journal is
+// pending for host, and reports whether one is.
+func warnInterrupted(g *globals, stateDir, host string) bool {
+	dir, err := journal.Open(stateDir)
+	if err != nil {
+		return false
+	}
+	st, err := dir.Status(host)
+	if err != nil || !st.Pending {
+		return false
+	}
+	what := "an interrupted apply"
+	if st.InProgress {
+		what = "an apply in progress"
+	}
+	fmt.Fprintf(g.stderr, "fabricctl: %s (%s) may have left this host half-changed; fabricctl host recover (or host apply) rolls it back\n",
+		what, st.Record.Summary())
+	return true
 }
 
 func newHostApplyCmd(g *globals) *cobra.Command {
 	var hf hostFlags
 	var dryRun, yes bool
+	var stateDir string
 	cmd := &cobra.Command{
 		Use:   "apply (--desired FILE | -f FABRIC --host NAME) [--dry-run] [--yes]",
 		Short: "Apply the desired state to this host: write only differences, verify, roll back on failure",
 		Long: `Plan, then write only what differs, one setting at a time in a fixed order,
-keeping each setting's previous value. Every written setting is read back; when a
-write or a read-back fails, the settings of that interface already changed are
-restored and the other interfaces proceed. Changes that interrupt traffic (pfc_en
-on mlx5 flaps the link, MTU) need --yes. Exit 0 when the host reached the desired
-state, 1 otherwise.`,
+journaling each setting's previous value (under --state-dir) before writing it.
+Every written setting is read back; when a write or a read-back fails, or a
+fresh plan still finds differences, every setting already changed, on every
+interface, is restored. An apply interrupted earlier (killed, Ctrl-C twice) is
+rolled back first. Changes that interrupt traffic (pfc_en on mlx5 flaps the
+link, MTU) need --yes. Exit 0 when the host reached the desired state, 1
+otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
-				return hostApply(ctx, g, h, *d, dryRun, yes)
+				return hostApply(ctx, g, h, *d, dryRun, yes, stateDir)
 			})
 		},
 	}
@@ -243,15 +261,30 @@ state, 1 otherwise.`,
 	hf.registerRoots(cmd)
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "plan only; change nothing")
 	cmd.Flags().BoolVar(&yes, "yes", false, "apply disruptive changes (link flaps) without refusing")
+	registerStateDir(cmd, &stateDir)
 	return cmd
 }
 
-func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIntent, dryRun, yes bool) error {
+func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIntent, dryRun, yes bool, stateDir string) error {
+	dir, err := journal.Open(stateDir)
+	if err != nil {
+		return err
+	}
+	var recovered *journal.Recovered
+	if dryRun {
+		warnInterrupted(g, stateDir, d.Host)
+	} else if rec, err := dir.Recover(ctx, d.Host, h); err != nil {
+		return fmt.Errorf("rolling back an interrupted apply first: %w", err)
+	} else if rec.Found {
+		recovered = &rec
+		fmt.Fprintf(g.stderr, "fabricctl: rolled back an interrupted apply (%s): restored %d setting(s), %d already were\n",
+			rec.Record.Summary(), len(rec.Result.Applied), len(rec.Result.Unchanged))
+	}
 	obs, oerr := h.Observe(ctx, d)
 	p := hostcfg.Diff(d, obs)
-	out := hostApplyOutput{APIVersion: fabric.APIVersion, Host: p.Host, DryRun: dryRun, Plan: p}
+	out := hostview.ApplyReport{APIVersion: fabric.APIVersion, Host: p.Host, DryRun: dryRun, Plan: p, Recovered: recovered}
 	write := func() error {
-		return output.Write(g.stdout, g.output, out, func(t *output.TableWriter) { applyTable(t, out) })
+		return output.Write(g.stdout, g.output, out, out.Table)
 	}
 	if oerr != nil {
 		logErrors(g.stderr, oerr) // the unreadable settings are left alone; the rest proceeds
@@ -276,127 +309,80 @@ func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIn
 		}
 		return errors.New("the plan interrupts traffic (above); rerun with --yes to apply it")
 	}
-	res, aerr := h.Apply(ctx, p)
-	out.Result = &res
-	after, verr := h.Observe(ctx, d)
-	out.Remaining = hostcfg.Diff(d, after).Changes
+	got, aerr := dir.Apply(ctx, h, d, p)
+	out.Result, out.Remaining = &got.Result, got.Remaining
+	if got.RolledBack {
+		fmt.Fprintf(g.stderr, "fabricctl: rolled back every setting the apply changed (%d restored)\n", got.Restored)
+	}
 	if err := write(); err != nil {
 		return err
 	}
-	if aerr != nil || oerr != nil {
-		if aerr != nil {
-			logErrors(g.stderr, aerr)
-		}
+	if aerr != nil {
+		logErrors(g.stderr, aerr)
 		return exitCodeError{exitError}
 	}
-	if verr != nil || len(out.Remaining) > 0 {
-		if verr != nil {
-			logErrors(g.stderr, verr)
-		}
-		fmt.Fprintf(g.stderr, "fabricctl: %d setting(s) still differ after apply\n", len(out.Remaining))
+	if got.Unsettled != nil {
+		logErrors(g.stderr, got.Unsettled)
+	}
+	if oerr != nil {
 		return exitCodeError{exitError}
 	}
 	return nil
 }
 
-// Table formats.
-
-func observedTable(t *output.TableWriter, obs hostcfg.Observed) {
-	t.Row("INTERFACE", "SETTING", "BACKEND", "VALUE")
-	if len(obs.Interfaces)+len(obs.Ports) == 0 {
-		t.Row("-", "-", "-", "no netdev with an RDMA device on this host; name netdevs to show them")
-	}
-	for _, i := range obs.Interfaces {
-		head := i.Name
-		if i.Error != "" {
-			t.Row(head, "-", "-", "error: "+i.Error)
-			continue
-		}
-		t.Row(head, "driver", "-", orDash(i.Driver)+" "+orDash(i.BusID))
-		if r := i.RDMA; r != nil {
-			t.Row(head, "rdma", "sysfs", fmt.Sprintf("%s/%d %s %s %s", r.Device, r.Port.Port, r.State, r.LinkLayer, r.Rate))
-			gid := "none"
-			if r.RoCEv2IPv4GIDIndex >= 0 {
-				gid = fmt.Sprint(r.RoCEv2IPv4GIDIndex)
+func newHostRecoverCmd(g *globals) *cobra.Command {
+	var hf hostFlags
+	var stateDir, host string
+	cmd := &cobra.Command{
+		Use:   "recover [--state-dir DIR] [--host NAME]",
+		Short: "Roll back an apply that was interrupted on this host (killed, or its controller gone)",
+		Long: `Every apply (fabricctl host apply, and the agent's for the controller)
+journals each setting's previous value under --state-dir before writing it,
+and keeps the journal until the apply is acknowledged. When an apply was
+interrupted — the process killed, the SSH connection or the controller gone,
+its reply lost — the journal stays behind and the host may be half-changed.
+recover restores every journaled setting to its previous value (a setting
+someone changed since is refused, not overwritten) and removes the journal.
+It waits for an apply still running. Without --host every pending journal in
+the directory is recovered. The controller does the same on its next
+fabricctl apply, or with fabricctl recover -f FABRIC.
+Exit 0 when nothing was pending or everything was restored, 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := journal.Open(stateDir)
+			if err != nil {
+				return err
 			}
-			t.Row(head, "gid.roce-v2-ipv4", "sysfs", gid)
-		}
-		for _, s := range i.Settings {
-			t.Row(head, s.Setting, orDash(s.Backend), settingText(s))
-		}
-	}
-	for _, p := range obs.Ports {
-		t.Row(p.Name, "pkeys", hostcfg.BackendSysfsPKeys, strings.Join(p.PKeys, ","))
-		for _, s := range p.Settings {
-			t.Row(p.Name, s.Setting, orDash(s.Backend), settingText(s))
-		}
-	}
-}
-
-func settingText(s hostcfg.SettingState) string {
-	switch {
-	case s.Error != "":
-		return "error: " + s.Error
-	case s.Unsupported != "":
-		return "unsupported: " + s.Unsupported
-	}
-	return s.Value
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func planTable(t *output.TableWriter, p hostcfg.Plan) {
-	if len(p.Changes) == 0 {
-		t.Row("no changes on " + p.Host)
-	} else {
-		t.Row("INTERFACE", "SETTING", "OLD", "NEW", "BACKEND", "NOTE")
-		for _, c := range p.Changes {
-			note := ""
-			if c.Disruptive {
-				note = "DISRUPTIVE: " + c.Reason
+			hosts := []string{host}
+			if host == "" {
+				if hosts, err = dir.Hosts(); err != nil {
+					return err
+				}
 			}
-			t.Row(c.Interface, c.Setting, c.Old, c.New, c.Backend, note)
-		}
+			var all []journal.Recovered
+			var rerr error
+			if len(hosts) > 0 {
+				err = runOnHost(cmd, g, &hf, false, func(ctx context.Context, h *hostcfg.Host, _ *fabric.HostIntent) error {
+					all, rerr = dir.RecoverHosts(ctx, h, hosts)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			rep := hostview.RecoverReport{APIVersion: fabric.APIVersion, Recovered: all}
+			if err := output.Write(g.stdout, g.output, rep, rep.Table); err != nil {
+				return err
+			}
+			if rerr != nil {
+				logErrors(g.stderr, rerr)
+				return exitCodeError{exitError}
+			}
+			return nil
+		},
 	}
-	for _, i := range p.Issues {
-		t.Row(i.Interface, orDash(i.Setting), "", "", orDash(i.Backend), i.Kind+": "+i.Reason)
-	}
-	t.Row(fmt.Sprintf("%d change(s), %d issue(s)", len(p.Changes), len(p.Issues)))
-}
-
-func applyTable(t *output.TableWriter, o hostApplyOutput) {
-	if o.Result == nil {
-		planTable(t, o.Plan)
-		if o.DryRun {
-			t.Row("dry run: nothing changed")
-		}
-		return
-	}
-	r := o.Result
-	t.Row("RESULT", "INTERFACE", "SETTING", "OLD", "NEW", "BACKEND")
-	for _, c := range r.Applied {
-		t.Row("applied", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-	}
-	for _, c := range r.RolledBack {
-		t.Row("rolled-back", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-	}
-	for _, f := range r.Failed {
-		t.Row("failed", f.Interface, f.Setting, f.Old, f.New, f.Error)
-	}
-	for _, i := range r.Unsupported {
-		t.Row("unsupported", i.Interface, i.Setting, i.Observed, i.Desired, i.Reason)
-	}
-	for _, c := range o.Remaining {
-		t.Row("still-differs", c.Interface, c.Setting, c.Old, c.New, c.Backend)
-	}
-	for _, i := range o.Plan.Issues {
-		t.Row(i.Kind, i.Interface, orDash(i.Setting), "", "", i.Reason)
-	}
-	t.Row(fmt.Sprintf("%d applied, %d unchanged, %d rolled back, %d failed, %d still differ",
-		len(r.Applied), len(r.Unchanged), len(r.RolledBack), len(r.Failed), len(o.Remaining)))
+	hf.registerRoots(cmd)
+	registerStateDir(cmd, &stateDir)
+	cmd.Flags().StringVar(&host, "host", "", "recover only this host's journal (the fabric host name the apply used)")
+	return cmd
 }

@@ -8,12 +8,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/dcbnl"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
+	"github.com/fabricctl/fabricctl/hostcfg/journal"
+	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -22,6 +26,7 @@ import (
 func fixtureHost(t *testing.T, name string) *hostcfgtest.Fixture {
 	t.Helper()
 	f := hostcfgtest.Load(t, filepath.Join(testutil.RepoRoot(t), "hostcfg", "testdata", "hosts", name))
+	t.Setenv("HOME", t.TempDir()) // the apply journal's default directory is under it
 	saved := openHost
 	openHost = func(context.Context, hostcfg.Options) (*hostcfg.Host, error) { return f.Host, nil }
 	t.Cleanup(func() { openHost = saved })
@@ -54,13 +59,13 @@ func TestHostPlanApplyExitCodes(t *testing.T) {
 		t.Fatalf("a refused apply sent %d DCB writes", n)
 	}
 	code, out, _ = runCLI(t, "host", "apply", "--desired", d, "--dry-run", "-o", "json")
-	var dry hostApplyOutput
+	var dry hostview.ApplyReport
 	if code != 0 || json.Unmarshal([]byte(out), &dry) != nil || !dry.DryRun || dry.Result != nil || len(dry.Plan.Changes) == 0 {
 		t.Fatalf("dry run: exit %d, %s", code, out)
 	}
 
 	code, out, errs = runCLI(t, "host", "apply", "--desired", d, "--yes", "-o", "json")
-	var res hostApplyOutput
+	var res hostview.ApplyReport
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Result == nil || len(res.Remaining) != 0 {
 		t.Fatalf("apply --yes: exit %d, stderr %q, out %s", code, errs, out)
 	}
@@ -171,5 +176,82 @@ func TestHostCommandsAreListed(t *testing.T) {
 		if !strings.Contains(out.String(), c) {
 			t.Errorf("host --help lacks %s", c)
 		}
+	}
+}
+
+// TestHostApplyFailureRollsBackEveryInterface: when one interface fails,
+// local host apply restores every interface it already changed, not only
+// the failing one, and says so.
+func TestHostApplyFailureRollsBackEveryInterface(t *testing.T) {
+	f := fixtureHost(t, "mlx5-ofed")
+	d := desiredFile(t, "mlx5-ofed")
+	_, before, _ := runCLI(t, "host", "plan", "--desired", d, "-o", "json")
+	f.Kernel.FailNext("ens1f1np1", dcbnl.AttrIEEEPFC, syscall.EIO)
+	code, out, errs := runCLI(t, "host", "apply", "--desired", d, "--yes")
+	if code != exitError || !strings.Contains(errs, "ens1f1np1") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !regexp.MustCompile(`(?m)^rolled-back +ens1f0np0 +mtu +9000 +1500`).MatchString(out) {
+		t.Errorf("the table does not show the first interface rolled back:\n%s", out)
+	}
+	if _, after, _ := runCLI(t, "host", "plan", "--desired", d, "-o", "json"); after != before {
+		t.Fatalf("a failed apply left the host changed:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// interruptedApply leaves a journal as an apply killed after the first
+// interface would: that interface written, the journal "applying".
+func interruptedApply(t *testing.T, f *hostcfgtest.Fixture, desired, stateDir string) {
+	t.Helper()
+	d := hostcfgtest.Desired(t, desired)
+	obs, _ := f.Host.Observe(context.Background(), d)
+	p := hostcfg.Diff(d, obs)
+	var first []hostcfg.Change
+	for _, c := range p.Changes {
+		if c.Interface == p.Changes[0].Interface {
+			first = append(first, c)
+		}
+	}
+	p.Changes = first
+	dir, _ := journal.Open(stateDir)
+	txn, err := dir.Begin(d.Host, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Host.ApplyRecorded(context.Background(), p, txn); err != nil {
+		t.Fatal(err)
+	}
+	txn.Close() // killed: no Finish
+}
+
+// TestHostRecover: `host recover` rolls back an interrupted apply's journal;
+// `host plan` reports one; `host apply` rolls one back before planning.
+func TestHostRecover(t *testing.T) {
+	f := fixtureHost(t, "mlx5-ofed")
+	d := desiredFile(t, "mlx5-ofed")
+	state := t.TempDir()
+	_, before, _ := runCLI(t, "host", "plan", "--desired", d, "-o", "json")
+	if code, out, _ := runCLI(t, "host", "recover", "--state-dir", state); code != 0 || !strings.Contains(out, "nothing to recover") {
+		t.Fatalf("recover with nothing pending: exit %d, %s", code, out)
+	}
+	interruptedApply(t, f, d, state)
+	if code, _, errs := runCLI(t, "host", "plan", "--desired", d, "--state-dir", state); code != exitChanges || !strings.Contains(errs, "interrupted") {
+		t.Fatalf("plan over an interrupted apply: exit %d, stderr %q", code, errs)
+	}
+	code, out, errs := runCLI(t, "host", "recover", "--state-dir", state)
+	if code != 0 || !regexp.MustCompile(`(?m)^restored +ens1f0np0 +mtu +9000 +1500`).MatchString(out) {
+		t.Fatalf("recover: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if _, after, _ := runCLI(t, "host", "plan", "--desired", d, "-o", "json"); after != before {
+		t.Fatalf("recover left the host changed:\nbefore %s\nafter  %s", before, after)
+	}
+
+	interruptedApply(t, f, d, state)
+	code, _, errs = runCLI(t, "host", "apply", "--desired", d, "--yes", "--state-dir", state)
+	if code != 0 || !strings.Contains(errs, "rolled back an interrupted apply") {
+		t.Fatalf("apply over an interrupted apply: exit %d, stderr %q", code, errs)
+	}
+	if entries, _ := os.ReadDir(state); len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".lock") {
+		t.Errorf("a settled apply must leave no journal: %v", entries)
 	}
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/fleet"
+	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
+	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +29,7 @@ type orchestrateFlags struct {
 	insecure       bool
 	confirmTimeout time.Duration
 	agentPath      string
+	build          func(*globals) (*fabric.Fabric, []fabric.Target, func(), error) // prepare, unless set (drift --from-dir)
 }
 
 func (of *orchestrateFlags) register(cmd *cobra.Command) {
@@ -65,7 +68,10 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 	if err := output.Check(g.output, formats...); err != nil {
 		return err
 	}
-	_, targets, closeAll, err := of.prepare(g)
+	if of.build == nil {
+		of.build = of.prepare
+	}
+	_, targets, closeAll, err := of.build(g)
 	if err != nil {
 		return err
 	}
@@ -130,7 +136,7 @@ func writePlan(g *globals, p *fabric.Plan) error {
 				case c.Disruptive:
 					note = "DISRUPTIVE " + note
 				}
-				t.Row(tp.Target, tp.Tier, orDash(c.Component), c.Setting, fmt.Sprintf("%s → %s", orDash(c.Old), orDash(c.New)), strings.TrimSpace(note))
+				t.Row(tp.Target, tp.Tier, dashIfEmpty(c.Component), c.Setting, fmt.Sprintf("%s → %s", dashIfEmpty(c.Old), dashIfEmpty(c.New)), strings.TrimSpace(note))
 			}
 		}
 		t.Flush()
@@ -174,16 +180,28 @@ func planExit(p *fabric.Plan) error {
 
 func newDriftCmd(g *globals) *cobra.Command {
 	var of orchestrateFlags
-	var textfile string
+	var textfile, fromDir string
 	cmd := &cobra.Command{
-		Use:   "drift -f FABRIC",
+		Use:   "drift -f FABRIC [--from-dir DIR]",
 		Short: "Compare the live fabric with the desired state (for cron and CI)",
 		Long: `Observe every target and report settings that differ from the fabric file.
 -o prometheus prints a node-exporter textfile-collector file (one gauge per
 target and drifted setting); --textfile writes it atomically. Exit 0 when
-nothing drifted, 2 on drift, 1 when a target could not be observed.`,
+nothing drifted, 2 on drift, 1 when a target could not be observed.
+--from-dir DIR audits the switches offline: each one's captured read-back is
+DIR/<switch>.<ext> (show running-config, CONFIG_DB JSON, nv config show, …).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fromDir != "" {
+				of.build = func(g *globals) (*fabric.Fabric, []fabric.Target, func(), error) {
+					f, err := loadFabric(g.stderr, of.file)
+					if err != nil {
+						return nil, nil, func() {}, err
+					}
+					t, err := switchcfg.CaptureTargets(f.Resolve().Switches, switchRegistry(), os.DirFS(fromDir))
+					return f, t, func() {}, err
+				}
+			}
 			return of.run(cmd, g, []string{"prometheus"}, func(ctx context.Context, targets []fabric.Target) error {
 				p := g.engine().Plan(ctx, targets)
 				if textfile != "" {
@@ -202,6 +220,7 @@ nothing drifted, 2 on drift, 1 when a target could not be observed.`,
 	}
 	of.register(cmd)
 	cmd.Flags().StringVar(&textfile, "textfile", "", "also write the Prometheus textfile to this path (atomically)")
+	cmd.Flags().StringVar(&fromDir, "from-dir", "", "compare the switches with captured read-backs in DIR instead of connecting")
 	return cmd
 }
 
@@ -270,6 +289,41 @@ Exit 0 when every target ended as desired, 1 otherwise.`,
 	return cmd
 }
 
+func newRecoverCmd(g *globals) *cobra.Command {
+	var of orchestrateFlags
+	cmd := &cobra.Command{
+		Use:   "recover -f FABRIC [--target NAME,...]",
+		Short: "Roll back applies that were interrupted on the fabric's hosts",
+		Long: `Every host apply is journaled on the host (each setting's previous value,
+written before the setting) until the controller acknowledges it. An apply
+interrupted anywhere — its reply lost, the agent killed, the SSH connection
+dropped, the controller killed — leaves its journal behind, and plan and drift
+report it ("journal interrupted-apply"). recover asks each host's agent to
+restore every journaled setting and remove the journal; it waits for an apply
+still running there. fabricctl apply does the same for the hosts it applies;
+fabricctl host recover does it on a host itself. Switches recover within their
+own push (confirmed commits, checkpoints) and are not contacted.
+Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
+				results, errs := fleet.Recover(ctx, targets, g.parallel)
+				out := hostview.FleetRecoverReport{APIVersion: fabric.APIVersion, Hosts: results, Errors: errs}
+				if err := output.Write(g.stdout, g.output, out, out.Table); err != nil {
+					return err
+				}
+				if err := errors.Join(errs...); err != nil {
+					logErrors(g.stderr, err)
+					return exitCodeError{exitError}
+				}
+				return nil
+			})
+		},
+	}
+	of.register(cmd)
+	return cmd
+}
+
 // confirm asks on stderr and reads the answer from stdin; a non-terminal
 // stdin without --yes is refused rather than guessed.
 func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
@@ -301,7 +355,7 @@ func writeResult(g *globals, r *fabric.Result) error {
 		counts := map[fabric.Outcome]int{}
 		for _, tr := range r.Targets {
 			counts[tr.Outcome]++
-			t.Row(tr.Target, tr.Tier, tr.Outcome, len(tr.Applied), len(fabric.Actionable(tr.Remaining)), orDash(tr.Error))
+			t.Row(tr.Target, tr.Tier, tr.Outcome, len(tr.Applied), len(fabric.Actionable(tr.Remaining)), dashIfEmpty(tr.Error))
 		}
 		t.Flush()
 		var parts []string

@@ -226,6 +226,43 @@ spec:
 		t.Errorf("h3 eth0 MTU %s after its failed apply, want the pre-image 1500", got)
 	}
 
+	// 4b. the agent's reply to apply is lost (issue 13): a wrapper in front
+	// of the delivered agent runs the apply, then drops its reply as a dead
+	// connection would. The controller recovers the host from its journal
+	// over a new SSH session and says so.
+	os.WriteFile(fabFile, []byte(fab), 0o644)
+	n.Exec(t, n.Hosts[0], "ip", "link", "set", "eth0", "mtu", "1500")
+	loseReplies(t, agentPath, false)
+	h1 := append(append([]string{"apply", "--yes"}, common...), "--target", "h1")
+	r = run(h1...)
+	if r.code != 1 || mtu(n.Hosts[0], "eth0") != "1500" {
+		t.Fatalf("apply whose reply was lost: exit %d, MTU %s; want 1 and the pre-image 1500", r.code, mtu(n.Hosts[0], "eth0"))
+	}
+	for _, want := range []string{"reply to apply was lost", "half-changed", "restored 1 setting(s)", "rolled-back"} {
+		if !strings.Contains(r.stdout+r.stderr, want) {
+			t.Errorf("the lost reply's report lacks %q", want)
+		}
+	}
+	// The recovery fails too: the journal stays, drift reports it, and
+	// fabricctl recover rolls it back.
+	loseReplies(t, agentPath, true)
+	r = run(h1...)
+	if r.code != 1 || mtu(n.Hosts[0], "eth0") != "9000" || !strings.Contains(r.stdout+r.stderr, "journal stays on the host") {
+		t.Fatalf("apply whose reply and recovery were lost: exit %d, MTU %s", r.code, mtu(n.Hosts[0], "eth0"))
+	}
+	r = run(append(append([]string{"drift"}, common...), "--target", "h1")...)
+	if r.code != 2 || !strings.Contains(r.stdout, "interrupted-apply") {
+		t.Fatalf("drift over an interrupted apply: exit %d, want 2 naming it", r.code)
+	}
+	r = run(append(append([]string{"recover"}, common...), "--target", "h1")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "restored") || mtu(n.Hosts[0], "eth0") != "1500" {
+		t.Fatalf("recover: exit %d, MTU %s", r.code, mtu(n.Hosts[0], "eth0"))
+	}
+	restoreAgent(t, agentPath)
+	if r = run(h1...); r.code != 0 || mtu(n.Hosts[0], "eth0") != "9000" {
+		t.Fatalf("apply after recovering: exit %d", r.code)
+	}
+
 	// 5. a changed host key is refused with its fingerprint.
 	bad := strings.Replace(known.String(), n.Hosts[0].Addr+" ", n.Hosts[0].Addr+"-old ", 1)
 	other := sshdtest.NewKey(t)
@@ -244,6 +281,55 @@ spec:
 	}
 	_ = testutil.RepoRoot
 	_ = time.Second
+}
+
+// loseReplies puts a wrapper in front of the agent delivered to path: the
+// first apply runs, then its reply is dropped and the session ends with
+// status 255, as ssh reports a dead connection; with recoverToo the first
+// recover is dropped unrun too. Everything else goes to the real agent.
+func loseReplies(t *testing.T, path string, recoverToo bool) {
+	t.Helper()
+	real := path + ".real"
+	if _, err := os.Stat(real); err != nil {
+		if err := os.Rename(path, real); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(path + ".lost-apply")
+	os.Remove(path + ".lost-recover")
+	recoverCase := ""
+	if recoverToo {
+		recoverCase = `if grep -q '"op":"recover"' "$in" && [ ! -e "$0.lost-recover" ]; then
+  touch "$0.lost-recover"; rm -f "$in"; exit 255
+fi
+`
+	}
+	script := `#!/bin/sh
+# test wrapper (cmd/fabricctl orchestrate_test.go): loses agent replies
+if [ "$1" != agent ]; then exec "$0.real" "$@"; fi
+in=$(mktemp)
+cat > "$in"
+if grep -q '"op":"apply"' "$in" && [ ! -e "$0.lost-apply" ]; then
+  touch "$0.lost-apply"
+  "$0.real" "$@" < "$in" > /dev/null 2>&1
+  rm -f "$in"; exit 255
+fi
+` + recoverCase + `"$0.real" "$@" < "$in"
+status=$?
+rm -f "$in"
+exit $status
+`
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// restoreAgent removes loseReplies's wrapper.
+func restoreAgent(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Rename(path+".real", path); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func findKey(t *testing.T, fab, addr string) string {

@@ -54,11 +54,12 @@ func commands(g *globals) []*cobra.Command {
 		newPlanCmd(g),
 		newApplyCmd(g),
 		newDriftCmd(g),
+		newRecoverCmd(g),
 		newLabCmd(g),
 		newNCCLCmd(g),
 		newAnalyzeCmd(g),
 		newHostCmd(g), newAgentCmd(g),
-		newSwitchSimCmd(g),
+		newSwitchSimCmd(g), newSwitchCmd(g),
 		newCheckCmd(g),
 	}
 }

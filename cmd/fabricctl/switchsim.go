@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/crypto/ssh"
 
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 )
@@ -41,7 +35,7 @@ func newSwitchSimCmd(g *globals) *cobra.Command {
 				}
 			}
 			if authorizedKeysFile != "" {
-				keys, err := readAuthorizedKeys(authorizedKeysFile)
+				keys, err := sim.ReadAuthorizedKeys(authorizedKeysFile)
 				if err != nil {
 					return err
 				}
@@ -51,7 +45,7 @@ func newSwitchSimCmd(g *globals) *cobra.Command {
 				return errors.New("give --password-env or --authorized-keys: the simulator never accepts logins without credentials")
 			}
 			if hostKeyFile != "" {
-				signer, err := loadOrCreateHostKey(hostKeyFile)
+				signer, err := sim.LoadOrCreateHostKey(hostKeyFile)
 				if err != nil {
 					return err
 				}
@@ -82,56 +76,4 @@ func newSwitchSimCmd(g *globals) *cobra.Command {
 	f.StringVar(&hostname, "hostname", "", "hostname in prompts and read-backs (default leaf01, sonic for SONiC)")
 	_ = cmd.MarkFlagRequired("platform")
 	return cmd
-}
-
-// loadOrCreateHostKey reads a host key, or writes a new ed25519 one when the
-// file does not exist, so the simulator keeps its identity across restarts.
-func loadOrCreateHostKey(path string) (ssh.Signer, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		_, priv, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			return nil, fmt.Errorf("generating host key: %w", err)
-		}
-		block, err := ssh.MarshalPrivateKey(priv, "fabricctl switch simulator")
-		if err != nil {
-			return nil, fmt.Errorf("encoding host key: %w", err)
-		}
-		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-			return nil, fmt.Errorf("writing host key: %w", err)
-		}
-		return ssh.NewSignerFromKey(priv)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading host key: %w", err)
-	}
-	signer, err := ssh.ParsePrivateKey(b)
-	if err != nil {
-		return nil, fmt.Errorf("parsing host key %s: %w", path, err)
-	}
-	return signer, nil
-}
-
-// readAuthorizedKeys parses an authorized_keys file.
-func readAuthorizedKeys(path string) ([]ssh.PublicKey, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading authorized keys: %w", err)
-	}
-	var keys []ssh.PublicKey
-	for line := 1; len(bytes.TrimSpace(b)) > 0; line++ {
-		var k ssh.PublicKey
-		k, _, _, b, err = ssh.ParseAuthorizedKey(b)
-		if err != nil && len(keys) > 0 && strings.Contains(err.Error(), "no key found") {
-			break // only comments left
-		}
-		if err != nil {
-			return nil, fmt.Errorf("parsing authorized keys %s (key %d): %w", path, line, err)
-		}
-		keys = append(keys, k)
-	}
-	if len(keys) == 0 {
-		return nil, fmt.Errorf("parsing authorized keys %s: no keys", path)
-	}
-	return keys, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/switchcfg/session"
+	"github.com/fabricctl/fabricctl/switchcfg/sim"
 )
 
 func TestSwitchSimServesUntilInterrupted(t *testing.T) {
@@ -66,7 +67,7 @@ func TestSwitchSimServesUntilInterrupted(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("switch-sim did not stop when interrupted")
 	}
-	if _, err := loadOrCreateHostKey(hostKey); err != nil {
+	if _, err := sim.LoadOrCreateHostKey(hostKey); err != nil {
 		t.Fatalf("the host key was not kept for the next run: %v", err)
 	}
 }

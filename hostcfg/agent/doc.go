@@ -11,8 +11,12 @@
 // Every request names the apiVersion and the protocol version it speaks;
 // `hello` is the handshake (versions, the binary's sha256, ops). An apply can
 // carry the fingerprint of the plan the user confirmed: the agent plans
-// again and refuses to apply a different plan. Errors are replies with
-// ok=false and a kind; the process exits 1 when any reply failed.
+// again and refuses to apply a different plan. With Handler.Journal set,
+// every apply journals each write's pre-image before making it and keeps
+// the journal until the controller settles it; recover rolls back one an
+// interrupted apply left (docs/agent-protocol.md, "Interrupted applies").
+// Errors are replies with ok=false and a kind; the process exits 1 when any
+// reply failed.
 //
 // A Handler is safe for concurrent use; the Host it opens is shared.
 package agent

@@ -12,11 +12,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/journal"
 )
 
 // OpFunc serves a registered op: args is Request.Args, the result becomes Reply.Data.
@@ -31,6 +33,9 @@ type Handler struct {
 	Open func(ctx context.Context) (*hostcfg.Host, error)
 	// Info is the version part of the hello reply (Protocols and Ops are filled in).
 	Info Hello
+	// Journal, when set, journals every apply (docs/agent-protocol.md,
+	// "Interrupted applies"); nil applies without one.
+	Journal *journal.Dir
 
 	mu   sync.Mutex
 	host *hostcfg.Host
@@ -51,7 +56,7 @@ func (h *Handler) Register(op string, fn OpFunc) {
 	h.ops[op] = fn
 }
 
-var builtin = []string{OpHello, OpObserve, OpShow, OpPlan, OpApply, OpRollback}
+var builtin = []string{OpHello, OpObserve, OpShow, OpPlan, OpApply, OpRollback, OpRecover, OpSettle}
 
 // Ops lists every op served, sorted.
 func (h *Handler) Ops() []string {
@@ -159,7 +164,7 @@ func (h *Handler) Handle(ctx context.Context, req Request) Reply {
 	switch req.Op {
 	case OpHello:
 		return h.hello(req)
-	case OpObserve, OpPlan, OpApply:
+	case OpObserve, OpPlan, OpApply, OpRecover:
 		if req.Desired == nil {
 			return fail(req, ErrorBadRequest, fmt.Errorf("op %s needs desired", req.Op))
 		}
@@ -167,6 +172,11 @@ func (h *Handler) Handle(ctx context.Context, req Request) Reply {
 		if req.Plan == nil {
 			return fail(req, ErrorBadRequest, errors.New("op rollback needs plan (an apply's result.undo)"))
 		}
+	case OpSettle:
+		if req.Desired == nil || req.Journal == "" {
+			return fail(req, ErrorBadRequest, errors.New("op settle needs desired and journal"))
+		}
+		return h.settle(ctx, req)
 	case OpShow:
 	default:
 		h.mu.Lock()
@@ -196,6 +206,7 @@ func (h *Handler) Handle(ctx context.Context, req Request) Reply {
 		obs, _ := host.Observe(ctx, *req.Desired) // located errors are inside obs
 		r := reply(req)
 		r.Observed = &obs
+		r.Journal = h.pending(req.Desired.Host)
 		return r
 	case OpShow:
 		obs, _ := host.Show(ctx, req.Interfaces)
@@ -207,27 +218,114 @@ func (h *Handler) Handle(ctx context.Context, req Request) Reply {
 		p := hostcfg.Diff(*req.Desired, obs)
 		r := reply(req)
 		r.Observed, r.Plan, r.Fingerprint = &obs, &p, p.Fingerprint()
+		r.Journal = h.pending(req.Desired.Host)
 		return r
 	case OpApply:
 		return h.apply(ctx, host, req)
+	case OpRecover:
+		return h.recover(ctx, host, req)
 	default: // OpRollback
 		res, err := host.Apply(ctx, *req.Plan)
 		r := reply(req)
 		if err != nil {
 			r = fail(req, ErrorApply, err)
+		} else if req.Journal != "" && h.Journal != nil {
+			// The rollback undid the journaled apply: it is settled.
+			if serr := h.Journal.Settle(ctx, cmpOr(req.Plan.Host, host.Name), req.Journal); serr != nil {
+				r = fail(req, ErrorApply, fmt.Errorf("settling journal %s after the rollback: %w", req.Journal, serr))
+			}
 		}
 		r.Result = &res
 		return r
 	}
 }
 
+// pending is the host's journal when an interrupted apply left one (or an
+// apply is running), for observe and plan replies; nil when there is none.
+func (h *Handler) pending(name string) *journal.Status {
+	if h.Journal == nil {
+		return nil
+	}
+	st, err := h.Journal.Status(name)
+	if err != nil || (!st.Pending && !st.InProgress) {
+		return nil
+	}
+	return &st
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// recoverWait bounds how long recover waits for an apply still in
+// progress (one whose reply was lost while it went on writing).
+const recoverWait = 5 * time.Minute
+
+// recover rolls back the host's pending journal, if any.
+func (h *Handler) recover(ctx context.Context, host *hostcfg.Host, req Request) Reply {
+	if h.Journal == nil {
+		return fail(req, ErrorRecover, errors.New("this agent keeps no apply journal (no state directory)"))
+	}
+	wctx, cancel := context.WithTimeout(ctx, recoverWait)
+	defer cancel()
+	got, err := h.Journal.Recover(wctx, req.Desired.Host, host)
+	r := reply(req)
+	if err != nil {
+		kind := ErrorRecover
+		if errors.Is(err, journal.ErrBusy) {
+			kind = ErrorBusy
+		}
+		r = fail(req, kind, err)
+	}
+	if got.Found {
+		st := journal.Status{Pending: err != nil, Record: got.Record}
+		r.Journal, r.Result = &st, &got.Result
+	}
+	return r
+}
+
+// settle removes an acknowledged apply's journal.
+func (h *Handler) settle(ctx context.Context, req Request) Reply {
+	if h.Journal == nil {
+		return reply(req)
+	}
+	if err := h.Journal.Settle(ctx, req.Desired.Host, req.Journal); err != nil {
+		return fail(req, ErrorApply, err)
+	}
+	return reply(req)
+}
+
 func (h *Handler) apply(ctx context.Context, host *hostcfg.Host, req Request) Reply {
+	// The journal comes first: its lock keeps another apply out while this
+	// one plans and writes, and an interrupted earlier apply is refused
+	// before anything is planned on top of it.
+	var txn *journal.Txn
+	if h.Journal != nil && !req.DryRun {
+		var err error
+		txn, err = h.Journal.Begin(req.Desired.Host, req.Journal)
+		var ie *journal.InterruptedError
+		switch {
+		case errors.As(err, &ie):
+			r := fail(req, ErrorInterrupted, err)
+			r.Journal = &journal.Status{Pending: true, Record: ie.Record}
+			return r
+		case errors.Is(err, journal.ErrBusy):
+			return fail(req, ErrorBusy, err)
+		case err != nil:
+			return fail(req, ErrorHost, err)
+		}
+		defer txn.Close()
+	}
 	obs, _ := host.Observe(ctx, *req.Desired)
 	p := hostcfg.Diff(*req.Desired, obs)
 	fp := p.Fingerprint()
 	if req.PlanFingerprint != "" && req.PlanFingerprint != fp {
 		r := fail(req, ErrorPlanChanged, fmt.Errorf("the host changed since the plan was confirmed (plan %s, now %s)", req.PlanFingerprint, fp))
 		r.Plan, r.Fingerprint = &p, fp
+		h.finish(txn, &r)
 		return r
 	}
 	r := reply(req)
@@ -235,13 +333,41 @@ func (h *Handler) apply(ctx context.Context, host *hostcfg.Host, req Request) Re
 	if req.DryRun {
 		return r
 	}
-	res, err := host.Apply(ctx, p)
+	var res hostcfg.Result
+	var err error
+	if txn != nil {
+		res, err = host.ApplyRecorded(ctx, p, txn)
+	} else {
+		res, err = host.Apply(ctx, p)
+	}
 	if err != nil {
 		r = fail(req, ErrorApply, err)
 		r.Plan, r.Fingerprint = &p, fp
 	}
 	r.Result = &res
+	h.finish(txn, &r)
 	return r
+}
+
+// finish ends a journaled apply: a journal with writes stays (its caller
+// settles it once it has the reply, or recovers it) and is named in the
+// reply; one without writes is removed.
+func (h *Handler) finish(txn *journal.Txn, r *Reply) {
+	if txn == nil {
+		return
+	}
+	rec, err := txn.Finish()
+	if err != nil {
+		msg := "journaling: " + err.Error()
+		if r.Error != nil {
+			msg = r.Error.Message + "; " + msg
+		}
+		r.OK, r.Error = false, &Error{Kind: ErrorApply, Message: msg}
+		return
+	}
+	if len(rec.Written) > 0 {
+		r.Journal = &journal.Status{Pending: true, Record: rec}
+	}
 }
 
 func (h *Handler) hello(req Request) Reply {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/hostcfg/journal"
 )
 
 // Protocol versions. A request names the version it speaks; the agent
@@ -23,7 +24,9 @@ const (
 	OpShow     = "show"     // Request.Interfaces (empty: every RDMA netdev) → Reply.Observed
 	OpPlan     = "plan"     // Request.Desired → Reply.Observed, Plan, Fingerprint
 	OpApply    = "apply"    // Request.Desired [DryRun, PlanFingerprint] → Reply.Plan, Result
-	OpRollback = "rollback" // Request.Plan (a Result.Undo) → Reply.Result
+	OpRollback = "rollback" // Request.Plan (a Result.Undo) [Journal] → Reply.Result
+	OpRecover  = "recover"  // Request.Desired [Journal] → Reply.Result, Journal: an interrupted apply rolled back
+	OpSettle   = "settle"   // Request.Desired, Journal: the apply is acknowledged, its journal goes
 )
 
 // Request is one JSON document on the agent's stdin.
@@ -45,6 +48,10 @@ type Request struct {
 	PlanFingerprint string `json:"planFingerprint,omitempty"`
 	// Plan is what rollback applies: an apply's Result.Undo.
 	Plan *hostcfg.Plan `json:"plan,omitempty"`
+	// Journal is the id of an apply's journal: apply journals under it
+	// (the agent picks one when empty), settle removes it, rollback removes
+	// it once the rollback succeeded, recover names the apply it expects.
+	Journal string `json:"journal,omitempty"`
 	// Args carries the arguments of registered ops (exec-check …).
 	Args json.RawMessage `json:"args,omitempty"`
 }
@@ -65,6 +72,10 @@ type Reply struct {
 	// Fingerprint is Plan.Fingerprint(): send it back as PlanFingerprint.
 	Fingerprint string          `json:"fingerprint,omitempty"`
 	Result      *hostcfg.Result `json:"result,omitempty"`
+	// Journal is the host's apply journal: an apply's own (kept until
+	// settled), the one recover rolled back, or — on observe and plan — one
+	// left pending by an interrupted apply.
+	Journal *journal.Status `json:"journal,omitempty"`
 	// Data is the result of a registered op.
 	Data json.RawMessage `json:"data,omitempty"`
 }
@@ -77,6 +88,9 @@ const (
 	ErrorPlanChanged = "plan-changed" // the host changed since the confirmed plan; Reply.Plan is the new one
 	ErrorApply       = "apply"        // apply failed; Reply.Result says what was rolled back
 	ErrorOp          = "op"           // a registered op failed
+	ErrorInterrupted = "interrupted"  // an earlier apply's journal is pending; Reply.Journal is it: recover first
+	ErrorBusy        = "busy"         // another apply holds the host's journal lock
+	ErrorRecover     = "recover"      // recover could not restore everything; Reply.Result and Journal say what
 )
 
 // Error is a failed request.

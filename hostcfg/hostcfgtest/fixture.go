@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/configfs"
 	"github.com/fabricctl/fabricctl/hostcfg/dcbnl"
@@ -162,4 +163,19 @@ func CopyTree(src, dst string) error {
 		}
 		return fmt.Errorf("copying %s: not a file, directory or symlink", p)
 	})
+}
+
+// Desired reads a desired host state (a HostIntent JSON as `fabricctl
+// render` writes it, e.g. hostcfg/testdata/desired/mlx5-ofed.json).
+func Desired(t testing.TB, path string) fabric.HostIntent {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d fabric.HostIntent
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return d
 }

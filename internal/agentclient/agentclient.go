@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -118,6 +119,19 @@ func (d *Deployer) Ensure(ctx context.Context, c Conn) (path string, uploaded bo
 // failures, for host targets and checks alike.
 var ErrAgent = errors.New("agent error")
 
+// StateDirFor is where the agent delivered to path keeps its apply journal
+// (--state-dir): "state" beside the binary's directory, so the default
+// .cache/fabricctl/bin/fabricctl keeps it in .cache/fabricctl/state, the
+// default of `fabricctl agent` and `fabricctl host recover` too.
+func StateDirFor(path string) string {
+	return filepath.Join(filepath.Dir(filepath.Dir(path)), "state")
+}
+
+// AgentCommand is the command line that runs the agent delivered to path.
+func AgentCommand(path string) []string {
+	return []string{path, "agent", "--state-dir", StateDirFor(path)}
+}
+
 // RoundTrip runs `path agent` on c, sends req as JSON and decodes the one
 // reply into resp (what a host target does for each engine phase; the checks
 // use a Session over a Remote).
@@ -127,7 +141,7 @@ func RoundTrip(ctx context.Context, c Conn, path string, req, resp any) error {
 		return fmt.Errorf("encoding the agent request: %w", err)
 	}
 	var out, errOut bytes.Buffer
-	runErr := c.Run(ctx, []string{path, "agent"}, bytes.NewReader(append(in, '\n')), &out, &errOut)
+	runErr := c.Run(ctx, AgentCommand(path), bytes.NewReader(append(in, '\n')), &out, &errOut)
 	if out.Len() > 0 {
 		if err := json.Unmarshal(out.Bytes(), resp); err != nil {
 			return fmt.Errorf("decoding the agent reply: %w (stderr: %s)", err, lastLine(errOut.String()))

@@ -9,7 +9,13 @@
 // remote copy is absent or different. RoundTrip then runs `fabricctl agent`
 // with a fixed argv, writes one JSON request on its stdin and decodes one JSON
 // reply from its stdout; HostTarget reconciles a host for the fabric engine
-// that way.
+// that way. The agent runs with --state-dir beside its binary (StateDirFor),
+// where it journals every apply: HostTarget names each apply's journal,
+// settles it once the host verifies, and asks the agent to recover it when
+// the apply, the verify or the reply itself fails (a lost reply is
+// recovered over a new connection); its error then says the host may have
+// been half-changed and what the recovery did. RecoverInterrupted is
+// `fabricctl recover`.
 //
 //	d := agentclient.Self()                         // this binary
 //	path, err := d.Ensure(ctx, sshClient)           // upload when needed

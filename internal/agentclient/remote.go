@@ -50,7 +50,7 @@ func (r *Remote) Exec(ctx context.Context, stdin io.Reader, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	err = r.Conn.Run(ctx, []string{path, "agent"}, stdin, stdout, nil)
+	err = r.Conn.Run(ctx, AgentCommand(path), stdin, stdout, nil)
 	var ee *remote.ExitError
 	if errors.As(err, &ee) && ee.Status == exitSomeReplyFailed {
 		return nil

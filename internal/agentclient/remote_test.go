@@ -58,7 +58,7 @@ func TestRemoteAgentExitStatus(t *testing.T) {
 				t.Errorf("exit %d: err %v, out %q", status, err, out.String())
 			}
 		}
-		if got := strings.Join(c.runs, "|"); got != "version -o json|agent|agent" {
+		if got := strings.Join(c.runs, "|"); got != "version -o json|agent --state-dir .cache/fabricctl/state|agent --state-dir .cache/fabricctl/state" {
 			t.Errorf("exit %d: ran %q, want one version check then the agent twice", status, got)
 		}
 	}

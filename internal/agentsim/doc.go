@@ -29,7 +29,8 @@
 //     what the controller sends: `PATH version -o json` (the installed
 //     agent's sha256, so a matching controller uploads nothing), `uname -m`,
 //     remote.Upload's `sh -c SCRIPT fabricctl-upload PATH MODE` (the bytes are
-//     kept in memory; File returns them) and `PATH agent`, served by the real
+//     kept in memory; File returns them) and `PATH agent [--state-dir DIR]`
+//     (applies journaled in the server's own StateDir), served by the real
 //     hostcfg/agent.Handler on the server's hostcfgtest fixture host (fake DCB
 //     kernel, fake links and ethtool, private sysfs/configfs copy), so plans
 //     carry the fixture's real differences and apply really changes it.

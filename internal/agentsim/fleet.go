@@ -97,6 +97,7 @@ func Start(t testing.TB, o Options) *Fleet {
 		if err != nil {
 			t.Fatalf("agentsim: %v", err)
 		}
+		s.StateDir = filepath.Join(dir, "state", name)
 		if o.AgentSHA256 != "" {
 			s.Install(o.AgentPath, o.AgentSHA256)
 		}

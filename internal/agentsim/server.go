@@ -20,6 +20,7 @@ import (
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
+	"github.com/fabricctl/fabricctl/hostcfg/journal"
 )
 
 // MaxUpload bounds one uploaded file (a static fabricctl is ~20 MB).
@@ -46,6 +47,10 @@ type Server struct {
 	HostKey ssh.PublicKey
 	// Host is the fake host state the agent reads and writes.
 	Host *hostcfg.Host
+	// StateDir is where the agent journals applies (each server has its
+	// own; the --state-dir the controller names is relative to a home the
+	// simulated host does not have).
+	StateDir string
 
 	cfg    *ssh.ServerConfig
 	ln     net.Listener
@@ -271,7 +276,8 @@ func (s *Server) exec(ctx context.Context, line string, stdin io.Reader, stdout,
 		// Its effect is an atomic replacement of $1 with stdin, mode $2.
 		s.count("upload")
 		return s.upload(argv[4], argv[5], stdin, stderr)
-	case len(argv) == 2 && argv[1] == "agent":
+	case len(argv) == 2 && argv[1] == "agent",
+		len(argv) == 4 && argv[1] == "agent" && argv[2] == "--state-dir":
 		s.count("agent")
 		return s.agent(ctx, argv[0], stdin, stdout, stderr)
 	}
@@ -321,6 +327,9 @@ func (s *Server) agent(ctx context.Context, path string, stdin io.Reader, stdout
 		Open: func(context.Context) (*hostcfg.Host, error) { return s.Host, nil },
 		Info: agent.Hello{Version: "agentsim", Revision: "agentsim", SHA256: f.sha256, GOOS: "linux",
 			GOARCH: runtime.GOARCH, Hostname: s.Name, Kernel: "agentsim"},
+	}
+	if s.StateDir != "" {
+		h.Journal, _ = journal.Open(s.StateDir) // Open fails only on an empty path
 	}
 	failed, err := h.Serve(ctx, stdin, stdout)
 	if err != nil {

@@ -14,7 +14,9 @@
 // Connections are opened lazily, on a target's first use, with each
 // target's ssh settings over the fabric's defaults (SSHConfig), and closed
 // by closeAll. A host whose leaf label names a switch of the fabric depends
-// on it: when the switch's push fails, the host is not changed.
+// on it: when the switch's push fails, the host is not changed. Recover
+// asks every host's agent to roll back an interrupted apply (`fabricctl
+// recover`).
 //
 // Targets and Hosts are safe for concurrent use; what they return is used
 // as the fabric engine and the check runner use it.

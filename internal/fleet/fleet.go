@@ -125,7 +125,7 @@ func Targets(f *fabric.Fabric, o Options) (targets []fabric.Target, closeAll fun
 				deps = append(deps, leaf)
 			}
 		}
-		targets = append(targets, &agentclient.HostTarget{Intent: h.Intent, Conn: h.conn, Deployer: o.Deployer, Deps: deps})
+		targets = append(targets, &agentclient.HostTarget{Intent: h.Intent, Conn: h.conn, Deployer: o.Deployer, Deps: deps, Log: o.Log})
 	}
 	if len(targets) == 0 && len(o.Only) > 0 {
 		return nil, cs.closeAll, fmt.Errorf("no target named %v in the fabric (targets: %v)", o.Only, r.Targets())

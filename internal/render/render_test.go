@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -96,5 +97,39 @@ func TestRenderStopsAtTheFirstSinkError(t *testing.T) {
 	}
 	if c := calls.Load(); c > int64(2*runtime.GOMAXPROCS(0)) {
 		t.Errorf("the sink was called %d times after failing", c)
+	}
+}
+
+// TestRenderWithUnknownGUIDs (issue 14): a fabric whose hosts' port GUIDs
+// are not known yet renders every target; the partitions list those hosts
+// as members to be discovered at plan time instead of failing the render.
+func TestRenderWithUnknownGUIDs(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "profiles", "lab", "fabric.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(text), "\n") {
+		if !strings.Contains(l, "portGuids:") {
+			kept = append(kept, l)
+		}
+	}
+	name := filepath.Join(testutil.RepoRoot(t), "profiles", "lab", "no-guids.yaml")
+	f, err := fabric.LoadBytes(name, []byte(strings.Join(kept, "\n")), fabric.Options{Platforms: all.Registry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts, err := Artifacts(context.Background(), f, all.Registry(), "", nil)
+	if err != nil {
+		t.Fatalf("render failed without port GUIDs: %v", err)
+	}
+	var sm string
+	for _, a := range arts {
+		if a.Kind == "subnet-manager" {
+			sm = a.Content
+		}
+	}
+	if n := strings.Count(sm, "discovered at plan time"); n == 0 || strings.Contains(sm, "0x5054") {
+		t.Errorf("partitions.conf without GUIDs (%d pending members):\n%s", n, sm)
 	}
 }

@@ -111,3 +111,12 @@ func mustDriver(t *testing.T, r *switchcfg.Registry, name string) switchcfg.Driv
 	}
 	return d
 }
+
+func mustInfo(t *testing.T, r *switchcfg.Registry, name string) switchcfg.Info {
+	t.Helper()
+	d, err := r.Driver(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Info()
+}

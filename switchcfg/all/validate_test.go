@@ -94,3 +94,56 @@ func FuzzValidateImpliesRender(f *testing.F) {
 		}
 	})
 }
+
+// withMTU is profileFor("roce") with its switchMtu line replaced (or
+// dropped, for "").
+func withMTU(line string) string {
+	return strings.Replace(profileFor("roce"), "    switchMtu: 9214 # EOS's largest\n", line, 1)
+}
+
+// An unset switchMtu resolves, per switch, to 9216 where the model takes
+// it and to the model's largest where it does not (EOS: 9214); before,
+// every fabric with an EOS switch and the documented default failed.
+func TestDefaultSwitchMTUFitsEveryPlatform(t *testing.T) {
+	f, err := load(withMTU(""))
+	if err != nil {
+		t.Fatalf("the default switchMtu fails validation: %v", err)
+	}
+	got := map[string]int{}
+	for _, s := range f.Resolve().Switches {
+		got[s.Platform] = s.MTU
+	}
+	want := map[string]int{"arista-eos": 9214, "cisco-nxos": 9216, "cumulus-nvue": 9216, "junos": 9216, "sonic": 9216}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("resolved MTUs %v, want %v", got, want)
+	}
+}
+
+// switchMtu: max is each platform's largest MTU.
+func TestSwitchMTUMax(t *testing.T) {
+	f, err := load(withMTU("    switchMtu: max\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.Resolve().Switches {
+		if want := mustInfo(t, Registry(), s.Platform).MaxMTU; s.MTU != want {
+			t.Errorf("%s: MTU %d, want its largest %d", s.Platform, s.MTU, want)
+		}
+	}
+}
+
+// An explicit switchMtu above a platform's largest is a located error
+// naming the switch, its model and where the profile sets the value.
+func TestExplicitSwitchMTUAboveModelMax(t *testing.T) {
+	_, err := load(withMTU("    switchMtu: 9216\n"))
+	if err == nil {
+		t.Fatal("switchMtu 9216 on an EOS switch passed validation")
+	}
+	want := `f.yaml:7:68: spec.switches[0].profile: switch "s0" (arista-eos model strata)`
+	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `takes an MTU of 68..9214, but profile "p" sets switchMtu: 9216 (at p.yaml:7:16)`) {
+		t.Errorf("want %q … in:\n%v", want, err)
+	}
+	if strings.Count(err.Error(), "\n") != 0 {
+		t.Errorf("one error expected (the renderer must not repeat it):\n%v", err)
+	}
+}

@@ -147,7 +147,15 @@ func TestCorpusNVUERoCE(t *testing.T) {
 func TestCorpusNVUEPFCECNWatchdog(t *testing.T) {
 	b := corpusBlocks(t, "cumulus-nvue-pfc-ecn-pfcwd.txt")
 	t.Run("PFC via NVUE and via qos_features.conf agree", func(t *testing.T) {
-		viaNVUE := commandsIntent(t, block(t, b, "PFC (NVUE)"))
+		// The NVUE block alone gives PFC no lossless buffer pool: the page
+		// says to configure one first ("Flow Control Buffers"), with the
+		// 50/50 split fabricctl renders; the switch priority is then lossless.
+		nvue := block(t, b, "PFC (NVUE)")
+		if si := commandsIntent(t, nvue); !equalInts(si.PFC.Priorities, []int{0}) || classByPrio(t, si, 0).Lossless {
+			t.Errorf("PFC without a lossless pool read as lossless: %+v", si.PFC)
+		}
+		pools := "nv set qos traffic-pool default-lossless memory-percent 50\nnv set qos traffic-pool default-lossy memory-percent 50\n"
+		viaNVUE := commandsIntent(t, pools+nvue)
 		viaConf, err := ParseQoSFeatures(block(t, b, "PFC (qos_features.conf equivalent)"))
 		if err != nil {
 			t.Fatal(err)
@@ -279,7 +287,7 @@ func TestCorpusQoSFeaturesDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Shipped defaults: 802.1p trust, no PFC, ECN on TC0 only, DWRR 12/13 %.
-	if si.Trust != "pcp" || len(si.PFC.Priorities) != 0 || len(si.Classes) != 8 || si.PFC.Watchdog.Enabled {
+	if si.Trust != "pcp" || len(si.PFC.Priorities) != 0 || len(si.Classes) != 8 || (si.PFC.Watchdog != nil && si.PFC.Watchdog.Enabled) {
 		t.Fatalf("intent %+v", si)
 	}
 	if e := classByPrio(t, si, 0).ECN; e == nil || e.MinBytes != 150000 || e.MaxBytes != 1500000 {

@@ -14,7 +14,11 @@
 //	nv set interface swp1-32 link mtu 9216
 //
 // The rendering is full state: it starts by unsetting the managed profiles,
-// so NVUE's own `nv config diff` decides whether anything changes. When the
+// so NVUE's own `nv config diff` decides whether anything changes. With PFC
+// it gives the default-lossless traffic pool half the buffer (Cumulus gives
+// all of it to default-lossy unless told, and PFC needs the lossless pool);
+// traffic classes no class uses get DWRR weight 0, so the weights total
+// 100 %; an intent without a watchdog renders no watchdog line. When the
 // intent is exactly what `nv set qos roce mode lossless` installs (DSCP
 // default map, SP3 lossless with ECN 150000–1500000 B, SP6 strict for CNPs,
 // everything else on TC0, TC0/TC3 DWRR 50/50, trust pcp+dscp) the one-liner is
@@ -42,8 +46,13 @@
 //
 // Push (switchcfg.Driver.Push) loads the lines, asks `nv config diff`,
 // detaches when there is nothing to do, else applies with
-// `nv config apply -y --confirm <t>s` and confirms with `nv config apply -y`;
-// any failure before the apply detaches the pending revision.
+// `nv config apply -y --confirm <t>s`, runs PushOptions.Verify while the
+// apply waits for its confirm (a difference: `nv config apply --confirm-no`
+// rolls it back now) and confirms with `nv config apply -y --confirm-yes`;
+// any failure before the apply detaches the pending revision. After a lost
+// connection Push asks `nv config apply --confirm-status` (on a new session
+// from PushOptions.Reconnect) what NVUE did, and finishes the transaction
+// from there (transaction.go).
 //
 // The Driver is stateless and safe for concurrent use; a Tree is not.
 package cumulus

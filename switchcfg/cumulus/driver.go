@@ -97,3 +97,9 @@ func ParseTree(t Tree) (fabric.SwitchIntent, error) {
 	}
 	return m.intent(), nil
 }
+
+// CaptureCommands are the outputs a captured NVUE file may be, besides the
+// JSON read-back: its YAML form, `nv show qos roce`, qos_features.conf.
+func (d *Driver) CaptureCommands() []string {
+	return []string{CmdConfigShowYAML, CmdShowRoCE, CmdQoSFeatures}
+}

@@ -19,6 +19,14 @@ const (
 	defaultWDRobustness = 3    // nv set qos pfc-watchdog robustness
 )
 
+// Traffic pools (Cumulus Linux QoS, "Flow Control Buffers"): every buffer
+// goes to default-lossy unless a lossless pool is given memory; PFC needs it.
+const (
+	losslessPool = "default-lossless"
+	lossyPool    = "default-lossy"
+	poolPercent  = 50 // of the buffer to the lossless pool, the documentation's example
+)
+
 // RoCE recipe of `nv set qos roce mode lossless` (Cumulus Linux 5.14 docs:
 // "Default RoCE Configuration" and `nv show qos roce`).
 const (
@@ -52,9 +60,17 @@ type model struct {
 	wdPoll  int
 	wdRob   int
 	wdPorts map[string]bool // ports with the watchdog on
+	wdSeen  bool            // the watchdog is configured at all (timers, or a port's state)
 	mtu     map[string]int  // per port; absent = defaultMTU
 	ports   map[string]bool // swp ports the config mentions
 	roce    string          // RoCE mode when `qos roce` is enabled, else ""
+	// losslessPool is the memory-percent of the default-lossless traffic
+	// pool (0: none, the default: every buffer is lossy); the RoCE recipe
+	// brings its own pools.
+	losslessPool int
+	// poolsKnown: the source says where buffers go (an NVUE tree does;
+	// qos_features.conf and `nv show qos roce` do not).
+	poolsKnown bool
 }
 
 // newModel returns the platform defaults.
@@ -251,7 +267,16 @@ func fromTree(t Tree) (*model, error) {
 			}
 		}
 	}
+	m.poolsKnown = true
+	if lp := t.node("qos", "traffic-pool", losslessPool); lp != nil {
+		if v, ok := lp["memory-percent"]; ok {
+			if n, ok := intIn("qos.traffic-pool."+losslessPool+".memory-percent", v, 0, 100); ok {
+				m.losslessPool = n
+			}
+		}
+	}
 	if wd := t.node("qos", "pfc-watchdog"); wd != nil {
+		m.wdSeen = true
 		if v, ok := wd["polling-interval"]; ok {
 			if n, ok := intIn("qos.pfc-watchdog.polling-interval", v, 100, 5000); ok {
 				m.wdPoll = n
@@ -278,8 +303,11 @@ func fromTree(t Tree) (*model, error) {
 				}
 			}
 			if q, ok := iface["qos"].(map[string]any); ok {
-				if wd, ok := q["pfc-watchdog"].(map[string]any); ok && !isOff(wd["state"]) {
-					m.wdPorts[name] = true
+				if wd, ok := q["pfc-watchdog"].(map[string]any); ok {
+					m.wdSeen = true
+					if !isOff(wd["state"]) {
+						m.wdPorts[name] = true
+					}
 				}
 			}
 		}
@@ -335,7 +363,7 @@ func (m *model) intent() fabric.SwitchIntent {
 		}
 		tc := m.spTC[sp]
 		cl := fabric.SwitchClass{Name: fmt.Sprintf("sp%d", sp), Priority: sp, TrafficClass: tc, Queue: tc,
-			DSCP: []int{}, Lossless: m.pfc[sp], Strict: m.sched[tc].strict}
+			DSCP: []int{}, Lossless: m.pfc[sp] && m.losslessBuffers(), Strict: m.sched[tc].strict}
 		if !cl.Strict {
 			cl.BandwidthPercent = m.sched[tc].bandwidth
 		}
@@ -354,8 +382,11 @@ func (m *model) intent() fabric.SwitchIntent {
 		si.PFC.CableLengthMeters = m.cable
 	}
 	// The watchdog is off unless a port enables it; the timers are global.
-	si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: len(m.wdPorts) > 0, PollIntervalMs: m.wdPoll,
-		DetectionTimeMs: m.wdPoll * m.wdRob, Action: "drop"}
+	// A configuration that says nothing about it has none (nil).
+	if m.wdSeen || len(m.wdPorts) > 0 {
+		si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{Enabled: len(m.wdPorts) > 0, PollIntervalMs: m.wdPoll,
+			DetectionTimeMs: m.wdPoll * m.wdRob, Action: "drop"}
+	}
 	si.MTU = defaultMTU
 	for p := range m.ports {
 		si.Ports = append(si.Ports, p)
@@ -365,4 +396,13 @@ func (m *model) intent() fabric.SwitchIntent {
 	}
 	fabric.SortPorts(si.Ports)
 	return si
+}
+
+// losslessBuffers reports whether PFC'd priorities get lossless buffers: the
+// RoCE recipe's pools, or a default-lossless pool with memory. Without one a
+// priority with PFC pauses from the lossy pool and is not lossless (Cumulus
+// Linux QoS: configure the lossless buffer pool before PFC); sources that do
+// not say (qos_features.conf, `nv show qos roce`) are taken at their word.
+func (m *model) losslessBuffers() bool {
+	return !m.poolsKnown || m.losslessPool > 0 || (m.roce != "" && strings.HasPrefix(m.roce, "lossless"))
 }

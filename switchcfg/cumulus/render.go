@@ -31,7 +31,9 @@ func (d *Driver) Render(si fabric.SwitchIntent) (switchcfg.Config, error) {
 		w.unsetManaged()
 		w.explicit(si)
 	}
-	w.watchdog(si)
+	if si.PFC.Watchdog != nil { // none in the intent: the switch's stays
+		w.watchdog(si)
+	}
 	w.ports(si)
 	return switchcfg.Config{Platform: Platform, Format: "commands", Text: strings.Join(w, "\n") + "\n"}, nil
 }
@@ -55,7 +57,7 @@ func notSupported(format string, args ...any) error {
 // Several lossless priorities are accepted (NVUE takes a list); each needs its
 // own traffic class, which CheckIntent's queue rules already ensure.
 func validate(si fabric.SwitchIntent) error {
-	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: info.MinMTU, MaxMTU: info.MaxMTU}.Check(si)
+	errs := switchcfg.For(info, checkPort).Check(si)
 	for _, c := range si.Classes {
 		if c.Queue != c.TrafficClass {
 			errs = append(errs, notSupported("class %q: queue %d differs from traffic class %d (a Spectrum egress queue is the traffic class)",
@@ -131,6 +133,9 @@ func (w *lines) unsetManaged() {
 	for _, section := range []string{"mapping", "egress-queue-mapping", "pfc", "congestion-control", "egress-scheduler"} {
 		w.add("nv unset qos %s %s", section, profile)
 	}
+	for _, pool := range []string{losslessPool, lossyPool} {
+		w.add("nv unset qos traffic-pool %s", pool)
+	}
 }
 
 // explicit renders every knob of the intent on the default-global profiles.
@@ -154,6 +159,14 @@ func (w *lines) explicit(si fabric.SwitchIntent) {
 		w.add(q+"egress-queue-mapping %s switch-priority %s traffic-class %s", profile, g.prios, g.key)
 	}
 	if len(si.PFC.Priorities) > 0 {
+		// "Before configuring PFC, first modify the switch buffer
+		// allocation": Cumulus gives 100 % of the buffer to the lossy pool
+		// by default, so PFC without a lossless pool pauses from lossy
+		// buffers (Cumulus Linux QoS, "Flow Control Buffers"; 50/50 is the
+		// documentation's example).
+		w.add(q+"traffic-pool %s memory-percent %d", losslessPool, poolPercent)
+		w.add(q+"traffic-pool %s switch-priority %s", losslessPool, switchcfg.FormatIntSet(si.PFC.Priorities))
+		w.add(q+"traffic-pool %s memory-percent %d", lossyPool, 100-poolPercent)
 		w.add(q+"pfc %s switch-priority %s", profile, switchcfg.FormatIntSet(si.PFC.Priorities))
 		cable := si.PFC.CableLengthMeters
 		if cable == 0 {
@@ -184,6 +197,30 @@ func (w *lines) explicit(si fabric.SwitchIntent) {
 			w.add(es+"bw-percent %s", g.tcs, g.key)
 		}
 	}
+	// Traffic classes no class uses keep Cumulus's default DWRR weights
+	// (12/13 %) unless told: with the classes' shares those would total
+	// more than 100 %. They carry nothing, so they get none.
+	if unused := unusedTCs(si.Classes); len(unused) > 0 {
+		w.add(es+"mode dwrr", switchcfg.FormatIntSet(unused))
+		w.add(es+"bw-percent 0", switchcfg.FormatIntSet(unused))
+	}
+}
+
+// unusedTCs are the traffic classes no class of the intent uses.
+func unusedTCs(classes []fabric.SwitchClass) []int {
+	var used [8]bool
+	for _, c := range classes {
+		if c.TrafficClass >= 0 && c.TrafficClass < 8 {
+			used[c.TrafficClass] = true
+		}
+	}
+	var out []int
+	for tc, u := range used {
+		if !u {
+			out = append(out, tc)
+		}
+	}
+	return out
 }
 
 // pcpMap maps each class's PCP to its priority and every unclaimed PCP to the
@@ -268,12 +305,12 @@ func groupTC(classes []fabric.SwitchClass, key func(fabric.SwitchClass) string) 
 	return out
 }
 
-// watchdog renders the global PFC watchdog timers. No watchdog in the intent
-// means none on the switch (full state), like a disabled one.
+// watchdog renders the global PFC watchdog timers of an intent that has a
+// watchdog (a disabled one leaves the timers at their defaults).
 func (w *lines) watchdog(si fabric.SwitchIntent) {
 	wd := si.PFC.Watchdog
 	w.add("nv unset qos pfc-watchdog")
-	if wd == nil || !wd.Enabled {
+	if !wd.Enabled {
 		return
 	}
 	poll, rob, _ := watchdogTimers(wd)
@@ -294,9 +331,15 @@ func (w *lines) ports(si fabric.SwitchIntent) {
 		return
 	}
 	list := CompressInterfaces(si.Ports)
-	w.add("nv unset interface %s qos pfc-watchdog", list)
-	if wd := si.PFC.Watchdog; wd != nil && wd.Enabled {
-		w.add("nv set interface %s qos pfc-watchdog", list)
+	if wd := si.PFC.Watchdog; wd != nil {
+		w.add("nv unset interface %s qos pfc-watchdog", list)
+		if wd.Enabled {
+			w.add("nv set interface %s qos pfc-watchdog", list)
+		} else {
+			// Said off, not merely unset (Cumulus Linux QoS, PFC Watchdog:
+			// "nv set interface <interface> qos pfc-watchdog state disable").
+			w.add("nv set interface %s qos pfc-watchdog state disable", list)
+		}
 	}
 	if si.MTU > 0 {
 		w.add("nv set interface %s link mtu %d", list, si.MTU)

@@ -97,6 +97,55 @@ func TestRenderLabIsExplicit(t *testing.T) {
 	}
 }
 
+// TestRenderLosslessIsReallyLossless (issue 14): the explicit path gives
+// PFC a lossless buffer pool (Cumulus gives every buffer to default-lossy
+// unless told), and every traffic class a DWRR weight, so the weights the
+// switch schedules by total 100 %, not 100 % plus the defaults' 12/13 % of
+// the unused classes. Read back, the PFC'd priority is lossless; without
+// the pool it would not be.
+func TestRenderLosslessIsReallyLossless(t *testing.T) {
+	in := labSwitch(t)
+	cfg, err := New().Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"nv set qos traffic-pool default-lossless memory-percent 50",
+		"nv set qos traffic-pool default-lossless switch-priority 3",
+		"nv set qos traffic-pool default-lossy memory-percent 50",
+	} {
+		if !strings.Contains(cfg.Text, want+"\n") {
+			t.Errorf("missing %q", want)
+		}
+	}
+	tree, err := ParseCommands(cfg.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := fromTree(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for tc := 0; tc < 8; tc++ {
+		if !m.sched[tc].strict {
+			total += m.sched[tc].bandwidth
+		}
+	}
+	if total != 100 {
+		t.Errorf("DWRR weights of the eight traffic classes total %d%%, want 100%%", total)
+	}
+	got, _ := ParseTree(tree)
+	if !classByPrio(t, got, 3).Lossless {
+		t.Error("the RoCE priority does not read back lossless")
+	}
+	noPool := strings.NewReplacer("nv set qos traffic-pool default-lossless memory-percent 50\n", "").Replace(cfg.Text)
+	tree, _ = ParseCommands(noPool)
+	if got, _ := ParseTree(tree); classByPrio(t, got, 3).Lossless {
+		t.Error("PFC without a lossless pool reads as lossless")
+	}
+}
+
 func TestRenderRecipeOneLiner(t *testing.T) {
 	cfg, err := New().Render(recipeForPorts())
 	if err != nil {
@@ -180,18 +229,8 @@ func TestConformance(t *testing.T) {
 		{"inconsistent", func(si *fabric.SwitchIntent) { si.PFC.Priorities = []int{3, 5} }, false, "disagree with the lossless"},
 	}
 	drivertest.Run(t, New(), drivertest.Spec{Register: Register, Goldens: cases,
-		Readback: func(t testing.TB, cfg switchcfg.Config) switchcfg.Readback {
-			tree, err := ParseCommands(cfg.Text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			js, err := tree.ShowJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return switchcfg.Readback{CmdConfigShow: js}
-		},
-		Base: func() fabric.SwitchIntent { return labSwitch(t) }, Rejects: tests,
+		Readback: showJSON,
+		Base:     func() fabric.SwitchIntent { return labSwitch(t) }, Rejects: tests,
 		GoodPorts: []string{"swp1", "swp32", "swp1s3"},
 		BadPorts:  []string{"swp0", "Ethernet0", "swp1-4", "eth0", "swp01"},
 	})
@@ -217,3 +256,20 @@ func TestInterfaceRanges(t *testing.T) {
 }
 
 func equalInts(a, b []int) bool { return switchcfg.FormatIntSet(a) == switchcfg.FormatIntSet(b) }
+
+// showJSON is what `nv config show -o json` prints once the rendered
+// commands are applied to a switch without configuration.
+func showJSON(t testing.TB, cfg switchcfg.Config) switchcfg.Readback {
+	tree, err := ParseCommands(cfg.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := tree.ShowJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return switchcfg.Readback{CmdConfigShow: js}
+}
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) { drivertest.FuzzRoundTrip(f, New(), showJSON) }

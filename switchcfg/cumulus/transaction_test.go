@@ -24,6 +24,8 @@ type fakeNVUE struct {
 	fail             map[string]error // Send fails for these commands
 	drop             string           // the connection drops on the first line containing this
 	dead             bool
+	unconfirmed      Tree             // the applied tree before a confirmed apply that waits for its confirm
+	hook             func(cmd string) // called before Send answers cmd
 }
 
 func newFake() *fakeNVUE { return &fakeNVUE{applied: Tree{}, fail: map[string]error{}} }
@@ -75,6 +77,9 @@ func (f *fakeNVUE) Send(ctx context.Context, cmd string) (string, error) {
 		return "", err
 	}
 	f.log = append(f.log, cmd)
+	if f.hook != nil {
+		f.hook(cmd)
+	}
 	if f.dead {
 		return "", io.ErrUnexpectedEOF
 	}
@@ -89,9 +94,21 @@ func (f *fakeNVUE) Send(ctx context.Context, cmd string) (string, error) {
 		return "- set:\n    qos: {}\n", nil
 	case cmd == "nv config detach":
 		f.pending = nil
-	case strings.HasPrefix(cmd, "nv config apply -y --confirm "):
-		f.applied, f.pending = f.pending, nil
-	case cmd == "nv config apply -y":
+	case strings.HasPrefix(cmd, "nv config apply -y --confirm ") && cmd != cmdConfirm:
+		f.unconfirmed, f.applied, f.pending = f.applied, f.pending, nil
+	case cmd == cmdConfirm || cmd == cmdConfirmNo:
+		if f.unconfirmed == nil {
+			return "Error: no apply is waiting for confirmation", &switchcfg.LineError{Line: cmd, Message: "Error: no apply is waiting for confirmation"}
+		}
+		if cmd == cmdConfirmNo {
+			f.applied = f.unconfirmed
+		}
+		f.unconfirmed = nil
+	case cmd == cmdConfirmStatus:
+		if f.unconfirmed == nil {
+			return "No apply is waiting for confirmation", nil
+		}
+		return "Confirm pending: 118 seconds left", nil
 	case cmd == CmdConfigShow:
 		b, err := f.applied.ShowJSON()
 		return string(b), err
@@ -131,7 +148,7 @@ func TestPushThenObserveThenPushAgain(t *testing.T) {
 	if !res.Changed || !res.Committed || res.Diff == "" {
 		t.Fatalf("first push %+v", res)
 	}
-	if !f.sent("nv config apply -y --confirm 90s") || !f.sent("nv config apply -y") {
+	if !f.sent("nv config apply -y --confirm 90s") || !f.sent(cmdConfirm) {
 		t.Fatalf("confirmed apply missing: %q", f.log)
 	}
 	got, err := switchcfg.Observe(ctx, f, d, nil)
@@ -217,12 +234,37 @@ func TestPushFailuresLeaveTheAppliedConfig(t *testing.T) {
 	}
 }
 
-func TestPushConfirmFailureReportsTheRollbackWindow(t *testing.T) {
+// TestPushConfirmLost: the confirm's reply is lost. When the switch can be
+// asked again, Push finds the apply still waiting and confirms it; when it
+// cannot, the error says the outcome is unknown and promises nothing.
+func TestPushConfirmLost(t *testing.T) {
 	d, f := New(), newFake()
-	f.fail["nv config apply -y"] = errors.New("connection lost")
-	_, err := d.Push(context.Background(), f, renderLab(t), switchcfg.PushOptions{ConfirmTimeout: time.Minute})
+	f.fail[cmdConfirm] = errors.New("connection lost")
+	calls := 0
+	f.hook = func(cmd string) {
+		if cmd == cmdConfirm {
+			if calls++; calls > 1 {
+				delete(f.fail, cmdConfirm) // the second confirm arrives
+			}
+		}
+	}
+	res, err := d.Push(context.Background(), f, renderLab(t), switchcfg.PushOptions{ConfirmTimeout: time.Minute})
+	if err != nil || !res.Committed || f.unconfirmed != nil || !f.sent(cmdConfirmStatus) {
+		t.Fatalf("confirm lost, switch reachable: %+v %v (log %q)", res, err, f.log)
+	}
+
+	d, f = New(), newFake()
+	f.drop = "" // the connection dies on the confirm
+	f.fail[cmdConfirm] = errors.New("connection lost")
+	f.hook = func(cmd string) {
+		if cmd == cmdConfirm {
+			f.dead = true
+		}
+	}
+	_, err = d.Push(context.Background(), f, renderLab(t), switchcfg.PushOptions{ConfirmTimeout: time.Minute})
 	var pe *switchcfg.PushError
-	if !errors.As(err, &pe) || pe.Step != "confirming" || pe.RolledBack || !strings.Contains(err.Error(), "1m0s confirm window") {
+	if !errors.As(err, &pe) || pe.Step != "confirming" || pe.RolledBack || pe.ConfirmPending || !pe.Unknown ||
+		!strings.Contains(err.Error(), "outcome unknown") || !strings.Contains(err.Error(), "1m0s confirm window") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -268,6 +310,6 @@ func TestSimulated(t *testing.T) {
 			return "classes[roce].ecn.maxMarkProbability"
 		},
 		CommitWords:    []string{"nv config apply"},
-		ConfirmCommand: func(string) string { return "nv config apply -y" },
+		ConfirmCommand: func(string) string { return "nv config apply -y --confirm-yes" },
 	})
 }

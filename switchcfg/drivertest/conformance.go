@@ -174,7 +174,7 @@ func roundTrip(t *testing.T, d switchcfg.Driver, s Spec, in fabric.SwitchIntent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.Parse(s.Readback(t, cfg))
+	got, err := switchcfg.ParseFor(d, s.Readback(t, cfg), fabric.SwitchIntent{Model: in.Model, QueueBufferBytes: in.QueueBufferBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +183,16 @@ func roundTrip(t *testing.T, d switchcfg.Driver, s Spec, in fabric.SwitchIntent)
 			t.Errorf("parse(render(intent)) differs (-want +got):\n%s", diff)
 		}
 	}
-	o := switchcfg.CompareOptions{Ports: true, QuantumBytes: d.Info().ThresholdQuantum}
+	o := switchcfg.CompareOptions{Ports: true, QuantumBytes: switchcfg.QuantumFor(d, in)}
 	if diffs := o.Compare(in, got); len(diffs) != 0 {
 		t.Errorf("Compare(intent, parse(render(intent))) = %v", diffs)
 	}
+	// What no device carries (the fabric's model and queue buffer) comes
+	// from the fabric, as at plan time.
+	if got.Model == "" {
+		got.Model = in.Model
+	}
+	got.QueueBufferBytes = in.QueueBufferBytes
 	again, err := d.Render(got)
 	if err != nil {
 		t.Fatal(err)

@@ -24,13 +24,26 @@
 // that commits nothing, and transaction safety (a dropped connection, a
 // rejected line, a lost confirm; for a switchcfg.Recoverer, the recovery
 // from its checkpoint) leaving the running configuration as it was, and
-// variants of the lab intent pushed over it. A new transaction fault
-// belongs here, once, for every driver. StartSimulator starts one simulator
-// for a test of its own.
+// variants of the lab intent pushed over it. Two checks cover what a push
+// does after its change is live:
+//
+//   - VerifyFailure: the commit succeeds but the read-back differs from
+//     the intent (PushOptions.Verify fails); the driver must restore the
+//     configuration from before the push.
+//   - LostConnection, the fault matrix: for every step of a push the
+//     connection drops before the command runs, or after it ran and before
+//     its reply ("executed but reply lost"), with and without
+//     PushOptions.Reconnect; the push must end committed or rolled back as
+//     the switch shows it, and its error may promise the switch's own
+//     rollback only when a confirmed commit is pending (faults.go says
+//     exactly what is checked).
+//
+// A new transaction fault belongs here, once, for every driver.
+// StartSimulator starts one simulator for a test of its own.
 //
 // LabIntent is the lab's lossless intent on a platform's example ports.
 //
-// The kit is for tests only. Run and RunSimulated run subtests (none in
-// parallel); each call starts its own simulators, so calls from several
-// tests may run at once.
+// The kit is for tests only. Run and RunSimulated run subtests (only the
+// fault matrix's in parallel, each on its own simulator); each call starts
+// its own simulators, so calls from several tests may run at once.
 package drivertest

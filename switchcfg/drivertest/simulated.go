@@ -60,8 +60,36 @@ func RunSimulated(t *testing.T, d switchcfg.Driver, s Simulated) {
 		}
 		confirmTimeout(t, newFixture(t, d, s))
 	})
+	t.Run("VerifyFailure", func(t *testing.T) { verifyFailure(t, newFixture(t, d, s)) })
+	t.Run("LostConnection", func(t *testing.T) { lostConnections(t, d, s) })
 	for name, vary := range intentVariants {
 		t.Run("Variant/"+name, func(t *testing.T) { variant(t, newFixture(t, d, s), vary) })
+	}
+	t.Run("UnsetWatchdogLeftAlone", func(t *testing.T) { unsetWatchdog(t, newFixture(t, d, s)) })
+}
+
+// unsetWatchdog: an intent without a PFC watchdog leaves the one the switch
+// has (issue 14: an unset watchdog switched the vendor's off).
+func unsetWatchdog(t *testing.T, f *fixture) {
+	if _, err := f.push(t, switchcfg.PushOptions{}); err != nil {
+		t.Fatalf("pushing the lab intent: %v", err)
+	}
+	want := *f.intent.PFC.Watchdog
+	f.intent.PFC.Watchdog = nil
+	var err error
+	if f.cfg, err = f.drv.Render(f.intent); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = f.push(t, switchcfg.PushOptions{}); err != nil {
+		t.Fatalf("push without a watchdog: %v", err)
+	}
+	got, err := switchcfg.Observe(context.Background(), f.sw.Dial(t), f.drv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.intent.PFC.Watchdog = &want
+	if diffs := switchcfg.CompareFor(f.drv, f.intent, got); len(diffs) != 0 {
+		t.Fatalf("the switch's watchdog changed under an intent without one: %v", diffs)
 	}
 }
 
@@ -295,14 +323,14 @@ var intentVariants = map[string]func(in *fabric.SwitchIntent){
 		}
 	},
 	"lossy-ecn": func(in *fabric.SwitchIntent) {
-		in.PFC = fabric.SwitchPFC{Priorities: []int{}}
+		in.PFC.Priorities, in.PFC.Watchdog = []int{}, &fabric.SwitchPFCWatchdog{}
 		in.Classes[1].Lossless = false
 	},
 	"queue-shift": func(in *fabric.SwitchIntent) {
 		in.Classes[1].TrafficClass, in.Classes[1].Queue = 4, 4
 	},
 	"watchdog-off": func(in *fabric.SwitchIntent) {
-		in.PFC.Watchdog = nil
+		in.PFC.Watchdog = &fabric.SwitchPFCWatchdog{}
 	},
 }
 

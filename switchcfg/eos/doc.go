@@ -5,7 +5,7 @@
 //
 //	qos map cos 3 to traffic-class 3                 one per class: priority → traffic class
 //	qos map dscp 26 to traffic-class 3               trust dscp classification
-//	qos map traffic-class 3 to tx-queue 3            class → egress queue
+//	qos map traffic-class 3 to uc-tx-queue 3         class → egress queue (tx-queue on sand models)
 //	priority-flow-control pause watchdog default timeout 0.2   (+ polling-interval, recovery-time, action)
 //	interface Ethernet1/1
 //	   mtu 9214
@@ -13,7 +13,7 @@
 //	   priority-flow-control on
 //	   priority-flow-control priority 3 no-drop
 //	   priority-flow-control pause watchdog
-//	   tx-queue 3
+//	   uc-tx-queue 3                                 (tx-queue 3 on sand models)
 //	      no priority                                (priority strict for strict classes)
 //	      bandwidth percent 50
 //	      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 100
@@ -24,10 +24,21 @@
 // priorities outside the intent, tx-queues without a class, bandwidth and ECN
 // a class does not set, per-port watchdog overrides and service-profile are
 // reset with "no" commands. Pushing it therefore also undoes what drifted in;
-// ports outside the intent are never touched.
+// ports outside the intent are never touched, and an intent without a
+// watchdog renders no watchdog line (the switch's stays).
 //
-// Parse reads `show running-config` (the only ReadbackCommands entry) back
-// into the intent. Interfaces inherit what their `service-profile` qos
+// The queue commands follow the switch's model (Info.Models): Trident and
+// Tomahawk switches ("strata", the default; also vEOS) take uc-tx-queue and
+// "qos map traffic-class T to uc-tx-queue Q", Jericho ("sand") tx-queue.
+// The watchdog acts globally by drop or no-drop and per port by drop or
+// notify-only: drop → global drop, forward → global no-drop, alert → the
+// ports' notify-only; a port without an action reads as "errdisable", EOS's
+// default. docs/switches.md has the sources.
+//
+// Parse reads `show running-config` (the only ReadbackCommands entry; `show
+// running-config all` too: maps to traffic classes above 7 are no class,
+// `default qos trust` is DSCP on routed ports) back into the intent, its
+// model the family its queue commands show. Interfaces inherit what their `service-profile` qos
 // profile sets, and their own lines win. The ports of the result are the
 // Ethernet interfaces with any QoS setting; per-port settings (MTU, trust,
 // PFC, watchdog enablement, tx-queue scheduling and ECN) count only when all
@@ -54,8 +65,9 @@
 //     lossless headroom is provisioned per priority; platforms with deeper
 //     buffers allow more, but one driver renders for all of them;
 //   - an MTU outside MinMTU..MaxMTU (68..9214: 9214 is EOS's largest
-//     interface MTU, so a profile's default switchMtu 9216 does not fit:
-//     the error says to set switchMtu: 9214 in the profile's spec.ethernet);
+//     interface MTU; an unset switchMtu resolves to it, an explicit 9216
+//     is refused and the error says to write switchMtu: max);
+//   - an unknown model;
 //   - a strict class whose tx-queue is not above every round-robin class's
 //     (`no priority` makes all lower queues round-robin);
 //   - two classes on one traffic class (the maps are functions);
@@ -69,8 +81,14 @@
 //	show session-config diffs
 //	abort                                  no diff, dry run, or any failure before the commit
 //	commit timer <hh:mm:ss>                PushOptions.Timeout()
+//	(PushOptions.Verify)                   a difference: configure session <name> abort (rolls back now)
 //	configure session <name> commit        confirms; without it EOS rolls back when the timer ends
 //	copy running-config startup-config     saves
+//
+// After a lost connection Push reads `show configuration sessions` (on a
+// new session from PushOptions.Reconnect): pending is aborted,
+// pendingCommitTimer verified and confirmed, completed saved; a lost save
+// is sent again.
 //
 // Every command goes through Session.Send, in the mode the previous one left
 // (the session wrapper never changes mode by itself). A failed save leaves

@@ -39,10 +39,36 @@ func pcpTrust() fabric.SwitchIntent {
 	return in
 }
 
-// carried blanks what EOS does not carry, so that it equals Parse(Render(in)).
+// sand is the recipe on a Jericho switch (7280R3): tx-queue, not uc-tx-queue.
+func sand() fabric.SwitchIntent {
+	in := recipe()
+	in.Model = "7280R3"
+	return in
+}
+
+// watchdogAlert notifies only: the per-port notify-only action.
+func watchdogAlert() fabric.SwitchIntent {
+	in := recipe()
+	in.Ports = []string{"Ethernet1"}
+	in.PFC.Watchdog.Action = "alert"
+	return in
+}
+
+// noWatchdog: the profile says nothing about the watchdog, so the
+// rendering says nothing either (the switch's own stays).
+func noWatchdog() fabric.SwitchIntent {
+	in := recipe()
+	in.Ports = []string{"Ethernet1"}
+	in.PFC.Watchdog = nil
+	return in
+}
+
+// carried blanks what EOS does not carry, so that it equals Parse(Render(in));
+// the model reads back as its family (the queue commands show it).
 func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
+	m, _ := info.Model(in.Model)
 	out := fabric.SwitchIntent{
-		APIVersion: in.APIVersion, Platform: Platform, Ports: in.Ports, MTU: in.MTU, Trust: in.Trust,
+		APIVersion: in.APIVersion, Platform: Platform, Model: m.Name, Ports: in.Ports, MTU: in.MTU, Trust: in.Trust,
 		PFC: fabric.SwitchPFC{Priorities: in.PFC.Priorities, Watchdog: in.PFC.Watchdog},
 	}
 	for _, c := range in.Classes {

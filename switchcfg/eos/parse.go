@@ -49,6 +49,7 @@ type portQoS struct {
 	wd      watchdogTimers
 	profile string // service-profile
 	queues  map[int]*txQueue
+	routed  bool // no switchport: the default trust is DSCP
 }
 
 // watchdogTimers are the PFC watchdog settings, globally (default ...) or per port (port timer ...).
@@ -85,6 +86,8 @@ type runningConfig struct {
 	wd                     watchdogTimers
 	profiles               map[string]*portQoS
 	ports                  map[string]*portQoS
+	// ucQueues and txQueues: uc-tx-queue and tx-queue blocks (or maps) seen.
+	ucQueues, txQueues bool
 }
 
 // Parse reads `show running-config` into the canonical intent. Settings that
@@ -147,6 +150,8 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 			} else if ok {
 				queue, qDepth = block.queue(n), depth
 				block.qos = true
+				rc.ucQueues = rc.ucQueues || f[0] == "uc-tx-queue"
+				rc.txQueues = rc.txQueues || f[0] == "tx-queue"
 			} else if f[0] == "mc-tx-queue" {
 				queue, qDepth = &txQueue{}, depth // multicast queues are not modelled
 			} else {
@@ -197,14 +202,22 @@ func (rc *runningConfig) qosMap(f []string) error {
 		dst, srcMax, dstMax = rc.cosTC, 7, 7
 	case f[0] == "dscp" && f[to+1] == "traffic-class":
 		dst, srcMax, dstMax = rc.dscpTC, 63, 7
-	case f[0] == "traffic-class" && f[to+1] == "tx-queue":
+	case f[0] == "traffic-class" && (f[to+1] == "tx-queue" || f[to+1] == "uc-tx-queue"):
 		dst, srcMax, dstMax = rc.tcQueue, 7, 7
+		rc.ucQueues = rc.ucQueues || f[to+1] == "uc-tx-queue"
+		rc.txQueues = rc.txQueues || f[to+1] == "tx-queue"
 	default:
 		return nil
 	}
-	val, err := number(f[to+2], 0, dstMax)
+	// `show running-config all` lists EOS's own defaults, which send
+	// traffic to traffic classes above 7 on some platforms (vEOS: `qos map
+	// cos 0 1 2 3 4 5 6 7 to traffic-class 8`); those are no data class.
+	val, err := number(f[to+2], 0, 15)
 	if err != nil {
 		return err
+	}
+	if val > dstMax {
+		return nil
 	}
 	for _, tok := range f[1:to] {
 		lo, hi, err := valueRange(tok, srcMax)
@@ -254,6 +267,16 @@ func (p *portQoS) statement(f []string) error {
 		p.trust = map[string]string{"dscp": "dscp", "cos": "pcp"}[f[2]]
 	case line == "no qos trust":
 		p.trust = "none"
+	case line == "default qos trust":
+		// `show running-config all`: EOS's default trust, DSCP on routed
+		// ports and CoS on switched ones (EOS User Manual, QoS: port trust).
+		p.trust = "default"
+	case line == "no switchport":
+		p.routed = true
+		return nil
+	case line == "switchport":
+		p.routed = false
+		return nil
 	case len(f) == 2 && f[0] == "service-profile":
 		p.profile = f[1]
 	case line == "priority-flow-control on":
@@ -316,6 +339,18 @@ func queueHeader(f []string) (int, bool, error) {
 	}
 	n, err := number(f[1], 0, 7)
 	return n, err == nil, err
+}
+
+// model is the family the queue commands show: uc-tx-queue only on
+// strata, tx-queue only on sand; "" when neither (or both) appear.
+func (rc *runningConfig) model() string {
+	switch {
+	case rc.ucQueues && !rc.txQueues:
+		return ModelStrata
+	case rc.txQueues && !rc.ucQueues:
+		return ModelSand
+	}
+	return ""
 }
 
 // statement handles one line inside a tx-queue block.
@@ -381,11 +416,14 @@ func (q *txQueue) randomDetect(f []string) error {
 	return nil
 }
 
-// canonicalAction maps an EOS watchdog action to the canonical one.
+// canonicalAction maps an EOS watchdog action (global or per port) to the
+// canonical one; errdisable, EOS's default, keeps its name.
 func canonicalAction(eos string) string {
-	for canon, kw := range watchdogActions {
-		if kw == eos {
-			return canon
+	for _, m := range []map[string]string{globalWatchdogActions, portWatchdogActions} {
+		for canon, kw := range m {
+			if kw == eos {
+				return canon
+			}
 		}
 	}
 	return eos
@@ -486,9 +524,15 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	if mtu, ok := uniform(ports, func(p *portQoS) opt { return p.mtu }); ok && mtu.ok {
 		in.MTU = mtu.v
 	}
-	if trust, ok := uniform(ports, func(p *portQoS) string { return p.trust }); ok && trust != "none" {
+	if trust, ok := uniform(ports, func(p *portQoS) string {
+		if p.trust == "default" {
+			return map[bool]string{true: "dscp", false: "pcp"}[p.routed]
+		}
+		return p.trust
+	}); ok && trust != "none" {
 		in.Trust = trust
 	}
+	in.Model = rc.model()
 	if !rc.pfcAllOff {
 		for prio := 0; prio <= 7; prio++ {
 			if on, ok := uniform(ports, func(p *portQoS) bool { return p.pfcOn.v == 1 && p.noDrop[prio] }); ok && on {
@@ -571,6 +615,9 @@ func (rc *runningConfig) watchdog(ports []*portQoS) *fabric.SwitchPFCWatchdog {
 	wd.Enabled, _ = uniform(ports, func(p *portQoS) bool { return p.wdOn.v == 1 })
 	if t, ok := uniform(ports, eff); ok {
 		wd.DetectionTimeMs, wd.PollIntervalMs, wd.RestorationTimeMs, wd.Action = t.timeout.v, t.poll.v, t.recovery.v, t.action
+		if wd.Enabled && wd.Action == "" {
+			wd.Action = errdisable // EOS's default action on a stuck queue
+		}
 	}
 	if *wd == (fabric.SwitchPFCWatchdog{}) {
 		return nil // only disagreement between ports: nothing in common is configured

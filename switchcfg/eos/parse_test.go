@@ -235,7 +235,7 @@ func TestParsePorts(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, tt := range []struct{ text, want string }{
-		{"qos map dscp 26 to traffic-class 9\n", "line 1"},
+		{"qos map dscp 26 to traffic-class 16\n", "line 1"},
 		{"qos map dscp 70 to traffic-class 3\n", `"70"`},
 		{"qos map cos x to traffic-class 3\n", `"x"`},
 		{"!\ninterface Ethernet1\n   tx-queue 3\n      random-detect ecn minimum-threshold -5 kbytes maximum-threshold 9 kbytes\n", "line 4"},
@@ -295,4 +295,40 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parse→render→parse differs:\n%s", diff)
 		}
 	})
+}
+
+// TestParseRunningConfigAll reads a `show running-config all` shaped like
+// vEOS's (issue 14: the default map to traffic class 8 failed the whole
+// parse, and uc-tx-queue, qos cos and default qos trust were ignored): a
+// careful reader sees DSCP trust (routed ports' default), RoCE on priority
+// 3 lossless with ECN, CNPs strict on 6, the rest on traffic class 1.
+func TestParseRunningConfigAll(t *testing.T) {
+	text, err := os.ReadFile("testdata/running-config-all-veos.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := New().Parse(readback(string(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest []int
+	for d := 0; d < 64; d++ {
+		if d != 26 && d != 48 {
+			rest = append(rest, d)
+		}
+	}
+	want := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Model: ModelStrata,
+		Ports: []string{"Ethernet1", "Ethernet2"}, MTU: 9214, Trust: "dscp",
+		Classes: []fabric.SwitchClass{
+			{Priority: 1, TrafficClass: 1, Queue: 1, DSCP: rest, BandwidthPercent: 50},
+			{Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{26}, Lossless: true, BandwidthPercent: 50,
+				ECN: &fabric.SwitchECN{MinBytes: 150000, MaxBytes: 1500000, MaxMarkProbability: 100}},
+			{Priority: 6, TrafficClass: 6, Queue: 6, DSCP: []int{48}, Strict: true},
+		},
+		PFC: fabric.SwitchPFC{Priorities: []int{3},
+			Watchdog: &fabric.SwitchPFCWatchdog{Enabled: true, PollIntervalMs: 100, DetectionTimeMs: 200, RestorationTimeMs: 400, Action: "drop"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("running-config all (-want +got):\n%s", diff)
+	}
 }

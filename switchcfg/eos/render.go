@@ -27,15 +27,37 @@ const (
 	maxMarkProbabilityEOS = 100
 )
 
-// watchdogActions maps the canonical action to the EOS keyword.
-var watchdogActions = map[string]string{"drop": "drop", "forward": "no-drop", "alert": "notify-only"}
+// The watchdog acts on a stuck queue by EOS's default (errdisable the
+// port) unless told: globally `priority-flow-control pause watchdog action
+// drop|no-drop`, per port `… port action drop|notify-only` (AVD's
+// eos_cli_config_gen schema: priority_flow_control.watchdog.action takes
+// drop and no-drop, the interfaces' watchdog action drop and notify-only).
+// The canonical actions map to: drop → global drop, forward → global
+// no-drop, alert → per-port notify-only.
+var (
+	globalWatchdogActions = map[string]string{"drop": "drop", "forward": "no-drop"}
+	portWatchdogActions   = map[string]string{"alert": "notify-only"}
+)
+
+// errdisable is how Parse names EOS's default watchdog action.
+const errdisable = "errdisable"
+
+// queueKeyword is the egress-queue command of the intent's model family.
+func queueKeyword(in fabric.SwitchIntent) string {
+	if m, err := info.Model(in.Model); err == nil && m.Name == ModelSand {
+		return "tx-queue"
+	}
+	return "uc-tx-queue"
+}
 
 // Render turns the intent into EOS configuration commands, laid out as
 // `show running-config` prints them: global maps and watchdog timers first,
 // then one block per port. The rendering is the full state of what fabricctl
-// manages: maps, PFC priorities and tx-queues the intent does not use are
-// reset with "no" commands, so pushing it also removes what drifted in. It
-// is pure.
+// manages: maps, PFC priorities and queues the intent does not use are
+// reset with "no" commands, so pushing it also removes what drifted in. The
+// queue commands follow the model family (uc-tx-queue on strata, tx-queue on
+// sand). An intent without a watchdog leaves the switch's watchdog as it is.
+// It is pure.
 func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	if err := validate(in); err != nil {
 		return switchcfg.Config{}, err
@@ -77,31 +99,31 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		}
 	}
 	unmap("dscp", "traffic-class", unused(63, func(c fabric.SwitchClass) []int { return c.DSCP }))
+	queue := queueKeyword(in)
 	for _, c := range classes {
-		line(0, "qos map traffic-class %d to tx-queue %d", c.TrafficClass, c.Queue)
+		line(0, "qos map traffic-class %d to %s %d", c.TrafficClass, queue, c.Queue)
 	}
-	unmap("traffic-class", "tx-queue", unused(7, func(c fabric.SwitchClass) []int { return []int{c.TrafficClass} }))
+	unmap("traffic-class", queue, unused(7, func(c fabric.SwitchClass) []int { return []int{c.TrafficClass} }))
 	if len(in.PFC.Priorities) > 0 {
 		line(0, "no priority-flow-control all off")
 	}
 	wd := in.PFC.Watchdog
-	if wd == nil {
-		wd = &fabric.SwitchPFCWatchdog{}
-	}
-	for _, t := range []struct {
-		setting string
-		ms      int
-	}{{"timeout", wd.DetectionTimeMs}, {"polling-interval", wd.PollIntervalMs}, {"recovery-time", wd.RestorationTimeMs}} {
-		if t.ms > 0 {
-			line(0, "priority-flow-control pause watchdog default %s %s", t.setting, seconds(t.ms))
-		} else {
-			line(0, "no priority-flow-control pause watchdog default %s", t.setting)
+	if wd != nil {
+		for _, t := range []struct {
+			setting string
+			ms      int
+		}{{"timeout", wd.DetectionTimeMs}, {"polling-interval", wd.PollIntervalMs}, {"recovery-time", wd.RestorationTimeMs}} {
+			if t.ms > 0 {
+				line(0, "priority-flow-control pause watchdog default %s %s", t.setting, seconds(t.ms))
+			} else {
+				line(0, "no priority-flow-control pause watchdog default %s", t.setting)
+			}
 		}
-	}
-	if wd.Action != "" {
-		line(0, "priority-flow-control pause watchdog action %s", watchdogActions[wd.Action])
-	} else {
-		line(0, "no priority-flow-control pause watchdog action")
+		if a, ok := globalWatchdogActions[wd.Action]; ok {
+			line(0, "priority-flow-control pause watchdog action %s", a)
+		} else {
+			line(0, "no priority-flow-control pause watchdog action")
+		}
 	}
 
 	// Every port gets the same block: write it once, then once per port.
@@ -126,21 +148,27 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		} else {
 			line(3, "no priority-flow-control on")
 		}
-		if wd.Enabled {
+		switch {
+		case wd == nil: // left as it is
+		case wd.Enabled:
 			line(3, "priority-flow-control pause watchdog")
-			line(3, "no priority-flow-control pause watchdog port action")
+			if a, ok := portWatchdogActions[wd.Action]; ok {
+				line(3, "priority-flow-control pause watchdog port action %s", a)
+			} else {
+				line(3, "no priority-flow-control pause watchdog port action")
+			}
 			line(3, "no priority-flow-control pause watchdog port timer")
-		} else {
+		default:
 			line(3, "no priority-flow-control pause watchdog")
 		}
 		for q := 0; q <= 7; q++ {
 			i := slices.IndexFunc(classes, func(c fabric.SwitchClass) bool { return c.Queue == q })
 			if i < 0 {
-				line(3, "no tx-queue %d", q)
+				line(3, "no %s %d", queue, q)
 				continue
 			}
 			c := classes[i]
-			line(3, "tx-queue %d", q)
+			line(3, "%s %d", queue, q)
 			if c.Strict {
 				line(6, "priority strict")
 			} else {
@@ -179,7 +207,7 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 // validate rejects malformed intents (switchcfg.CheckIntent) and what EOS
 // cannot express; it reports every problem, joined, under the platform name.
 func validate(in fabric.SwitchIntent) error {
-	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(in)
+	errs := switchcfg.For(info, checkPort).Check(in)
 	byTC := map[int]string{}
 	for _, c := range in.Classes {
 		if other, dup := byTC[c.TrafficClass]; dup {
@@ -197,8 +225,10 @@ func validate(in fabric.SwitchIntent) error {
 		errs = append(errs, notSupported("%d no-drop priorities %v; at most %d are supported", n, in.PFC.Priorities, MaxNoDropPriorities))
 	}
 	if wd := in.PFC.Watchdog; wd != nil {
-		if _, ok := watchdogActions[wd.Action]; !ok && wd.Action != "" {
-			errs = append(errs, notSupported("PFC watchdog action %q (EOS knows drop, forward as no-drop, alert as notify-only)", wd.Action))
+		_, global := globalWatchdogActions[wd.Action]
+		_, port := portWatchdogActions[wd.Action]
+		if !global && !port && wd.Action != "" {
+			errs = append(errs, notSupported("PFC watchdog action %q (EOS knows drop, forward as no-drop, alert as the ports' notify-only)", wd.Action))
 		}
 		for _, t := range []struct {
 			what       string

@@ -9,9 +9,12 @@ import (
 )
 
 var intents = map[string]func() fabric.SwitchIntent{
-	"recipe":    recipe,
-	"lossy_ecn": lossyECN,
-	"pcp_trust": pcpTrust,
+	"recipe":         recipe,
+	"lossy_ecn":      lossyECN,
+	"pcp_trust":      pcpTrust,
+	"sand":           sand,
+	"watchdog_alert": watchdogAlert,
+	"no_watchdog":    noWatchdog,
 }
 
 // TestConformance runs the driver kit (switchcfg/drivertest): Info, ports,
@@ -23,8 +26,11 @@ func TestConformance(t *testing.T) {
 			in.PFC.Priorities = []int{0, 3, 6}
 			in.Classes[0].Lossless, in.Classes[2].Lossless = true, true
 		}, true, "at most 2"},
-		// The profiles' default switchMtu is 9216: the error says the fix.
-		{"mtu 9216", func(in *fabric.SwitchIntent) { in.MTU = 9216 }, true, "MTU 9216 outside arista-eos's 68..9214: set switchMtu: 9214 in the profile's spec.ethernet"},
+		// An explicit switchMtu 9216 (an unset one resolves to 9214): the error says the fix.
+		{"mtu 9216", func(in *fabric.SwitchIntent) { in.MTU = 9216 }, true, "MTU 9216 outside arista-eos model strata's 68..9214: set switchMtu: max in the profile's spec.ethernet"},
+		{"unknown model", func(in *fabric.SwitchIntent) { in.Model = "7150S" }, true, `unknown arista-eos model "7150S"`},
+		// Globally EOS acts drop or no-drop; notify-only exists per port only.
+		{"watchdog action", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.Action = "errdisable" }, true, `action "errdisable"`},
 		{"strict below round-robin", func(in *fabric.SwitchIntent) { in.Classes[2].Queue = 1 }, true, "must sit above"},
 		{"shared traffic class", func(in *fabric.SwitchIntent) { in.Classes[2].TrafficClass = 3 }, true, "share traffic class"},
 		{"watchdog too fast", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.DetectionTimeMs = 5 }, true, "detection time"},
@@ -42,4 +48,9 @@ func TestConformance(t *testing.T) {
 		GoodPorts: []string{"Ethernet1", "Ethernet1/1", "Ethernet3/1/4", "Ethernet49/1"},
 		BadPorts:  []string{"", "Ethernet0", "ethernet1", "Et1", "Ethernet1/1/1/1", "Ethernet1/", "swp1", "Port-Channel1"},
 	})
+}
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback { return asRunning(cfg.Text) })
 }

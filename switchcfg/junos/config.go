@@ -28,7 +28,7 @@ var noise = regexp.MustCompile(`^(\S+@\S+[>#].*|\{\w+:\d+\}|\[edit.*\])$`)
 // either form. Curly text without a top-level statement named base[0] is
 // taken as relative to base (that is how Junos prints a sub-hierarchy).
 func parseConfig(text string, base []string) ([]statement, error) {
-	lines := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
+	lines := strings.Split(stripComments(strings.ReplaceAll(text, "\r", "")), "\n")
 	for _, l := range lines {
 		if t := strings.TrimSpace(l); strings.HasPrefix(t, "set ") {
 			return setStatements(lines)
@@ -187,4 +187,48 @@ func hasPrefix(words, prefix []string) bool {
 // values returns the words of a value that may be a bracketed list.
 func values(words []string) []string {
 	return slices.DeleteFunc(slices.Clone(words), func(w string) bool { return w == "[" || w == "]" })
+}
+
+// stripComments blanks /* … */ comments, which may run over many lines (as
+// Juniper's own configuration snippets open with), keeping the line breaks
+// so line numbers stay right; quoted strings and words holding "/*" (the
+// interface wildcard et-0/0/*) are left alone. An unterminated
+// comment runs to the end of the text.
+func stripComments(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	inQuote, inComment := false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inComment:
+			if c == '*' && i+1 < len(text) && text[i+1] == '/' {
+				inComment = false
+				i++
+				b.WriteString("  ")
+				continue
+			}
+			if c == '\n' {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		case inQuote:
+			if c == '"' || c == '\n' {
+				inQuote = false
+			}
+			b.WriteByte(c)
+		case c == '"':
+			inQuote = true
+			b.WriteByte(c)
+		case c == '/' && i+1 < len(text) && text[i+1] == '*' && (i == 0 || strings.ContainsRune(" \t\n{};", rune(text[i-1]))):
+			// At the start of a word only: et-0/0/* is an interface wildcard.
+			inComment = true
+			i++
+			b.WriteString("  ")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

@@ -17,9 +17,11 @@
 //	class-of-service interfaces et-0/0/0 congestion-notification-profile / scheduler-map / unit * classifiers
 //
 // Before the set statements come delete statements for everything Render
-// defines — its classifier, scheduler map and congestion-notification
-// profile, each class's forwarding class, scheduler and drop profile, each
-// port's bindings — so the rendering is the full state: in the private
+// defines — its classifier, scheduler map, the congestion-notification
+// profile's PFC lists (its pfc-watchdog only when the intent has a
+// watchdog), each class's forwarding class, scheduler and drop profile, each
+// port's bindings, the shared buffer when PFC is on — so the rendering is
+// the full state: in the private
 // candidate `show | compare` shows only real differences, and stale
 // leftovers go away. Other class-of-service configuration is left alone.
 //
@@ -47,14 +49,17 @@
 // priority. The MTU is the one every port sets. Junos does not carry the
 // RoCE/CNP roles or the cable length.
 //
-// Units: drop-profile fill levels are percents of a reference queue buffer,
-// Driver.QueueBufferBytes (New: DefaultQueueBufferBytes = 3,000,000 B, a
-// reference size chosen so the 150 KB / 1500 KB recipe lands on whole
-// percents, 5 and 50; set it to your platform's per-queue buffer when you know
-// it). Render rounds bytes to the nearest percent, half up; Parse multiplies
-// back, so a threshold reads back within ThresholdQuantumBytes (1 % of the
-// buffer). The ECN mark probability is the last interpolate point's drop
-// probability. Watchdog: poll-interval and recovery are milliseconds,
+// Units: drop-profile fill levels are percents of the queue buffer of the
+// switch's model (Info.Models: the QFX families' packet buffers, qfx5120's
+// 32 MB by default) or of the profile's queueBuffer; Render rounds bytes to
+// the nearest percent (at least 1 % above zero), ParseIntent multiplies
+// back for the switch's model, and drift compares within 1 % of that buffer
+// (ThresholdQuantumFor). The ECN mark probability is the last interpolate
+// point's drop probability. With PFC the shared buffer is partitioned as
+// Juniper's AI/ML design does (66/24/10 ingress, 66/10 egress). A lossy
+// class under DSCP trust carries no priority on Junos: it reads as its
+// lowest DSCP's class selector, else its queue (readPriorities), and
+// validation asks for that priority. Watchdog: poll-interval and recovery are milliseconds,
 // detection counts poll intervals; a watchdog without times uses Junos's
 // defaults, action drop.
 //
@@ -64,9 +69,11 @@
 //   - more than MaxNoLossClasses (6) no-loss forwarding classes, the QFX limit;
 //   - more than 8 classes (unicast queues 0..7);
 //   - a traffic class different from the priority (Junos has none);
-//   - with dscp trust, a lossy class whose priority differs from its queue,
-//     or a lossless class without DSCPs (DSCP-based PFC pauses by code point);
-//   - an ECN maximum threshold above QueueBufferBytes (more than 100 % fill);
+//   - with dscp trust, a lossless class without DSCPs (DSCP-based PFC
+//     pauses by code point);
+//   - an ECN maximum threshold above the queue buffer (more than 100 % fill);
+//   - a lossy class under DSCP trust whose priority is not the one it reads
+//     back as, an unknown model;
 //   - an MTU outside MinMTU..MaxMTU (256..9216; the profiles' default
 //     switchMtu 9216 fits);
 //   - a watchdog action other than drop or forward, a detection time that is
@@ -80,8 +87,15 @@
 //	show | compare
 //	rollback 0 + exit              no difference, dry run, or any failure before the commit
 //	commit confirmed <minutes>     PushOptions.Timeout() rounded up to whole minutes
+//	run show …                     PushOptions.Verify; a difference: rollback 1 + commit
 //	commit                         confirms; without it Junos rolls back when the minutes end
 //	exit
+//
+// A connection lost before the commit changed nothing (the private
+// candidate dies with its session). After one lost later, Push reads
+// `show system commit` on a new session (PushOptions.Reconnect): a
+// confirmed commit still pending is verified and confirmed; none pending
+// means the commit never ran, or the confirm took.
 //
 // A commit counts only with "commit complete" in its reply. Junos commits are
 // persistent: there is no save step.

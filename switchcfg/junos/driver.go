@@ -2,6 +2,8 @@ package junos
 
 import (
 	"regexp"
+
+	"github.com/fabricctl/fabricctl/fabric"
 	"strconv"
 	"strings"
 
@@ -38,43 +40,92 @@ const (
 	MaxNoLossClasses = 6
 	// MinMTU and MaxMTU bound the interface MTU.
 	MinMTU, MaxMTU = 256, 9216
-	// DefaultQueueBufferBytes is the reference queue buffer that drop-profile
-	// fill levels are a percentage of (see doc.go).
-	DefaultQueueBufferBytes = 3_000_000
-	// ThresholdQuantumBytes is the resolution of an ECN threshold read back
-	// through whole fill-level percents of DefaultQueueBufferBytes.
-	ThresholdQuantumBytes = DefaultQueueBufferBytes / 100
 )
 
-// Driver renders, parses and pushes Junos (QFX) class-of-service
-// configuration. QueueBufferBytes is the buffer that drop-profile fill levels
-// are a percentage of. A Driver is not modified by its methods; one value
-// serves any number of switches concurrently.
-type Driver struct {
-	QueueBufferBytes int64
+// mb is a megabyte as switch datasheets count buffers.
+const mb = 1_000_000
+
+// models are the QFX families. Drop-profile fill levels are percents of
+// the buffer a queue may fill, so an ECN threshold in bytes becomes a
+// percentage of the model's packet buffer: the ASIC's shared buffer as the
+// QFX datasheets give it (Broadcom Trident/Tomahawk generations). A
+// profile's queueBuffer overrides it where a design sizes queues otherwise.
+// Juniper's validated designs show the scale: fill-level [ 1 2 ] on the
+// QFX5120 compute leaves, [ 55 90 ] on the QFX5240 AI leaves (Juniper/jvd).
+var models = []switchcfg.Model{
+	{Name: "qfx5120", Description: "QFX5120 (Trident 3, 32 MB)", Products: []string{"qfx5120"}, QueueBufferBytes: 32 * mb,
+		Source: "Juniper QFX5120 datasheet; JVD 5-stage EVPN compute leaves (fill-level [ 1 2 ])"},
+	{Name: "qfx5100", Description: "QFX5100 (Trident 2, 12 MB)", Products: []string{"qfx5100"}, QueueBufferBytes: 12 * mb,
+		Source: "Juniper QFX5100 datasheet"},
+	{Name: "qfx5110", Description: "QFX5110 (Trident 2+, 16 MB)", Products: []string{"qfx5110"}, QueueBufferBytes: 16 * mb,
+		Source: "Juniper QFX5110 datasheet"},
+	{Name: "qfx5200", Description: "QFX5200 (Tomahawk, 16 MB)", Products: []string{"qfx5200"}, QueueBufferBytes: 16 * mb,
+		Source: "Juniper QFX5200 datasheet"},
+	{Name: "qfx5210", Description: "QFX5210 (Tomahawk 2, 42 MB)", Products: []string{"qfx5210"}, QueueBufferBytes: 42 * mb,
+		Source: "Juniper QFX5210 datasheet"},
+	{Name: "qfx5130", Description: "QFX5130 (Trident 4, 132 MB; Junos EVO)", Products: []string{"qfx5130"}, QueueBufferBytes: 132 * mb,
+		Source: "Juniper QFX5130 datasheet; JVD storage leaves"},
+	{Name: "qfx5220", Description: "QFX5220 (Tomahawk 3, 64 MB; Junos EVO)", Products: []string{"qfx5220"}, QueueBufferBytes: 64 * mb,
+		Source: "Juniper QFX5220 datasheet"},
+	{Name: "qfx5230", Description: "QFX5230 (Tomahawk 4, 113 MB; Junos EVO)", Products: []string{"qfx5230"}, QueueBufferBytes: 113 * mb,
+		Source: "Juniper QFX5230 datasheet"},
+	{Name: "qfx5240", Description: "QFX5240 (Tomahawk 5, 165 MB; Junos EVO)", Products: []string{"qfx5240"}, QueueBufferBytes: 165 * mb,
+		Source: "Juniper QFX5240 datasheet; JVD AI/ML multitenancy backend leaves (fill-level [ 55 90 ])"},
 }
 
-var _ switchcfg.Driver = (*Driver)(nil)
+// Driver renders, parses and pushes Junos (QFX) class-of-service
+// configuration. It keeps no state; one value serves any number of switches
+// concurrently.
+type Driver struct{}
 
-// New returns the Junos driver with DefaultQueueBufferBytes.
-func New() *Driver { return &Driver{QueueBufferBytes: DefaultQueueBufferBytes} }
+var (
+	_ switchcfg.Driver       = (*Driver)(nil)
+	_ switchcfg.IntentParser = (*Driver)(nil)
+	_ switchcfg.Quantizer    = (*Driver)(nil)
+)
+
+// New returns the Junos driver.
+func New() *Driver { return &Driver{} }
 
 // Register adds the Junos driver to r.
 func Register(r *switchcfg.Registry) { r.Add(New()) }
 
+// info is the platform's facts (switchcfg.Info).
+var info = switchcfg.Info{
+	Name: Platform, Description: "Juniper Junos (QFX)", FileExt: ".junos.set", Format: "set",
+	// 1 % of the default model's buffer; ThresholdQuantumFor gives each
+	// switch its own.
+	ThresholdQuantum: models[0].QueueBufferBytes / 100,
+	MinMTU:           MinMTU, MaxMTU: MaxMTU,
+	Models: models,
+	Session: switchcfg.SessionSpec{Scrapli: "juniper_junos", ConfigPrivilege: "configuration-private",
+		ErrorPrefixes: []string{"syntax error", "unknown command", "error:", "is ambiguous", "No valid completions"}},
+	ExamplePorts: []string{"et-0/0/0", "et-0/0/1"},
+	PortRange:    "et-0/0/0-31",
+}
+
 // Info returns the platform's facts: junos, rendered as set statements into
-// .junos.set files. The threshold quantum is 1 % of the driver's queue
-// buffer: drop profiles are whole fill-level percents of it.
-func (d *Driver) Info() switchcfg.Info {
-	return switchcfg.Info{
-		Name: Platform, Description: "Juniper Junos (QFX)", FileExt: ".junos.set", Format: "set",
-		ThresholdQuantum: d.queueBuffer() / 100,
-		MinMTU:           MinMTU, MaxMTU: MaxMTU,
-		Session: switchcfg.SessionSpec{Scrapli: "juniper_junos", ConfigPrivilege: "configuration-private",
-			ErrorPrefixes: []string{"syntax error", "unknown command", "error:", "is ambiguous", "No valid completions"}},
-		ExamplePorts: []string{"et-0/0/0", "et-0/0/1"},
-		PortRange:    "et-0/0/0-31",
+// .junos.set files, with the QFX families as models.
+func (d *Driver) Info() switchcfg.Info { return info }
+
+// queueBuffer is the buffer fill levels are a percentage of on the switch
+// si describes: the profile's queueBuffer, else its model's (0 when the
+// model is unknown).
+func queueBuffer(si fabric.SwitchIntent) int64 {
+	if si.QueueBufferBytes > 0 {
+		return si.QueueBufferBytes
 	}
+	m, err := info.Model(si.Model)
+	if err != nil {
+		return 0
+	}
+	return m.QueueBufferBytes
+}
+
+// ThresholdQuantumFor is 1 % of the switch's queue buffer: drop profiles are
+// whole fill-level percents of it.
+func (d *Driver) ThresholdQuantumFor(si fabric.SwitchIntent) int64 {
+	return max(queueBuffer(si)/100, 1)
 }
 
 // portRE matches et-/xe-/ge- FPC/PIC/port with an optional channel.
@@ -114,9 +165,8 @@ func comparePorts(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-func (d *Driver) queueBuffer() int64 {
-	if d == nil || d.QueueBufferBytes <= 0 {
-		return DefaultQueueBufferBytes
-	}
-	return d.QueueBufferBytes
+// CaptureCommands are the outputs a captured Junos file may be: the whole
+// configuration, or its class-of-service hierarchy, curly or set.
+func (d *Driver) CaptureCommands() []string {
+	return []string{"show configuration", "show configuration class-of-service"}
 }

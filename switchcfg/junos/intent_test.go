@@ -25,6 +25,34 @@ func jvdQueues() fabric.SwitchIntent {
 	return in
 }
 
+// jvdAILeaf is Juniper's AI/ML leaf (QFX5240): NO-LOSS on queue 4 with
+// pfc-priority 3, CNPs strict on queue 3 (priority 6, read from DSCP 48),
+// ECN at 55 % and 90 % of the queue buffer.
+func jvdAILeaf() fabric.SwitchIntent {
+	in := recipe()
+	in.Model = "qfx5240-64od"
+	in.Classes[1].Name, in.Classes[1].Queue = "NO-LOSS", 4
+	in.Classes[1].ECN = &fabric.SwitchECN{MinBytes: 55 * 165 * mb / 100, MaxBytes: 90 * 165 * mb / 100, MaxMarkProbability: 100}
+	in.Classes[2].Name, in.Classes[2].Queue = "CNP", 3
+	in.Classes[2].Strict, in.Classes[2].BandwidthPercent = true, 5
+	in.Classes[0].BandwidthPercent = 95
+	return in
+}
+
+// queueBuffer2MB sizes the fill levels by the profile's queueBuffer.
+func queueBuffer2MB() fabric.SwitchIntent {
+	in := recipe()
+	in.QueueBufferBytes = 2 * mb
+	return in
+}
+
+// noWatchdog says nothing of the watchdog: the profile's stays.
+func noWatchdog() fabric.SwitchIntent {
+	in := recipe()
+	in.PFC.Watchdog = nil
+	return in
+}
+
 // lossyECN drops PFC: RoCE relies on ECN alone, with thresholds that are not
 // whole percents of the queue buffer.
 func lossyECN() fabric.SwitchIntent {
@@ -68,8 +96,9 @@ func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 		c.Name = fcName(c)
 		if c.ECN != nil {
 			e := *c.ECN
-			e.MinBytes = percentToBytes(bytesToPercent(e.MinBytes, DefaultQueueBufferBytes), DefaultQueueBufferBytes)
-			e.MaxBytes = percentToBytes(bytesToPercent(e.MaxBytes, DefaultQueueBufferBytes), DefaultQueueBufferBytes)
+			buffer := queueBuffer(in)
+			e.MinBytes = percentToBytes(fillLevel(e.MinBytes, buffer), buffer)
+			e.MaxBytes = percentToBytes(fillLevel(e.MaxBytes, buffer), buffer)
 			c.ECN = &e
 		}
 		out.Classes = append(out.Classes, c)

@@ -84,6 +84,15 @@ func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
 // the result. A listed port without bindings makes them read as missing. The
 // result's Ports are the listed ports that have bindings.
 func (d *Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchIntent, error) {
+	return d.ParseIntent(rb, fabric.SwitchIntent{Ports: ports})
+}
+
+// ParseIntent is ParsePorts over want's ports (nil: every port), with
+// fill levels read as percents of the queue buffer of want's switch (its
+// queueBuffer, else its model's; the default model's when want names
+// neither).
+func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
+	ports := want.Ports
 	cfg := &cosConfig{
 		classifiers: map[string]map[string]map[string][]int{}, fcs: map[string]*forwardingClass{},
 		cnps: map[string]*cnProfile{}, fill: map[string][]int{}, prob: map[string][]int{},
@@ -117,7 +126,11 @@ func (d *Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.Switc
 	if !cos {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackClassOfService)
 	}
-	return cfg.intent(d.queueBuffer(), ports), nil
+	buffer := queueBuffer(want)
+	if buffer <= 0 {
+		buffer = queueBuffer(fabric.SwitchIntent{})
+	}
+	return cfg.intent(buffer, ports), nil
 }
 
 // statement files one absolute statement.
@@ -350,6 +363,10 @@ func (c *cosConfig) binding(w []string) {
 		if b.classifier == "" || w[2] == "0" || w[2] == wildcardUnit {
 			b.classifierKind, b.classifier = w[4], w[5]
 		}
+	case len(w) >= 4 && w[1] == "classifiers" && (w[2] == "dscp" || w[2] == "ieee-802.1"):
+		// Interface-level classifiers (Junos EVO: `class-of-service
+		// interfaces et-0/0/1 classifiers dscp NAME`) classify every unit.
+		b.classifierKind, b.classifier = w[2], w[3]
 	}
 }
 
@@ -482,19 +499,22 @@ func (c *cosConfig) intent(buffer int64, only []string) fabric.SwitchIntent {
 	schedMap := c.schedMaps[common(eff, func(b binding) string { return b.schedMap }, keysOf(c.schedMaps))]
 
 	classifier := c.classifiers[kind][name]
+	var reads []fcRead
 	for _, fcName := range keysOf(classifier) {
 		fc := c.fc(fcName)
 		cps := slices.Clone(classifier[fcName])
 		slices.Sort(cps)
-		cl := fabric.SwitchClass{Name: fcName, Queue: fc.queue, DSCP: []int{}}
-		switch {
-		case kind == "ieee-802.1":
-			cl.Priority = cps[0]
-		case fc.noLoss && fc.pfcPriority >= 0:
-			cl.Priority = fc.pfcPriority
-		default:
-			cl.Priority = fc.queue
+		reads = append(reads, fcRead{name: fcName, queue: fc.queue, pfcPriority: -1, cps: cps})
+		if fc.noLoss {
+			reads[len(reads)-1].pfcPriority = fc.pfcPriority
 		}
+	}
+	prios := readPriorities(kind, reads)
+	for _, fcName := range keysOf(classifier) {
+		fc := c.fc(fcName)
+		cps := slices.Clone(classifier[fcName])
+		slices.Sort(cps)
+		cl := fabric.SwitchClass{Name: fcName, Queue: fc.queue, DSCP: []int{}, Priority: prios[fcName]}
 		if kind == "dscp" {
 			cl.DSCP = cps
 		}
@@ -582,4 +602,90 @@ func setInt(set func(int), s string, lo, hi int) error {
 	}
 	set(v)
 	return nil
+}
+
+// fcRead is what the priority of a forwarding class is read from.
+type fcRead struct {
+	name        string
+	queue       int
+	pfcPriority int   // of a no-loss class; -1: none
+	cps         []int // its code points, ascending
+}
+
+// readPriorities gives each forwarding class the priority a careful reader
+// gives it. IEEE 802.1 classifiers: the lowest code point. DSCP classifiers:
+// a no-loss class's pfc-priority; Junos carries no priority for other
+// classes, so they read as their lowest DSCP's class selector (DSCP >> 3,
+// the convention hosts use too: CNPs on DSCP 48 are priority 6), else their
+// queue, else the lowest priority left, so that no two classes collide (a
+// CNP class on queue 3 beside the no-loss pfc-priority 3 of Juniper's AI/ML
+// design is priority 6, not 3).
+func readPriorities(kind string, fcs []fcRead) map[string]int {
+	out := map[string]int{}
+	used := map[int]bool{}
+	if kind == "ieee-802.1" {
+		for _, f := range fcs {
+			if len(f.cps) > 0 {
+				out[f.name] = f.cps[0]
+			}
+		}
+		return out
+	}
+	for _, f := range fcs {
+		if f.pfcPriority >= 0 {
+			out[f.name] = f.pfcPriority
+			used[f.pfcPriority] = true
+		}
+	}
+	for _, f := range fcs {
+		if f.pfcPriority >= 0 {
+			continue
+		}
+		p := -1
+		for _, cand := range []int{firstSelector(f.cps), f.queue} {
+			if cand >= 0 && cand <= 7 && !used[cand] {
+				p = cand
+				break
+			}
+		}
+		for cand := 0; p < 0 && cand <= 7; cand++ {
+			if !used[cand] {
+				p = cand
+			}
+		}
+		out[f.name] = max(p, 0)
+		used[out[f.name]] = true
+	}
+	return out
+}
+
+func firstSelector(cps []int) int {
+	if len(cps) == 0 {
+		return -1
+	}
+	return cps[0] >> 3
+}
+
+// intentPriorities is readPriorities for an intent's classes, by
+// forwarding-class name: what Parse(Render(in)) will read.
+func intentPriorities(in fabric.SwitchIntent) map[string]int {
+	kind := "dscp"
+	if in.Trust == "pcp" {
+		kind = "ieee-802.1"
+	}
+	var reads []fcRead
+	for _, c := range in.Classes {
+		f := fcRead{name: fcName(c), queue: c.Queue, pfcPriority: -1}
+		if kind == "ieee-802.1" {
+			f.cps = []int{c.Priority}
+		} else {
+			f.cps = slices.Sorted(slices.Values(c.DSCP))
+			if c.Lossless {
+				f.pfcPriority = c.Priority
+			}
+		}
+		reads = append(reads, f)
+	}
+	slices.SortFunc(reads, func(a, b fcRead) int { return strings.Compare(a.name, b.name) })
+	return readPriorities(kind, reads)
 }

@@ -2,6 +2,7 @@ package junos
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,7 +139,7 @@ func TestParseSetAndCurlyAgree(t *testing.T) {
 drop-profiles {
     roce-dp {
         interpolate {
-            fill-level [ 5 50 ];
+            fill-level [ 1 5 ];
             drop-probability [ 0 100 ];
         }
     }
@@ -266,10 +267,11 @@ func TestParseCorpus(t *testing.T) {
 	}
 	checks := map[string]struct {
 		cmd   string // the command that printed the sample
+		model string // the switch's model, from the sample's header
 		check func(t *testing.T, got fabric.SwitchIntent)
 	}{
-		"junos-jvd-aiml-leaf-qfx5240-full-config.txt": {"show configuration", checkAIML},
-		"junos-jvd-storage-leaf-qfx5130-cos.txt":      {"show configuration class-of-service", checkStorage},
+		"junos-jvd-aiml-leaf-qfx5240-full-config.txt": {"show configuration", "qfx5240-64od", checkAIML},
+		"junos-jvd-storage-leaf-qfx5130-cos.txt":      {"show configuration class-of-service", "qfx5130-32cd", checkStorage},
 	}
 	for _, path := range files {
 		name := filepath.Base(path)
@@ -278,13 +280,16 @@ func TestParseCorpus(t *testing.T) {
 			if !ok {
 				t.Fatalf("no hand-checked expectation for corpus sample %s", name)
 			}
-			got, err := New().Parse(switchcfg.Readback{c.cmd: corpusText(t, path)})
+			sw := fabric.SwitchIntent{Model: c.model}
+			got, err := New().ParseIntent(switchcfg.Readback{c.cmd: corpusText(t, path)}, sw)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c.check(t, got)
+			got.Model = c.model
 			if cfg, err := New().Render(got); err == nil {
-				again, err := New().Parse(setReadback(cfg.Text))
+				again, err := New().ParseIntent(setReadback(cfg.Text), sw)
+				again.Model = c.model
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -303,8 +308,11 @@ func TestParseCorpus(t *testing.T) {
 // every et port that is not a channelized parent. NO-LOSS (DSCP 26) is
 // no-loss with pfc-priority 3 on queue 4, ECN at fill levels 55–90 %; CNP
 // (DSCP 48) is on queue 3, strict-high with 5 %, and — lossy, with DSCP
-// trust — reads with its queue as priority. The watchdog is on with Junos's
-// defaults (no times configured, action drop).
+// trust, so Junos carries no priority for it — reads as priority 6, its
+// DSCP's class selector, not as its queue 3, which would collide with
+// NO-LOSS's pfc-priority 3 (issue 14). Fill levels are percents of the
+// QFX5240's 165 MB. The watchdog is on with Junos's defaults (no times
+// configured, action drop).
 func checkAIML(t *testing.T, got fabric.SwitchIntent) {
 	if got.Trust != "dscp" || !slices.Equal(got.PFC.Priorities, []int{3}) {
 		t.Errorf("trust %q, PFC %v", got.Trust, got.PFC.Priorities)
@@ -323,9 +331,9 @@ func checkAIML(t *testing.T, got fabric.SwitchIntent) {
 		t.Errorf("MTU %d, want 0: breakout ports set 9216, et-0/0/2 and others none", got.MTU)
 	}
 	want := []fabric.SwitchClass{
-		{Name: "CNP", Priority: 3, TrafficClass: 3, Queue: 3, DSCP: []int{48}, Strict: true, BandwidthPercent: 5},
 		{Name: "NO-LOSS", Priority: 3, TrafficClass: 3, Queue: 4, DSCP: []int{26}, Lossless: true,
-			ECN: &fabric.SwitchECN{MinBytes: 1_650_000, MaxBytes: 2_700_000, MaxMarkProbability: 100}},
+			ECN: &fabric.SwitchECN{MinBytes: 55 * 1_650_000, MaxBytes: 90 * 1_650_000, MaxMarkProbability: 100}},
+		{Name: "CNP", Priority: 6, TrafficClass: 6, Queue: 3, DSCP: []int{48}, Strict: true, BandwidthPercent: 5},
 	}
 	if diff := cmp.Diff(want, got.Classes); diff != "" {
 		t.Errorf("classes (-want +got):\n%s", diff)
@@ -338,7 +346,9 @@ func checkAIML(t *testing.T, got fabric.SwitchIntent) {
 // checkStorage: Juniper's storage leaf CoS stanza. Three ports share
 // classifier and scheduler map; the CNP profile (output only) is on
 // et-0/0/2 alone, so there is no PFC. Eight forwarding classes exist, five
-// are classified; lossy ones read with their queue as priority.
+// are classified; lossy ones read as their lowest DSCP's class selector
+// where that is free (fc0: AF11 → 1, fc1: 0), else as their queue (fc5,
+// fc6, fc7). Fill levels are percents of the QFX5130's 132 MB.
 func checkStorage(t *testing.T, got fabric.SwitchIntent) {
 	if !slices.Equal(got.Ports, []string{"et-0/0/0", "et-0/0/1", "et-0/0/2"}) || got.Trust != "dscp" || got.MTU != 0 {
 		t.Errorf("ports %v trust %q MTU %d", got.Ports, got.Trust, got.MTU)
@@ -347,26 +357,35 @@ func checkStorage(t *testing.T, got fabric.SwitchIntent) {
 		t.Errorf("PFC %v watchdog %v, want none", got.PFC.Priorities, got.PFC.Watchdog)
 	}
 	var names []string
+	prios := map[string]int{}
 	for _, c := range got.Classes {
 		names = append(names, c.Name)
-		if c.Priority != c.Queue || c.TrafficClass != c.Priority || c.Lossless {
+		prios[c.Name] = c.Priority
+		if c.TrafficClass != c.Priority || c.Lossless {
 			t.Errorf("class %+v", c)
 		}
 	}
-	if !slices.Equal(names, []string{"fc0", "fc1", "fc5", "fc6", "fc7"}) {
+	if !slices.Equal(names, []string{"fc1", "fc0", "fc5", "fc6", "fc7"}) {
 		t.Fatalf("classes %v", names)
 	}
-	fc := func(i int) fabric.SwitchClass { return got.Classes[i] }
+	if fmt.Sprint(prios) != "map[fc0:1 fc1:0 fc5:5 fc6:6 fc7:7]" {
+		t.Errorf("priorities %v", prios)
+	}
+	byName := map[string]fabric.SwitchClass{}
+	for _, c := range got.Classes {
+		byName[c.Name] = c
+	}
+	fc := func(i int) fabric.SwitchClass { return byName[[]string{"fc0", "fc1", "fc5", "fc6", "fc7"}[i]] }
 	if !slices.Equal(fc(0).DSCP, []int{10}) || !slices.Equal(fc(2).DSCP, []int{8, 26}) || !slices.Equal(fc(3).DSCP, []int{46, 56}) || !slices.Equal(fc(4).DSCP, []int{48}) {
 		t.Errorf("dscp %v %v %v %v", fc(0).DSCP, fc(2).DSCP, fc(3).DSCP, fc(4).DSCP)
 	}
 	if n := len(fc(1).DSCP); n != 58 {
 		t.Errorf("fc1 has %d DSCPs, want the 58 others", n)
 	}
-	if diff := cmp.Diff(&fabric.SwitchECN{MinBytes: 0, MaxBytes: 600_000, MaxMarkProbability: 100}, fc(0).ECN); diff != "" {
+	if diff := cmp.Diff(&fabric.SwitchECN{MinBytes: 0, MaxBytes: 20 * 1_320_000, MaxMarkProbability: 100}, fc(0).ECN); diff != "" {
 		t.Errorf("fc0 ECN (dp0 fill 0–20 %%):\n%s", diff)
 	}
-	if diff := cmp.Diff(&fabric.SwitchECN{MinBytes: 30_000, MaxBytes: 60_000, MaxMarkProbability: 100}, fc(2).ECN); diff != "" {
+	if diff := cmp.Diff(&fabric.SwitchECN{MinBytes: 1_320_000, MaxBytes: 2 * 1_320_000, MaxMarkProbability: 100}, fc(2).ECN); diff != "" {
 		t.Errorf("fc5 ECN (dp1 fill 1–2 %%):\n%s", diff)
 	}
 	if fc(0).BandwidthPercent != 49 || fc(1).BandwidthPercent != 2 || fc(1).ECN != nil || !fc(3).Strict || !fc(4).Strict || fc(0).Strict {

@@ -47,7 +47,7 @@ func list(v []string) string {
 // (ECN, strict-high, transmit-rate) and their scheduler map, and per port the
 // MTU and class-of-service bindings. It is pure.
 func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
-	buffer := d.queueBuffer()
+	buffer := queueBuffer(in)
 	if err := validate(in, buffer); err != nil {
 		return switchcfg.Config{}, err
 	}
@@ -76,7 +76,13 @@ func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	del(cos+"classifiers dscp %s", ClassifierName)
 	del(cos+"classifiers ieee-802.1 %s", ClassifierName)
 	del(cos+"scheduler-maps %s", SchedulerMapName)
-	del(cos+"congestion-notification-profile %s", CongestionProfile)
+	// The profile's PFC lists are rewritten whole; its watchdog only when
+	// the intent has one (none: the switch's stays as it is).
+	del(cos+"congestion-notification-profile %s input", CongestionProfile)
+	del(cos+"congestion-notification-profile %s output", CongestionProfile)
+	if in.PFC.Watchdog != nil {
+		del(cos+"congestion-notification-profile %s pfc-watchdog", CongestionProfile)
+	}
 	for _, c := range in.Classes {
 		del(cos+"forwarding-classes class %s", fcName(c))
 		del(cos+"schedulers %s", fcName(c)+schedulerSuffix)
@@ -116,7 +122,7 @@ func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	for _, c := range in.Classes {
 		if e := c.ECN; e != nil {
 			dp := fcName(c) + dropProfileSuffix
-			set(cos+"drop-profiles %s interpolate fill-level [ %d %d ]", dp, bytesToPercent(e.MinBytes, buffer), bytesToPercent(e.MaxBytes, buffer))
+			set(cos+"drop-profiles %s interpolate fill-level [ %d %d ]", dp, fillLevel(e.MinBytes, buffer), fillLevel(e.MaxBytes, buffer))
 			set(cos+"drop-profiles %s interpolate drop-probability [ 0 %d ]", dp, e.MaxMarkProbability)
 		}
 	}
@@ -141,6 +147,16 @@ func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 
 	pfc := len(in.PFC.Priorities) > 0
 	if pfc {
+		// Lossless traffic needs its own shared-buffer partitions, with
+		// headroom for PFC: the split of Juniper's AI/ML validated design
+		// (JVD aiml_multitenancy_backend rdma-rocev2-lossless: ingress
+		// lossless 66 %, lossless-headroom 24 %, lossy 10 %; egress
+		// lossless 66 %, lossy 10 %; ingress and egress lossless equal, as
+		// QFX5220/5230 require).
+		del(cos + "shared-buffer")
+		for _, p := range sharedBuffer {
+			set(cos+"shared-buffer %s buffer-partition %s percent %d", p.dir, p.partition, p.percent)
+		}
 		for _, c := range in.Classes {
 			if !lossless(c) {
 				continue
@@ -184,10 +200,30 @@ func (d *Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	return switchcfg.Config{Platform: Platform, Format: "set", Text: b.String()}, nil
 }
 
+// sharedBuffer is the shared-buffer partitioning rendered with PFC.
+var sharedBuffer = []struct {
+	dir, partition string
+	percent        int
+}{
+	{"ingress", "lossless", 66}, {"ingress", "lossless-headroom", 24}, {"ingress", "lossy", 10},
+	{"egress", "lossless", 66}, {"egress", "lossy", 10},
+}
+
+// fillLevel is a threshold in whole percents of the queue buffer, rounded
+// half up; a threshold above zero stays at least 1 %.
+func fillLevel(b, buffer int64) int {
+	p := bytesToPercent(b, buffer)
+	if p == 0 && b > 0 {
+		return 1
+	}
+	return p
+}
+
 // validate rejects malformed intents (switchcfg.CheckIntent) and what Junos
 // cannot express; it reports every problem, joined, under the platform name.
 func validate(in fabric.SwitchIntent, buffer int64) error {
-	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(in)
+	errs := switchcfg.For(info, checkPort).Check(in)
+	read := intentPriorities(in)
 	if len(in.Classes) > maxForwardingClasses {
 		errs = append(errs, notSupported("%d classes; Junos has %d unicast queues", len(in.Classes), maxForwardingClasses))
 	}
@@ -211,11 +247,12 @@ func validate(in fabric.SwitchIntent, buffer int64) error {
 			if in.Trust == "dscp" && len(c.DSCP) == 0 {
 				errs = append(errs, notSupported("lossless class %q has no DSCP: DSCP-based PFC pauses by code point", name))
 			}
-		case in.Trust == "dscp" && c.Priority != c.Queue:
-			errs = append(errs, notSupported("class %q: priority %d differs from queue %d; with dscp trust Junos carries a priority only as the pfc-priority of a no-loss class", name, c.Priority, c.Queue))
+		case in.Trust == "dscp" && read[name] != c.Priority:
+			errs = append(errs, notSupported("class %q: with dscp trust Junos carries a priority only as the pfc-priority of a no-loss class; this lossy class reads back as priority %d (its lowest DSCP's class selector, else its queue): give it priority %d",
+				name, read[name], read[name]))
 		}
 		if e := c.ECN; e != nil && e.MaxBytes > buffer {
-			errs = append(errs, notSupported("class %q: ECN maximum threshold %d B exceeds the %d B queue buffer that fill levels are a percentage of", name, e.MaxBytes, buffer))
+			errs = append(errs, notSupported("class %q: ECN maximum threshold %d B exceeds the %d B queue buffer that fill levels are a percentage of (the model's, or the profile's queueBuffer)", name, e.MaxBytes, buffer))
 		}
 	}
 	if noLoss > MaxNoLossClasses {

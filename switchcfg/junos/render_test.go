@@ -10,10 +10,13 @@ import (
 )
 
 var intents = map[string]func() fabric.SwitchIntent{
-	"recipe":     recipe,
-	"jvd_queues": jvdQueues,
-	"lossy_ecn":  lossyECN,
-	"pcp_trust":  pcpTrust,
+	"recipe":       recipe,
+	"jvd_queues":   jvdQueues,
+	"jvd_ai_leaf":  jvdAILeaf,
+	"queue_buffer": queueBuffer2MB,
+	"no_watchdog":  noWatchdog,
+	"lossy_ecn":    lossyECN,
+	"pcp_trust":    pcpTrust,
 }
 
 // setReadback splits rendered set statements into the two read-backs, the
@@ -47,9 +50,10 @@ func TestConformance(t *testing.T) {
 			}
 		}, true, "at most 6"},
 		{"traffic class not carried", func(in *fabric.SwitchIntent) { in.Classes[1].TrafficClass = 4 }, true, "no separate traffic class"},
-		{"lossy priority not carried", func(in *fabric.SwitchIntent) { in.Classes[2].Queue = 5 }, true, "pfc-priority"},
+		{"lossy priority not carried", func(in *fabric.SwitchIntent) { in.Classes[2].Priority = 5 }, true, "reads back as priority 6"},
+		{"unknown model", func(in *fabric.SwitchIntent) { in.Model = "ex4300" }, true, `unknown junos model "ex4300"`},
 		{"lossless without dscp", func(in *fabric.SwitchIntent) { in.Classes[1].DSCP = nil }, true, "DSCP-based PFC"},
-		{"threshold above buffer", func(in *fabric.SwitchIntent) { in.Classes[1].ECN.MaxBytes = 4_000_000 }, true, "queue buffer"},
+		{"threshold above buffer", func(in *fabric.SwitchIntent) { in.QueueBufferBytes = 1_000_000 }, true, "queue buffer"},
 		{"watchdog alert", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.Action = "alert" }, true, "drop and forward"},
 		{"watchdog detection", func(in *fabric.SwitchIntent) { in.PFC.Watchdog.DetectionTimeMs = 150 }, true, "poll intervals"},
 		{"PFC priority without class", func(in *fabric.SwitchIntent) { in.PFC.Priorities = []int{3, 5} }, false, "disagree"},
@@ -66,4 +70,9 @@ func TestConformance(t *testing.T) {
 		GoodPorts: []string{"et-0/0/0", "xe-0/0/47", "ge-1/2/3", "et-0/0/12:1"},
 		BadPorts:  []string{"", "et-0/0", "et-*", "ae0", "et-0/0/0.0", "Ethernet1", "et-0/0/1:", "mge-0/0/0"},
 	})
+}
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback { return setReadback(cfg.Text) })
 }

@@ -18,9 +18,14 @@
 //
 // Within what it manages the rendering is the full state: every c-out-8q
 // queue class and every c-8q-nq class is written whole ("no priority level 1",
-// "no random-detect", "no pause pfc-cos" where the intent has none), ports
-// get "no priority-flow-control mode on" without PFC, the watchdog is turned
-// off without one, and class-maps drop the match kind of the other trust.
+// "no random-detect", "no pause pfc-cos N" where the intent has none: NX-OS
+// takes the no forms with their values), ports get "no priority-flow-control
+// mode on" without PFC, and class-maps drop the match of the other trust
+// ("no match cos P", "no match dscp 0-63"). An intent without a watchdog
+// renders no watchdog line. Above 100 m of cable the pause buffer
+// thresholds Cisco requires are written in the ingress queuing policy
+// FABRICCTL-INPUT-QUEUING (pauseBuffer in render.go says how they are
+// computed); docs/switches.md has the sources.
 // One thing is not undone: a class removed from the intent stays in
 // FABRICCTL-QOS (its name is unknown to a pure render); remove it with
 // "policy-map type qos FABRICCTL-QOS" / "no class NAME".
@@ -33,7 +38,8 @@
 // reads as an unnamed class with every DSCP no other class matches); trust is
 // dscp or pcp by what the class-maps match. Scheduling and ECN come from the
 // ports' queuing policy, PFC from the network-qos policy under `system qos`,
-// counted only when every port has `priority-flow-control mode on`. Settings
+// counted only when every port has `priority-flow-control mode on` (or
+// `mode auto`, NX-OS's default: PFC as DCBX agrees it). Settings
 // the ports disagree on read as empty; ParsePorts reads over the intent's
 // ports only. A configuration without QoS parses to
 // an intent with no ports, classes or PFC, so switchcfg.Compare plans a full
@@ -71,7 +77,8 @@
 //	<each rendered line>
 //	end
 //	show diff rollback-patch checkpoint <name> running-config
-//	copy running-config startup-config            when the patch is not empty
+//	(PushOptions.Verify)                          a difference: rollback to the checkpoint
+//	copy running-config startup-config            when the patch is not empty (a lost reply: sent again on a new session)
 //	rollback running-config checkpoint <name>     on a dry run, or any failure after the checkpoint
 //	no checkpoint <name>                          once done (kept after a failure, for a manual rollback)
 //

@@ -19,6 +19,8 @@ const (
 	QoSPolicy        = "FABRICCTL-QOS"
 	QueuingPolicy    = "FABRICCTL-QUEUING"
 	NetworkQoSPolicy = "FABRICCTL-NETWORK-QOS"
+	// InputQueuingPolicy holds the pause buffer thresholds of cables above 100 m.
+	InputQueuingPolicy = "FABRICCTL-INPUT-QUEUING"
 )
 
 // Limits of NX-OS that Render enforces (see doc.go for the reasons).

@@ -39,12 +39,31 @@ func pcpTrust() fabric.SwitchIntent {
 	return in
 }
 
+// longCable has 300 m of cable: above 100 m Cisco requires pause buffer
+// thresholds, which Render computes and Parse reads back as the length.
+func longCable() fabric.SwitchIntent {
+	in := recipe()
+	in.PFC.CableLengthMeters = 300
+	return in
+}
+
+// noWatchdog says nothing about the watchdog: nothing is rendered for it.
+func noWatchdog() fabric.SwitchIntent {
+	in := recipe()
+	in.PFC.Watchdog = nil
+	return in
+}
+
 // carried is in as Parse(Render(in)) reads it back: without what NX-OS does
-// not carry, and the watchdog's action "drop".
+// not carry (a cable length of 100 m or less), and the watchdog's action
+// "drop".
 func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 	out := fabric.SwitchIntent{
 		APIVersion: in.APIVersion, Platform: Platform, Ports: in.Ports, MTU: in.MTU, Trust: in.Trust,
 		PFC: fabric.SwitchPFC{Priorities: in.PFC.Priorities},
+	}
+	if in.PFC.CableLengthMeters > longCableMeters && len(in.PFC.Priorities) > 0 {
+		out.PFC.CableLengthMeters = in.PFC.CableLengthMeters
 	}
 	if wd := in.PFC.Watchdog; wd != nil {
 		w := *wd

@@ -75,6 +75,7 @@ type runningConfig struct {
 	classMaps                  map[string]*classMap
 	policies                   map[string]*policy // by "kind name"
 	sysQoS, sysQueuing, sysNQ  string
+	sysInQueuing               string // service-policy type queuing input (pause buffers)
 	wdOn                       string
 	wdInterval, wdShut, wdAuto int
 	ports                      map[string]*iface
@@ -142,6 +143,8 @@ func (rc *runningConfig) global(s *stmt) error {
 			case !ok:
 			case kind == "qos":
 				rc.sysQoS = name
+			case kind == "queuing" && slices.Contains(k.f, "input"):
+				rc.sysInQueuing = name
 			case kind == "queuing":
 				rc.sysQueuing = name
 			case kind == "network-qos":
@@ -319,8 +322,10 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	queuing := rc.policies["queuing "+queuingName]
 	nq := rc.policies["network-qos "+rc.sysNQ]
 
-	// PFC is active where every port has `priority-flow-control mode on`.
-	pfcOn, _ := uniform(ports, func(p *iface) bool { return p.pfcMode == "on" })
+	// PFC is active where every port has `priority-flow-control mode on`,
+	// or `mode auto` (NX-OS's default: PFC on the no-drop classes, agreed
+	// with the peer through DCBX).
+	pfcOn, _ := uniform(ports, func(p *iface) bool { return p.pfcMode == "on" || p.pfcMode == "auto" })
 	pfcCos := func(group int) []int {
 		if s := nq.systemClass(nqRE, group); s != nil {
 			for _, k := range s.kids {
@@ -354,6 +359,9 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 		in.Classes = append(in.Classes, c)
 	}
 	slices.Sort(in.PFC.Priorities)
+	if len(in.PFC.Priorities) > 0 {
+		in.PFC.CableLengthMeters = rc.cableLength(in.Classes)
+	}
 	slices.SortStableFunc(in.Classes, func(a, b fabric.SwitchClass) int {
 		if a.Priority != b.Priority {
 			return a.Priority - b.Priority
@@ -541,8 +549,8 @@ func (rc *runningConfig) watchdog(ports []*iface) *fabric.SwitchPFCWatchdog {
 		RestorationTimeMs: rc.wdInterval * rc.wdAuto,
 		Action:            "drop",
 	}
-	if !wd.Enabled && wd.PollIntervalMs == 0 {
-		return nil // "watch-dog-interval off" and nothing else: no watchdog
+	if !wd.Enabled && wd.PollIntervalMs == 0 && rc.wdOn != "off" && perPort != "off" {
+		return nil // nothing about the watchdog configured
 	}
 	return wd
 }
@@ -580,4 +588,42 @@ func setInt(dst *int, s string, lo, hi int) error {
 	}
 	*dst = v
 	return nil
+}
+
+// cableLength reads the cable length back from the pause buffer thresholds
+// of the lossless queues in the system input queuing policy (Render writes
+// them for cables above 100 m); 0 when there are none, or they disagree,
+// or they were not computed as Render computes them.
+func (rc *runningConfig) cableLength(classes []fabric.SwitchClass) int {
+	p := rc.policies["queuing "+rc.sysInQueuing]
+	if p == nil {
+		return 0
+	}
+	inRE := regexp.MustCompile(`^c-in-(?:8q-)?q(\d|-default)$`)
+	cable := 0
+	for _, c := range classes {
+		if !c.Lossless {
+			continue
+		}
+		q := p.systemClass(inRE, c.Queue)
+		if q == nil {
+			return 0
+		}
+		for _, k := range q.kids {
+			f := k.f
+			if len(f) == 7 && f[0] == "pause" && f[1] == "buffer-size" && f[3] == "pause-threshold" && f[5] == "resume-threshold" {
+				size, err1 := strconv.Atoi(f[2])
+				at, err2 := strconv.Atoi(f[4])
+				if err1 != nil || err2 != nil {
+					return 0
+				}
+				m := cableFromPause(size, at)
+				if m == 0 || (cable != 0 && m != cable) {
+					return 0
+				}
+				cable = m
+			}
+		}
+	}
+	return cable
 }

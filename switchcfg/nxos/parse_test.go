@@ -2,6 +2,7 @@ package nxos
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,4 +268,21 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parse→render→parse differs:\n%s\n%s", diff, cfg.Text)
 		}
 	})
+}
+
+// TestParsePFCModeAuto: `priority-flow-control mode auto` (NX-OS's default,
+// PFC on the no-drop classes by DCBX) is PFC on, not off (issue 14).
+func TestParsePFCModeAuto(t *testing.T) {
+	cfg, err := New().Render(recipe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(asRunning(cfg.Text)[ReadbackRunningConfig]), "priority-flow-control mode on", "priority-flow-control mode auto")
+	got, err := New().Parse(readback(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.PFC.Priorities) != "[3]" || !got.Classes[1].Lossless {
+		t.Errorf("mode auto read as PFC %v, classes %+v", got.PFC.Priorities, got.Classes)
+	}
 }

@@ -110,16 +110,19 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 			continue
 		}
 		line(0, "class-map type qos match-any %s", className(c))
+		// NX-OS takes `no match` with the values it removes (a bare `no
+		// match cos` is invalid input): the other trust's match is what
+		// this class would have under it.
 		switch {
 		case in.Trust == "pcp":
 			line(1, "match cos %d", c.Priority)
-			line(1, "no match dscp")
+			line(1, "no match dscp 0-63")
 		case len(c.DSCP) > 0:
 			line(1, "match dscp %s", dscpSpec(c.DSCP))
-			line(1, "no match cos")
+			line(1, "no match cos %d", c.Priority)
 		default:
-			line(1, "no match dscp")
-			line(1, "no match cos")
+			line(1, "no match dscp 0-63")
+			line(1, "no match cos %d", c.Priority)
 		}
 	}
 	line(0, "policy-map type qos %s", QoSPolicy)
@@ -169,16 +172,32 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		if i >= 0 && slices.Contains(in.PFC.Priorities, in.Classes[i].Priority) {
 			line(2, "pause pfc-cos %d", in.Classes[i].Priority)
 		} else {
-			line(2, "no pause pfc-cos")
+			// The value is required (`no pause pfc-cos 0`, as running
+			// configurations print it): the class's own number.
+			line(2, "no pause pfc-cos %d", g)
+		}
+	}
+	pause := pauseBuffer(in)
+	if pause != nil {
+		// Cisco: above 100 m of cable the pause buffer thresholds are
+		// mandatory, in an input queuing policy (Nexus 9000 QoS guide,
+		// PFC guidelines; "Input queuing policy maps cannot have pause
+		// buffer and priority/bandwidth together").
+		line(0, "policy-map type queuing %s", InputQueuingPolicy)
+		for _, q := range losslessQueues(in) {
+			line(1, "class type queuing %s", inputQueuingClass(q))
+			line(2, "pause buffer-size %d pause-threshold %d resume-threshold %d", pause.size, pause.pause, pause.resume)
 		}
 	}
 	line(0, "system qos")
 	line(1, "service-policy type network-qos %s", NetworkQoSPolicy)
 	line(1, "service-policy type queuing output %s", QueuingPolicy)
+	if pause != nil {
+		line(1, "service-policy type queuing input %s", InputQueuingPolicy)
+	}
 
-	if wd := in.PFC.Watchdog; wd == nil {
-		line(0, "priority-flow-control watch-dog-interval off")
-	} else {
+	// An intent without a watchdog leaves the switch's as it is.
+	if wd := in.PFC.Watchdog; wd != nil {
 		line(0, "priority-flow-control watch-dog-interval %s", map[bool]string{true: "on", false: "off"}[wd.Enabled])
 		if wd.PollIntervalMs > 0 {
 			line(0, "priority-flow-control watch-dog interval %d", wd.PollIntervalMs)
@@ -208,7 +227,7 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 // validate rejects malformed intents (switchcfg.CheckIntent) and what NX-OS
 // cannot express; it reports every problem, joined, under the platform name.
 func validate(in fabric.SwitchIntent) error {
-	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(in)
+	errs := switchcfg.For(info, checkPort).Check(in)
 	names, groups := map[string]bool{}, map[int]string{}
 	strict := 0
 	for _, c := range in.Classes {
@@ -303,4 +322,67 @@ func dscpSpec(v []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
+}
+
+// Pause buffer thresholds for long cables. Cisco makes them mandatory above
+// 100 m and leaves them optional below (Nexus 9000 NX-OS QoS Configuration
+// Guide, "Configuring Priority Flow Control", guidelines); fabricctl writes
+// them only above 100 m and leaves the switch's alone otherwise.
+//
+// The headroom above the pause threshold holds what arrives after the pause
+// is sent (IEEE 802.1Qbb's delay budget): the cable's round trip, 5 ns/m
+// each way, at the fastest port speed fabricctl assumes (800 Gb/s: 1000 B per
+// metre of cable), plus one largest frame in flight at each end (2 × 9216 B)
+// and the peer's response time (3840 B, 802.1Qbb's allowance for a pause
+// frame being sent and acted on). The pause threshold is four largest frames
+// of occupancy, resume two frames below it.
+const (
+	longCableMeters     = 100
+	headroomBytesPerM   = 1000
+	headroomFixedBytes  = 2*9216 + 3840
+	pauseThresholdBytes = 4 * 9216
+	resumeThresholdByte = 2 * 9216
+)
+
+// pause is one pause buffer-size / pause-threshold / resume-threshold triple.
+type pause struct{ size, pause, resume int }
+
+// pauseBuffer returns the thresholds the intent's cable length needs, or
+// nil (no PFC, or 100 m and less).
+func pauseBuffer(in fabric.SwitchIntent) *pause {
+	if len(in.PFC.Priorities) == 0 || in.PFC.CableLengthMeters <= longCableMeters {
+		return nil
+	}
+	headroom := in.PFC.CableLengthMeters*headroomBytesPerM + headroomFixedBytes
+	return &pause{size: pauseThresholdBytes + headroom, pause: pauseThresholdBytes, resume: resumeThresholdByte}
+}
+
+// cableFromPause inverts pauseBuffer: the cable length a buffer-size and
+// pause-threshold were computed for, or 0 when they were not computed so.
+func cableFromPause(size, pauseAt int) int {
+	h := size - pauseAt - headroomFixedBytes
+	if pauseAt != pauseThresholdBytes || h <= 0 || h%headroomBytesPerM != 0 {
+		return 0
+	}
+	return h / headroomBytesPerM
+}
+
+// losslessQueues are the queues of the lossless classes, ascending.
+func losslessQueues(in fabric.SwitchIntent) []int {
+	var qs []int
+	for _, c := range in.Classes {
+		if c.Lossless && !slices.Contains(qs, c.Queue) {
+			qs = append(qs, c.Queue)
+		}
+	}
+	slices.Sort(qs)
+	return qs
+}
+
+// inputQueuingClass names the system ingress queuing class of queue n (8q mode).
+func inputQueuingClass(n int) string {
+	if n == 0 {
+		return "c-in-q-default"
+	}
+	return "c-in-q" + strconv.Itoa(n)
 }

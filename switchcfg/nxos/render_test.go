@@ -9,9 +9,11 @@ import (
 )
 
 var intents = map[string]func() fabric.SwitchIntent{
-	"recipe":    recipe,
-	"lossy_ecn": lossyECN,
-	"pcp_trust": pcpTrust,
+	"recipe":      recipe,
+	"lossy_ecn":   lossyECN,
+	"pcp_trust":   pcpTrust,
+	"long_cable":  longCable,
+	"no_watchdog": noWatchdog,
 }
 
 // TestConformance runs the driver kit (switchcfg/drivertest): Info, ports,
@@ -63,4 +65,9 @@ func TestDSCPSpec(t *testing.T) {
 			t.Errorf("dscpSpec(%v) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback { return asRunning(cfg.Text) })
 }

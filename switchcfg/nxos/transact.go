@@ -20,6 +20,7 @@ type push struct {
 	s          switchcfg.Session
 	checkpoint string
 	reconnect  func(context.Context) (switchcfg.Session, error) // PushOptions.Reconnect
+	spare      switchcfg.Session                                // a session Push opened itself, closed at its end
 }
 
 // send runs one command. The Session reports a command NX-OS rejects as a
@@ -128,7 +129,8 @@ func diffCommand(checkpoint string) string {
 //	<each rendered line>
 //	end
 //	show diff rollback-patch checkpoint <name> running-config
-//	copy running-config startup-config      (when something changed)
+//	(PushOptions.Verify)                        a difference: rollback to the checkpoint
+//	copy running-config startup-config      (when something changed; a lost reply is sent again on a new session)
 //	rollback running-config checkpoint <name>   (dry run, or any failure after the checkpoint)
 //	no checkpoint <name>                        (once done; kept after a failure)
 //
@@ -141,11 +143,20 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 		return res, fmt.Errorf("pushing to %s: config rendered for %q", Platform, cfg.Platform)
 	}
 	p := &push{ctx: ctx, s: s, checkpoint: checkpointName(o, time.Now()), reconnect: o.Reconnect}
+	defer func() {
+		if p.spare != nil {
+			_ = p.spare.Close()
+		}
+	}()
 	take := "checkpoint " + p.checkpoint
 	if _, err := p.send(ctx, take); err != nil {
-		// Nothing is changed yet: a refused checkpoint leaves the device as it was.
-		res.RolledBack = switchcfg.FailedLine(err) != ""
-		return res, &switchcfg.PushError{Platform: Platform, Step: "checkpointing", Line: take, Err: err, RolledBack: res.RolledBack}
+		// Nothing is changed yet: the running configuration is as it was,
+		// whether the checkpoint was refused or its reply was lost.
+		if switchcfg.Lost(err) && o.Reconnect != nil {
+			p.dropLost(take) // a checkpoint taken before the loss is deleted again
+		}
+		res.RolledBack = true
+		return res, &switchcfg.PushError{Platform: Platform, Step: "checkpointing", Line: take, Err: err, RolledBack: true}
 	}
 	for _, l := range append([]string{"configure terminal"}, cfg.Lines()...) {
 		if _, err := p.send(ctx, l); err != nil {
@@ -173,13 +184,50 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 		p.drop()
 		return res, nil
 	}
+	if o.Verify != nil {
+		if err := o.Verify(ctx, p.s); err != nil {
+			return res, p.fail(&res, "verifying", "", err, false)
+		}
+	}
 	const save = "copy running-config startup-config"
 	if _, err := p.send(ctx, save); err != nil {
-		return res, p.fail(&res, "saving", save, err, false)
+		if !switchcfg.Lost(err) || o.Reconnect == nil {
+			return res, p.fail(&res, "saving", save, err, false)
+		}
+		// The save's reply was lost: save again on a new session (copying
+		// the same running configuration twice is harmless).
+		if serr := p.saveAgain(save); serr != nil {
+			return res, p.fail(&res, "saving", save, errors.Join(err, serr), false)
+		}
 	}
 	res.Committed = true
 	p.drop()
 	return res, nil
+}
+
+// saveAgain sends save on a new session, which then serves the rest of
+// the push.
+func (p *push) saveAgain(save string) error {
+	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
+	defer cancel()
+	s, err := p.reconnect(ctx)
+	if err != nil {
+		return fmt.Errorf("reconnecting: %w", err)
+	}
+	p.s, p.spare = s, s
+	_, err = p.send(ctx, save)
+	return err
+}
+
+// dropLost deletes, on a new session, a checkpoint whose command's reply
+// was lost (it may or may not exist); failing to is harmless.
+func (p *push) dropLost(take string) {
+	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
+	defer cancel()
+	if s, err := p.reconnect(ctx); err == nil {
+		_, _ = s.Send(ctx, "no checkpoint "+p.checkpoint)
+		_ = s.Close()
+	}
 }
 
 // drop deletes the checkpoint once it is no longer needed, so checkpoints do

@@ -11,9 +11,11 @@
 //	got, err := opensm.Parse(text)             // got equals want, exactly
 //	diffs := opensm.Compare(want, got)         // empty
 //
-// Render writes a header comment naming fabricctl, then the default partition
-// (pkey 0x7fff, "Default=0x7fff, ipoib : ALL=full ;" unless the intent
-// defines it), then every partition by pkey:
+// Render writes a header comment naming fabricctl, then every partition by
+// pkey (no rule for the default partition 0x7fff unless the intent defines
+// one: OpenSM then applies ALL=limited, SELF=full, DefaultPartition, so
+// partitions isolate); mtu, rate and sl only on IPoIB partitions, where they
+// act:
 //
 //	storage=0x0002, ipoib, mtu=5, rate=17, sl=0, defmember=limited :
 //		0x0002c903000e0b72=limited,
@@ -22,7 +24,9 @@
 // Memberships are always explicit, keywords (ALL, ALL_CAS, ALL_SWITCHES,
 // ALL_ROUTERS, SELF) come before GUIDs so that a GUID's own entry wins, and
 // the output does not depend on the order of the intent. A Host member whose
-// GUIDs are not in guids is an error wrapping ErrNoGUIDs that names the host.
+// GUIDs are not in guids is an error wrapping ErrNoGUIDs that names the host;
+// RenderPreview (what `fabricctl render` prints) writes such hosts as comment
+// lines discovered at plan time instead.
 //
 // ParseFile follows OpenSM's parser (osm_prtn_config.c) rule for rule: '#'
 // comments, definitions over several lines, abbreviations, C numbers, 15-bit

@@ -88,8 +88,8 @@ func TestPushFreshHost(t *testing.T) {
 	if !res.Changed || res.Backup != "" || res.RolledBack || f.hups != 1 {
 		t.Errorf("result %+v, hups %d", res, f.hups)
 	}
-	if len(res.Diffs) != 3 || res.Diffs[0].Field != "partition" || res.Diffs[0].Got != "absent" {
-		t.Errorf("want three missing partitions in the plan, got %v", res.Diffs)
+	if len(res.Diffs) != 2 || res.Diffs[0].Field != "partition" || res.Diffs[0].Got != "absent" {
+		t.Errorf("want two missing partitions in the plan (no Default rule: OpenSM's own applies), got %v", res.Diffs)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestPushEquivalentFileUntouched(t *testing.T) {
 	sm := fabric.SubnetManagerIntent{Name: "sm", Partitions: []fabric.PartitionIntent{
 		{Name: "p", PKey: 5, ServiceLevel: -1, Members: []fabric.PartitionMember{{GUID: "0x0002c903000e0b72", Membership: "full"}}},
 	}}
-	f := newFake(map[string]string{live: "# hand written\nDefault=0x7fff,ipoib:ALL=full;\np=0x8005 : 0x2c903000e0b72=f ;\n"})
+	f := newFake(map[string]string{live: "# hand written\np=0x8005 : 0x2c903000e0b72=f ;\n"})
 	res, err := newPusher(f).Push(context.Background(), sm, nil)
 	if err != nil || res.Changed || len(f.log) != 0 {
 		t.Errorf("err %v, result %+v, log %v", err, res, f.log)
@@ -249,7 +249,8 @@ func TestObserveAndPlan(t *testing.T) {
 	for _, d := range diffs {
 		fields = append(fields, fmt.Sprintf("%#04x %s", d.PKey, d.Field))
 	}
-	want := "0x0002 ipoib,0x0002 mtu,0x0002 rate,0x0002 member 0x0002c903000e0b72,0x0002 member 0x0002c90300a1b210,0x0002 member 0x0002c90300a1b2f0,0x0002 member 0x0002c90300a1b2f1,0x0003 partition"
+	// The Default rule making every port a full member goes too (issue 14).
+	want := "0x7fff partition,0x0002 ipoib,0x0002 mtu,0x0002 rate,0x0002 member 0x0002c903000e0b72,0x0002 member 0x0002c90300a1b210,0x0002 member 0x0002c90300a1b2f0,0x0002 member 0x0002c90300a1b2f1,0x0003 partition"
 	if strings.Join(fields, ",") != want {
 		t.Errorf("plan\n got %s\nwant %s", strings.Join(fields, ","), want)
 	}

@@ -25,9 +25,11 @@ func (Manager) Info() switchcfg.SubnetManagerInfo {
 	return switchcfg.SubnetManagerInfo{Kind: Kind, FileExt: ".partitions.conf"}
 }
 
-// Render is the package's Render: partitions.conf.
+// Render is the package's RenderPreview: partitions.conf, with the members
+// whose port GUIDs are not known yet as comments (they are discovered at
+// plan time; what Push writes is Render's, which needs them all).
 func (Manager) Render(sm fabric.SubnetManagerIntent, guids map[string][]string) (string, error) {
-	return Render(sm, guids)
+	return RenderPreview(sm, guids)
 }
 
 // Target pushes partitions.conf through c.Run (ssh to the manager's host).

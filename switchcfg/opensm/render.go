@@ -3,6 +3,7 @@ package opensm
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,19 +14,21 @@ import (
 // The controller must discover them (ports/N/... on the host) before rendering.
 var ErrNoGUIDs = errors.New("no known port GUIDs")
 
-// DefaultPartition is what fabricctl writes for pkey 0x7fff when the intent
-// does not define it: every port a full member, with the IPoIB broadcast
-// group. OpenSM's doc/partition-config.txt gives "Default=0x7fff,ipoib:ALL=full;"
-// as the rule equivalent to running without partition manager; without any
-// rule for 0x7fff in an existing file OpenSM would make every port but its own
-// a limited member, which cuts hosts off from each other on the default pkey.
+// DefaultPartition is the rule OpenSM applies to the default partition
+// (pkey 0x7fff) of a partitions.conf that has none: every port a limited
+// member, the subnet manager's own port a full one. OpenSM's
+// doc/partition-config.txt: "In the case of no rule for the Default
+// partition: Default=0x7fff : ALL=limited, SELF=full ;". fabricctl writes
+// no rule for it unless the intent defines one, so that OpenSM applies
+// this and the partitions isolate their members: a blanket
+// "Default=0x7fff : ALL=full" would make every port a full member of one
+// partition they all share.
 func DefaultPartition() fabric.PartitionIntent {
 	return fabric.PartitionIntent{
 		Name:         "Default",
 		PKey:         DefaultPKey,
-		IPoIB:        true,
 		ServiceLevel: -1,
-		Members:      []fabric.PartitionMember{{Special: "ALL", Membership: "full"}},
+		Members:      []fabric.PartitionMember{{Special: "ALL", Membership: "limited"}, {Special: "SELF", Membership: "full"}},
 	}
 }
 
@@ -34,16 +37,19 @@ func DefaultPartition() fabric.PartitionIntent {
 // membership explicit (a member without one takes the partition's
 // DefaultMembership, else limited), GUIDs spelled by FormatGUID, MTU and rate
 // given both as bytes/Gb/s and as IBTA codes, members ordered keywords first
-// (ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF) then GUIDs ascending, the
-// default partition added when absent, and partitions ordered 0x7fff first,
-// then by pkey. Parse(Render(sm, guids)) returns exactly Desired(sm.Partitions,
-// guids), which is what drift compares against.
+// (ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF) then GUIDs ascending, and
+// partitions ordered 0x7fff first (when the intent defines it: otherwise
+// OpenSM applies DefaultPartition itself), then by pkey.
+// Parse(Render(sm, guids)) returns exactly Desired(sm.Partitions, guids),
+// which is what drift compares against.
 //
 // It rejects what partitions.conf cannot say or OpenSM would read otherwise:
 // a pkey with the 0x8000 bit, duplicate pkeys, names with , : ; = # or line
 // breaks, unknown memberships, an MTU or rate without an IBTA code, SL above
-// 15, a member that is not exactly one of GUID/Host/Special, one port listed
-// with two memberships, and a Host with no known GUIDs (ErrNoGUIDs).
+// 15, mtu, rate or sl on a partition without ipoib (OpenSM applies them to
+// the IPoIB broadcast group only, so they would silently do nothing), a
+// member that is not exactly one of GUID/Host/Special, one port listed with
+// two memberships, and a Host with no known GUIDs (ErrNoGUIDs).
 func Desired(parts []fabric.PartitionIntent, guids map[string][]string) ([]fabric.PartitionIntent, error) {
 	var errs []error
 	out := make([]fabric.PartitionIntent, 0, len(parts)+1)
@@ -73,10 +79,7 @@ func Desired(parts []fabric.PartitionIntent, guids map[string][]string) ([]fabri
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if !hasDefault {
-		out = append(out, DefaultPartition())
-		pkeys[DefaultPKey] = "Default"
-	}
+	_ = hasDefault // without a rule OpenSM applies DefaultPartition itself
 	// OpenSM merges a definition without a pkey into an earlier partition of
 	// the same name, so such a name must be unique.
 	for _, p := range out {
@@ -139,6 +142,12 @@ func canonical(in fabric.PartitionIntent, guids map[string][]string) (fabric.Par
 	}
 	if p.ServiceLevel < -1 || p.ServiceLevel > 15 {
 		return p, fmt.Errorf("serviceLevel %d is out of range 0..15", p.ServiceLevel)
+	}
+	if !p.IPoIB {
+		if p.MTUCode != 0 || p.RateCode != 0 || p.ServiceLevel > 0 {
+			return p, errors.New(ErrNoIPoIB)
+		}
+		p.ServiceLevel = -1 // sl=0 is OpenSM's default, and acts on nothing here
 	}
 	members, err := canonicalMembers(in, guids)
 	if err != nil {
@@ -284,10 +293,50 @@ func canonicalMembers(p fabric.PartitionIntent, guids map[string][]string) ([]fa
 	return out, nil
 }
 
+// ErrNoIPoIB is the refusal of mtu, rate and sl on a partition without
+// ipoib: OpenSM applies them to the partition's IPoIB broadcast group (the
+// "mgroup_flag" values of doc/partition-config.txt), so elsewhere they do
+// nothing.
+const ErrNoIPoIB = "mtu, rate and serviceLevel act on the IPoIB broadcast group only (OpenSM doc/partition-config.txt); set ipoib: true or remove them"
+
 // Render writes the partitions.conf for sm: a header comment naming fabricctl
 // and the subnet manager, then one definition per partition of Desired, in
-// that order. It is pure; guids maps host names to their port GUIDs.
+// that order. It is pure; guids maps host names to their port GUIDs, and a
+// host without known GUIDs is an error (ErrNoGUIDs): this is the file Push
+// writes.
 func Render(sm fabric.SubnetManagerIntent, guids map[string][]string) (string, error) {
+	return render(sm, guids, false)
+}
+
+// RenderPreview is Render for a fabric whose hosts' port GUIDs are not all
+// known yet (`fabricctl render` before any plan): a host without GUIDs
+// becomes a comment line among its partition's members saying it is
+// discovered at plan time, and everything else renders as Render does.
+// OpenSM reads the comments as nothing ('#' to the end of the line).
+func RenderPreview(sm fabric.SubnetManagerIntent, guids map[string][]string) (string, error) {
+	return render(sm, guids, true)
+}
+
+func render(sm fabric.SubnetManagerIntent, guids map[string][]string, preview bool) (string, error) {
+	pending := map[string][]fabric.PartitionMember{} // partition name → host members still to discover
+	if preview {
+		known := map[string][]string{}
+		for h, g := range guids {
+			known[h] = g
+		}
+		parts := make([]fabric.PartitionIntent, len(sm.Partitions))
+		for i, p := range sm.Partitions {
+			p.Members = slices.DeleteFunc(slices.Clone(p.Members), func(m fabric.PartitionMember) bool {
+				if m.Host != "" && len(known[m.Host]) == 0 {
+					pending[p.Name] = append(pending[p.Name], m)
+					return true
+				}
+				return false
+			})
+			parts[i] = p
+		}
+		sm.Partitions = parts
+	}
 	parts, err := Desired(sm.Partitions, guids)
 	if err != nil {
 		return "", fmt.Errorf("rendering partitions.conf for %s: %w", sm.Name, err)
@@ -300,12 +349,12 @@ func Render(sm fabric.SubnetManagerIntent, guids map[string][]string) (string, e
 	b.WriteString(".\n# Do not edit: `fabricctl apply` overwrites this file and `fabricctl drift` reports edits.\n")
 	for _, p := range parts {
 		b.WriteString("\n")
-		writePartition(&b, p)
+		writePartition(&b, p, pending[p.Name])
 	}
 	return b.String(), nil
 }
 
-func writePartition(b *strings.Builder, p fabric.PartitionIntent) {
+func writePartition(b *strings.Builder, p fabric.PartitionIntent, pending []fabric.PartitionMember) {
 	b.WriteString(p.Name)
 	if p.PKey != 0 {
 		fmt.Fprintf(b, "=0x%04x", p.PKey)
@@ -327,8 +376,18 @@ func writePartition(b *strings.Builder, p fabric.PartitionIntent) {
 	}
 	b.WriteString(" :")
 	sep := " "
-	if len(p.Members) > 1 {
+	if len(p.Members) > 1 || len(pending) > 0 {
 		sep = "\n\t"
+	}
+	for _, m := range pending {
+		def := m.Membership
+		if def == "" {
+			def = p.DefaultMembership
+		}
+		if def == "" {
+			def = "limited"
+		}
+		fmt.Fprintf(b, "\n\t# %s=%s: the host's port GUIDs are discovered at plan time", m.Host, def)
 	}
 	for i, m := range p.Members {
 		if i > 0 {

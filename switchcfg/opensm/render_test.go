@@ -116,8 +116,10 @@ func TestRenderErrors(t *testing.T) {
 			`partition "a:b": name "a:b" contains one of , : ; = # or a line break, which partitions.conf cannot hold`},
 		{"no pkey, digit name", []fabric.PartitionIntent{p(func(x *fabric.PartitionIntent) { x.PKey, x.Name = 0, "1st" })},
 			`partition "1st": name "1st" starts with a digit, so without a pkey OpenSM would read it as one`},
-		{"no pkey, name of another", []fabric.PartitionIntent{p(func(x *fabric.PartitionIntent) { x.PKey, x.Name = 0, "Default" })},
-			`partition "Default": has no pkey and shares its name with pkey 0x7fff, so OpenSM would merge them`},
+		{"no pkey, name of another", []fabric.PartitionIntent{p(func(*fabric.PartitionIntent) {}), p(func(x *fabric.PartitionIntent) { x.PKey = 0 })},
+			`partition "storage": has no pkey and shares its name with pkey 0x0002, so OpenSM would merge them`},
+		{"mtu without ipoib", []fabric.PartitionIntent{p(func(x *fabric.PartitionIntent) { x.MTU = 4096 })},
+			`partition "storage": ` + ErrNoIPoIB},
 		{"MTU", []fabric.PartitionIntent{p(func(x *fabric.PartitionIntent) { x.MTU = 9000 })},
 			`partition "storage": mtu 9000 is not an InfiniBand MTU (256, 512, 1024, 2048 or 4096)`},
 		{"MTU code mismatch", []fabric.PartitionIntent{p(func(x *fabric.PartitionIntent) { x.MTU, x.MTUCode = 2048, 5 })},
@@ -149,5 +151,53 @@ func TestRenderErrors(t *testing.T) {
 	_, err := Render(fabric.SubnetManagerIntent{Partitions: []fabric.PartitionIntent{{Name: "x", PKey: 5, Members: []fabric.PartitionMember{{Host: "h"}}}}}, nil)
 	if !errors.Is(err, ErrNoGUIDs) {
 		t.Errorf("missing GUIDs error %v does not wrap ErrNoGUIDs", err)
+	}
+}
+
+// TestRenderPreviewUnknownGUIDs (issue 14): `fabricctl render` of a fabric
+// whose hosts' port GUIDs are not known yet renders every partition, with
+// those hosts as comment lines to be discovered at plan time; Render, which
+// Push writes, still refuses them.
+func TestRenderPreviewUnknownGUIDs(t *testing.T) {
+	sm, guids := labIntent()
+	delete(guids, "gpu-02")
+	got, err := RenderPreview(sm, guids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "tenant-b=0x0003, defmember=full :\n\t# gpu-02=full: the host's port GUIDs are discovered at plan time,\n") &&
+		!strings.Contains(got, "tenant-b=0x0003, defmember=full :\n\t# gpu-02=full: the host's port GUIDs are discovered at plan time\n\tSELF=full ;\n") {
+		t.Errorf("preview:\n%s", got)
+	}
+	parts, err := Parse(got)
+	if err != nil {
+		t.Fatalf("OpenSM could not read the preview: %v", err)
+	}
+	if len(parts) != 2 || len(parts[1].Members) != 1 || parts[1].Members[0].Special != "SELF" {
+		t.Errorf("preview reads as %+v", parts)
+	}
+	if _, err := Render(sm, guids); !errors.Is(err, ErrNoGUIDs) {
+		t.Errorf("Render without GUIDs: %v", err)
+	}
+	// Nothing known at all: still every partition.
+	if got, err := RenderPreview(sm, nil); err != nil || strings.Count(got, "discovered at plan time") != 3 {
+		t.Errorf("%v\n%s", err, got)
+	}
+}
+
+// TestNoBlanketDefaultPartition (issue 14): fabricctl writes no
+// "Default=0x7fff … ALL=full" rule, so OpenSM's own (ALL=limited,
+// SELF=full) applies and partitions isolate.
+func TestNoBlanketDefaultPartition(t *testing.T) {
+	sm, guids := labIntent()
+	got, err := Render(sm, guids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "0x7fff") || strings.Contains(got, "ALL=full") {
+		t.Errorf("a blanket default partition:\n%s", got)
+	}
+	if d := DefaultPartition(); d.Members[0].Membership != "limited" || d.Members[1].Special != "SELF" {
+		t.Errorf("DefaultPartition %+v", d)
 	}
 }

@@ -360,7 +360,7 @@ func TestPushRealProcess(t *testing.T) {
 	if err := os.Remove(si.pidFile); err != nil {
 		t.Fatal(err)
 	}
-	sm.Partitions[0].ServiceLevel = 2
+	sm.Partitions[1].ServiceLevel = 2 // storage: sl acts on its IPoIB broadcast group
 	if _, err := p.Push(ctx, sm, guids); err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestPushRealProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, part := range obs.Partitions {
-		if part.PKey == 3 && part.ServiceLevel != 2 {
+		if part.PKey == 2 && part.ServiceLevel != 2 {
 			t.Errorf("observed sl %d, want 2", part.ServiceLevel)
 		}
 	}

@@ -39,6 +39,16 @@ type cliRule struct {
 	// tx-queues); otherwise they keep the order they were entered in (classes
 	// of a policy-map, whose order matters).
 	natural bool
+	// valued: the "no" form must name the values too (NX-OS `no match cos
+	// 3`, `no pause pfc-cos 0`); a bare "no" of the statement is invalid.
+	valued bool
+}
+
+// needsValues marks the rule's "no" form as taking the values (negRe).
+func (r cliRule) needsValues(pattern string) cliRule {
+	r = r.neg(pattern)
+	r.valued = true
+	return r
 }
 
 // sortedByKey marks the rule's statements as printed in natural key order.
@@ -238,7 +248,7 @@ func (g cliGrammar) negate(parent *cliNode, rules []cliRule, body string) bool {
 	}
 	best := ""
 	for _, r := range rules {
-		if r.key == "" || strings.Contains(r.key, "$") || r.hook != nil {
+		if r.key == "" || strings.Contains(r.key, "$") || r.hook != nil || r.valued {
 			continue
 		}
 		if (body == r.key || strings.HasPrefix(body, r.key+" ")) && len(r.key) > len(best) {

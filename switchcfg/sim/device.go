@@ -50,6 +50,7 @@ type env struct {
 	server   *Server
 	now      func() time.Time
 	hostname string
+	model    string // Options.Model
 	stats    Stats
 	timer    *confirmTimer
 }
@@ -59,13 +60,14 @@ type env struct {
 type confirmTimer struct {
 	t        *time.Timer
 	rollback func()
+	deadline time.Time // wall clock, for status queries
 }
 
 // armTimer starts the confirm window; an earlier pending window is replaced
 // (its rollback is dropped: the new commit was made on top of it).
 func (e *env) armTimer(d time.Duration, rollback func()) {
 	e.stopTimer()
-	ct := &confirmTimer{rollback: rollback}
+	ct := &confirmTimer{rollback: rollback, deadline: time.Now().Add(d)}
 	ct.t = time.AfterFunc(d, func() {
 		e.server.mu.Lock()
 		defer e.server.mu.Unlock()
@@ -84,8 +86,25 @@ func (e *env) stopTimer() {
 	}
 }
 
-// fireTimer rolls back now; it reports whether a window was pending.
-func (e *env) fireTimer() bool {
+// rollbackNow runs the pending window's rollback at the user's request
+// (NVUE --confirm-no, EOS abort): counted as a rollback, not an automatic
+// one. It reports whether a window was pending.
+func (e *env) rollbackNow() bool { return e.endTimer(&e.stats.Rollbacks) }
+
+// left is the time until the pending window ends (0 when none is pending).
+func (e *env) left() time.Duration {
+	if e.timer == nil {
+		return 0
+	}
+	return max(time.Until(e.timer.deadline), 0)
+}
+
+// fireTimer rolls back now, as an expired window does; it reports
+// whether a window was pending.
+func (e *env) fireTimer() bool { return e.endTimer(&e.stats.AutoRollbacks) }
+
+// endTimer runs the pending window's rollback and counts it in count.
+func (e *env) endTimer(count *int) bool {
 	ct := e.timer
 	if ct == nil {
 		return false
@@ -93,7 +112,7 @@ func (e *env) fireTimer() bool {
 	ct.t.Stop()
 	e.timer = nil
 	ct.rollback()
-	e.stats.AutoRollbacks++
+	*count++
 	return true
 }
 

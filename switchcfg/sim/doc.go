@@ -14,6 +14,10 @@
 //	srv.WriteKnownHosts(knownHostsPath) // "[127.0.0.1]:PORT ssh-ed25519 ..."
 //	// ssh srv.User()@srv.Addr() with password "pw"
 //
+// LoadOrCreateHostKey and ReadAuthorizedKeys read the key files of a
+// long-running simulator (`fabricctl switch-sim --host-key
+// --authorized-keys`) into Options.HostKey and Options.AuthorizedKeys.
+//
 // What each platform implements (prompts and modes exactly as scrapligo's
 // platform definitions expect them; the read-back printed in the NOS's own
 // format; the NOS's error strings for lines its grammar does not accept):
@@ -22,8 +26,10 @@
 //     of the qos, interface and system trees are validated against a schema
 //     and staged in the user's pending revision; "nv config diff [-o json]"
 //     (YAML "- set:"/"- unset:" documents), "nv config apply -y [--confirm
-//     <t>]" (a confirmed apply rolls back unless "nv config apply -y" or
-//     "--confirm-yes" follows in time), "nv config detach", "nv config show
+//     <t>]" (a confirmed apply rolls back unless "nv config apply
+//     --confirm-yes" follows in time, with or without -y; a plain "nv config
+//     apply -y" does not confirm; "--confirm-no" rolls it back now,
+//     "--confirm-status" says how long is left), "nv config detach", "nv config show
 //     -o json" ([{"header":...},{"set":<applied>}]), "nv show <path> -o json",
 //     "nv config save". Errors: "Invalid Command: ...", "Error: ...".
 //   - sonic: a bash prompt "admin@sonic:~$ " with here-documents ("cat >
@@ -36,7 +42,9 @@
 //   - arista-eos: "leaf01#"; "configure terminal" edits running directly;
 //     "configure session NAME" edits a copy, "show session-config diffs"
 //     (unified diff), "commit", "commit timer hh:mm:ss" (+ "configure session
-//     NAME commit" to confirm), "abort"; "show running-config" is hierarchical
+//     NAME commit" to confirm; "configure session NAME abort" rolls a pending
+//     timer back now), "abort", "show configuration sessions" (each session's
+//     state); "show running-config" is hierarchical
 //     text with "!" separators. Errors: "% Invalid input", "% Incomplete command".
 //   - cisco-nxos: "leaf01#"; "configure terminal" edits running directly;
 //     "checkpoint NAME", "show diff rollback-patch checkpoint NAME
@@ -48,7 +56,8 @@
 //     schema, "load set terminal" (^D ends), "show | compare", "commit check",
 //     "commit" (references checked: "error: configuration check-out failed"),
 //     "commit confirmed N" (rolls back after N minutes unless "commit"
-//     follows), "rollback N"; "show configuration class-of-service" in curly
+//     follows; "show system commit" lists it as "commit confirmed, rollback
+//     in Nmins"), "rollback N"; "show configuration class-of-service" in curly
 //     braces and "| display set". Errors: a caret line and "syntax error.".
 //
 // The grammars accept the statements fabricctl's drivers render (and the usual
@@ -62,8 +71,10 @@
 // rollbacks, aborts and saves; Commands lists every line received;
 // ExpireConfirm fires a pending confirm timer now instead of waiting minutes.
 // Faults inject failures on demand: drop the connection after N commands or
-// on a given command, reject a given line with the platform's error, never
-// answer a command (the prompt never comes), delay every reply.
+// on a given command (without running it), run a given command and then
+// drop the connection before its reply ("executed but reply lost"), reject
+// a given line with the platform's error, never answer a command (the
+// prompt never comes), delay every reply.
 //
 // Concurrency: every Server method is safe for concurrent use; one Server
 // holds one device whose state all its SSH sessions share (like a switch), and

@@ -26,9 +26,31 @@ func eosIfSuffix(_ string, m []string) string {
 
 const eosQueueUnit = `(bytes|kbytes|mbytes|segments|milliseconds|microseconds)`
 
+// EOS's queue commands differ by ASIC family (the EOS User Manual's QoS
+// chapter, per platform; AVD's eos_cli_config_gen keeps tx_queues and
+// uc_tx_queues apart for that reason): Trident/Tomahawk switches
+// ("strata", also vEOS) have unicast queues `uc-tx-queue N` (and multicast
+// `mc-tx-queue N`) and map traffic classes `to uc-tx-queue`; the
+// Jericho/Qumran "sand" family has `tx-queue N` and maps `to tx-queue`.
+// Each refuses the other's commands with "% Invalid input".
+//
+// The PFC watchdog's action is `drop` or `no-drop` globally and `drop` or
+// `notify-only` per port (AVD schema: priority_flow_control.watchdog.action
+// and ethernet_interfaces[].priority_flow_control.watchdog.action); the
+// interface MTU is 68..9214.
+
+// eosQueueKeyword is the unicast queue command of a model family.
+func eosQueueKeyword(model string) string {
+	if model == "sand" {
+		return "tx-queue"
+	}
+	return "uc-tx-queue"
+}
+
 // eosQoSRules are accepted both under an interface and under "qos profile".
-var eosQoSRules = sync.OnceValue(func() []cliRule {
-	return []cliRule{
+func eosQoSRules(model string) []cliRule {
+	q := eosQueueKeyword(model)
+	rules := []cliRule{
 		rule(`qos trust (dscp|cos)|no qos trust`, "qos trust"),
 		rule(`qos cos ([0-7])`, "qos cos"),
 		rule(`qos dscp (\d|[1-5]\d|6[0-3])`, "qos dscp"),
@@ -38,18 +60,35 @@ var eosQoSRules = sync.OnceValue(func() []cliRule {
 		rule(`priority-flow-control priority ([0-7]) (no-drop|drop)`, "priority-flow-control priority $1").
 			neg(`priority-flow-control priority ([0-7])(?: .*)?`),
 		rule(`priority-flow-control pause watchdog`, "priority-flow-control pause watchdog"),
-		rule(`priority-flow-control pause watchdog port action (drop|no-drop|errdisable|notify-only)`,
-			"priority-flow-control pause watchdog port action"),
+		rule(`priority-flow-control pause watchdog port action (drop|notify-only)`,
+			"priority-flow-control pause watchdog port action").neg(`priority-flow-control pause watchdog port action(?: \S+)?`),
 		rule(`priority-flow-control pause watchdog port timer timeout (\d+(?:\.\d+)?) polling-interval (auto|\d+(?:\.\d+)?) recovery-time (\d+(?:\.\d+)?)(?: forced)?`,
-			"priority-flow-control pause watchdog port timer"),
-		block(`tx-queue ([0-7])`, "tx-queue $1", "txq",
-			func(p string, m []string) string { return p + "-txq-" + m[1] }).sortedByKey(),
-		block(`uc-tx-queue ([0-7])`, "uc-tx-queue $1", "txq",
-			func(p string, m []string) string { return p + "-uc-txq-" + m[1] }).sortedByKey(),
+			"priority-flow-control pause watchdog port timer").neg(`priority-flow-control pause watchdog port timer(?: .*)?`),
+		block(q+` ([0-7])`, q+" $1", "txq",
+			func(p string, m []string) string { return p + "-" + strings.TrimSuffix(q, "-tx-queue") + "txq-" + m[1] }).sortedByKey(),
 	}
+	if q == "uc-tx-queue" {
+		rules = append(rules, block(`mc-tx-queue ([0-3])`, "mc-tx-queue $1", "txq",
+			func(p string, m []string) string { return p + "-mc-txq-" + m[1] }).sortedByKey())
+	}
+	return rules
+}
+
+// eosGrammars are the grammars of the model families, built once.
+var eosGrammars = sync.OnceValue(func() map[string]cliGrammar {
+	return map[string]cliGrammar{"strata": eosGrammarFor("strata"), "sand": eosGrammarFor("sand")}
 })
 
-var eosGrammar = sync.OnceValue(func() cliGrammar {
+// eosGrammar returns model's grammar (strata unless "sand").
+func eosGrammar(model string) cliGrammar {
+	if model == "sand" {
+		return eosGrammars()["sand"]
+	}
+	return eosGrammars()["strata"]
+}
+
+func eosGrammarFor(model string) cliGrammar {
+	q := eosQueueKeyword(model)
 	return cliGrammar{
 		"global": {
 			rule(`hostname (\S+)`, "hostname"),
@@ -65,9 +104,9 @@ var eosGrammar = sync.OnceValue(func() cliGrammar {
 			{re: regexp.MustCompile(`^qos map dscp ((?:\d+ )*\d+) to traffic-class ([0-7])$`),
 				negRe: regexp.MustCompile(`^qos map dscp ((?:\d+ )*\d+)()(?: to traffic-class [0-7])?$`),
 				hook:  mapHook("qos map dscp", "traffic-class", 63)},
-			{re: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7]) to tx-queue ([0-7])$`),
-				negRe: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7])()(?: to tx-queue [0-7])?$`),
-				hook:  mapHook("qos map traffic-class", "tx-queue", 7)},
+			{re: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7]) to ` + q + ` ([0-7])$`),
+				negRe: regexp.MustCompile(`^qos map traffic-class ((?:[0-7] )*[0-7])()(?: to ` + q + ` [0-7])?$`),
+				hook:  mapHook("qos map traffic-class", q, 7)},
 			rule(`qos random-detect ecn allow non-ect(?: chip-based)?`, "qos random-detect ecn allow non-ect"),
 			block(`class-map type qos match-any (\S+)`, "class-map type qos $1", "cmap",
 				func(_ string, m []string) string { return "-cmap-qos-" + m[1] }),
@@ -75,24 +114,24 @@ var eosGrammar = sync.OnceValue(func() cliGrammar {
 				func(_ string, m []string) string { return "-pmap-qos-" + m[1] }),
 			rule(`priority-flow-control all off`, "priority-flow-control all off"),
 			rule(`priority-flow-control pause watchdog default timeout (\d+(?:\.\d+)?)`,
-				"priority-flow-control pause watchdog default timeout"),
+				"priority-flow-control pause watchdog default timeout").neg(`priority-flow-control pause watchdog default timeout(?: \S+)?`),
 			rule(`priority-flow-control pause watchdog default recovery-time (\d+(?:\.\d+)?)`,
-				"priority-flow-control pause watchdog default recovery-time"),
+				"priority-flow-control pause watchdog default recovery-time").neg(`priority-flow-control pause watchdog default recovery-time(?: \S+)?`),
 			rule(`priority-flow-control pause watchdog default polling-interval (\d+(?:\.\d+)?)`,
-				"priority-flow-control pause watchdog default polling-interval"),
-			rule(`priority-flow-control pause watchdog action (drop|no-drop|errdisable|notify-only)`,
-				"priority-flow-control pause watchdog action"),
+				"priority-flow-control pause watchdog default polling-interval").neg(`priority-flow-control pause watchdog default polling-interval(?: \S+)?`),
+			rule(`priority-flow-control pause watchdog action (drop|no-drop)`,
+				"priority-flow-control pause watchdog action").neg(`priority-flow-control pause watchdog action(?: \S+)?`),
 		},
 		"if": append([]cliRule{
 			rule(`description (.+)`, "description"),
-			rule(`mtu (6[89]|[7-9]\d|[1-9]\d{2,3})`, "mtu"),
+			rule(`mtu (6[89]|[7-9]\d|[1-9]\d{2}|[1-8]\d{3}|9[01]\d\d|920\d|921[0-4])`, "mtu"),
 			rule(`(?:no )?switchport`, "switchport"),
 			rule(`ip address (\S+)`, "ip address"),
 			rule(`shutdown`, "shutdown"),
 			rule(`speed (\S+)`, "speed"),
 			rule(`service-profile (\S+)`, "service-profile"),
-		}, eosQoSRules()...),
-		"qosprof": eosQoSRules(),
+		}, eosQoSRules(model)...),
+		"qosprof": eosQoSRules(model),
 		"txq": {
 			rule(`priority strict|no priority`, "priority"),
 			rule(`bandwidth percent (\d{1,2}|100)`, "bandwidth percent"),
@@ -117,7 +156,7 @@ var eosGrammar = sync.OnceValue(func() cliGrammar {
 			rule(`set cos ([0-7])`, "set cos"),
 		},
 	}
-})
+}
 
 // eosSession is one "configure session".
 type eosSession struct {
@@ -160,7 +199,7 @@ func (d *eos) banner() string {
 func (d *eos) apply(lines []string) error {
 	c := &cliCursor{stack: []*cliNode{d.running}}
 	for _, l := range lines {
-		if _, err := eosGrammar().configure(c, l); err != nil {
+		if _, err := eosGrammar(d.env.model).configure(c, l); err != nil {
 			return fmt.Errorf("line %q: %w", l, err)
 		}
 	}
@@ -385,7 +424,7 @@ func (s *eosShell) config(line string) reply {
 		s.leave()
 		return s.enterSession(f[2])
 	}
-	leave, err := eosGrammar().configure(s.cursor, line)
+	leave, err := eosGrammar(s.d.env.model).configure(s.cursor, line)
 	switch {
 	case err == errIncomplete:
 		return fail("% Incomplete command")
@@ -431,6 +470,11 @@ func (s *eosShell) abortNamed(name string) reply {
 	switch {
 	case !ok:
 		return fail("% Error: session " + name + " does not exist")
+	case sess.state == "pendingCommitTimer":
+		// Aborting a session whose commit timer runs rolls it back now.
+		s.d.env.rollbackNow()
+		delete(d.sessions, name)
+		return reply{}
 	case sess.state != "pending":
 		return fail("% Error: cannot abort session " + name + " (session is " + sess.state + ")")
 	}

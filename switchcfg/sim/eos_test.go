@@ -102,7 +102,7 @@ func TestEOSConfigureSessionCommitAbortAndTimer(t *testing.T) {
 }
 
 func TestEOSGrammarAndErrors(t *testing.T) {
-	sw, c := dial(t, sim.Options{Platform: "arista-eos", Now: fixedNow})
+	sw, c := dial(t, sim.Options{Platform: "arista-eos", Model: "sand", Now: fixedNow})
 	c.ok("configure terminal")
 	if msg := c.rejected("interface Ethernet1 foo"); msg != "% Invalid input" {
 		t.Fatalf("invalid line: %q", msg)
@@ -132,6 +132,50 @@ func TestEOSGrammarAndErrors(t *testing.T) {
 	testutil.Golden(t, "eos-running-config.golden", []byte(sw.Running()))
 	if got := c.ok("show running-config"); got+"\n" != sw.Running() {
 		t.Fatalf("show running-config over SSH differs from Running():\n%s", got)
+	}
+}
+
+// TestEOSModelFamilies: each family refuses the other's queue commands, the
+// global watchdog action takes drop or no-drop only (notify-only is per
+// port), and no interface takes an MTU above 9214 (EOS User Manual QoS
+// chapter per platform; AVD's eos_cli_config_gen schema).
+func TestEOSModelFamilies(t *testing.T) {
+	for _, tt := range []struct {
+		model          string
+		accept, refuse []string
+	}{
+		{"strata", []string{"uc-tx-queue 3", "mc-tx-queue 1", "qos map traffic-class 3 to uc-tx-queue 3"},
+			[]string{"tx-queue 3", "qos map traffic-class 3 to tx-queue 3"}},
+		{"sand", []string{"tx-queue 3", "qos map traffic-class 3 to tx-queue 3"},
+			[]string{"uc-tx-queue 3", "mc-tx-queue 1", "qos map traffic-class 3 to uc-tx-queue 3"}},
+	} {
+		t.Run(tt.model, func(t *testing.T) {
+			_, c := dial(t, sim.Options{Platform: "arista-eos", Model: tt.model})
+			c.ok("configure terminal")
+			for _, l := range tt.refuse {
+				c.ok("interface Ethernet1")
+				if msg := c.rejected(l); msg != "% Invalid input" {
+					t.Errorf("%q on %s: %q", l, tt.model, msg)
+				}
+			}
+			for _, l := range tt.accept {
+				c.ok("interface Ethernet1")
+				c.ok(l)
+			}
+			for _, l := range []string{"priority-flow-control pause watchdog action notify-only", "interface Ethernet1", "mtu 9216"} {
+				if l == "interface Ethernet1" {
+					c.ok(l)
+					continue
+				}
+				if msg := c.rejected(l); msg != "% Invalid input" {
+					t.Errorf("%q: %q", l, msg)
+				}
+			}
+			c.ok("priority-flow-control pause watchdog port action notify-only")
+			c.ok("priority-flow-control pause watchdog action no-drop")
+			c.ok("interface Ethernet1")
+			c.ok("mtu 9214")
+		})
 	}
 }
 

@@ -53,9 +53,20 @@ var junosSchema = sync.OnceValue(func() *jdef {
 				jctr("output",
 					jctr("ieee-802.1", jlist("code-point", `[01]{3}`, jleafs("flow-control-queue", "[0-7]")))),
 			)),
+			// Shared-buffer partitions (Juniper's AI/ML validated design:
+			// ingress lossless / lossless-headroom / lossy, egress lossless
+			// / lossy / multicast) and dedicated buffers.
+			jctr("shared-buffer",
+				jctr("ingress", jleaf("percent", jPct), jlist("buffer-partition", "lossless|lossless-headroom|lossy",
+					jleaf("percent", jPct), jleaf("dynamic-threshold", `\d+`))),
+				jctr("egress", jleaf("percent", jPct), jlist("buffer-partition", "lossless|lossy|multicast",
+					jleaf("percent", jPct), jleaf("dynamic-threshold", `\d+`)))),
+			jctr("dedicated-buffer", jctr("ingress", jleaf("percent", jPct)), jctr("egress", jleaf("percent", jPct))),
 			jctr("interfaces", jlist("", jIfName,
 				jleaf("congestion-notification-profile", jIdent),
 				jleaf("scheduler-map", jIdent),
+				// Interface-level classifiers (Junos EVO) classify every unit.
+				jctr("classifiers", jleaf("dscp", jIdent), jleaf("ieee-802.1", jIdent)),
 				jlist("unit", `\d+|\*`,
 					jctr("classifiers", jleaf("dscp", jIdent), jleaf("ieee-802.1", jIdent)),
 					jctr("rewrite-rules", jleaf("dscp", jIdent))),
@@ -587,7 +598,7 @@ func (s *junosShell) commit(args []string, line string) reply {
 			return fail(e)
 		}
 		before := d.committed().clone()
-		d.commitConfig(s.cand, "cli (commit confirmed)")
+		d.commitConfig(s.cand, "cli commit confirmed, rollback in "+strconv.Itoa(minutes)+"mins")
 		d.env.stats.ConfirmedCommits++
 		d.env.armTimer(time.Duration(minutes)*time.Minute, func() {
 			d.commitConfig(before, "rollback (commit confirmed timeout)")

@@ -13,9 +13,14 @@ import (
 
 // Cumulus Linux NVUE: "nv set"/"nv unset" stage changes in the user's pending
 // revision, "nv config diff" shows pending against applied, "nv config apply
-// -y [--confirm <t>]" applies (a confirmed apply rolls back unless a second
-// "nv config apply -y" confirms in time), "nv config detach" discards the
-// pending revision, "nv config show -o json" prints the applied revision.
+// -y [--confirm <t>]" applies (a confirmed apply rolls back unless "nv config
+// apply --confirm-yes" keeps it in time; a plain "nv config apply -y" does not
+// confirm: NVIDIA's NVUE reference documents the --confirm option family,
+// napalm-cumulus and NVIDIA's training confirm with --confirm-yes), "nv
+// config detach" discards the pending revision, "nv config show -o json"
+// prints the applied revision. An apply whose traffic pools take more than
+// 100 % of the buffer is refused ("The total memory allocation across pools
+// must not exceed 100%", Cumulus Linux QoS, Flow Control Buffers).
 
 // obj is an NVUE configuration object (a JSON tree).
 type obj = map[string]any
@@ -661,7 +666,11 @@ func (s *nvueShell) config(args []string, line string) reply {
 	return fail("Invalid Command: " + line)
 }
 
-// applyCmd handles "nv config apply [-y|--assume-yes] [--confirm <t>] [--confirm-yes]".
+// applyCmd handles "nv config apply [-y|--assume-yes] [--confirm <t>]
+// [--confirm-yes|--confirm-no|--confirm-status]": --confirm-yes confirms a
+// confirmed apply, --confirm-no rolls it back now, --confirm-status says
+// how long is left (the option names are NVUE's; the wording of their
+// replies here is the simulator's own).
 func (s *nvueShell) applyCmd(args []string, line string) reply {
 	d := s.d
 	yes, confirmYes := false, false
@@ -672,6 +681,17 @@ func (s *nvueShell) applyCmd(args []string, line string) reply {
 			yes = true
 		case "--confirm-yes":
 			confirmYes = true
+		case "--confirm-no":
+			if !d.env.rollbackNow() {
+				return fail("Error: no apply is waiting for confirmation")
+			}
+			return say("rolled back [rev_id: " + strconv.Itoa(d.rev) + "]")
+		case "--confirm-status":
+			if d.env.timer == nil {
+				return say("No apply is waiting for confirmation")
+			}
+			return say(fmt.Sprintf("Confirm pending: %d seconds left before rev_id %d is rolled back",
+				int(d.env.left().Round(time.Second)/time.Second), d.rev))
 		case "--confirm":
 			if i+1 >= len(args) {
 				return fail("Error: --confirm needs a time (e.g. 60s, 5m)")
@@ -689,17 +709,20 @@ func (s *nvueShell) applyCmd(args []string, line string) reply {
 	if !yes && !confirmYes {
 		return fail("Error: nv config apply needs -y (interactive confirmation is not simulated)")
 	}
-	p := s.pendingFor(false)
-	changed := p != nil && jsonText(p) != jsonText(d.applied)
-	if d.env.timer != nil && confirm == 0 {
+	if confirmYes {
+		if d.env.timer == nil {
+			return fail("Error: no apply is waiting for confirmation")
+		}
 		d.env.stopTimer()
 		d.env.stats.Confirms++
-		if !changed {
-			return say("applied [rev_id: " + strconv.Itoa(d.rev) + "] (confirmed)")
-		}
+		return say("applied [rev_id: " + strconv.Itoa(d.rev) + "] (confirmed)")
 	}
-	if confirmYes && !changed {
-		return fail("Error: no apply is waiting for confirmation")
+	p := s.pendingFor(false)
+	changed := p != nil && jsonText(p) != jsonText(d.applied)
+	if changed {
+		if pct := poolPercent(p); pct > 100 {
+			return fail(fmt.Sprintf("Error: traffic pools take %d%% of the buffer; the total memory allocation across pools must not exceed 100%%", pct))
+		}
 	}
 	if !changed {
 		delete(d.pending, s.user)
@@ -717,10 +740,45 @@ func (s *nvueShell) applyCmd(args []string, line string) reply {
 			d.applied = before
 			d.rev = rev + 1
 		})
-		return say(fmt.Sprintf("applied [rev_id: %d]\nConfirm within %s with 'nv config apply -y' or the apply is rolled back",
+		return say(fmt.Sprintf("applied [rev_id: %d]\nConfirm within %s with 'nv config apply --confirm-yes' or the apply is rolled back",
 			d.rev, confirm))
 	}
 	return say("applied [rev_id: " + strconv.Itoa(d.rev) + "]")
+}
+
+// poolPercent is the memory the traffic pools of a revision take: every
+// pool's memory-percent, default-lossy 100 when not set.
+func poolPercent(rev obj) int {
+	pools, _ := nvGet(rev, "qos", "traffic-pool").(obj)
+	total, lossy := 0, false
+	for name, v := range pools {
+		pool, _ := v.(obj)
+		n, ok := pool["memory-percent"].(float64)
+		if name == "default-lossy" {
+			lossy = true
+			if !ok {
+				n = 100
+			}
+		}
+		total += int(n)
+	}
+	if !lossy {
+		total += 100
+	}
+	return total
+}
+
+// nvGet walks a revision's tree.
+func nvGet(o obj, path ...string) any {
+	var v any = o
+	for _, p := range path {
+		m, ok := v.(obj)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
 }
 
 // nvDuration parses NVUE's confirm time: "60", "60s", "5m", "1h".

@@ -38,7 +38,11 @@ func TestNVUEPendingDiffApplyConfirm(t *testing.T) {
 	if strings.TrimSpace(c.ok("nv config diff")) != "" {
 		t.Fatal("the pending revision survived the apply")
 	}
-	c.ok("nv config apply -y") // confirms
+	// `nv config apply -y` is another apply, not a confirmation.
+	if out := c.ok("nv config apply -y"); !strings.Contains(out, "nothing to apply") {
+		t.Fatalf("apply -y with nothing pending: %q", out)
+	}
+	c.ok("nv config apply --confirm-yes") // confirms
 	if sw.ExpireConfirm() {
 		t.Fatal("the confirm did not stop the timer")
 	}

@@ -35,9 +35,11 @@ var nxosGrammar = sync.OnceValue(func() cliGrammar {
 			block(`system qos`, "system qos", "sysqos", fixedSuffix("-sys-qos")),
 			block(`interface (Ethernet\d+/\d+(?:/\d+)?|mgmt0|loopback\d+|port-channel\d+)`, "interface $1", "if", fixedSuffix("-if")).sortedByKey(),
 		},
+		// `no match` and `no pause pfc-cos` name their values; a bare one is
+		// invalid input (real configurations print `no pause pfc-cos 0`).
 		"cmapqos": {
-			rule(`match dscp `+nxDSCPList, "match dscp"),
-			rule(`match cos ([0-7](?:[,-][0-7])*)`, "match cos"),
+			rule(`match dscp `+nxDSCPList, "match dscp").needsValues(`match dscp ` + nxDSCPList),
+			rule(`match cos ([0-7](?:[,-][0-7])*)`, "match cos").needsValues(`match cos ([0-7](?:[,-][0-7])*)`),
 			rule(`match precedence ([0-7](?:[,-][0-7])*)`, "match precedence"),
 		},
 		"cmapque": {rule(`match qos-group ([0-7])`, "match qos-group")},
@@ -51,7 +53,7 @@ var nxosGrammar = sync.OnceValue(func() cliGrammar {
 			rule(`set dscp (\d+)`, "set dscp"),
 		},
 		"pmapque": {
-			block(`class type queuing (c-out-8q-q[0-7]|c-out-8q-q-default|c-out-q[0-7]|c-out-q-default)`,
+			block(`class type queuing (c-out-8q-q[0-7]|c-out-8q-q-default|c-out-q[0-7]|c-out-q-default|c-in-q[1-7]|c-in-q-default)`,
 				"class type queuing $1", "pmapcque", fixedSuffix("-pmap-c-que")),
 		},
 		"pmapcque": {
@@ -62,6 +64,8 @@ var nxosGrammar = sync.OnceValue(func() cliGrammar {
 				neg(`random-detect(?: .*)?`),
 			rule(`random-detect threshold burst-optimized(?: ecn)?`, "random-detect"),
 			rule(`shape min (\d+) (\S+) max (\d+) (\S+)`, "shape"),
+			// Ingress (c-in-q) classes: pause buffer thresholds, in bytes.
+			rule(`pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)`, "pause buffer-size"),
 		},
 		"pmapnq": {
 			block(`class type network-qos (c-8q-nq[0-7]|c-8q-nq-default|c-nq[0-7]|c-nq-default)`,
@@ -69,7 +73,7 @@ var nxosGrammar = sync.OnceValue(func() cliGrammar {
 		},
 		"pmapcnq": {
 			rule(`mtu (\d{3,4})`, "mtu"),
-			rule(`pause pfc-cos ([0-7](?:[ ,][0-7])*)`, "pause pfc-cos"),
+			rule(`pause pfc-cos ([0-7](?:[ ,][0-7])*)`, "pause pfc-cos").needsValues(`pause pfc-cos ([0-7](?:[ ,-][0-7])*)`),
 			rule(`pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)`, "pause buffer-size"),
 			rule(`congestion-control random-detect ecn`, "congestion-control"),
 		},

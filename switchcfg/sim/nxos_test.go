@@ -73,3 +73,38 @@ func TestNXOSErrorsCarryTheCaret(t *testing.T) {
 		t.Fatalf("message: %q", msg)
 	}
 }
+
+// TestNXOSNoFormsTakeValues: `no match cos` and `no pause pfc-cos` name
+// what they remove (running configurations print `no pause pfc-cos 0`);
+// the bare forms are invalid input. Ingress queuing classes take the pause
+// buffer thresholds Cisco requires above 100 m of cable.
+func TestNXOSNoFormsTakeValues(t *testing.T) {
+	sw, c := dial(t, sim.Options{Platform: "cisco-nxos"})
+	c.ok("configure terminal")
+	c.ok("class-map type qos match-any ROCE")
+	c.ok("match cos 3")
+	if msg := c.rejected("no match cos"); !strings.HasPrefix(msg, "% Invalid command") {
+		t.Fatalf("bare no match cos: %q", msg)
+	}
+	c.ok("no match cos 3")
+	c.ok("match dscp 26")
+	if msg := c.rejected("no match dscp"); !strings.HasPrefix(msg, "% Invalid command") {
+		t.Fatalf("bare no match dscp: %q", msg)
+	}
+	c.ok("policy-map type network-qos NQ")
+	c.ok("class type network-qos c-8q-nq3")
+	c.ok("pause pfc-cos 3")
+	if msg := c.rejected("no pause pfc-cos"); !strings.HasPrefix(msg, "% Invalid command") {
+		t.Fatalf("bare no pause pfc-cos: %q", msg)
+	}
+	c.ok("no pause pfc-cos 3")
+	c.ok("policy-map type queuing IN")
+	c.ok("class type queuing c-in-q3")
+	c.ok("pause buffer-size 342528 pause-threshold 36864 resume-threshold 18432")
+	c.ok("end")
+	run := sw.Running()
+	if strings.Contains(run, "match cos") || strings.Contains(run, "pause pfc-cos") || !strings.Contains(run, "match dscp 26") ||
+		!strings.Contains(run, "pause buffer-size 342528") {
+		t.Fatalf("running configuration:\n%s", run)
+	}
+}

@@ -55,6 +55,11 @@ type Options struct {
 	// Platform is the fabric platform name: cumulus-nvue, sonic, arista-eos,
 	// cisco-nxos or junos.
 	Platform string
+	// Model is the hardware family where the NOS's commands differ by
+	// hardware (arista-eos: "strata", the default, or "sand"; junos: a QFX
+	// model; sonic: the ASIC vendor); the device then refuses what that
+	// hardware refuses.
+	Model string
 	// Hostname appears in prompts and read-backs; empty means "leaf01"
 	// ("sonic" for SONiC, like a fresh install).
 	Hostname string
@@ -82,6 +87,10 @@ type Faults struct {
 	// DropOn closes the connection, without executing it, when a command
 	// equal to this text (surrounding spaces ignored) arrives.
 	DropOn string
+	// LoseReplyOn executes a command equal to this text (surrounding
+	// spaces ignored), then closes the connection before the reply is
+	// sent: the device changed, the client never hears so.
+	LoseReplyOn string
 	// Reject answers a command or configuration line equal to this text
 	// (surrounding spaces ignored) with the platform's invalid-input error.
 	Reject string
@@ -166,7 +175,7 @@ func New(opt Options) (*Server, error) {
 	if host == "" {
 		host = p.hostname
 	}
-	s.env = &env{server: s, now: now, hostname: host}
+	s.env = &env{server: s, now: now, hostname: host, model: opt.Model}
 	s.dev = p.new(s.env)
 	s.user = opt.User
 	if s.user == "" {
@@ -444,7 +453,8 @@ func (s *Server) runExec(sc *ssh.ServerConn, ch ssh.Channel, command string) {
 }
 
 // faultFor decides what to do with an arriving command: "" (execute), "drop",
-// "stall" or "reject". It also returns the delay to apply.
+// "lose" (execute, then drop), "stall" or "reject". It also returns the
+// delay to apply.
 func (s *Server) faultFor(line string) (string, time.Duration) {
 	f := &s.faults
 	s.counted++
@@ -455,6 +465,9 @@ func (s *Server) faultFor(line string) (string, time.Duration) {
 	case f.DropOn != "" && strings.TrimSpace(line) == strings.TrimSpace(f.DropOn):
 		f.DropOn = ""
 		return "drop", 0
+	case f.LoseReplyOn != "" && strings.TrimSpace(line) == strings.TrimSpace(f.LoseReplyOn):
+		f.LoseReplyOn = ""
+		return "lose", 0
 	case f.StallOn != "" && strings.Contains(line, f.StallOn):
 		f.StallOn = ""
 		return "stall", 0
@@ -495,6 +508,15 @@ func (s *Server) runShell(sc *ssh.ServerConn, ch ssh.Channel) {
 			return
 		case "reject":
 			out = sh.reject(line)
+		case "lose":
+			if eof {
+				sh.eof(line)
+			} else {
+				sh.exec(line)
+			}
+			s.mu.Unlock()
+			_ = sc.Close()
+			return
 		default:
 			var r reply
 			if eof {

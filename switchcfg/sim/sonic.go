@@ -33,7 +33,7 @@ var (
 	reName    = anchored(`[A-Za-z0-9][A-Za-z0-9_.\-]*`)
 	rePort    = `Ethernet\d+`
 	reAny     = anchored(`.*`)
-	reTCList  = anchored(`[0-7](?:,[0-7])*`)
+	reTCList  = anchored(`(?:[0-7](?:,[0-7])*)?`) // sonic-port-qos-map.yang: pfc_enable, pfcwd_sw_enable
 	reSeconds = anchored(`\d+`)
 )
 
@@ -81,11 +81,15 @@ var sonicSchema = sync.OnceValue(func() map[string]sonicTable {
 			"meter_type": anchored(`packets|bytes`), "cir": reBytes, "cbs": reBytes, "pir": reBytes, "pbs": reBytes}},
 		"PFC_WD": {key: anchored(rePort + `|GLOBAL`), fields: map[string]*regexp.Regexp{
 			"action": anchored(`drop|forward|alert`), "detection_time": reSeconds, "restoration_time": reSeconds,
-			"POLL_INTERVAL": reSeconds}},
-		"BUFFER_POOL":        {key: reName},
-		"BUFFER_PROFILE":     {key: reName},
-		"BUFFER_PG":          {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
-		"BUFFER_QUEUE":       {key: anchored(rePort + `\|[0-7](?:-[0-7])?`)},
+			"POLL_INTERVAL": reSeconds, "pfc_stat_history": anchored(`enable|disable`)}},
+		"BUFFER_POOL":    {key: reName},
+		"BUFFER_PROFILE": {key: reName},
+		// sonic-buffer-pg.yang: pg_num [0-7](-[0-7])?, profile a BUFFER_PROFILE or NULL;
+		// sonic-buffer-queue.yang: qindex (1[0-5]|[0-9])(-…)?.
+		"BUFFER_PG": {key: anchored(rePort + `\|[0-7](?:-[0-7])?`), fields: map[string]*regexp.Regexp{"profile": reAny},
+			refs: map[string]string{"profile": "BUFFER_PROFILE"}},
+		"BUFFER_QUEUE": {key: anchored(rePort + `\|(?:1[0-5]|[0-9])(?:-(?:1[0-5]|[0-9]))?`), fields: map[string]*regexp.Regexp{"profile": reAny},
+			refs: map[string]string{"profile": "BUFFER_PROFILE"}},
 		"CABLE_LENGTH":       {key: reName},
 		"FLEX_COUNTER_TABLE": {key: reName},
 	}
@@ -159,7 +163,7 @@ func validateConfigDB(db map[string]any) error {
 						return refusal("Data Loading Failed\nValue %q of %s|%s field %s does not satisfy the YANG pattern", s, table, key, f)
 					}
 				}
-				if target, ok := schema.refs[f]; ok {
+				if target, ok := schema.refs[f]; ok && !(table == "BUFFER_PG" && s == "NULL") {
 					t, _ := db[target].(map[string]any)
 					if t[s] == nil {
 						return refusal("Data Loading Failed\nLeafref of %s|%s field %s value %q points to a non-existing %s entry", table, key, f, s, target)
@@ -168,8 +172,139 @@ func validateConfigDB(db map[string]any) error {
 			}
 		}
 	}
+	return pfcwdYANG(db)
+}
+
+// pfcwdYANG checks sonic-pfcwd.yang's ranges: POLL_INTERVAL 100..1000,
+// detection_time 100..5000, restoration_time 100..60000, and both times at
+// least the GLOBAL POLL_INTERVAL.
+func pfcwdYANG(db map[string]any) error {
+	wd, _ := db["PFC_WD"].(map[string]any)
+	num := func(m map[string]any, f string) (int, bool) {
+		s, _ := m[f].(string)
+		n, err := strconv.Atoi(s)
+		return n, err == nil
+	}
+	global, _ := wd["GLOBAL"].(map[string]any)
+	poll, hasPoll := num(global, "POLL_INTERVAL")
+	if hasPoll && (poll < 100 || poll > 1000) {
+		return refusal("Data Loading Failed\nPFC_WD|GLOBAL POLL_INTERVAL %d is outside the range 100..1000", poll)
+	}
+	for _, key := range sortedMapKeys(wd) {
+		e, _ := wd[key].(map[string]any)
+		for _, r := range []struct {
+			f      string
+			lo, hi int
+		}{{"detection_time", 100, 5000}, {"restoration_time", 100, 60000}} {
+			n, ok := num(e, r.f)
+			if !ok {
+				continue
+			}
+			if n < r.lo || n > r.hi {
+				return refusal("Data Loading Failed\nPFC_WD|%s %s %d is outside the range %d..%d", key, r.f, n, r.lo, r.hi)
+			}
+			if hasPoll && n < poll {
+				return refusal("Data Loading Failed\n%s must be greater than or equal to POLL_INTERVAL", r.f)
+			}
+		}
+	}
 	return nil
 }
+
+// gcuFieldOperations is GCU's check of what a patch does to PFC_WD
+// (sonic-utilities generic_config_updater: validate_field_operation on
+// jsonpatch.from_diff(old, new), with rdma_config_update_validator and the
+// illegal removals): the table and its GLOBAL entry cannot be created,
+// GLOBAL and its POLL_INTERVAL cannot be removed, and nothing of PFC_WD
+// changes on a switch whose hwsku GCU does not know.
+func gcuFieldOperations(old, next map[string]any) error {
+	ow, oldHas := old["PFC_WD"].(map[string]any)
+	nw, newHas := next["PFC_WD"].(map[string]any)
+	og, _ := ow["GLOBAL"].(map[string]any)
+	ng, _ := nw["GLOBAL"].(map[string]any)
+	illegal := func(field string) error {
+		return refusal("Given patch operation is invalid. Operation: remove is illegal on field: %s", field)
+	}
+	validator := refusal("Modification of PFC_WD table is illegal- validating function generic_config_updater.field_operation_validators.rdma_config_update_validator returned False")
+	switch {
+	case newHas && og != nil && ng == nil: // (removing the whole table is one "remove /PFC_WD", allowed)
+		return illegal("/PFC_WD/GLOBAL")
+	case og != nil && og["POLL_INTERVAL"] != nil && ng != nil && ng["POLL_INTERVAL"] == nil:
+		return illegal("/PFC_WD/GLOBAL/POLL_INTERVAL")
+	case !oldHas && newHas, og == nil && ng != nil:
+		return validator
+	}
+	if dbJSON(map[string]any{"w": ow}) != dbJSON(map[string]any{"w": nw}) && gcuASIC(old) == "" {
+		return validator
+	}
+	return nil
+}
+
+// gcuASIC is the ASIC GCU finds for the switch's hwsku (a few of
+// gcu_field_operation_validators.conf.json's), "" when it knows none.
+func gcuASIC(db map[string]any) string {
+	meta, _ := db["DEVICE_METADATA"].(map[string]any)
+	local, _ := meta["localhost"].(map[string]any)
+	hwsku, _ := local["hwsku"].(string)
+	for prefix, asic := range map[string]string{"Mellanox-SN4600C": "spc3", "Mellanox-SN5600": "spc4", "Arista-7050CX3": "td3",
+		"Arista-7060X6": "th5", "Arista-7260CX3": "th2"} {
+		if strings.HasPrefix(hwsku, prefix) {
+			return asic
+		}
+	}
+	return ""
+}
+
+// buffermgrd is what SONiC's buffer manager does with a port's new
+// pfc_enable in the traditional buffer model (sonic-swss
+// cfgmgr/buffermgr.cpp doSpeedUpdateTask): it sets BUFFER_PG|port|<range>
+// (ranges as generateIdListFromMap writes them) to the lossless profile of
+// the port's speed and cable length, and never deletes the old ranges.
+func buffermgrd(old, next map[string]any) {
+	meta, _ := next["DEVICE_METADATA"].(map[string]any)
+	local, _ := meta["localhost"].(map[string]any)
+	if local["buffer_model"] != "traditional" {
+		return
+	}
+	oq, _ := old["PORT_QOS_MAP"].(map[string]any)
+	nq, _ := next["PORT_QOS_MAP"].(map[string]any)
+	pgs, _ := next["BUFFER_PG"].(map[string]any)
+	profiles, _ := next["BUFFER_PROFILE"].(map[string]any)
+	if pgs == nil || profiles[sonicLosslessPG] == nil {
+		return
+	}
+	for _, port := range sortedMapKeys(nq) {
+		np, _ := nq[port].(map[string]any)
+		op, _ := oq[port].(map[string]any)
+		pfc, _ := np["pfc_enable"].(string)
+		if was, _ := op["pfc_enable"].(string); was == pfc || pfc == "" {
+			continue
+		}
+		var ids []int
+		for _, f := range strings.Split(pfc, ",") {
+			if n, err := strconv.Atoi(f); err == nil {
+				ids = append(ids, n)
+			}
+		}
+		sort.Ints(ids)
+		for i := 0; i < len(ids); {
+			j := i
+			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+				j++
+			}
+			r := strconv.Itoa(ids[i])
+			if j > i {
+				r += "-" + strconv.Itoa(ids[j])
+			}
+			pgs[port+"|"+r] = map[string]any{"profile": sonicLosslessPG}
+			i = j + 1
+		}
+	}
+}
+
+// sonicLosslessPG is the profile buffermgrd names for a 100G port with 5 m
+// of cable (pg_lossless_<speed>_<cable>_profile).
+const sonicLosslessPG = "pg_lossless_100000_5m_profile"
 
 func sortedMapKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
@@ -197,11 +332,41 @@ func newSONiC(e *env) device {
 			"admin_status": "up", "alias": "etp" + strconv.Itoa(i+1), "index": strconv.Itoa(i + 1),
 			"lanes": fmt.Sprintf("%d,%d,%d,%d", 4*i, 4*i+1, 4*i+2, 4*i+3), "mtu": "9100", "speed": "100000"}
 	}
+	// What a fresh SONiC has besides its ports: the PFC watchdog that
+	// `pfcwd start_default` starts (enable_pfcwd_on_start), and the stock
+	// buffers of buffers_config.j2 (queues 3-4 lossless, the rest lossy,
+	// priority group 0 lossy). The hwsku is one GCU knows, by model.
+	hwsku := "Arista-7050CX3-32S-C32"
+	if e.model == "mellanox" {
+		hwsku = "Mellanox-SN4600C-C64"
+	}
+	wd := map[string]any{"GLOBAL": map[string]any{"POLL_INTERVAL": "200"}}
+	queues, pgs := map[string]any{}, map[string]any{}
+	for name := range ports {
+		wd[name] = map[string]any{"action": "drop", "detection_time": "200", "restoration_time": "200"}
+		queues[name+"|0-2"] = map[string]any{"profile": "egress_lossy_profile"}
+		queues[name+"|3-4"] = map[string]any{"profile": "egress_lossless_profile"}
+		queues[name+"|5-6"] = map[string]any{"profile": "egress_lossy_profile"}
+		pgs[name+"|0"] = map[string]any{"profile": "ingress_lossy_profile"}
+	}
 	d.db = map[string]any{
 		"DEVICE_METADATA": map[string]any{"localhost": map[string]any{
-			"hostname": e.hostname, "hwsku": "fabricctl-SIMULATOR", "platform": "x86_64-fabricctl_sim-r0",
-			"mac": "52:54:00:12:34:56", "type": "LeafRouter"}},
-		"PORT": ports,
+			"hostname": e.hostname, "hwsku": hwsku, "platform": "x86_64-fabricctl_sim-r0",
+			"mac": "52:54:00:12:34:56", "type": "LeafRouter", "buffer_model": "traditional", "default_pfcwd_status": "enable"}},
+		"PORT":   ports,
+		"PFC_WD": wd,
+		"BUFFER_POOL": map[string]any{
+			"ingress_lossless_pool": map[string]any{"mode": "dynamic", "size": "12766208", "type": "ingress"},
+			"egress_lossless_pool":  map[string]any{"mode": "static", "size": "12766208", "type": "egress"},
+			"egress_lossy_pool":     map[string]any{"mode": "dynamic", "size": "7326924", "type": "egress"}},
+		"BUFFER_PROFILE": map[string]any{
+			"ingress_lossy_profile":   map[string]any{"dynamic_th": "3", "pool": "ingress_lossless_pool", "size": "0"},
+			"egress_lossless_profile": map[string]any{"pool": "egress_lossless_pool", "size": "0", "static_th": "12766208"},
+			"egress_lossy_profile":    map[string]any{"dynamic_th": "3", "pool": "egress_lossy_pool", "size": "1518"},
+			sonicLosslessPG: map[string]any{"pool": "ingress_lossless_pool", "size": "56368", "xoff": "55120", "xon": "18432",
+				"dynamic_th": "-3"}},
+		"BUFFER_QUEUE": queues,
+		"BUFFER_PG":    pgs,
 	}
 	d.startup = deepCopyAny(d.db).(map[string]any)
 	return d
@@ -583,6 +748,9 @@ func (s *sonicShell) applyPatch(args []string) reply {
 		return failed(err.Error())
 	}
 	out.WriteString(gcu + ": localhost: validating all JsonPatch operations are permitted on the specified fields\n")
+	if err := gcuFieldOperations(d.db, next); err != nil {
+		return reply{out: out.String() + failed(says(err)).out, failed: true}
+	}
 	out.WriteString(gcu + ": localhost: validating target config does not have empty tables, since they do not show up in ConfigDb.\n")
 	if err := validateConfigDB(next); err != nil {
 		why := "Given patch will produce invalid config. Error: " + says(err)
@@ -617,6 +785,7 @@ func (s *sonicShell) applyPatch(args []string) reply {
 		if n > 0 {
 			d.env.stats.Commits++
 		}
+		buffermgrd(d.db, next)
 		d.db = next
 	}
 	return say(out.String())

@@ -101,3 +101,55 @@ func TestSONiCApplyDirectValidates(t *testing.T) {
 		t.Fatal("Apply did not change CONFIG_DB")
 	}
 }
+
+// TestSONiCRefusesWhatGCURefuses: the simulator refuses what SONiC's
+// generic config updater refuses (sonic-utilities generic_config_updater:
+// the PFC_WD validator and illegal removals; sonic-pfcwd.yang's ranges),
+// and its buffer manager adds lossless priority groups for a new
+// pfc_enable without deleting the old ones (sonic-swss buffermgr.cpp).
+func TestSONiCRefusesWhatGCURefuses(t *testing.T) {
+	sw, c := dial(t, sim.Options{Platform: "sonic"})
+	for name, tc := range map[string]struct{ patch, want string }{
+		"remove GLOBAL":        {`[{"op": "remove", "path": "/PFC_WD/GLOBAL"}]`, "Operation: remove is illegal on field: /PFC_WD/GLOBAL"},
+		"remove POLL":          {`[{"op": "remove", "path": "/PFC_WD/GLOBAL/POLL_INTERVAL"}]`, "illegal on field: /PFC_WD/GLOBAL/POLL_INTERVAL"},
+		"poll 3000":            {`[{"op": "replace", "path": "/PFC_WD/GLOBAL/POLL_INTERVAL", "value": "3000"}]`, "Given patch will produce invalid config"},
+		"detection below poll": {`[{"op": "replace", "path": "/PFC_WD/Ethernet0/detection_time", "value": "150"}]`, "Given patch will produce invalid config"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c.ok("cat > /tmp/p.json <<'EOF'\n" + tc.patch + "\nEOF")
+			if msg := c.rejected("sudo config apply-patch /tmp/p.json"); !strings.Contains(msg, tc.want) {
+				t.Errorf("%s: %q", name, msg)
+			}
+		})
+	}
+	// Without PFC_WD, GCU cannot create it.
+	c.ok(`cat > /tmp/p.json <<'EOF'
+[{"op": "remove", "path": "/PFC_WD"}]
+EOF`)
+	c.ok("sudo config apply-patch /tmp/p.json")
+	c.ok(`cat > /tmp/p.json <<'EOF'
+[{"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200", "restoration_time": "200"}}}]
+EOF`)
+	if msg := c.rejected("sudo config apply-patch /tmp/p.json"); !strings.Contains(msg, "rdma_config_update_validator returned False") {
+		t.Errorf("creating PFC_WD: %q", msg)
+	}
+	// buffermgrd: pfc_enable 3,4 then 3 leaves BUFFER_PG|Ethernet0|3-4.
+	for _, pfc := range []string{"3,4", "3"} {
+		c.ok(`cat > /tmp/p.json <<'EOF'
+[{"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "` + pfc + `"}}}]
+EOF`)
+		if pfc == "3" {
+			c.ok(`cat > /tmp/p.json <<'EOF'
+[{"op": "replace", "path": "/PORT_QOS_MAP/Ethernet0/pfc_enable", "value": "3"}]
+EOF`)
+		}
+		c.ok("sudo config apply-patch /tmp/p.json")
+	}
+	var db map[string]map[string]map[string]any
+	if err := json.Unmarshal([]byte(sw.Running()), &db); err != nil {
+		t.Fatal(err)
+	}
+	if db["BUFFER_PG"]["Ethernet0|3-4"] == nil || db["BUFFER_PG"]["Ethernet0|3"] == nil {
+		t.Errorf("BUFFER_PG %v", db["BUFFER_PG"])
+	}
+}

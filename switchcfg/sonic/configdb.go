@@ -36,6 +36,10 @@ const (
 	tPFCWD        = "PFC_WD"
 	tCableLength  = "CABLE_LENGTH"
 	tPort         = "PORT"
+	tPFCToPG      = "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"
+	tBufferPG     = "BUFFER_PG"
+	tBufferQueue  = "BUFFER_QUEUE"
+	tMetadata     = "DEVICE_METADATA"
 	pfcwdGlobal   = "GLOBAL"
 	fPollInterval = "POLL_INTERVAL"
 )
@@ -44,7 +48,19 @@ const (
 var managedTables = map[string]bool{
 	tDSCPToTC: true, tDot1pToTC: true, tTCToQueue: true, tTCToPG: true, tPFCToQueue: true,
 	tPortQoSMap: true, tQueue: true, tScheduler: true, tWRED: true, tPFCWD: true,
-	tCableLength: true, tPort: true,
+	tCableLength: true, tPort: true, tPFCToPG: true, tBufferPG: true, tBufferQueue: true, tMetadata: true,
+}
+
+// ref reads a reference field: the name itself, or the old CONFIG_DB form
+// "[TABLE|NAME]" that releases before 202012 wrote (sonic-utilities
+// db_migrator converts it; captures of older switches still show it).
+func ref(v string) string {
+	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+		if _, name, ok := strings.Cut(v[1:len(v)-1], "|"); ok {
+			return name
+		}
+	}
+	return v
 }
 
 // DecodeConfigDB reads a CONFIG_DB JSON document (the output of

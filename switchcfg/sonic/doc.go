@@ -11,7 +11,9 @@
 //	WRED_PROFILE|FABRICCTL_Q<q>    ecn_all, green/yellow/red thresholds in bytes
 //	PORT_QOS_MAP|EthernetN         the maps above, pfc_enable "3,4"
 //	QUEUE|EthernetN|q              scheduler, wred_profile
-//	PFC_WD|EthernetN, PFC_WD|GLOBAL POLL_INTERVAL
+//	PFC_WD|EthernetN, PFC_WD|GLOBAL POLL_INTERVAL, pfcwd_sw_enable (watchdog set)
+//	PFC_PRIORITY_TO_PRIORITY_GROUP_MAP, pfc_to_pg_map (mellanox, barefoot models)
+//	BUFFER_QUEUE|EthernetN|q       the lossless profile on the lossless queues
 //	CABLE_LENGTH|…|EthernetN "5m", PORT|EthernetN mtu
 //
 // The DSCP map is always written in full: SONiC's stock AZURE map sends DSCP
@@ -33,11 +35,25 @@
 // `show pfc priority` and `config …` examples, which show the same CONFIG_DB
 // data fabricctl reads from the running configuration.
 //
+// orchagent arms the watchdog on pfcwd_sw_enable's priorities: an enabled
+// watchdog writes the PFC priorities there, a disabled one "" (and the
+// port's PFC_WD entry goes), an intent without one touches neither. The
+// patch rewrites each port's BUFFER_QUEUE around the lossless queues and
+// removes lossless BUFFER_PG entries pfc_enable no longer names (buffermgrd
+// never deletes them); it refuses what GCU refuses whatever the patch
+// (creating PFC_WD or its GLOBAL entry) and names the command that does it.
+// Parse reads port by port, old "[TABLE|NAME]" references, and counts a
+// priority lossless only where its queue's buffer is. docs/switches.md has
+// the sources.
+//
 // Push (switchcfg.Driver.Push) reads the running configuration, computes
 // an RFC 6902 patch for what fabricctl manages (BuildPatch; FABRICCTL*
 // entries whole, shared entries field by field), and applies it with the
 // generic config updater under a checkpoint: apply-patch --dry-run, then
-// apply-patch, then config save; rollback to the checkpoint on failure. An
+// apply-patch, then PushOptions.Verify, then config save; rollback to the
+// checkpoint on failure — over a new session (PushOptions.Reconnect) when
+// the connection was lost — and a read-back that must equal the running
+// configuration from before the push. A lost save is sent again. An
 // empty patch is no change and touches nothing. ApplyPatch models the
 // switch's side for simulators and tests.
 //

@@ -40,6 +40,38 @@ func Register(r *switchcfg.Registry) { r.Add(New()) }
 //go:embed sonic_bash.yaml
 var sonicDefinition []byte
 
+// ASIC families (Info.Models): SONiC's QoS tables are the same everywhere
+// but for the PFC priority → priority group map, which orchagent applies on
+// Mellanox (Spectrum) and Barefoot ASICs only (sonic-buildimage
+// files/build_templates/qos_config.j2: pfc_to_pg_map_supported_asics).
+const (
+	ModelBroadcom = "broadcom" // the default
+	ModelMellanox = "mellanox"
+	ModelBarefoot = "barefoot"
+)
+
+var models = []switchcfg.Model{
+	{Name: ModelBroadcom, Description: "Broadcom ASICs (Trident, Tomahawk, Jericho): no pfc_to_pg_map",
+		Products: []string{"Arista-", "Force10-", "Dell", "Celestica-", "Nokia-", "Accton-", "Quanta-", "td", "th", "jr"},
+		Source:   "sonic-buildimage qos_config.j2 (pfc_to_pg_map_supported_asics = mellanox, barefoot)"},
+	{Name: ModelMellanox, Description: "NVIDIA Spectrum ASICs (SN2000…SN5000): pfc_to_pg_map",
+		Products: []string{"Mellanox-", "ACS-MSN", "ACS-SN", "spc", "spectrum"},
+		Source:   "sonic-buildimage qos_config.j2; sonic-utilities gcu_field_operation_validators.conf.json (spc1…spc6)"},
+	{Name: ModelBarefoot, Description: "Intel/Barefoot Tofino: pfc_to_pg_map", Products: []string{"tofino"},
+		Source: "sonic-buildimage qos_config.j2"},
+	{Name: "marvell", Description: "Marvell ASICs: no pfc_to_pg_map", Products: []string{"marvell"},
+		Source: "sonic-buildimage qos_config.j2"},
+	{Name: "cisco-8000", Description: "Cisco Silicon One: no pfc_to_pg_map", Products: []string{"cisco-8"},
+		Source: "sonic-buildimage qos_config.j2"},
+	{Name: "vs", Description: "the virtual switch (sonic-vs): no pfc_to_pg_map", Source: "sonic-buildimage qos_config.j2"},
+}
+
+// pfcToPG reports whether the model's orchagent takes pfc_to_pg_map.
+func pfcToPG(model string) bool {
+	m, err := info.Model(model)
+	return err == nil && (m.Name == ModelMellanox || m.Name == ModelBarefoot)
+}
+
 // info is the platform's facts (switchcfg.Info).
 var info = switchcfg.Info{
 	Name: Platform, Description: "SONiC (CONFIG_DB)", FileExt: ".config_db.json", Format: "json",
@@ -47,6 +79,7 @@ var info = switchcfg.Info{
 	// ASIC); Broadcom cells (208–254 B) are finer.
 	ThresholdQuantum: 12288,
 	MinMTU:           MinMTU, MaxMTU: MaxMTU,
+	Models: models,
 	Session: switchcfg.SessionSpec{ScrapliYAML: sonicDefinition, Shell: true,
 		ErrorPrefixes: []string{"Error:", "Failed to apply patch", "Failed to rollback",
 			"Failed to create checkpoint", "Root privileges are required"}},
@@ -67,6 +100,13 @@ func (d *Driver) ReadbackCommands() []string { return []string{CmdRunningConfig}
 // Parse decodes the CONFIG_DB JSON of CmdRunningConfig (merging the PFC_WD
 // rows of CmdShowPFCWD when present) and returns ParseConfigDB's intent. Pure.
 func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
+	return d.ParsePorts(rb, nil)
+}
+
+// ParsePorts is Parse over the given ports (nil: the ports PORT_QOS_MAP
+// binds to fabricctl's maps, else every bound port): each port is read on
+// its own and what they all agree on is the switch's.
+func (d *Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchIntent, error) {
 	out, ok := rb[CmdRunningConfig]
 	if !ok {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: %q missing", Platform, CmdRunningConfig)
@@ -83,17 +123,11 @@ func (d *Driver) Parse(rb switchcfg.Readback) (fabric.SwitchIntent, error) {
 		delete(db, tPFCWD)
 		db.Merge(wd)
 	}
-	si, err := ParseConfigDB(db)
+	si, err := ParseConfigDBPorts(db, ports)
 	if err != nil {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %q: %w", CmdRunningConfig, err)
 	}
 	return si, nil
-}
-
-// ParsePorts is Parse: this driver reads the CONFIG_DB's QoS as a whole,
-// not port by port.
-func (d *Driver) ParsePorts(rb switchcfg.Readback, _ []string) (fabric.SwitchIntent, error) {
-	return d.Parse(rb)
 }
 
 // Merge copies other's entries into db, field by field.

@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,17 +16,36 @@ const defaultMTU = 9100
 // ParseConfigDB turns CONFIG_DB tables into the canonical intent.
 //
 // The ports are those PORT_QOS_MAP binds to fabricctl's maps (named Name),
-// or, when none is, every port it binds. The first of them (natural order)
-// stands for the switch: its DSCP_TO_TC_MAP (trust dscp) or DOT1P_TO_TC_MAP
-// (trust pcp) gives the classes — one per SONiC traffic class that receives
-// traffic, whose number is the canonical priority — its TC_TO_QUEUE_MAP the
-// queues, its QUEUE entries the SCHEDULER (STRICT, or DWRR/WRR weight as the
+// or, when none is, every port it binds. Each port is read on its own: its
+// DSCP_TO_TC_MAP (trust dscp) or DOT1P_TO_TC_MAP (trust pcp) gives the
+// classes — one per SONiC traffic class that receives traffic, whose
+// number is the canonical priority — its TC_TO_QUEUE_MAP the queues, its
+// QUEUE entries the SCHEDULER (STRICT, or DWRR/WRR weight as the
 // bandwidth) and WRED_PROFILE (green thresholds and probability, marking
-// unless ecn is ecn_none) of each queue, and its PFC_WD entry the watchdog.
-// PFC priorities are those pfc_enable lists on every bound port. A map a
-// port names but the document lacks reads as absent (no classes). The MTU is
-// the smallest PORT mtu of the bound ports (9100 when unset).
+// unless ecn is ecn_none) of each queue, its pfc_enable the PFC
+// priorities, and its PFC_WD entry with pfcwd_sw_enable the watchdog.
+// What every port agrees on is the switch's; a class, trust, MTU or PFC
+// setting the ports disagree on reads as absent, so drift shows. References
+// in the old "[TABLE|NAME]" form are read as NAME.
+//
+// A priority is lossless when PFC pauses it and, where the configuration
+// carries buffers, its queue has the egress_lossless BUFFER_QUEUE profile
+// (the stock templates give it to queues 3 and 4 only) and, with the
+// dynamic buffer model, its priority group a lossless BUFFER_PG (profile
+// NULL or a lossless one; the traditional model's buffermgrd makes those
+// from pfc_enable itself). The watchdog is on where orchagent
+// arms it: a PFC_WD entry for the port and the priorities in
+// pfcwd_sw_enable (sonic-swss qosorch.cpp); a pfcwd_sw_enable that is
+// there but empty is a disabled watchdog, neither is none. The MTU is the
+// smallest PORT mtu of the ports (9100 when unset).
 func ParseConfigDB(db ConfigDB) (fabric.SwitchIntent, error) {
+	return ParseConfigDBPorts(db, nil)
+}
+
+// ParseConfigDBPorts is ParseConfigDB over the given ports (nil: the
+// ports it would choose itself), so that ports with other QoS (the
+// uplinks of a dual-ToR) do not blur the reading.
+func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error) {
 	si := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, PFC: fabric.SwitchPFC{Priorities: []int{}}}
 	bindings := map[string]map[string]string{}
 	for _, key := range sortedKeys(db[tPortQoSMap]) {
@@ -48,80 +68,146 @@ func ParseConfigDB(db ConfigDB) (fabric.SwitchIntent, error) {
 	set, ours := map[string]bool{}, map[string]bool{}
 	for p, b := range bindings {
 		set[p] = true
-		if b["dscp_to_tc_map"] == Name || b["dot1p_to_tc_map"] == Name {
+		if ref(b["dscp_to_tc_map"]) == Name || ref(b["dot1p_to_tc_map"]) == Name {
 			ours[p] = true
 		}
 	}
 	if len(ours) > 0 {
 		set = ours
 	}
+	if only != nil {
+		set = map[string]bool{}
+		for _, p := range only {
+			if bindings[p] != nil {
+				set[p] = true
+			}
+		}
+	}
 	si.Ports = sortedPorts(set)
-	si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{}
 	if len(si.Ports) == 0 {
 		return si, nil
 	}
-	rep := si.Ports[0]
-	b := bindings[rep]
-
-	// PFC: the priorities lossless on every bound port.
-	count := map[int]int{}
-	for _, p := range si.Ports {
-		prios, err := switchcfg.ParseIntSet(bindings[p]["pfc_enable"], 0, 7)
-		if err != nil {
-			return fabric.SwitchIntent{}, fmt.Errorf("%w: PORT_QOS_MAP|%s pfc_enable: %w", ErrSyntax, p, err)
-		}
-		for _, pr := range prios {
-			count[pr]++
-		}
-	}
-	for pr := 0; pr < 8; pr++ {
-		if count[pr] == len(si.Ports) {
-			si.PFC.Priorities = append(si.PFC.Priorities, pr)
-		}
-	}
-
-	// Classification.
-	var classify map[int]int // code point → TC
-	switch {
-	case b["dscp_to_tc_map"] != "":
-		si.Trust = "dscp"
-		if fields := db.entry(tDSCPToTC, b["dscp_to_tc_map"]); fields != nil {
-			m, err := intMap(fields, 63, 7, tDSCPToTC+"|"+b["dscp_to_tc_map"])
-			if err != nil {
-				return fabric.SwitchIntent{}, err
-			}
-			classify = m
-		}
-	case b["dot1p_to_tc_map"] != "":
-		si.Trust = "pcp"
-		if fields := db.entry(tDot1pToTC, b["dot1p_to_tc_map"]); fields != nil {
-			m, err := intMap(fields, 7, 7, tDot1pToTC+"|"+b["dot1p_to_tc_map"])
-			if err != nil {
-				return fabric.SwitchIntent{}, err
-			}
-			classify = m
-		}
-	}
-	tcQueue := map[int]int{}
-	for tc := 0; tc < 8; tc++ {
-		tcQueue[tc] = tc
-	}
-	if fields := db.entry(tTCToQueue, b["tc_to_queue_map"]); fields != nil {
-		m, err := intMap(fields, 7, 7, tTCToQueue+"|"+b["tc_to_queue_map"])
+	views := make([]portView, len(si.Ports))
+	for i, p := range si.Ports {
+		v, err := readPort(db, p, bindings[p])
 		if err != nil {
 			return fabric.SwitchIntent{}, err
 		}
-		for tc, q := range m {
-			tcQueue[tc] = q
+		views[i] = v
+	}
+	first := views[0]
+	same := func(f func(portView) string) bool {
+		for _, v := range views[1:] {
+			if f(v) != f(first) {
+				return false
+			}
+		}
+		return true
+	}
+	if same(func(v portView) string { return v.trust }) {
+		si.Trust = first.trust
+	}
+	if same(func(v portView) string { return fmt.Sprint(v.pfc) }) {
+		si.PFC.Priorities = append(si.PFC.Priorities, first.pfc...)
+	}
+	if len(si.PFC.Priorities) > 0 && same(func(v portView) string { return strconv.Itoa(v.cable) }) {
+		si.PFC.CableLengthMeters = first.cable
+	}
+	if same(func(v portView) string { return fmt.Sprintf("%+v", v.wd) }) {
+		si.PFC.Watchdog = first.wd
+	}
+	for _, v := range views {
+		if si.MTU == 0 || v.mtu < si.MTU {
+			si.MTU = v.mtu
 		}
 	}
-	queues, err := queueEntries(db, rep)
+	// A class counts where every port has it alike.
+	for _, c := range first.classes {
+		alike := true
+		for _, v := range views[1:] {
+			i := slices.IndexFunc(v.classes, func(o fabric.SwitchClass) bool { return o.Priority == c.Priority })
+			alike = alike && i >= 0 && classKey(v.classes[i]) == classKey(c)
+		}
+		if alike {
+			si.Classes = append(si.Classes, c)
+		}
+	}
+	return si, nil
+}
+
+// portView is what one port's QoS reads as.
+type portView struct {
+	trust   string
+	classes []fabric.SwitchClass
+	pfc     []int
+	cable   int
+	wd      *fabric.SwitchPFCWatchdog
+	mtu     int
+}
+
+// readPort reads one port's QoS (see ParseConfigDB).
+func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
+	var v portView
+	prios, err := switchcfg.ParseIntSet(b["pfc_enable"], 0, 7)
 	if err != nil {
-		return fabric.SwitchIntent{}, err
+		return v, fmt.Errorf("%w: PORT_QOS_MAP|%s pfc_enable: %w", ErrSyntax, port, err)
+	}
+	v.pfc = prios
+	if v.pfc == nil {
+		v.pfc = []int{}
+	}
+
+	var classify map[int]int // code point → TC
+	switch {
+	case b["dscp_to_tc_map"] != "":
+		v.trust = "dscp"
+		if fields := db.entry(tDSCPToTC, ref(b["dscp_to_tc_map"])); fields != nil {
+			if classify, err = intMap(fields, 63, 15, tDSCPToTC+"|"+ref(b["dscp_to_tc_map"])); err != nil {
+				return v, err
+			}
+		}
+	case b["dot1p_to_tc_map"] != "":
+		v.trust = "pcp"
+		if fields := db.entry(tDot1pToTC, ref(b["dot1p_to_tc_map"])); fields != nil {
+			if classify, err = intMap(fields, 7, 15, tDot1pToTC+"|"+ref(b["dot1p_to_tc_map"])); err != nil {
+				return v, err
+			}
+		}
+	}
+	// Traffic classes above 7 (the dual-ToR templates send DSCP 33 to TC 8
+	// for tunnelled traffic) are no class of the canonical intent.
+	for cp, tc := range classify {
+		if tc > 7 {
+			delete(classify, cp)
+		}
+	}
+	tcQueue, tcPG := map[int]int{}, map[int]int{}
+	for tc := 0; tc < 8; tc++ {
+		tcQueue[tc], tcPG[tc] = tc, tc
+	}
+	for _, m := range []struct {
+		table, field string
+		dst          map[int]int
+	}{{tTCToQueue, "tc_to_queue_map", tcQueue}, {tTCToPG, "tc_to_pg_map", tcPG}} {
+		if fields := db.entry(m.table, ref(b[m.field])); fields != nil {
+			got, err := intMap(fields, 15, 15, m.table+"|"+ref(b[m.field]))
+			if err != nil {
+				return v, err
+			}
+			for tc, q := range got {
+				if tc <= 7 {
+					m.dst[tc] = q
+				}
+			}
+		}
+	}
+	queues, err := queueEntries(db, port)
+	if err != nil {
+		return v, err
 	}
 	lossless := map[int]bool{}
-	for _, pr := range si.PFC.Priorities {
-		lossless[pr] = true
+	for _, pr := range v.pfc {
+		lossless[pr] = bufferedLossless(db, port, tcPG[pr], tcQueue[pr])
 	}
 	var carries [8]bool
 	for _, tc := range classify {
@@ -133,7 +219,7 @@ func ParseConfigDB(db ConfigDB) (fabric.SwitchIntent, error) {
 		}
 		c := fabric.SwitchClass{Name: "tc" + strconv.Itoa(tc), Priority: tc, TrafficClass: tc, Queue: tcQueue[tc],
 			DSCP: []int{}, Lossless: lossless[tc]}
-		if si.Trust == "dscp" {
+		if v.trust == "dscp" {
 			for d := 0; d < 64; d++ {
 				if t, ok := classify[d]; ok && t == tc {
 					c.DSCP = append(c.DSCP, d)
@@ -141,42 +227,47 @@ func ParseConfigDB(db ConfigDB) (fabric.SwitchIntent, error) {
 			}
 		}
 		q := queues[c.Queue]
-		if s := db.entry(tScheduler, q["scheduler"]); s != nil {
+		sched := ref(q["scheduler"])
+		if s := db.entry(tScheduler, sched); s != nil {
 			switch strings.ToUpper(s["type"]) {
 			case "STRICT":
 				c.Strict = true
 			default:
 				if w := s["weight"]; w != "" {
 					if c.BandwidthPercent, err = strconv.Atoi(w); err != nil {
-						return fabric.SwitchIntent{}, fmt.Errorf("%w: SCHEDULER|%s weight %q", ErrSyntax, q["scheduler"], w)
+						return v, fmt.Errorf("%w: SCHEDULER|%s weight %q", ErrSyntax, sched, w)
 					}
 				}
 			}
 		}
-		if w := db.entry(tWRED, q["wred_profile"]); w != nil {
-			e, err := wredECN(q["wred_profile"], w)
+		wred := ref(q["wred_profile"])
+		if w := db.entry(tWRED, wred); w != nil {
+			e, err := wredECN(wred, w)
 			if err != nil {
-				return fabric.SwitchIntent{}, err
+				return v, err
 			}
 			c.ECN = e
 		}
-		si.Classes = append(si.Classes, c)
+		v.classes = append(v.classes, c)
 	}
 
-	if len(si.PFC.Priorities) > 0 {
+	if len(v.pfc) > 0 {
 		for _, key := range sortedKeys(db[tCableLength]) {
-			if v, ok := db[tCableLength][key][rep]; ok {
-				m, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), "m"))
+			if c, ok := db[tCableLength][key][port]; ok {
+				m, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(c), "m"))
 				if err != nil {
-					return fabric.SwitchIntent{}, fmt.Errorf("%w: CABLE_LENGTH|%s %s: %q", ErrSyntax, key, rep, v)
+					return v, fmt.Errorf("%w: CABLE_LENGTH|%s %s: %q", ErrSyntax, key, port, c)
 				}
-				si.PFC.CableLengthMeters = m
+				v.cable = m
 				break
 			}
 		}
 	}
-	if wd := db.entry(tPFCWD, rep); wd != nil {
-		w := &fabric.SwitchPFCWatchdog{Enabled: true, Action: wd["action"]}
+	armed, hasArm := b[fPFCWDSwEnable]
+	wd := db.entry(tPFCWD, port)
+	switch {
+	case wd != nil:
+		w := &fabric.SwitchPFCWatchdog{Enabled: armed != "", Action: wd["action"]}
 		for _, f := range []struct {
 			name string
 			dst  *int
@@ -190,24 +281,50 @@ func ParseConfigDB(db ConfigDB) (fabric.SwitchIntent, error) {
 				continue
 			}
 			if *f.dst, err = strconv.Atoi(f.val); err != nil {
-				return fabric.SwitchIntent{}, fmt.Errorf("%w: PFC_WD %s %q", ErrSyntax, f.name, f.val)
+				return v, fmt.Errorf("%w: PFC_WD %s %q", ErrSyntax, f.name, f.val)
 			}
 		}
-		si.PFC.Watchdog = w
+		v.wd = w
+	case hasArm:
+		v.wd = &fabric.SwitchPFCWatchdog{}
 	}
-	si.MTU = 0
-	for _, p := range si.Ports {
-		mtu := defaultMTU
-		if v := db.entry(tPort, p)["mtu"]; v != "" {
-			if mtu, err = strconv.Atoi(v); err != nil {
-				return fabric.SwitchIntent{}, fmt.Errorf("%w: PORT|%s mtu %q", ErrSyntax, p, v)
+	v.mtu = defaultMTU
+	if m := db.entry(tPort, port)["mtu"]; m != "" {
+		if v.mtu, err = strconv.Atoi(m); err != nil {
+			return v, fmt.Errorf("%w: PORT|%s mtu %q", ErrSyntax, port, m)
+		}
+	}
+	return v, nil
+}
+
+// bufferedLossless reports whether a PFC priority of port has lossless
+// buffers: a lossless BUFFER_PG for its priority group and the lossless
+// BUFFER_QUEUE profile for its queue, each checked only where the
+// configuration has entries of that table for the port (a read-back without
+// buffers says nothing against it).
+func bufferedLossless(db ConfigDB, port string, pg, queue int) bool {
+	covers := func(table string, n int, ok func(profile string) bool) (bool, bool) {
+		keys := portKeys(db, table, port)
+		if len(keys) == 0 {
+			return false, false
+		}
+		for r, key := range keys {
+			ids, err := switchcfg.ParseIntSet(r, 0, 15)
+			if err == nil && slices.Contains(ids, n) && ok(ref(db[table][key]["profile"])) {
+				return true, true
 			}
 		}
-		if si.MTU == 0 || mtu < si.MTU {
-			si.MTU = mtu
-		}
+		return false, true
 	}
-	return si, nil
+	qOK, qKnown := covers(tBufferQueue, queue, func(p string) bool { return strings.Contains(p, "lossless") })
+	if db[tMetadata]["localhost"]["buffer_model"] != "dynamic" {
+		// buffermgrd makes the lossless BUFFER_PG of each pfc_enable
+		// priority itself (traditional model): a template's output does
+		// not show it yet.
+		return qOK || !qKnown
+	}
+	pgOK, pgKnown := covers(tBufferPG, pg, isLosslessProfile)
+	return (pgOK || !pgKnown) && (qOK || !qKnown)
 }
 
 // queueEntries returns the QUEUE fields of port's queues, expanding keys
@@ -263,4 +380,14 @@ func wredECN(name string, w map[string]string) (*fabric.SwitchECN, error) {
 		}
 	}
 	return &e, nil
+}
+
+// classKey prints a class with its ECN thresholds, for comparing ports.
+func classKey(c fabric.SwitchClass) string {
+	e := c.ECN
+	c.ECN = nil
+	if e == nil {
+		return fmt.Sprintf("%+v", c)
+	}
+	return fmt.Sprintf("%+v %+v", c, *e)
 }

@@ -2,8 +2,12 @@ package sonic
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/switchcfg"
@@ -17,16 +21,27 @@ type PatchOp struct {
 }
 
 // ownedTables hold whole entries fabricctl owns: FABRICCTL* keys.
-var ownedTables = []string{tDSCPToTC, tDot1pToTC, tTCToQueue, tTCToPG, tPFCToQueue, tScheduler, tWRED}
+var ownedTables = []string{tDSCPToTC, tDot1pToTC, tTCToQueue, tTCToPG, tPFCToQueue, tPFCToPG, tScheduler, tWRED}
 
 // managedFields are the fields fabricctl manages in entries it shares with
 // the rest of the configuration; others are left alone.
 var managedFields = map[string][]string{
-	tPortQoSMap: {"dot1p_to_tc_map", "dscp_to_tc_map", "pfc_enable", "pfc_to_queue_map", "tc_to_pg_map", "tc_to_queue_map"},
-	tQueue:      {"scheduler", "wred_profile"},
-	tPFCWD:      {"action", "detection_time", "restoration_time"},
-	tPort:       {"mtu"},
+	tPortQoSMap: {"dot1p_to_tc_map", "dscp_to_tc_map", "pfc_enable", "pfc_to_queue_map", "tc_to_pg_map", "tc_to_queue_map",
+		fPFCWDSwEnable, "pfc_to_pg_map"},
+	tQueue: {"scheduler", "wred_profile"},
+	tPFCWD: {"action", "detection_time", "restoration_time"},
+	tPort:  {"mtu"},
 }
+
+// optionalFields are managed only where desired sets them: the watchdog's
+// (an intent without one leaves the switch's) and pfc_to_pg_map (only the
+// ASICs that take it get it).
+var optionalFields = map[string]bool{fPFCWDSwEnable: true, "pfc_to_pg_map": true}
+
+// ErrGCURefuses is wrapped by BuildPatch's errors for changes SONiC's
+// generic config updater refuses whatever the patch (sonic-utilities
+// generic_config_updater: field_operation_validators.py and gu_common.py).
+var ErrGCURefuses = errors.New("the generic config updater refuses this change")
 
 // BuildPatch computes the RFC 6902 patch that turns the observed CONFIG_DB
 // into desired (Render's tables) for what fabricctl manages:
@@ -111,6 +126,9 @@ func BuildPatch(observed, desired ConfigDB) ([]PatchOp, error) {
 		}
 	}
 
+	if err := pfcwdAllowed(observed, desired); err != nil {
+		return nil, err
+	}
 	for _, table := range []string{tPortQoSMap, tQueue, tPFCWD, tPort} {
 		if observed[table] == nil && len(desired[table]) > 0 {
 			adds = append(adds, PatchOp{Op: "add", Path: pointer(table), Value: desired[table]})
@@ -120,16 +138,204 @@ func BuildPatch(observed, desired ConfigDB) ([]PatchOp, error) {
 			fields = append(fields, entryOps(observed, table, key, desired[table][key])...)
 		}
 	}
-	// Watchdog off: remove the port's PFC_WD entry.
+	// Watchdog off (pfcwd_sw_enable ""): remove the port's PFC_WD entry.
+	var wdRemoved []string
 	for _, p := range ports {
-		if desired[tPFCWD][p] == nil && observed[tPFCWD][p] != nil {
+		if v, ok := desired[tPortQoSMap][p][fPFCWDSwEnable]; ok && v == "" && observed[tPFCWD][p] != nil {
+			wdRemoved = append(wdRemoved, p)
+		}
+	}
+	if len(wdRemoved) > 0 && len(wdRemoved) == len(observed[tPFCWD]) {
+		removes = append(removes, PatchOp{Op: "remove", Path: pointer(tPFCWD)}) // it would be left empty
+	} else {
+		for _, p := range wdRemoved {
 			removes = append(removes, PatchOp{Op: "remove", Path: pointer(tPFCWD, p)})
 		}
 	}
 	fields = append(fields, cableOps(observed, desired)...)
+	bq, err := bufferQueueOps(observed, desired)
+	if err != nil {
+		return nil, err
+	}
+	fields = append(fields, bq...)
+	fields = append(fields, bufferPGOps(observed, desired)...)
 
 	ops := append(append(adds, fields...), removes...)
 	return ops, nil
+}
+
+// pfcwdAllowed refuses the watchdog changes the generic config updater
+// refuses whatever the patch looks like: GCU validates the jsonpatch of
+// old → new CONFIG_DB, and its PFC_WD validator
+// (rdma_config_update_validator) takes only the fields action,
+// detection_time, restoration_time, global/poll_interval and whole port
+// entries, so creating the PFC_WD table or its GLOBAL entry fails (the
+// field names come out as "Ethernet0", "GLOBAL/POLL_INTERVAL"), and
+// removing PFC_WD|GLOBAL or its POLL_INTERVAL is an illegal operation.
+// SONiC's own `pfcwd start_default` creates both (enable_pfcwd_on_start).
+func pfcwdAllowed(observed, desired ConfigDB) error {
+	wantPorts := false
+	for key := range desired[tPFCWD] {
+		wantPorts = wantPorts || key != pfcwdGlobal
+	}
+	if wantPorts && observed[tPFCWD] == nil {
+		return fmt.Errorf("building the %s patch: %w: the switch has no PFC_WD table and GCU will not create one; start the watchdog once with `sudo pfcwd start_default`", Platform, ErrGCURefuses)
+	}
+	// sonic-pfcwd.yang: detection and restoration time >= POLL_INTERVAL,
+	// also the switch's own when the intent sets none.
+	if _, ok := desired[tPFCWD][pfcwdGlobal][fPollInterval]; !ok {
+		if poll, err := strconv.Atoi(observed[tPFCWD][pfcwdGlobal][fPollInterval]); err == nil {
+			for _, key := range sortedKeys(desired[tPFCWD]) {
+				for _, f := range []string{"detection_time", "restoration_time"} {
+					if v, err := strconv.Atoi(desired[tPFCWD][key][f]); err == nil && v < poll {
+						return fmt.Errorf("building the %s patch: %w: PFC_WD|%s %s %d ms is below the switch's %d ms poll interval (sonic-pfcwd.yang); set the profile's pollInterval",
+							Platform, switchcfg.ErrNotSupported, key, f, v, poll)
+					}
+				}
+			}
+		}
+	}
+	if _, ok := desired[tPFCWD][pfcwdGlobal][fPollInterval]; ok && observed[tPFCWD][pfcwdGlobal] == nil {
+		return fmt.Errorf("building the %s patch: %w: the switch's PFC_WD table has no GLOBAL entry and GCU will not add one; set the poll interval once with `sudo pfcwd interval %s`",
+			Platform, ErrGCURefuses, desired[tPFCWD][pfcwdGlobal][fPollInterval])
+	}
+	return nil
+}
+
+// portKeys returns the keys of table that belong to port ("Ethernet0|3-4"),
+// with the part after the port.
+func portKeys(db ConfigDB, table, port string) map[string]string {
+	out := map[string]string{}
+	for key := range db[table] {
+		p, rest, ok := splitKey(key)
+		if ok && p == port && !strings.Contains(rest, "|") {
+			out[rest] = key
+		}
+	}
+	return out
+}
+
+// bufferQueueOps makes each desired port's lossless queues, and only those,
+// use the lossless buffer profile: the stock templates give it to queues
+// 3-4 whatever pfc_enable says, so a lossless queue elsewhere would pause
+// into a lossy buffer. Every queue the port's BUFFER_QUEUE keys covers
+// keeps an entry; the others get egress_lossy_profile, in ranges. Ports
+// without any BUFFER_QUEUE entry (no buffer configuration) are left alone.
+func bufferQueueOps(observed, desired ConfigDB) ([]PatchOp, error) {
+	var ops []PatchOp
+	for _, p := range sortedKeys(desired[tPortQoSMap]) {
+		have := portKeys(observed, tBufferQueue, p)
+		if len(have) == 0 {
+			continue
+		}
+		lossless := map[int]bool{}
+		for r := range portKeys(desired, tBufferQueue, p) {
+			qs, err := expandQueues(r)
+			if err != nil {
+				return nil, err
+			}
+			for _, q := range qs {
+				lossless[q] = true
+			}
+		}
+		covered := map[int]bool{}
+		for r := range have {
+			qs, err := switchcfg.ParseIntSet(r, 0, 15)
+			if err != nil {
+				return nil, fmt.Errorf("building the %s patch: %w: BUFFER_QUEUE|%s|%s", Platform, ErrSyntax, p, r)
+			}
+			for _, q := range qs {
+				covered[q] = true
+			}
+		}
+		var ll, ly []int
+		for q := range covered {
+			if lossless[q] {
+				ll = append(ll, q)
+			} else {
+				ly = append(ly, q)
+			}
+		}
+		for q := range lossless {
+			if !covered[q] {
+				ll = append(ll, q)
+			}
+		}
+		want := map[string]string{}
+		for _, r := range idRanges(ll) {
+			want[r] = egressLossless
+		}
+		for _, r := range idRanges(ly) {
+			want[r] = egressLossy
+		}
+		for _, r := range slices.Sorted(maps.Keys(have)) {
+			if _, keep := want[r]; !keep {
+				ops = append(ops, PatchOp{Op: "remove", Path: pointer(tBufferQueue, have[r])})
+			}
+		}
+		for _, r := range slices.Sorted(maps.Keys(want)) {
+			key := p + "|" + r
+			switch got, ok := observed[tBufferQueue][key]; {
+			case !ok:
+				ops = append(ops, PatchOp{Op: "add", Path: pointer(tBufferQueue, key), Value: map[string]string{"profile": want[r]}})
+			case want[r] == egressLossy && !strings.Contains(ref(got["profile"]), "lossless"):
+				// a lossy queue keeps the lossy profile the switch gives it
+			case ref(got["profile"]) != want[r]:
+				ops = append(ops, PatchOp{Op: "replace", Path: pointer(tBufferQueue, key, "profile"), Value: want[r]})
+			}
+		}
+	}
+	return ops, nil
+}
+
+// bufferPGOps removes each desired port's lossless BUFFER_PG entries that
+// pfc_enable no longer names: buffermgrd creates BUFFER_PG|port|<range>
+// (ranges as generateIdListFromMap writes them) when pfc_enable changes and
+// never deletes the old ones (sonic-swss cfgmgr/buffermgr.cpp
+// doSpeedUpdateTask), so a stale |3-4 would keep its headroom and overlap
+// the new entries. With the dynamic buffer model (DEVICE_METADATA
+// buffer_model dynamic) nothing creates them: the lossless ranges are added
+// with profile NULL, which buffermgrd-dyn sizes.
+func bufferPGOps(observed, desired ConfigDB) []PatchOp {
+	dynamic := observed[tMetadata]["localhost"]["buffer_model"] == "dynamic"
+	var ops []PatchOp
+	for _, p := range sortedKeys(desired[tPortQoSMap]) {
+		have := portKeys(observed, tBufferPG, p)
+		if len(have) == 0 && !dynamic {
+			continue
+		}
+		prios, err := switchcfg.ParseIntSet(desired[tPortQoSMap][p]["pfc_enable"], 0, 7)
+		if err != nil {
+			continue
+		}
+		want := map[string]bool{}
+		for _, r := range idRanges(prios) {
+			want[r] = true
+		}
+		for _, r := range slices.Sorted(maps.Keys(have)) {
+			if want[r] {
+				continue
+			}
+			if prof := ref(observed[tBufferPG][have[r]]["profile"]); isLosslessProfile(prof) {
+				ops = append(ops, PatchOp{Op: "remove", Path: pointer(tBufferPG, have[r])})
+			}
+		}
+		if dynamic {
+			for _, r := range slices.Sorted(maps.Keys(want)) {
+				if _, ok := have[r]; !ok {
+					ops = append(ops, PatchOp{Op: "add", Path: pointer(tBufferPG, p+"|"+r), Value: map[string]string{"profile": "NULL"}})
+				}
+			}
+		}
+	}
+	return ops
+}
+
+// isLosslessProfile tells a lossless priority group's buffer profile:
+// buffermgrd's pg_lossless_<speed>_<cable>_profile, the templates'
+// ingress_lossless_profile, the dynamic model's NULL.
+func isLosslessProfile(name string) bool {
+	return name == "NULL" || strings.Contains(name, "lossless")
 }
 
 // entryOps patches the managed fields of table|key to want.
@@ -146,6 +352,9 @@ func entryOps(observed ConfigDB, table, key string, want map[string]string) []Pa
 	for _, f := range managed {
 		w, wok := want[f]
 		g, gok := got[f]
+		if !wok && optionalFields[f] {
+			continue
+		}
 		switch {
 		case wok && !gok:
 			ops = append(ops, PatchOp{Op: "add", Path: pointer(table, key, f), Value: w})

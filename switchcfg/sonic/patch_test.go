@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,8 +112,8 @@ func TestPatchRemovesWhatTheIntentDropped(t *testing.T) {
 	if err := ApplyPatch(observed, ops); err != nil {
 		t.Fatal(err)
 	}
-	// Now without PFC, ECN and the watchdog.
-	si.PFC.Priorities, si.PFC.Watchdog = nil, nil
+	// Now without PFC and ECN, and the watchdog off.
+	si.PFC.Priorities, si.PFC.Watchdog = nil, &fabric.SwitchPFCWatchdog{}
 	for i := range si.Classes {
 		si.Classes[i].Lossless, si.Classes[i].ECN = false, nil
 	}
@@ -174,10 +175,13 @@ func TestPatchRefuses(t *testing.T) {
 }
 
 // bareDB is a CONFIG_DB with si's ports and nothing else (no stock maps).
+// bareDB is a switch with ports and nothing of QoS but the PFC watchdog
+// SONiC starts by default (enable_pfcwd_on_start: `pfcwd start_default`).
 func bareDB(si fabric.SwitchIntent) ConfigDB {
-	db := ConfigDB{tPort: {}}
+	db := ConfigDB{tPort: {}, tPFCWD: {pfcwdGlobal: {fPollInterval: "200"}}}
 	for _, p := range si.Ports {
 		db[tPort][p] = map[string]string{"speed": "100000"}
+		db[tPFCWD][p] = map[string]string{"action": "drop", "detection_time": "200", "restoration_time": "200"}
 	}
 	return db
 }
@@ -300,4 +304,149 @@ func TestPatchRemovesATableItWouldEmpty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPatchGCUAcceptable (issue 14): GCU's PFC_WD validator refuses a
+// patch that creates the PFC_WD table or its GLOBAL entry, and removing
+// GLOBAL or POLL_INTERVAL is illegal: such patches are refused here with
+// the fix named, and no patch ever holds those operations.
+func TestPatchGCUAcceptable(t *testing.T) {
+	si := labSwitch(t)
+	noWD := bareDB(si)
+	delete(noWD, tPFCWD)
+	desired, _ := Desired(si)
+	if _, err := BuildPatch(noWD, desired); !errors.Is(err, ErrGCURefuses) || !strings.Contains(err.Error(), "pfcwd start_default") {
+		t.Errorf("creating PFC_WD: %v", err)
+	}
+	noGlobal := bareDB(si)
+	delete(noGlobal[tPFCWD], pfcwdGlobal)
+	if _, err := BuildPatch(noGlobal, desired); !errors.Is(err, ErrGCURefuses) || !strings.Contains(err.Error(), "pfcwd interval 100") {
+		t.Errorf("creating PFC_WD|GLOBAL: %v", err)
+	}
+	for _, vary := range []func(*fabric.SwitchIntent){
+		func(*fabric.SwitchIntent) {},
+		func(si *fabric.SwitchIntent) { si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{} },
+		func(si *fabric.SwitchIntent) { si.PFC.Watchdog = nil },
+	} {
+		s := si
+		vary(&s)
+		observed := bareDB(s)
+		for _, o := range patchTo(t, observed, s) {
+			if (o.Op == "add" && (o.Path == "/PFC_WD" || o.Path == "/PFC_WD/GLOBAL")) ||
+				(o.Op == "remove" && strings.HasPrefix(o.Path, "/PFC_WD/GLOBAL")) {
+				t.Errorf("GCU refuses %s %s", o.Op, o.Path)
+			}
+		}
+	}
+}
+
+// TestPatchWatchdog (issue 14): orchagent arms the watchdog on the
+// priorities pfcwd_sw_enable lists, so an enabled watchdog writes them, a
+// disabled one empties the field and removes the port's PFC_WD entry, and
+// an intent without a watchdog touches neither.
+func TestPatchWatchdog(t *testing.T) {
+	si := labSwitch(t)
+	observed := bareDB(si)
+	patchTo(t, observed, si)
+	if observed[tPortQoSMap]["Ethernet0"][fPFCWDSwEnable] != "3" || observed[tPFCWD]["Ethernet0"]["detection_time"] != "200" {
+		t.Fatalf("enabled: %v %v", observed[tPortQoSMap]["Ethernet0"], observed[tPFCWD]["Ethernet0"])
+	}
+	before := PatchJSON([]PatchOp{{Op: "x", Value: observed[tPFCWD]}})
+	si.PFC.Watchdog = nil
+	for _, o := range patchTo(t, observed, si) {
+		if strings.Contains(o.Path, "PFC_WD") || strings.Contains(o.Path, fPFCWDSwEnable) {
+			t.Errorf("an intent without a watchdog touched it: %s %s", o.Op, o.Path)
+		}
+	}
+	if after := PatchJSON([]PatchOp{{Op: "x", Value: observed[tPFCWD]}}); string(after) != string(before) {
+		t.Errorf("PFC_WD changed:\n%s", after)
+	}
+	si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{}
+	patchTo(t, observed, si)
+	if v, ok := observed[tPortQoSMap]["Ethernet0"][fPFCWDSwEnable]; !ok || v != "" || observed[tPFCWD]["Ethernet0"] != nil {
+		t.Errorf("disabled: pfcwd_sw_enable %q (%v), PFC_WD %v", v, ok, observed[tPFCWD]["Ethernet0"])
+	}
+	got, _ := ParseConfigDB(observed)
+	if got.PFC.Watchdog == nil || got.PFC.Watchdog.Enabled {
+		t.Errorf("reads back %+v", got.PFC.Watchdog)
+	}
+}
+
+// TestPatchBuffersForAnyLosslessSet (issue 14): the stock templates give
+// the lossless buffer profile to queues 3-4 only and buffermgrd never
+// deletes a stale BUFFER_PG|port|3-4, so lossless priority 2 (or 3 alone)
+// needs BUFFER_QUEUE rewritten and the stale PG removed.
+func TestPatchBuffersForAnyLosslessSet(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		prio           int
+		queues, stales []string // BUFFER_QUEUE ranges after the patch; PG ranges removed
+	}{
+		{"priority 3 alone", 3, []string{"0-2:egress_lossy_profile", "3:egress_lossless_profile", "4-6:egress_lossy_profile"}, []string{"3-4"}},
+		{"priority 2", 2, []string{"0-1:egress_lossy_profile", "2:egress_lossless_profile", "3-6:egress_lossy_profile"}, []string{"3-4"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			si := labSwitch(t)
+			si.Ports = []string{"Ethernet0"}
+			for i := range si.Classes {
+				if si.Classes[i].Lossless {
+					si.Classes[i].Priority, si.Classes[i].TrafficClass, si.Classes[i].Queue = tc.prio, tc.prio, tc.prio
+				}
+			}
+			si.PFC.Priorities = []int{tc.prio}
+			observed := stockBuffers(bareDB(si), "Ethernet0")
+			ops := patchTo(t, observed, si)
+			var queues []string
+			for _, r := range sortedKeys(portKeys(observed, tBufferQueue, "Ethernet0")) {
+				queues = append(queues, r+":"+observed[tBufferQueue]["Ethernet0|"+r]["profile"])
+			}
+			if strings.Join(queues, " ") != strings.Join(tc.queues, " ") {
+				t.Errorf("BUFFER_QUEUE %v, want %v\n%s", queues, tc.queues, PatchJSON(ops))
+			}
+			for _, r := range tc.stales {
+				if observed[tBufferPG]["Ethernet0|"+r] != nil {
+					t.Errorf("stale BUFFER_PG|Ethernet0|%s stays", r)
+				}
+			}
+			if observed[tBufferPG]["Ethernet0|0"] == nil {
+				t.Error("the lossy PG 0 went")
+			}
+			// buffermgrd makes the new lossless PG from pfc_enable; then the
+			// priority reads lossless.
+			observed[tBufferPG]["Ethernet0|"+strconv.Itoa(tc.prio)] = map[string]string{"profile": "pg_lossless_100000_5m_profile"}
+			got, _ := ParseConfigDB(observed)
+			if diffs := switchcfg.Compare(si, got); len(diffs) != 0 {
+				t.Errorf("after the patch: %v", diffs)
+			}
+		})
+	}
+	// Before the patch the stock buffers make priority 2 lossy: read back,
+	// PFC on 2 alone is not lossless.
+	db := stockBuffers(bareDB(fabric.SwitchIntent{Ports: []string{"Ethernet0"}}), "Ethernet0")
+	db.set(tPortQoSMap, "Ethernet0", "pfc_enable", "2")
+	db.set(tPortQoSMap, "Ethernet0", "dscp_to_tc_map", "M")
+	db.set(tDSCPToTC, "M", "16", "2")
+	if got, _ := ParseConfigDB(db); len(got.Classes) != 1 || got.Classes[0].Lossless {
+		t.Errorf("PFC on queue 2 with the stock lossy buffer reads %+v", got.Classes)
+	}
+	// The dynamic buffer model makes no PG itself: the patch adds it (NULL).
+	si := labSwitch(t)
+	si.Ports = []string{"Ethernet0"}
+	observed := stockBuffers(bareDB(si), "Ethernet0")
+	observed.set(tMetadata, "localhost", "buffer_model", "dynamic")
+	patchTo(t, observed, si)
+	if observed[tBufferPG]["Ethernet0|3"]["profile"] != "NULL" || observed[tBufferPG]["Ethernet0|3-4"] != nil {
+		t.Errorf("dynamic model PGs %v", observed[tBufferPG])
+	}
+}
+
+// stockBuffers adds what SONiC's buffers_config.j2 and buffermgrd give a
+// port with the stock pfc_enable 3,4.
+func stockBuffers(db ConfigDB, port string) ConfigDB {
+	for r, prof := range map[string]string{"0-2": egressLossy, "3-4": egressLossless, "5-6": egressLossy} {
+		db.set(tBufferQueue, port+"|"+r, "profile", prof)
+	}
+	db.set(tBufferPG, port+"|0", "profile", "ingress_lossy_profile")
+	db.set(tBufferPG, port+"|3-4", "profile", "pg_lossless_100000_5m_profile")
+	return db
 }

@@ -9,6 +9,10 @@ import (
 
 var pollLine = regexp.MustCompile(`(?i)polling interval (?:to |is )?(\d+)\s*ms`)
 
+// internalPort matches the ASIC-internal ports multi-ASIC SONiC lists
+// beside the front panel (Ethernet-BP0, Ethernet-Rec0, Ethernet-IB0).
+var internalPort = regexp.MustCompile(`^Ethernet-(?:BP|Rec|IB)\d+$`)
+
 // ParseShowPFCWD reads `show pfcwd config` into PFC_WD rows:
 //
 //	     PORT    ACTION    DETECTION TIME    RESTORATION TIME    HISTORY
@@ -38,6 +42,9 @@ func ParseShowPFCWD(text string) (ConfigDB, error) {
 		}
 		if len(f) < 4 {
 			return nil, fmt.Errorf("%w: show pfcwd config line %d: %q", ErrSyntax, i+1, line)
+		}
+		if internalPort.MatchString(f[0]) {
+			continue // multi-ASIC backplane, recirculation and inband ports: not front panel
 		}
 		if checkPort(f[0]) != nil {
 			return nil, fmt.Errorf("%w: show pfcwd config line %d: %q is not a port", ErrSyntax, i+1, f[0])

@@ -3,7 +3,9 @@ package sonic
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
@@ -13,15 +15,17 @@ import (
 // WRED profiles it writes start with it.
 const Name = "FABRICCTL"
 
-// Limits of SONiC's CLI and YANG models that Render enforces.
+// Limits of SONiC's CLI and YANG models that Render enforces; the PFC_WD
+// ranges are sonic-pfcwd.yang's (POLL_INTERVAL 100..1000, detection_time
+// 100..5000, restoration_time 100..60000, both times >= POLL_INTERVAL).
 const (
 	MinMTU              = 1500
 	MaxMTU              = 9216
-	minWDPollMs         = 100 // config pfcwd interval
-	maxWDPollMs         = 3000
-	minWDDetectMs       = 100 // config pfcwd start … detection-time
+	minWDPollMs         = 100
+	maxWDPollMs         = 1000
+	minWDDetectMs       = 100
 	maxWDDetectMs       = 5000
-	minWDRestoreMs      = 100 // --restoration-time
+	minWDRestoreMs      = 100
 	maxWDRestoreMs      = 60000
 	schedulerStrict     = Name + "_STRICT"
 	schedulerDWRRPrefix = Name + "_DWRR_"
@@ -65,7 +69,7 @@ func notSupported(format string, args ...any) error {
 // dynamic buffer model creates them from pfc_enable); fabricctl does not
 // write buffers.
 func validate(si fabric.SwitchIntent) error {
-	errs := switchcfg.Limits{Platform: Platform, CheckPort: checkPort, MinMTU: MinMTU, MaxMTU: MaxMTU}.Check(si)
+	errs := switchcfg.For(info, checkPort).Check(si)
 	for _, c := range si.Classes {
 		if c.TrafficClass != c.Priority {
 			errs = append(errs, notSupported("class %q: traffic class %d differs from priority %d (SONiC's traffic class is the priority; use queue)",
@@ -87,11 +91,68 @@ func validate(si fabric.SwitchIntent) error {
 			{"restoration time", wd.RestorationTimeMs, minWDRestoreMs, maxWDRestoreMs},
 		} {
 			if r.v != 0 && (r.v < r.lo || r.v > r.hi) {
-				errs = append(errs, notSupported("PFC watchdog %s %d ms outside %d..%d", r.what, r.v, r.lo, r.hi))
+				errs = append(errs, notSupported("PFC watchdog %s %d ms outside %d..%d (sonic-pfcwd.yang)", r.what, r.v, r.lo, r.hi))
+			}
+		}
+		for _, r := range []struct {
+			what string
+			v    int
+		}{{"detection time", wd.DetectionTimeMs}, {"restoration time", wd.RestorationTimeMs}} {
+			if r.v != 0 && wd.PollIntervalMs != 0 && r.v < wd.PollIntervalMs {
+				errs = append(errs, notSupported("PFC watchdog %s %d ms is shorter than the %d ms poll interval (sonic-pfcwd.yang: must be >= POLL_INTERVAL)",
+					r.what, r.v, wd.PollIntervalMs))
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Buffer profiles of SONiC's stock buffer templates (buffers_config.j2):
+// every queue and priority group refers to one of them.
+const (
+	egressLossless = "egress_lossless_profile"
+	egressLossy    = "egress_lossy_profile"
+)
+
+// bufferQueues is the BUFFER_QUEUE a port needs for the intent's lossless
+// classes: their queues on egress_lossless_profile, keyed by ranges as the
+// stock templates key them. The stock templates make only queues 3 and 4
+// lossless; BuildPatch gives every other queue the switch keys the lossy
+// profile.
+func bufferQueues(si fabric.SwitchIntent) map[string]string {
+	var ll []int
+	for _, c := range si.Classes {
+		if c.Lossless {
+			ll = append(ll, c.Queue)
+		}
+	}
+	out := map[string]string{}
+	for _, r := range idRanges(ll) {
+		out[r] = egressLossless
+	}
+	return out
+}
+
+// idRanges writes a set of small numbers as SONiC keys them: contiguous
+// runs "3-4", single "6" (swss Orch::generateIdListFromMap, which
+// buffermgrd uses for the lossless BUFFER_PG entries it creates).
+func idRanges(set []int) []string {
+	s := slices.Sorted(slices.Values(set))
+	s = slices.Compact(s)
+	var out []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		if j > i {
+			out = append(out, fmt.Sprintf("%d-%d", s[i], s[j]))
+		} else {
+			out = append(out, strconv.Itoa(s[i]))
+		}
+		i = j + 1
+	}
+	return out
 }
 
 // Desired is Render's result as tables.
@@ -174,21 +235,47 @@ func Desired(si fabric.SwitchIntent) (ConfigDB, error) {
 		}
 	}
 
+	// Mellanox and Barefoot apply PFC priority → priority group too.
+	pg := pfcToPG(si.Model)
+	if pg {
+		for _, p := range si.PFC.Priorities {
+			db.set(tPFCToPG, Name, strconv.Itoa(p), strconv.Itoa(p))
+		}
+	}
+
+	// The watchdog: none in the intent leaves the switch's as it is;
+	// otherwise orchagent arms it on the priorities pfcwd_sw_enable lists
+	// (sonic-swss qosorch.cpp, pfcwdorch.cpp), so that field says on
+	// (the PFC priorities) or off ("").
 	wd := si.PFC.Watchdog
 	wdOn := wd != nil && wd.Enabled
 	if wdOn && wd.PollIntervalMs > 0 {
 		db.set(tPFCWD, pfcwdGlobal, fPollInterval, strconv.Itoa(wd.PollIntervalMs))
 	}
+	queues := bufferQueues(si)
 	for _, p := range si.Ports {
 		db.set(tPortQoSMap, p, mapField, Name)
 		for _, f := range []string{"tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"} {
 			db.set(tPortQoSMap, p, f, Name)
 		}
+		if pg && len(si.PFC.Priorities) > 0 {
+			db.set(tPortQoSMap, p, "pfc_to_pg_map", Name)
+		}
+		switch {
+		case wdOn:
+			db.set(tPortQoSMap, p, fPFCWDSwEnable, strings.Join(intsToStrings(si.PFC.Priorities), ","))
+		case wd != nil:
+			db.set(tPortQoSMap, p, fPFCWDSwEnable, "")
+		}
 		if len(si.PFC.Priorities) > 0 {
-			db.set(tPortQoSMap, p, "pfc_enable", switchcfg.FormatIntSet(si.PFC.Priorities))
+			// A plain list: sonic-port-qos-map.yang takes "3,4", not "3-4".
+			db.set(tPortQoSMap, p, "pfc_enable", strings.Join(intsToStrings(si.PFC.Priorities), ","))
 			if si.PFC.CableLengthMeters > 0 {
 				db.set(tCableLength, Name, p, strconv.Itoa(si.PFC.CableLengthMeters)+"m")
 			}
+		}
+		for r, prof := range queues {
+			db.set(tBufferQueue, p+"|"+r, "profile", prof)
 		}
 		for q, s := range queueSched {
 			key := p + "|" + strconv.Itoa(q)
@@ -215,4 +302,16 @@ func Desired(si fabric.SwitchIntent) (ConfigDB, error) {
 		}
 	}
 	return db, nil
+}
+
+// fPFCWDSwEnable is the PORT_QOS_MAP field of the priorities the PFC
+// watchdog watches.
+const fPFCWDSwEnable = "pfcwd_sw_enable"
+
+func intsToStrings(v []int) []string {
+	out := make([]string, len(v))
+	for i, n := range v {
+		out[i] = strconv.Itoa(n)
+	}
+	return out
 }

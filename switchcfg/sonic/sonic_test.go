@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,21 @@ func intents(t *testing.T) map[string]fabric.SwitchIntent {
 		"lab":         labSwitch(t),
 		"lossy-ecn":   profileIntent(t, "roce-lossy-ecn.yaml", "roce-lossy-ecn", "Ethernet0", "Ethernet4"),
 		"queue-shift": queueShiftIntent(),
+		"mellanox":    mellanoxIntent(t),
 	}
+}
+
+// mellanoxIntent is the lab intent on a Spectrum switch, whose orchagent
+// takes pfc_to_pg_map, with two lossless priorities and the watchdog off.
+func mellanoxIntent(t *testing.T) fabric.SwitchIntent {
+	si := labSwitch(t)
+	si.Model = "Mellanox-SN4600C-C64"
+	si.Classes = append(si.Classes, fabric.SwitchClass{Name: "storage", Priority: 4, TrafficClass: 4, Queue: 4,
+		DSCP: []int{34}, Lossless: true, BandwidthPercent: 0})
+	si.Classes[0].DSCP = slices.DeleteFunc(slices.Clone(si.Classes[0].DSCP), func(d int) bool { return d == 34 })
+	si.PFC.Priorities = []int{3, 4}
+	si.PFC.Watchdog = &fabric.SwitchPFCWatchdog{}
+	return si
 }
 
 // TestConformance runs the driver kit: Info, ports, golden renderings,
@@ -113,6 +128,12 @@ func TestConformance(t *testing.T) {
 		{"bad port", func(si *fabric.SwitchIntent) { si.Ports = append(si.Ports, "swp1") }, false, `port "swp1" is not a sonic port name`},
 		{"wd action", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.Action = "shutdown" }, true, `action "shutdown"`},
 		{"wd restore", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.RestorationTimeMs = 70000 }, true, "restoration time 70000 ms"},
+		// sonic-pfcwd.yang: POLL_INTERVAL 100..1000, times >= POLL_INTERVAL.
+		{"wd poll 3000", func(si *fabric.SwitchIntent) { si.PFC.Watchdog.PollIntervalMs = 3000 }, true, "poll interval 3000 ms outside 100..1000"},
+		{"wd detection below poll", func(si *fabric.SwitchIntent) {
+			si.PFC.Watchdog.PollIntervalMs, si.PFC.Watchdog.DetectionTimeMs = 500, 200
+		}, true, "shorter than the 500 ms poll interval"},
+		{"unknown model", func(si *fabric.SwitchIntent) { si.Model = "tomahawk-x" }, true, `unknown sonic model "tomahawk-x"`},
 		{"mtu", func(si *fabric.SwitchIntent) { si.MTU = 1000 }, true, "MTU 1000"},
 		{"trust", func(si *fabric.SwitchIntent) { si.Trust = "" }, true, `trust ""`},
 		{"dscp shared", func(si *fabric.SwitchIntent) { si.Classes[2].DSCP = append(si.Classes[2].DSCP, 26) }, false, "DSCP 26 already in class"},
@@ -208,4 +229,41 @@ func contains(set []int, v int) bool {
 		}
 	}
 	return false
+}
+
+// TestRenderPFCToPGByASIC: only Mellanox and Barefoot get the PFC priority →
+// priority group map (qos_config.j2's pfc_to_pg_map_supported_asics); a
+// watchdog disables by an empty pfcwd_sw_enable, enables with the PFC
+// priorities, and is not written at all when the intent has none.
+func TestRenderPFCToPGByASIC(t *testing.T) {
+	mlx, err := Desired(mellanoxIntent(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mlx[tPortQoSMap]["Ethernet0"]["pfc_to_pg_map"] != Name || mlx[tPFCToPG][Name]["4"] != "4" || mlx[tPortQoSMap]["Ethernet0"]["pfc_enable"] != "3,4" {
+		t.Errorf("mellanox: %v %v", mlx[tPortQoSMap]["Ethernet0"], mlx[tPFCToPG])
+	}
+	if v, ok := mlx[tPortQoSMap]["Ethernet0"][fPFCWDSwEnable]; !ok || v != "" {
+		t.Errorf("disabled watchdog: pfcwd_sw_enable %q %v", v, ok)
+	}
+	bcm, _ := Desired(labSwitch(t))
+	if _, ok := bcm[tPortQoSMap]["Ethernet0"]["pfc_to_pg_map"]; ok || bcm[tPFCToPG] != nil {
+		t.Errorf("broadcom has pfc_to_pg_map: %v", bcm[tPortQoSMap]["Ethernet0"])
+	}
+	if bcm[tPortQoSMap]["Ethernet0"][fPFCWDSwEnable] != "3" {
+		t.Errorf("enabled watchdog: %v", bcm[tPortQoSMap]["Ethernet0"])
+	}
+	none := labSwitch(t)
+	none.PFC.Watchdog = nil
+	db, _ := Desired(none)
+	if _, ok := db[tPortQoSMap]["Ethernet0"][fPFCWDSwEnable]; ok || db[tPFCWD] != nil {
+		t.Errorf("no watchdog in the intent, but %v %v", db[tPortQoSMap]["Ethernet0"], db[tPFCWD])
+	}
+}
+
+// FuzzRenderParseRender: render → parse → render is stable (drivertest.FuzzRoundTrip).
+func FuzzRenderParseRender(f *testing.F) {
+	drivertest.FuzzRoundTrip(f, New(), func(_ testing.TB, cfg switchcfg.Config) switchcfg.Readback {
+		return switchcfg.Readback{CmdRunningConfig: []byte(cfg.Text)}
+	})
 }

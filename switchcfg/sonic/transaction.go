@@ -15,25 +15,26 @@ import (
 // contains it on a line of its own.
 const heredocEnd = "FABRICCTL_PATCH"
 
-// abortTimeout bounds the rollback, which runs even when the push's context
-// is cancelled.
-const abortTimeout = 60 * time.Second
-
 // Push applies cfg (Render's tables) as one generic-config-updater
 // transaction:
 //
-//	show runningconfiguration all            observe; BuildPatch against it
+//	show runningconfiguration all            observe (the pre-image); BuildPatch against it
 //	                                         (empty patch → Changed=false, nothing else runs)
 //	sudo config checkpoint <name>
 //	cat > /tmp/<name>.json-patch <<'FABRICCTL_PATCH' … FABRICCTL_PATCH
 //	sudo config apply-patch --dry-run /tmp/<name>.json-patch
 //	sudo config apply-patch /tmp/<name>.json-patch
+//	(PushOptions.Verify)
 //	sudo config save -y
 //
 // A dry run stops after the device's own dry run and takes no checkpoint. A
-// failure before apply-patch leaves the switch untouched; a failure of
-// apply-patch or save runs `sudo config rollback <name>`. PushResult.Diff is
-// the patch. SONiC has no confirmed commit: ConfirmTimeout does not apply.
+// failure before apply-patch leaves the switch untouched. A failed or lost
+// apply-patch, or a failed verify, runs `sudo config rollback <name>` — on
+// a new session (PushOptions.Reconnect) when the connection was lost, never
+// over the dead one — and reads the switch back: only a running
+// configuration equal to the pre-image is reported rolled back. A save whose
+// reply was lost is sent again; a refused save rolls back. PushResult.Diff
+// is the patch. SONiC has no confirmed commit: ConfirmTimeout does not apply.
 func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Config, opt switchcfg.PushOptions) (switchcfg.PushResult, error) {
 	if cfg.Platform != Platform {
 		return switchcfg.PushResult{}, fmt.Errorf("pushing to %s: config rendered for %q", Platform, cfg.Platform)
@@ -86,24 +87,75 @@ func (d *Driver) Push(ctx context.Context, s switchcfg.Session, cfg switchcfg.Co
 	if err := send(ctx, s, dryRun); err != nil {
 		return fail("diffing", dryRun, err)
 	}
+	p := &push{ctx: ctx, rc: switchcfg.NewRecovery(s, opt), name: name, pre: observed}
+	defer p.rc.Close()
 	if err := send(ctx, s, apply); err != nil {
-		return d.rollback(ctx, s, name, "committing", apply, err)
+		return p.rollback("committing", apply, err, false)
 	}
-	if err := send(ctx, s, "sudo config save -y"); err != nil {
-		return d.rollback(ctx, s, name, "saving", "sudo config save -y", err)
+	if opt.Verify != nil {
+		if err := opt.Verify(ctx, s); err != nil {
+			return p.rollback("verifying", "", err, false)
+		}
+	}
+	const save = "sudo config save -y"
+	if err := send(ctx, s, save); err != nil {
+		if !switchcfg.Lost(err) {
+			return p.rollback("saving", save, err, false)
+		}
+		// The save's reply was lost: save again (on a new session when the
+		// old one is dead); saving the same running configuration twice is
+		// harmless.
+		sctx, cancel := switchcfg.RecoveryContext(ctx)
+		defer cancel()
+		if serr := p.rc.Do(sctx, func(s switchcfg.Session) error { return send(sctx, s, save) }); serr != nil {
+			return p.rollback("saving", save, errors.Join(err, serr), true)
+		}
 	}
 	return switchcfg.PushResult{Changed: true, Diff: diff, Committed: true}, nil
 }
 
-// rollback restores the checkpoint and reports the failure.
-func (d *Driver) rollback(ctx context.Context, s switchcfg.Session, name, step, line string, cause error) (switchcfg.PushResult, error) {
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+// push is what a Push's recovery needs: the session, the checkpoint and the
+// running configuration from before the push.
+type push struct {
+	ctx  context.Context
+	rc   *switchcfg.Recovery
+	name string
+	pre  ConfigDB
+}
+
+// rollback restores the checkpoint (on the session in use, or on a new one
+// when that is lost), reads the running configuration back and reports the
+// failure: rolled back only when the switch runs the pre-image again. After
+// a save that may have run (saved), the restored configuration is saved too.
+func (p *push) rollback(step, line string, cause error, saved bool) (switchcfg.PushResult, error) {
+	ctx, cancel := switchcfg.RecoveryContext(p.ctx)
 	defer cancel()
 	pe := &switchcfg.PushError{Platform: Platform, Step: step, Line: line, Err: cause}
-	if err := send(actx, s, "sudo config rollback "+name); err != nil {
-		pe.Err = errors.Join(cause, fmt.Errorf("rolling back to checkpoint %s: %w", name, err))
-	} else {
+	rollback := "sudo config rollback " + p.name
+	var now ConfigDB
+	err := p.rc.Do(ctx, func(s switchcfg.Session) error {
+		if err := send(ctx, s, rollback); err != nil {
+			return err
+		}
+		out, err := s.Send(ctx, CmdRunningConfig)
+		if err != nil {
+			return err
+		}
+		now, err = DecodeConfigDB([]byte(out))
+		return err
+	})
+	switch {
+	case err != nil:
+		pe.Err = errors.Join(cause, fmt.Errorf("rolling back to checkpoint %s (run %q on the switch): %w", p.name, rollback, err))
+	case string(now.JSON()) != string(p.pre.JSON()):
+		pe.Err = errors.Join(cause, fmt.Errorf("rolled back to checkpoint %s, but the running configuration still differs from before the push", p.name))
+	default:
 		pe.RolledBack = true
+		if saved {
+			if err := p.rc.Do(ctx, func(s switchcfg.Session) error { return send(ctx, s, "sudo config save -y") }); err != nil {
+				pe.Err = errors.Join(cause, fmt.Errorf("saving the restored configuration (the startup configuration may hold the change): %w", err))
+			}
+		}
 	}
 	return switchcfg.PushResult{RolledBack: pe.RolledBack}, pe
 }
@@ -118,7 +170,7 @@ func send(ctx context.Context, s switchcfg.Session, cmd string) error {
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
 		if strings.HasPrefix(l, "Error:") || strings.HasPrefix(l, "Failed to") || strings.HasPrefix(l, "Root privileges are required") {
-			return errors.New(l)
+			return &switchcfg.LineError{Line: cmd, Message: l}
 		}
 	}
 	return nil

@@ -250,3 +250,57 @@ func TestSimulated(t *testing.T) {
 		},
 	})
 }
+
+// lossy is a session to a fakeSONiC whose connection dies right after the
+// switch ran the command lose (its reply is lost); every later command on
+// it fails, as on a dead SSH session.
+type lossy struct {
+	*fakeSONiC
+	lose string
+	dead bool
+	sent []string
+}
+
+func (l *lossy) Send(ctx context.Context, cmd string) (string, error) {
+	if l.dead {
+		return "", fmt.Errorf("sending %q: session closed", cmd)
+	}
+	l.sent = append(l.sent, cmd)
+	out, err := l.fakeSONiC.Send(ctx, cmd)
+	if l.lose != "" && strings.HasPrefix(cmd, l.lose) {
+		l.dead = true
+		return "", fmt.Errorf("sending %q: connection lost", cmd)
+	}
+	return out, err
+}
+
+// TestPushApplyPatchReplyLost is issue 13's case: apply-patch ran, its reply
+// was lost. The rollback goes over a new session, not the dead one, and the
+// switch is read back before the push says it rolled back.
+func TestPushApplyPatchReplyLost(t *testing.T) {
+	f := newFakeSONiC(t)
+	before := string(f.running.JSON())
+	dead := &lossy{fakeSONiC: f, lose: "sudo config apply-patch /tmp"}
+	fresh := &lossy{fakeSONiC: f}
+	res, err := New().Push(context.Background(), dead, renderLab(t), switchcfg.PushOptions{CheckpointName: "cp3",
+		Reconnect: func(context.Context) (switchcfg.Session, error) { return fresh, nil }})
+	var pe *switchcfg.PushError
+	if !errors.As(err, &pe) || pe.Step != "committing" || !pe.RolledBack || !res.RolledBack {
+		t.Fatalf("got %v", err)
+	}
+	if got := fmt.Sprint(fresh.sent); got != "[sudo config rollback cp3 "+CmdRunningConfig+"]" {
+		t.Errorf("new session got %s, want the rollback then the read-back", got)
+	}
+	if string(f.running.JSON()) != before {
+		t.Error("running configuration not restored")
+	}
+
+	// Without a way to reconnect the error says the rollback did not happen
+	// and how to run it.
+	f = newFakeSONiC(t)
+	dead = &lossy{fakeSONiC: f, lose: "sudo config apply-patch /tmp"}
+	_, err = New().Push(context.Background(), dead, renderLab(t), switchcfg.PushOptions{CheckpointName: "cp4"})
+	if !errors.As(err, &pe) || pe.RolledBack || !strings.Contains(err.Error(), `run "sudo config rollback cp4" on the switch`) {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -197,7 +197,7 @@ func TestDesiredUnsupported(t *testing.T) {
 			`partition "a": not supported by platform: UFM memberships are full or limited, not both (0x0000000000000001)`},
 		{"default", fabric.PartitionIntent{Name: "mgmt", PKey: 0x7fff},
 			`partition "mgmt": not supported by platform: UFM manages the default partition 0x7fff itself`},
-		{"mtu", fabric.PartitionIntent{Name: "a", PKey: 5, MTU: 1024},
+		{"mtu", fabric.PartitionIntent{Name: "a", PKey: 5, IPoIB: true, MTU: 1024},
 			`partition "a": not supported by platform: UFM's mtu_limit takes 2048 or 4096, not 1024`},
 		{"no pkey", fabric.PartitionIntent{Name: "a"},
 			`partition "a": not supported by platform: UFM needs an explicit pkey`},

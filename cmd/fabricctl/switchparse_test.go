@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/eos"
+)
+
+// auditFabric writes a fabric with one EOS switch and its profile, and a
+// capture directory holding the switch's configuration as rendered.
+func auditFabric(t *testing.T) (fabricFile, captures string, rendered string) {
+	t.Helper()
+	dir := t.TempDir()
+	profile := `apiVersion: fabricctl.io/v1alpha1
+kind: Profile
+metadata: {name: roce}
+spec:
+  ethernet:
+    mtu: 9000
+    switchMtu: max
+    classes:
+      - {name: default, priority: 0, dscp: rest, ets: {bandwidthPercent: 50}}
+      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: {bandwidthPercent: 50}, ecn: {minThreshold: 150KB, maxThreshold: 1500KB}}
+      - {name: cnp, priority: 6, dscp: [48], ets: {strict: true}}
+    pfc: {watchdog: {enabled: true, pollInterval: 100ms, detectionTime: 200ms, restorationTime: 400ms}}
+    roce: {class: roce, cnpClass: cnp}
+`
+	fab := `apiVersion: fabricctl.io/v1alpha1
+kind: Fabric
+metadata: {name: audit}
+spec:
+  include: [roce.yaml]
+  switches:
+    - {name: leaf-07, platform: arista-eos, model: 7060X6-64PE, address: 10.0.1.7, profile: roce, ports: ["Ethernet1-2"]}
+`
+	for name, text := range map[string]string{"roce.yaml": profile, "fabric.yaml": fab} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := fabric.Load(filepath.Join(dir, "fabric.yaml"), fabric.Options{Platforms: platforms()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := eos.New().Render(f.Resolve().Switches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	captures = filepath.Join(dir, "captures")
+	if err := os.Mkdir(captures, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "fabric.yaml"), captures, cfg.Text
+}
+
+// TestSwitchParse: `fabricctl switch parse` prints a captured running
+// configuration as the canonical intent, with fabric.SwitchIntent's JSON
+// fields.
+func TestSwitchParse(t *testing.T) {
+	_, captures, rendered := auditFabric(t)
+	file := filepath.Join(captures, "leaf-07.txt")
+	os.WriteFile(file, []byte(rendered), 0o644)
+	code, out, errOut := runCLI(t, "switch", "parse", "--platform", "arista-eos", file, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var si fabric.SwitchIntent
+	if err := json.Unmarshal([]byte(out), &si); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if si.Platform != "arista-eos" || si.Model != "strata" || si.MTU != 9214 || si.Trust != "dscp" ||
+		len(si.PFC.Priorities) != 1 || si.PFC.Priorities[0] != 3 || len(si.Classes) != 3 || !strings.Contains(out, `"bandwidthPercent": 50`) {
+		t.Errorf("intent %+v", si)
+	}
+	if code, out, _ := runCLI(t, "switch", "parse", "--platform", "arista-eos", file); code != 0 || !strings.Contains(out, "platform: arista-eos\n") {
+		t.Errorf("YAML by default: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "switch", "parse", "--platform", "os10", file); code != 1 || !strings.Contains(errOut, "valid: arista-eos") {
+		t.Errorf("unknown platform: exit %d %s", code, errOut)
+	}
+}
+
+// TestDriftFromDir: `fabricctl drift --from-dir` audits captured read-backs
+// against the fabric without connecting: exit 0 when they match, 2 with the
+// drifted setting named, 1 when a switch's capture is missing.
+func TestDriftFromDir(t *testing.T) {
+	fab, captures, rendered := auditFabric(t)
+	file := filepath.Join(captures, "leaf-07.cfg")
+	os.WriteFile(file, []byte(rendered), 0o644)
+	if code, out, errOut := runCLI(t, "drift", "-f", fab, "--from-dir", captures); code != 0 || !strings.Contains(out, "no changes") {
+		t.Fatalf("matching capture: exit %d\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(file, []byte(strings.ReplaceAll(rendered, "bandwidth percent 50", "bandwidth percent 30")), 0o644)
+	code, out, _ := runCLI(t, "drift", "-f", fab, "--from-dir", captures, "-o", "json")
+	if code != 2 || !strings.Contains(out, `"setting": "bandwidthPercent"`) || !strings.Contains(out, `"component": "classes[roce]"`) {
+		t.Errorf("drifted capture: exit %d\n%s", code, out)
+	}
+	os.Remove(file)
+	if code, out, _ := runCLI(t, "drift", "-f", fab, "--from-dir", captures); code != 1 || !strings.Contains(out, "no capture of switch leaf-07") {
+		t.Errorf("missing capture: exit %d\n%s", code, out)
+	}
+}

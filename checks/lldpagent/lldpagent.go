@@ -29,6 +29,9 @@ type Agent struct {
 	// Run runs argv and returns its stdout (nil: the real program, its
 	// stderr in the error).
 	Run func(ctx context.Context, argv []string) ([]byte, error)
+	// Socket, when set, is the lldpd control socket to ask (lldpcli -u):
+	// an lldpd other than the host's own, e.g. a lab leaf's.
+	Socket string
 }
 
 // Register adds the op to the agent's handler.
@@ -44,13 +47,17 @@ func (a *Agent) Read(ctx context.Context) (Reply, error) {
 	if run == nil {
 		run = execRun
 	}
-	out, err := run(ctx, lldp.Command)
+	argv := lldp.Command
+	if a.Socket != "" {
+		argv = append([]string{argv[0], "-u", a.Socket}, argv[1:]...)
+	}
+	out, err := run(ctx, argv)
 	if err != nil {
-		return Reply{}, fmt.Errorf("reading LLDP neighbours (%s): %w", strings.Join(lldp.Command, " "), err)
+		return Reply{}, fmt.Errorf("reading LLDP neighbours (%s): %w", strings.Join(argv, " "), err)
 	}
 	ns, err := lldp.Parse(out)
 	if err != nil {
-		return Reply{}, fmt.Errorf("parsing the output of %s: %w", strings.Join(lldp.Command, " "), err)
+		return Reply{}, fmt.Errorf("parsing the output of %s: %w", strings.Join(argv, " "), err)
 	}
 	if ns == nil {
 		ns = []fabric.Neighbor{}

@@ -112,7 +112,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	var mu sync.Mutex
 	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel,
 		Topology: topology.Declared(f),
-		Neighbors: fleet.SwitchNeighbors(f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure, Only: cf.only,
+		Neighbors: fleet.SwitchNeighbors(f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure,
 			KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial}),
 		Progress: func(format string, a ...any) {
 			mu.Lock()

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/fabricctl/fabricctl/checks/lldpagent"
@@ -17,10 +18,12 @@ type NeighborSource func(ctx context.Context) ([]topology.Observation, []error)
 // lldp op), adds what extra reports (the switches), and compares the
 // cabling found with the declared one. A device whose neighbours cannot
 // be read (no lldpd) is left out of the comparison, so its cables are not
-// called missing; the note says why.
+// called missing, even where a switch sees no neighbour on the port facing
+// it; the note says why.
 func discoverCabling(ctx context.Context, hosts []Host, declared *topology.Topology, extra NeighborSource, note func(string, ...any)) []topology.Finding {
 	obs := make([]topology.Observation, len(hosts))
 	ok := make([]bool, len(hosts))
+	unread := map[string]bool{}
 	var wg sync.WaitGroup
 	for i, h := range hosts {
 		wg.Add(1)
@@ -39,6 +42,8 @@ func discoverCabling(ctx context.Context, hosts []Host, declared *topology.Topol
 	for i := range obs {
 		if ok[i] {
 			got = append(got, obs[i])
+		} else {
+			unread[hosts[i].Intent.Host] = true
 		}
 	}
 	if extra != nil {
@@ -51,7 +56,10 @@ func discoverCabling(ctx context.Context, hosts []Host, declared *topology.Topol
 	if len(got) == 0 {
 		return nil
 	}
-	return topology.Compare(declared, topology.Discover(got, declared), topology.Observed(got))
+	fs := topology.Compare(declared, topology.Discover(got, declared), topology.Observed(got))
+	// A switch port facing a host without lldpd sees no neighbour: that is
+	// not a missing cable.
+	return slices.DeleteFunc(fs, func(f topology.Finding) bool { return f.Kind == topology.Missing && unread[f.At.Device] })
 }
 
 // cabled reports whether the declared topology cables any host.

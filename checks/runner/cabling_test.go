@@ -48,6 +48,19 @@ func TestDiscoverCabling(t *testing.T) {
 	if len(notes) != 1 || !strings.Contains(notes[0], "lab-h4") || !strings.Contains(notes[0], "install lldpd") {
 		t.Errorf("notes %q, want one about lab-h4's missing lldpd", notes)
 	}
+	// the switches' side: leaf-02 sees leaf-01 on swp49 and nobody on
+	// swp2 (lab-h4 runs no lldpd): not a missing cable; leaf-01 sees no
+	// one on swp2 although lab-h2 says it is there: the host's word holds
+	leaves := func(context.Context) ([]topology.Observation, []error) {
+		return []topology.Observation{
+			{Device: "leaf-01", Neighbors: []fabric.Neighbor{{LocalPort: "swp49", SystemName: "leaf-02", PortIDType: "ifname", PortID: "swp49"},
+				{LocalPort: "swp1", SystemName: "lab-h1", PortIDType: "ifname", PortID: "eth0"}}},
+			{Device: "leaf-02", Neighbors: []fabric.Neighbor{{LocalPort: "swp49", SystemName: "leaf-01", PortIDType: "ifname", PortID: "swp49"}}},
+		}, nil
+	}
+	if got := discoverCabling(t.Context(), hosts, declared, leaves, note); len(got) != 0 {
+		t.Errorf("with the leaves' tables: findings %+v", got)
+	}
 	hosts[1] = lldpHost("lab-h2", "leaf-02.example.com", "swp2")
 	got := discoverCabling(t.Context(), hosts, declared, nil, note)
 	if len(got) != 1 || got[0].Kind != topology.WrongLeaf || got[0].At.String() != "lab-h2:eth0" {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
@@ -29,8 +28,6 @@ func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error
 	}
 	return ParseLLDPNeighbors(out)
 }
-
-var macRE = regexp.MustCompile(`^[0-9a-fA-F]{2}([:.-]?[0-9a-fA-F]{2}){5}$|^[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}\.[0-9a-fA-F]{4}$`)
 
 // ParseLLDPNeighbors reads EOS's `show lldp neighbors | json`:
 //
@@ -62,24 +59,8 @@ func ParseLLDPNeighbors(out []byte) ([]fabric.Neighbor, error) {
 			return nil, fmt.Errorf("%w: lldpNeighbors[%d]: no port", ErrLLDP, i)
 		}
 		n := fabric.Neighbor{LocalPort: e.Port, Protocol: "LLDP", SystemName: e.NeighborDevice, PortID: e.NeighborPort, TTL: max(e.TTL, 0)}
-		switch {
-		case macRE.MatchString(n.PortID):
-			n.PortIDType = "mac"
-		case allDigits(n.PortID):
-			n.PortIDType = "local"
-		case n.PortID != "":
-			n.PortIDType = "ifname"
-		}
+		n.PortIDType = fabric.InferPortIDType(n.PortID)
 		ns = append(ns, n)
 	}
 	return ns, nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -1,39 +1,20 @@
 package eos
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
 // TestLLDPGolden: every sample under testdata/lldp parses into its
 // golden neighbours, through the driver's NeighborReader.
 func TestLLDPGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/lldp/*.json")
-	if len(files) < 3 {
-		t.Fatalf("samples %v", files)
-	}
-	var d switchcfg.NeighborReader = New()
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ns, err := d.ParseNeighbors(switchcfg.Readback{d.NeighborCommands()[0]: b})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := json.MarshalIndent(ns, "", "  ")
-			testutil.Golden(t, strings.TrimPrefix(f, "testdata/")+".golden", append(got, '\n'))
-		})
-	}
+	drivertest.NeighborGolden(t, New(), "lldp/*.json", 3)
 }
 
 // TestLLDPPortNames: what checks/topology matches on: the neighbour's port

@@ -3,7 +3,6 @@ package sonic
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -30,8 +29,6 @@ func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error
 	}
 	return ParseLLDPTable(string(out))
 }
-
-var macRE = regexp.MustCompile(`^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$`)
 
 // ParseLLDPTable reads `show lldp table`:
 //
@@ -80,14 +77,7 @@ func ParseLLDPTable(text string) ([]fabric.Neighbor, error) {
 				return nil, fmt.Errorf("line %d: %w: no local port in %q", i+1, ErrLLDPTable, clip(trimmed))
 			}
 			n := fabric.Neighbor{LocalPort: f[0], Protocol: "LLDP", SystemName: f[1], PortID: f[2]}
-			switch {
-			case macRE.MatchString(n.PortID):
-				n.PortIDType = "mac"
-			case allDigits(n.PortID):
-				n.PortIDType = "local"
-			case n.PortID != "":
-				n.PortIDType = "ifname"
-			}
+			n.PortIDType = fabric.InferPortIDType(n.PortID)
 			if len(f) > 4 {
 				n.PortDescription = f[4]
 			}
@@ -128,15 +118,6 @@ func cutColumns(line string, cols [][2]int) []string {
 		f[j] = strings.TrimSpace(line[c[0]:end])
 	}
 	return f
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func clip(s string) string {

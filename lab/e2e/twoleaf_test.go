@@ -42,7 +42,7 @@ type checkReport struct {
 func (h *harness) twoLeafCheck(ctx context.Context, name string) (result, checkReport, string) {
 	h.t.Helper()
 	html := filepath.Join(h.t.TempDir(), name+".html")
-	r := h.fabricctl(ctx, "check", "-f", twoLeafFile, "--only", twoLeafVMs, "--suite", "pairwise", "-o", "json", "--report", html)
+	r := h.fabricctl(ctx, "check", "-f", twoLeafFile, "--target", twoLeafVMs, "--suite", "pairwise", "-o", "json", "--report", html)
 	var rep checkReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		h.t.Fatalf("%s: check -o json: %v\n%v", name, err, r)

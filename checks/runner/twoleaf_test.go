@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,11 +53,11 @@ func TestTwoLeafLabSuspects(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		lossy func(a, b string) bool
-		want  []string // the top suspect's component
+		want  []string // the top suspect's component, then its first table line
 	}{
 		{"healthy", func(a, b string) bool { return false }, nil},
-		{"access link lab-h1", func(a, b string) bool { return a == "lab-h1" || b == "lab-h1" }, []string{"cable:lab-h1:eth0"}},
-		{"inter-leaf link", func(a, b string) bool { return leaf[a] != leaf[b] }, []string{"link:leaf-01:swp49"}},
+		{"access link lab-h1", func(a, b string) bool { return a == "lab-h1" || b == "lab-h1" }, []string{"cable:lab-h1:eth0", "1. CABLE  cable lab-h1:eth0 <-> leaf-01:swp1"}},
+		{"inter-leaf link", func(a, b string) bool { return leaf[a] != leaf[b] }, []string{"link:leaf-01:swp49", "1. UPLINK  uplink leaf-01:swp49 <-> leaf-02:swp49"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := twoLeafReport(tc.lossy)
@@ -79,6 +80,13 @@ func TestTwoLeafLabSuspects(t *testing.T) {
 			}
 			if s.Component != tc.want[0] || !slices.Contains(set, tc.want[0]) {
 				t.Errorf("top suspect %s (or %v), want %s", s.Component, set, tc.want[0])
+			}
+			var table bytes.Buffer
+			if err := report.WriteTable(&table, rep); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(table.String(), "\nSUSPECTS\n"+tc.want[1]) {
+				t.Errorf("the table does not name %q first:\n%s", tc.want[1], table.String())
 			}
 			var html bytes.Buffer
 			if err := report.WriteHTML(&html, rep); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -308,10 +309,45 @@ func (s *State) setNetem(ctx context.Context, p FaultPoint, netem []string) erro
 	_ = command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
 	for _, args := range roceNetem(p.Dev, netem) {
 		if err := command(ctx, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...); err != nil {
+			_ = command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+			if strings.Contains(err.Error(), "qdisc kind is unknown") {
+				return s.setBridgeLoss(ctx, ns, p.Dev, netem) // no netem/prio in this kernel
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// setBridgeLoss is the machine side of a fault where the kernel lacks
+// netem and prio (seen here: a 6.18 kernel built without NET_SCH_NETEM):
+// an nftables bridge rule drops the given share of the RoCE v2 packets
+// the bridge forwards out of dev (a leaf port or a tap), so only "loss P%"
+// can be had there. Its table is named after dev (bridgeLossTable).
+func (s *State) setBridgeLoss(ctx context.Context, ns, dev string, netem []string) error {
+	if len(netem) != 2 || netem[0] != "loss" || !strings.HasSuffix(netem[1], "%") {
+		return fmt.Errorf("%w: this machine's kernel has no netem; %s takes loss P%% only (nftables), not %q",
+			ErrBadFault, dev, strings.Join(netem, " "))
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(netem[1], "%"), 64)
+	if err != nil {
+		return fmt.Errorf("%w: netem argument %s: %w", ErrBadFault, netem[1], err)
+	}
+	_ = command(ctx, "ip", "netns", "exec", ns, "nft", "delete", "table", "bridge", bridgeLossTable(dev))
+	rules := fmt.Sprintf("table bridge %s {\n  chain impair {\n    type filter hook forward priority 0; policy accept;\n"+
+		"    oifname %q ip protocol udp udp dport 4791 numgen random mod 10000 < %d counter drop\n  }\n}\n",
+		bridgeLossTable(dev), dev, int(pct*100+0.5))
+	cmd := exec.CommandContext(ctx, "ip", "netns", "exec", ns, "nft", "-f", "-")
+	cmd.Stdin = strings.NewReader(rules)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("running nft -f - in %s: %w: %s (run lab/scripts/install-deps.sh)", ns, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// bridgeLossTable is the nftables table of setBridgeLoss for dev.
+func bridgeLossTable(dev string) string {
+	return "labfault_" + strings.NewReplacer("-", "_", ".", "_").Replace(dev)
 }
 
 // clearNetem removes p's root qdisc (the kernel's default comes back).
@@ -320,9 +356,16 @@ func (s *State) clearNetem(ctx context.Context, p FaultPoint) error {
 		_, err := s.Output(ctx, p.Host, "lab-netem clear "+p.Dev)
 		return err
 	}
-	err := command(ctx, "ip", "netns", "exec", s.pointNetns(p), "tc", "qdisc", "del", "dev", p.Dev, "root")
+	ns := s.pointNetns(p)
+	err := command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
 	if err != nil && (strings.Contains(err.Error(), "handle of zero") || strings.Contains(err.Error(), "No such file or directory")) {
-		return nil // no root qdisc of ours: cleared already
+		err = nil // no root qdisc of ours: cleared already
+	}
+	if _, lerr := exec.LookPath("nft"); lerr == nil {
+		nerr := command(ctx, "ip", "netns", "exec", ns, "nft", "delete", "table", "bridge", bridgeLossTable(p.Dev))
+		if nerr != nil && !strings.Contains(nerr.Error(), "No such file or directory") {
+			err = errors.Join(err, nerr)
+		}
 	}
 	return err
 }

@@ -488,3 +488,17 @@ func leadingNumber(s string) (int, string) {
 	n, _ := strconv.Atoi(s[:min(i, 9)])
 	return n, s[i:]
 }
+
+// Host returns the desired state of the host named name; when there is none the error lists
+// every host's name.
+func (r Resolved) Host(name string) (HostIntent, error) {
+	var names []string
+	for _, h := range r.Hosts {
+		if h.Host == name {
+			return h, nil
+		}
+		names = append(names, h.Host)
+	}
+	sort.Strings(names)
+	return HostIntent{}, fmt.Errorf("no host %q (hosts: %s)", name, strings.Join(names, ", "))
+}

@@ -29,6 +29,8 @@
 // a Timeout, after which every VM is probed and a silent one killed; guest-side perftests run under
 // timeout -s KILL.
 //
+// State.WriteTable, WriteStatusTable, Result.WriteTable and ScenarioHelp print the lab, its
+// status and scenario results for people (what `fabricctl lab` shows with -o table).
 // Faults on purpose (fault.go, `fabricctl lab fault`): State.AddFault puts netem on the RoCE v2
 // traffic of a target — host/NAME (what the VM-host sends) or link/NAME (its cable, both ways) —
 // records it in StateDir/faults.json, and State.ClearFaults takes it off again:

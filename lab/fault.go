@@ -40,6 +40,11 @@ import (
 // ErrBadFault: a fault the lab cannot apply (unknown target, bad netem).
 var ErrBadFault = errors.New("bad fault")
 
+// ErrNoNetem: the machine's kernel has no prio or netem qdisc (sch_prio,
+// sch_netem), so the machine side of a link fault cannot be set; host/NAME
+// faults, which need only the guest's kernel, still work.
+var ErrNoNetem = errors.New("this machine's kernel has no netem")
+
 // FaultsFile is where the state directory records the faults in place.
 const FaultsFile = "faults.json"
 
@@ -310,10 +315,10 @@ func (s *State) setNetem(ctx context.Context, p FaultPoint, netem []string) erro
 	for _, args := range roceNetem(p.Dev, netem) {
 		if err := command(ctx, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...); err != nil {
 			_ = command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
-			if strings.Contains(err.Error(), "qdisc kind is unknown") {
-				return s.setBridgeLoss(ctx, ns, p.Dev, netem) // no netem/prio in this kernel
+			if strings.Contains(err.Error(), "qdisc kind is unknown") && len(netem) == 2 && netem[0] == "loss" {
+				return s.setBridgeLoss(ctx, ns, p.Dev, netem) // no netem/prio in this kernel: nftables
 			}
-			return err
+			return machineTCError(p.Dev, err)
 		}
 	}
 	return nil
@@ -348,6 +353,17 @@ func (s *State) setBridgeLoss(ctx context.Context, ns, dev string, netem []strin
 // bridgeLossTable is the nftables table of setBridgeLoss for dev.
 func bridgeLossTable(dev string) string {
 	return "labfault_" + strings.NewReplacer("-", "_", ".", "_").Replace(dev)
+}
+
+// machineTCError names a missing qdisc kind on the machine (tc: "Specified
+// qdisc kind is unknown") as ErrNoNetem, with what still works; other errors
+// are returned as they are.
+func machineTCError(dev string, err error) error {
+	if !strings.Contains(err.Error(), "qdisc kind is unknown") {
+		return err
+	}
+	return fmt.Errorf("%w (sch_prio, sch_netem) for %s: a link fault needs them on the machine's side; "+
+		"host/NAME puts the fault inside the VM only: %w", ErrNoNetem, dev, err)
 }
 
 // clearNetem removes p's root qdisc (the kernel's default comes back).

@@ -99,3 +99,27 @@ func TestBridgeLossOnlyLoss(t *testing.T) {
 		t.Errorf("table %q", got)
 	}
 }
+
+// TestMachineTCErrorNamesMissingNetem: on a machine whose kernel has no
+// sch_prio/sch_netem (this 2-core machine's VM kernel has neither, and no
+// modules), a link fault's machine side fails with tc's "Specified qdisc kind
+// is unknown"; the error says so and points at host/NAME, which needs only the
+// guest's kernel. Other tc errors are left as they are.
+func TestMachineTCErrorNamesMissingNetem(t *testing.T) {
+	// As tc answered on this machine (kernel 6.18.44-fc-v1147), through command().
+	tcErr := errors.New("running ip netns exec fabricctl-labtest tc qdisc add dev tap1 root handle 1: prio bands 4 " +
+		"priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1: exit status 2: Error: Specified qdisc kind is unknown.")
+	err := machineTCError("tap1", tcErr)
+	if !errors.Is(err, ErrNoNetem) {
+		t.Fatalf("not ErrNoNetem: %v", err)
+	}
+	for _, want := range []string{"tap1", "host/NAME", "Specified qdisc kind is unknown"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q not in %q", want, err)
+		}
+	}
+	other := errors.New("running ip netns exec fabricctl-lab tc qdisc add dev tap9 root: exit status 1: Cannot find device \"tap9\"")
+	if err := machineTCError("tap9", other); err != other {
+		t.Errorf("other tc error changed: %v", err)
+	}
+}

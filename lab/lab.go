@@ -60,6 +60,7 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 		log.Info("cleaning up a stale lab", "dir", o.StateDir)
 		_ = prev.Down(ctx, log)
 	}
+	cleanSlurmDir(o.StateDir) // daemons of a lab whose state someone else removed
 	if netnsExists(o.Netns) {
 		log.Info("removing a leftover lab namespace", "netns", o.Netns)
 		_ = command(ctx, "ip", "netns", "del", o.Netns)
@@ -98,6 +99,15 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 	}
 	if err := s.startSwitches(ctx, o.SwitchSim); err != nil {
 		return fail(fmt.Errorf("starting the switch simulators: %w", err))
+	}
+	if o.Slurm {
+		if err := s.prepareSlurm(img, o.Fabricctl, o.HealthCheckInterval); err != nil {
+			return fail(err)
+		}
+		if err := s.startSlurmController(ctx); err != nil {
+			return fail(err)
+		}
+		log.Info("slurmctld started", "conf", s.Slurm.Conf, "pid", s.Slurm.CtldPid)
 	}
 	accel := Accel(ctx, o.Qemu)
 	// start every qemu at once: each takes a second or two to start on a busy machine
@@ -156,6 +166,13 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fail(fmt.Errorf("booting the lab: %w", err))
+	}
+	if o.Slurm {
+		t0 := time.Now()
+		if _, err := s.WaitSlurmNodes(ctx); err != nil {
+			return fail(err)
+		}
+		log.Info("slurm nodes registered", "seconds", fmt.Sprintf("%.1f", time.Since(t0).Seconds()))
 	}
 	return s, s.Save()
 }
@@ -275,6 +292,7 @@ func (s *State) Down(ctx context.Context, log *slog.Logger) error {
 		go func(v VM) { defer wg.Done(); s.Kill(v) }(v)
 	}
 	wg.Wait()
+	s.stopSlurm()
 	errs := []error{s.stopSwitches(), s.stopLeaves(ctx)}
 	if netnsExists(s.Netns) {
 		if err := command(ctx, "ip", "netns", "del", s.Netns); err != nil {
@@ -299,6 +317,10 @@ func (s *State) Down(ctx context.Context, log *slog.Logger) error {
 func Down(ctx context.Context, dir, netns string, log *slog.Logger) error {
 	s, err := Load(dir)
 	if errors.Is(err, ErrNotRunning) {
+		if dir == "" {
+			dir = DefaultStateDir
+		}
+		cleanSlurmDir(dir)
 		if netns == "" {
 			netns = DefaultNetns
 		}

@@ -65,10 +65,12 @@ type State struct {
 	// Switches are the switch simulators Up started (see switches.go); Down stops them.
 	Switches []SwitchSim `json:"switches,omitempty"`
 	// Leaves are the two-leaf lab's leaf switches (leaves.go); Down stops them.
-	Leaves     []LeafSwitch `json:"leaves,omitempty"`
-	User       string       `json:"user"`       // ssh user on every VM-host
-	KeyPath    string       `json:"keyPath"`    // controller's private key (OpenSSH format, ed25519)
-	KnownHosts string       `json:"knownHosts"` // known_hosts with every VM's host key, by name and address
+	Leaves []LeafSwitch `json:"leaves,omitempty"`
+	// Slurm is the lab's Slurm cluster (lab up --slurm; see slurm.go); Down stops it.
+	Slurm      *SlurmCluster `json:"slurm,omitempty"`
+	User       string        `json:"user"`       // ssh user on every VM-host
+	KeyPath    string        `json:"keyPath"`    // controller's private key (OpenSSH format, ed25519)
+	KnownHosts string        `json:"knownHosts"` // known_hosts with every VM's host key, by name and address
 	// Image is the kernel/initramfs the VMs booted.
 	Image     image.Image `json:"image"`
 	MemoryMB  int         `json:"memoryMB"`
@@ -89,6 +91,12 @@ type Options struct {
 	// SwitchSim is the fabricctl binary that Up runs as `fabricctl switch-sim` for each of the
 	// topology's switches; it must be set when the topology has switches.
 	SwitchSim string
+	// Slurm runs a Slurm cluster in the lab: munged and slurmd in every VM, slurmctld and its
+	// munged in the lab namespace (slurm.go). Fabricctl is then the binary the guests' health
+	// check and srun's tasks run; HealthCheckInterval is slurm.conf's (default 30 s).
+	Slurm               bool
+	Fabricctl           string
+	HealthCheckInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {

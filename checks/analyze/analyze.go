@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/output"
 )
 
 // ReportKind is the kind written next to apiVersion in JSON reports.
@@ -168,4 +170,23 @@ func AnalyzeAs(name string, k Kind, data []byte) File {
 	})
 	out.Findings, out.Facts = findings, facts
 	return out
+}
+
+// Table writes one row per finding, grouped by file, for people.
+func (r *Report) Table(t *output.TableWriter) {
+	t.Row("FILE", "KIND", "STATUS", "CHECK", "SUBJECT", "SUMMARY")
+	for _, f := range r.Files {
+		for _, x := range f.Findings {
+			t.Row(f.File, string(f.Kind), strings.ToUpper(string(x.Status)), x.ID, output.OrDash(x.Subject), x.Summary)
+		}
+	}
+}
+
+// Worst is the worst status of every file's findings.
+func (r *Report) Worst() checks.Status {
+	var all []checks.Result
+	for _, f := range r.Files {
+		all = append(all, checks.Result{Status: f.Worst()})
+	}
+	return checks.Worst(all)
 }

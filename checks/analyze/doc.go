@@ -24,6 +24,9 @@
 // A verdict is only given on what a file shows: a topology cell that the
 // capture cut off is "skip" (unknown), never a failure or a guess.
 //
+// Report.Table writes the findings for people and Report.Worst is the worst verdict (what the
+// exit code of `fabricctl analyze` follows).
+//
 // Everything here is safe for concurrent use; ReadFiles reads the files it
 // is given and nothing else.
 package analyze

@@ -11,5 +11,15 @@
 // an error. With a fabric's HostIntent the host is judged against it, and the
 // fabric's other hosts are the peers whose names must resolve.
 //
-// Run is safe for concurrent use as long as the Gatherers differ.
+// The loopback suite (Suites: preflight, loopback; Options.Agent runs perftest) tests the host's
+// first usable port with both perftest sides here (rdma.Agent.RunLoopback) and judges it as the
+// fleet's loopback is judged; a host without a usable port fails it with preflight's reason. Without
+// the loopback suite a missing perftest is a warning, since nothing here would run it.
+// FindHost picks which host of a fabric this machine is (by name, or by the node name a workload
+// manager put in the environment: Scheduler, whose node names the caller supplies, so this package
+// needs neither Slurm's nor Kubernetes' packages); Options.ForFabric fills in what the fabric says
+// about checking that host (peers, expected port rate, loopback test).
+// checks/nhc turns the report into a health check's answer (`-o nhc`).
+//
+// Run is safe for concurrent use as long as the Gatherers (and Agents' TCP ports) differ.
 package local

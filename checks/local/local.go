@@ -11,7 +11,9 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
+	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
@@ -19,7 +21,7 @@ import (
 var ErrSuite = errors.New("suite not available for --local")
 
 // Suites lists the suites Run can run, in order.
-var Suites = []report.Suite{report.SuitePreflight}
+var Suites = []report.Suite{report.SuitePreflight, report.SuiteLoopback}
 
 // Options say what to check.
 type Options struct {
@@ -36,6 +38,11 @@ type Options struct {
 	Gatherer *preflight.Gatherer
 	// Name names the report (default "local").
 	Name string
+	// Agent runs the loopback suite's perftest (both sides on this host); Loopback is the test
+	// (spec.checks.loopback; runner.LoopbackTest) and LoopbackThresholds its floors.
+	Agent              *rdma.Agent
+	Loopback           rdma.Test
+	LoopbackThresholds rdma.Thresholds
 }
 
 // DefaultIntent is what a host without a fabric checks: every netdev that
@@ -88,7 +95,56 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		}
 	}
+	if !slices.Contains(suites, report.SuiteLoopback) {
+		// without the loopback suite nothing here runs perftest: its absence is worth a word,
+		// not an undecided check (the node-problem-detector container has no perftest)
+		for i, r := range results {
+			if r.ID == preflight.IDPerftest && r.Status == checks.StatusError {
+				results[i].Status = checks.StatusWarn
+				results[i].Summary += " (needed by the loopback and pairwise suites, not run here)"
+			}
+		}
+	}
 	rep.Add(results...)
+	if slices.Contains(suites, report.SuiteLoopback) {
+		rep.Add(loopback(ctx, in, facts, o)...)
+	}
 	rep.Finished = time.Now()
 	return rep, nil
+}
+
+// loopback runs the loopback test on the host's first usable port, both sides here; a host
+// without one fails it with preflight's reason.
+func loopback(ctx context.Context, in fabric.HostIntent, facts preflight.Facts, o Options) []checks.Result {
+	e := rdma.EndpointOf(in, facts, nil)
+	t := o.Loopback
+	if t.Test.Verb == "" {
+		t, _ = checkrunner.LoopbackTest(nil)
+	}
+	j := rdma.Job{Server: e, Client: e, Test: t, TCPPort: rdma.DefaultBasePort}
+	if p := j.Blocked(); p != nil {
+		target := in.Host
+		if e.Device != "" {
+			target = e.Name()
+		}
+		return []checks.Result{{ID: "loopback/" + t.Test.String(), Target: target, Status: checks.StatusFail, Class: p.Class,
+			Summary: fmt.Sprintf("not run: %s: %s", p.ID, p.Summary)}}
+	}
+	run := rdma.PairRun{Server: e, Client: e, Test: t, TCPPort: j.TCPPort, Attempts: 1}
+	if o.Agent == nil {
+		return []checks.Result{checks.ErrorResult("loopback/"+t.Test.String(), in.Host, "", errors.New("no perftest agent"))}
+	}
+	t0 := time.Now()
+	for attempt := 1; attempt <= 2; attempt++ {
+		so, co := o.Agent.RunLoopback(ctx, j, fmt.Sprintf("local-loopback-%d", attempt))
+		run.ServerOut, run.ClientOut, run.Attempts = &so, &co, attempt
+		if co.ID == "" {
+			run.ClientOut = nil
+		}
+		if !run.RetryCalibration() || ctx.Err() != nil {
+			break
+		}
+	}
+	run.Wall = time.Since(t0)
+	return []checks.Result{rdma.Judge(run, o.LoopbackThresholds)}
 }

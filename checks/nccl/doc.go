@@ -31,6 +31,9 @@
 //	for _, f := range a.Findings { fmt.Println(f.Status, f.Host, f.Kind, f.Message, f.Where) }
 //	results := a.Results() // one checks.Result per host, for reports
 //
+// AnalyzeFiles does the same for paths ("-" is stdin), listing a log that cannot be opened
+// among Analysis.Errors; NewReport and Analysis.Table are what `fabricctl nccl analyze` prints.
+//
 // Lines may carry launcher prefixes before NCCL's own "host:pid:tid [dev]",
 // several at once: mpirun --tag-output "[1,0]<stdout>:", srun -l "0: ", pdsh
 // "host: " or "10.1.2.3: ", Ray "(RayWorkerWrapper pid=…, ip=…) ", torchrun
@@ -49,5 +52,5 @@
 // or holds no NCCL output is listed in Analysis.Errors; the others are still
 // analysed.
 //
-// Analyze is pure (readers in, values out) and safe for concurrent use.
+// Analyze is pure (readers in, values out) and safe for concurrent use; so is AnalyzeFiles.
 package nccl

@@ -55,7 +55,13 @@ func Evaluate(f Facts, o Options) []checks.Result {
 		for _, in := range f.Observed.Interfaces {
 			out = append(out, evalInterface(host, in, f.Plan, o)...)
 		}
-		l := evalLossless(host, f.Plan)
+		var noDevice []string
+		for _, in := range f.Observed.Interfaces {
+			if in.RDMA == nil {
+				noDevice = append(noDevice, in.Name)
+			}
+		}
+		l := evalLossless(host, f.Plan, noDevice)
 		if f.Plan == nil && f.ObserveError != "" {
 			l.Summary += ": " + f.ObserveError
 		}
@@ -95,6 +101,11 @@ func evalInterface(host string, in hostcfg.InterfaceState, plan *hostcfg.Plan, o
 	r := in.RDMA
 	out := []checks.Result{pass(IDRDMADevice, target, fmt.Sprintf("%s port %d serves %s", r.Device, r.Port.Port, in.Name))}
 	if r.Error != "" && r.State == "" {
+		if strings.Contains(r.Error, "no such file or directory") {
+			// the port's sysfs directory is gone: the device is being removed (or half there)
+			out = append(out, bad(IDPort, target, checks.StatusFail, checks.PortDown, "the port has vanished: "+r.Error))
+			return out
+		}
 		out = append(out, bad(IDPort, target, checks.StatusError, checks.PortDown, "reading the port: "+r.Error))
 		return out
 	}
@@ -153,8 +164,10 @@ func evalMTU(target string, in hostcfg.InterfaceState, plan *hostcfg.Plan) check
 }
 
 // evalLossless reports drift of the lossless settings (MTU apart) as a
-// failure and settings the device cannot do as a warning.
-func evalLossless(host string, plan *hostcfg.Plan) checks.Result {
+// failure and settings the device cannot do as a warning. The RoCE settings
+// of a netdev without an RDMA device (noDevice) cannot be read; that netdev
+// already fails preflight/rdma-device, so they are not also undecided.
+func evalLossless(host string, plan *hostcfg.Plan, noDevice []string) checks.Result {
 	if plan == nil {
 		return bad(IDLossless, host, checks.StatusError, "", "the live lossless settings could not be read")
 	}
@@ -167,8 +180,11 @@ func evalLossless(host string, plan *hostcfg.Plan) checks.Result {
 	}
 	for _, is := range plan.Issues {
 		line := fmt.Sprintf("%s %s: %s", is.Interface, is.Setting, is.Reason)
-		switch is.Kind {
-		case hostcfg.IssueUnsupported:
+		rdmaSetting := is.Setting == hostcfg.SettingRoCEMode || is.Setting == hostcfg.SettingRoCEToS
+		switch {
+		case is.Kind != hostcfg.IssueUnsupported && rdmaSetting && slices.Contains(noDevice, is.Interface):
+			unsupported = append(unsupported, line+" (the netdev has no RDMA device)")
+		case is.Kind == hostcfg.IssueUnsupported:
 			unsupported = append(unsupported, line)
 		default:
 			errs = append(errs, line)

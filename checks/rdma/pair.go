@@ -78,6 +78,10 @@ func (t Test) describe() string {
 	return d
 }
 
+// Bound is how long each side may run: Timeout, or twice the duration plus 30 s (2 minutes for
+// iteration runs).
+func (t Test) Bound() time.Duration { return t.timeout() }
+
 func (t Test) timeout() time.Duration {
 	switch {
 	case t.Timeout > 0:
@@ -88,7 +92,9 @@ func (t Test) timeout() time.Duration {
 	return 2 * time.Minute
 }
 
-func (t Test) spec(e Endpoint, dev string, tcpPort int, peer string) perftest.Spec {
+// Spec is the perftest invocation of e's side on device dev: a server when peer is "", else a
+// client of the server at peer.
+func (t Test) Spec(e Endpoint, dev string, tcpPort int, peer string) perftest.Spec {
 	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TCPPort: tcpPort,
 		ReportGbits: t.Test.Kind == perftest.BW, IgnoreFreq: true, Duration: t.Duration, Iterations: t.Iterations,
 		Size: t.Size, RDMACM: t.RDMACM, Bidirectional: t.Bidirectional, Peer: peer}
@@ -162,10 +168,8 @@ const portStride = 1000
 
 func runPair(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, port func(attempt int) int) PairRun {
 	var r PairRun
-	for _, e := range []Endpoint{srv, cli} {
-		if e.Problem != nil {
-			return PairRun{Server: srv, Client: cli, Test: t, TCPPort: port(0), Blocked: e.Problem}
-		}
+	if b := (Job{Server: srv, Client: cli}).Blocked(); b != nil {
+		return PairRun{Server: srv, Client: cli, Test: t, TCPPort: port(0), Blocked: b}
 	}
 	var retried []string
 	for attempt := 0; ; attempt++ {
@@ -216,6 +220,52 @@ func (r PairRun) Retryable() (string, bool) {
 	return why, true
 }
 
+// RetryCalibration reports whether the run failed only because perftest's CPU clock calibration
+// did (common under emulation): such a run is repeated once.
+func (r PairRun) RetryCalibration() bool {
+	f, failed := r.Failure()
+	return r.Err == nil && failed && f.Class == checks.ClockCalibration
+}
+
+// Job is one test of a round: the server and the client (one endpoint twice for a loopback), the
+// test and the TCP port of its out-of-band exchange.
+type Job struct {
+	Server, Client Endpoint
+	Test           Test
+	TCPPort        int
+}
+
+// Loopback reports whether both sides run on one host.
+func (j Job) Loopback() bool { return j.Server.Host == j.Client.Host }
+
+// Blocked returns the endpoint problem that keeps the job from running, nil when it can run.
+func (j Job) Blocked() *checks.Result {
+	for _, e := range []Endpoint{j.Server, j.Client} {
+		if e.Problem != nil {
+			return e.Problem
+		}
+	}
+	return nil
+}
+
+// ServerSpec is the server side's perftest invocation.
+func (j Job) ServerSpec() perftest.Spec {
+	return j.Test.Spec(j.Server, j.Server.Device, j.TCPPort, "")
+}
+
+// ClientSpec is the client side's: on LoopDevice against 127.0.0.1 for a loopback, else on the
+// client's device against the server's address.
+func (j Job) ClientSpec() perftest.Spec {
+	dev, peer := j.Client.Device, j.Server.Address
+	if j.Loopback() {
+		peer = "127.0.0.1"
+		if j.Client.LoopDevice != "" {
+			dev = j.Client.LoopDevice
+		}
+	}
+	return j.Test.Spec(j.Client, dev, j.TCPPort, peer)
+}
+
 func runPairOnce(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, tcpPort int) (r PairRun) {
 	r = PairRun{Server: srv, Client: cli, Test: t, TCPPort: tcpPort}
 	t0 := time.Now()
@@ -226,22 +276,14 @@ func runPairOnce(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Te
 	seq := runSeq.Add(1)
 	srvID := fmt.Sprintf("%s-%d-%d-server", t.Test, tcpPort, seq)
 	cliID := fmt.Sprintf("%s-%d-%d-client", t.Test, tcpPort, seq)
-	cliDev := cli.Device
-	if r.Loopback() && cli.LoopDevice != "" {
-		cliDev = cli.LoopDevice
-	}
-	peer := srv.Address
-	if r.Loopback() {
-		peer = "127.0.0.1"
-	}
-
+	job := Job{Server: srv, Client: cli, Test: t, TCPPort: tcpPort}
 	ss, releaseS := pool.get(ctx, srv, Server)
 	// The client's agent starts (SSH session, process start) while the
 	// server comes up; its first request goes out once the server listens.
 	cs, releaseC := pool.get(ctx, cli, Client)
 	// A session that saw an error may hold an unread reply: never reuse it.
 	defer func() { releaseS(r.Err == nil && r.ServerOut != nil); releaseC(r.Err == nil && r.ClientOut != nil) }()
-	if err := ss.SendOp(OpStart, StartArgs{ID: srvID, Role: Server, Spec: t.spec(srv, srv.Device, tcpPort, ""), Timeout: t.timeout()}); err != nil {
+	if err := ss.SendOp(OpStart, StartArgs{ID: srvID, Role: Server, Spec: job.ServerSpec(), Timeout: t.timeout()}); err != nil {
 		r.Err = fmt.Errorf("starting the server on %s: %w", srv.Host, err)
 		return r
 	}
@@ -256,7 +298,7 @@ func runPairOnce(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Te
 	}
 
 	var cerr error
-	if err := cs.SendOp(OpStart, StartArgs{ID: cliID, Role: Client, Spec: t.spec(cli, cliDev, tcpPort, peer), Timeout: t.timeout()}); err != nil {
+	if err := cs.SendOp(OpStart, StartArgs{ID: cliID, Role: Client, Spec: job.ClientSpec(), Timeout: t.timeout()}); err != nil {
 		cerr = err
 	} else if err := cs.SendOp(OpWait, WaitArgs{ID: cliID}); err != nil {
 		cerr = err

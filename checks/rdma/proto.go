@@ -95,6 +95,15 @@ type Outcome struct {
 	Before       evaluate.Counters `json:"before,omitempty"`
 	After        evaluate.Counters `json:"after,omitempty"`
 	CounterError string            `json:"counterError,omitempty"`
+
+	// parsed remembers Report's answer for the output it was parsed from: judging a run asks
+	// for it several times, and a sweep of thousands of pairs spent most of its time re-parsing.
+	parsed *parsedReport
+}
+
+type parsedReport struct {
+	stdout, stderr string
+	rep            *perftest.Report
 }
 
 // Report parses what the process printed (stdout, then stderr). It is nil
@@ -103,10 +112,14 @@ func (o *Outcome) Report() *perftest.Report {
 	if o == nil || o.Stdout+o.Stderr == "" {
 		return nil
 	}
+	if p := o.parsed; p != nil && p.stdout == o.Stdout && p.stderr == o.Stderr {
+		return p.rep
+	}
 	r, err := perftest.Parse(strings.NewReader(o.Stdout + "\n" + o.Stderr))
 	if err != nil {
-		return nil
+		r = nil
 	}
+	o.parsed = &parsedReport{stdout: o.Stdout, stderr: o.Stderr, rep: r}
 	return r
 }
 

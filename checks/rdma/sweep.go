@@ -2,6 +2,7 @@ package rdma
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -42,12 +43,24 @@ type Sweep struct {
 	Baseline *evaluate.Spreads
 	// Progress, when set, is told about every run as it ends.
 	Progress func(done, total int, r PairRun)
+	// Executor runs each round (and the loopback, as one round of self-pairs); nil drives every
+	// job through its endpoints' agents (RunPair).
+	Executor Executor
 	// Note, when set, is told what the sweep starts: each round, each
 	// re-test plan.
 	Note func(format string, args ...any)
 
 	// run runs one test (runPair; tests replace it).
 	run func(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, port func(int) int) PairRun
+}
+
+// Executor runs the jobs of one round at once and returns one PairRun per job, in order. The
+// default (a nil Sweep.Executor) drives every job through its endpoints' agents; a launcher (the
+// Slurm one in checks/slurm) runs the whole round as one step on its hosts. Jobs with a Blocked
+// endpoint never reach an Executor. An Executor retries runs that failed for a cause of the measurement
+// (PairRun.Retryable, at least clock calibration: PairRun.RetryCalibration) as RunPair does.
+type Executor interface {
+	RunRound(ctx context.Context, jobs []Job) []PairRun
 }
 
 func (s Sweep) runOne(ctx context.Context, pool *sessionPool, srv, cli Endpoint, port func(int) int) PairRun {
@@ -117,18 +130,13 @@ func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
 	var mu sync.Mutex
 	done := 0
 	runAll := func(eps []Endpoint, total int) []PairRun {
-		runs := make([]PairRun, len(eps))
+		jobs := make([]Job, len(eps))
+		for i, e := range eps {
+			jobs[i] = Job{Server: e, Client: e, Test: s.Test, TCPPort: s.port(i)(0)}
+		}
 		pool := newSessionPool(ctx)
 		defer pool.close()
-		var wg sync.WaitGroup
-		for i, e := range eps {
-			wg.Go(func() {
-				runs[i] = s.runOne(ctx, pool, e, e, s.port(i))
-				s.progress(&mu, &done, total, runs[i])
-			})
-		}
-		wg.Wait()
-		return runs
+		return s.runJobs(ctx, pool, jobs, &mu, &done, total)
 	}
 	s.note("loopback on %d hosts at once (%s each)", len(eps), s.Test.describe())
 	runs := runAll(eps, len(eps))
@@ -182,22 +190,61 @@ func (s Sweep) runRounds(ctx context.Context, rounds []schedule.Round, byName ma
 			names = append(names, p.Server+"<->"+p.Client)
 		}
 		s.note("round %d/%d: %s (%s each)", k+1, len(rounds), strings.Join(names, ", "), s.Test.describe())
-		out := make([]PairRun, len(round))
-		var wg sync.WaitGroup
+		jobs := make([]Job, len(round))
 		for i, p := range round {
-			wg.Go(func() {
-				out[i] = s.runOne(ctx, pool, byName[p.Server], byName[p.Client], s.port(i))
-				s.progress(mu, done, total, out[i])
-			})
+			jobs[i] = Job{Server: byName[p.Server], Client: byName[p.Client], Test: s.Test, TCPPort: s.port(i)(0)}
 		}
-		wg.Wait()
-		runs = append(runs, out...)
+		runs = append(runs, s.runJobs(ctx, pool, jobs, mu, done, total)...)
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	return runs
 }
+
+// runJobs runs one round: through the Executor when there is one (blocked jobs apart), else every
+// job at once through the agents.
+func (s Sweep) runJobs(ctx context.Context, pool *sessionPool, jobs []Job, mu *sync.Mutex, done *int, total int) []PairRun {
+	out := make([]PairRun, len(jobs))
+	if s.Executor == nil {
+		var wg sync.WaitGroup
+		for i, j := range jobs {
+			wg.Go(func() {
+				out[i] = s.runOne(ctx, pool, j.Server, j.Client, func(attempt int) int { return j.TCPPort + attempt*portStride })
+				s.progress(mu, done, total, out[i])
+			})
+		}
+		wg.Wait()
+		return out
+	}
+	var run []Job
+	var at []int
+	for i, j := range jobs {
+		if b := j.Blocked(); b != nil {
+			out[i] = PairRun{Server: j.Server, Client: j.Client, Test: j.Test, TCPPort: j.TCPPort, Blocked: b}
+			s.progress(mu, done, total, out[i])
+			continue
+		}
+		run, at = append(run, j), append(at, i)
+	}
+	if len(run) == 0 {
+		return out
+	}
+	got := s.Executor.RunRound(ctx, run)
+	for k, j := range run {
+		r := PairRun{Server: j.Server, Client: j.Client, Test: j.Test, TCPPort: j.TCPPort,
+			Err: fmt.Errorf("running %s: %w", j.Server.Host+"/"+j.Client.Host, ErrNoRun)}
+		if k < len(got) {
+			r = got[k]
+		}
+		out[at[k]] = r
+		s.progress(mu, done, total, r)
+	}
+	return out
+}
+
+// ErrNoRun: an Executor returned no run for a job.
+var ErrNoRun = errors.New("the executor returned no run")
 
 // Pairwise runs the schedule over the endpoints (one per host) and judges
 // every pair: its own measurements, the relative floor against the fleet's

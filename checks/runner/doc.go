@@ -24,6 +24,10 @@
 // with that cause; the sweep goes on with the others. Pairwise results become report Pairs (the
 // heatmap), the rest report Results.
 //
+// With Options.Launcher (checks/slurm's srun launcher) the host side runs through a workload
+// manager instead: the preflight as one step on every host, the loopback and every round as one
+// step each; the hosts' Agents are not used and there is nothing to clean up.
+//
 // Run is safe for concurrent use with distinct hosts or BasePorts. It calls
 // Options.Progress from one goroutine at a time, though steps finish on many.
 package runner

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -64,10 +63,23 @@ type Options struct {
 	// neighbours for the cabling comparison (the hosts' come from their
 	// agents' lldp op).
 	Neighbors NeighborSource
+	// Launcher, when set, runs the host side through a workload manager (Slurm's srun) instead
+	// of each host's agent: Hosts' Agents are not used, and nothing is left to clean up.
+	Launcher Launcher
 }
 
-// ErrNoHosts: the fabric has no hosts to check.
-var ErrNoHosts = errors.New("no hosts to check")
+// Launcher runs the checks' host side on many hosts at once, through a workload manager: the
+// preflight as one step, and every round of RDMA tests as one step (rdma.Executor).
+// checks/slurm's Launcher is one.
+type Launcher interface {
+	// Preflight gathers the facts of every host of intents, each with the others as the peers
+	// whose names must resolve; errs[i] is set when host i reported none.
+	Preflight(ctx context.Context, intents []fabric.HostIntent) (facts []preflight.Facts, errs []error)
+	rdma.Executor
+}
+
+// ErrNoHosts: the fabric has no hosts to check (checks.ErrNoHosts, which launchers return too).
+var ErrNoHosts = checks.ErrNoHosts
 
 func (o Options) suites() []report.Suite {
 	if len(o.Suites) == 0 {
@@ -100,9 +112,13 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		}
 	}
 	rep := report.New(fabricName, time.Now(), o.suites()...)
-	defer cleanup(ctx, hosts, o)
-
-	facts := gather(ctx, hosts, o)
+	var facts []hostFacts
+	if o.Launcher != nil {
+		facts = launch(ctx, hosts, o)
+	} else {
+		defer cleanup(ctx, hosts, o)
+		facts = gather(ctx, hosts, o)
+	}
 	eps := make([]rdma.Endpoint, len(hosts))
 	for i, h := range hosts {
 		eps[i] = endpoint(h, facts[i])
@@ -114,7 +130,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 				rep.Add(checks.ErrorResult(preflight.IDAgent, hosts[i].Intent.Host, "", f.err))
 				continue
 			}
-			rep.Add(preflight.Evaluate(f.Facts, preflight.Options{ExpectedRate: expectedRate(o.Checks)})...)
+			rep.Add(preflight.Evaluate(f.Facts, preflight.Options{ExpectedRate: ExpectedRate(o.Checks)})...)
 			ok = append(ok, f.Facts)
 		}
 		if len(ok) > 1 {
@@ -126,6 +142,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
 		sw := loopbackSweep(o)
+		sw.Executor = executor(o)
 		sw.Note = func(format string, a ...any) { o.progress("loopback: "+format, a...) }
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("loopback %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
@@ -135,6 +152,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		sw := pairwiseSweep(o)
+		sw.Executor = executor(o)
 		sw.Note = func(format string, a ...any) { o.progress("pairwise: "+format, a...) }
 		sw.Progress = func(done, total int, r rdma.PairRun) {
 			o.progress("pairwise %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
@@ -190,7 +208,8 @@ func short(r checks.Result) string {
 	return s
 }
 
-func expectedRate(c *fabric.Checks) float64 {
+// ExpectedRate is spec.checks.preflight.expectedRate, the port rate every host must show (0: any).
+func ExpectedRate(c *fabric.Checks) float64 {
 	if c == nil || c.Preflight == nil {
 		return 0
 	}
@@ -200,6 +219,46 @@ func expectedRate(c *fabric.Checks) float64 {
 type hostFacts struct {
 	preflight.Facts
 	err error
+}
+
+// executor is the launcher as the sweeps' executor (nil: the agents).
+func executor(o Options) rdma.Executor {
+	if o.Launcher == nil {
+		return nil
+	}
+	return o.Launcher
+}
+
+// peersOf lists every host but host i.
+func peersOf(hosts []Host, i int) []preflight.Peer {
+	var peers []preflight.Peer
+	for k, p := range hosts {
+		if k != i {
+			peers = append(peers, preflight.Peer{Name: p.Intent.Host, Address: p.Intent.Address})
+		}
+	}
+	return peers
+}
+
+// launch gathers every host's facts through the launcher.
+func launch(ctx context.Context, hosts []Host, o Options) []hostFacts {
+	intents := make([]fabric.HostIntent, len(hosts))
+	for i, h := range hosts {
+		intents[i] = h.Intent
+	}
+	facts, errs := o.Launcher.Preflight(ctx, intents)
+	out := make([]hostFacts, len(hosts))
+	for i, h := range hosts {
+		if i < len(facts) {
+			out[i].Facts = facts[i]
+		}
+		if i < len(errs) && errs[i] != nil {
+			out[i].err = fmt.Errorf("running preflight on %s: %w", h.Intent.Host, errs[i])
+		}
+		out[i].Host = h.Intent.Host
+		o.progress("preflight %s: %s", h.Intent.Host, errOr(out[i].err, "facts gathered"))
+	}
+	return out
 }
 
 // gather runs the preflight op on every host, Parallel at a time.
@@ -212,12 +271,7 @@ func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	for i, h := range hosts {
-		var peers []preflight.Peer
-		for _, p := range hosts {
-			if p.Intent.Host != h.Intent.Host {
-				peers = append(peers, preflight.Peer{Name: p.Intent.Host, Address: p.Intent.Address})
-			}
-		}
+		peers := peersOf(hosts, i)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -247,42 +301,8 @@ func errOr(err error, ok string) string {
 // endpoint picks the host's first RoCE/IB port and says why it is unusable
 // when it is.
 func endpoint(h Host, f hostFacts) rdma.Endpoint {
-	e := rdma.Endpoint{Host: h.Intent.Host, Agent: h.Agent, Address: h.Intent.Address, Labels: h.Intent.Labels}
-	problem := func(id string, class checks.FailureClass, summary string) {
-		e.Problem = &checks.Result{ID: id, Target: e.Host, Status: checks.StatusFail, Class: class, Summary: summary}
-	}
-	if f.err != nil {
-		problem(preflight.IDAgent, "", f.err.Error())
-		return e
-	}
-	if f.Observed == nil {
-		problem(preflight.IDRDMADevice, checks.NoDevice, "the host could not be observed: "+f.ObserveError)
-		return e
-	}
-	for _, in := range f.Observed.Interfaces {
-		r := in.RDMA
-		if r == nil {
-			problem(preflight.IDRDMADevice, checks.NoDevice, fmt.Sprintf("netdev %s has no RDMA device", in.Name))
-			continue
-		}
-		e.Device, e.Port, e.RateGbps = r.Device, r.Port.Port, r.RateGbps
-		switch {
-		case r.State != "ACTIVE":
-			problem(preflight.IDPort, checks.PortDown, fmt.Sprintf("%s port %d is %s", r.Device, r.Port.Port, r.State))
-		case r.LinkLayer == "Ethernet" && r.RoCEv2IPv4GIDIndex < 0:
-			problem(preflight.IDGID, checks.QPBringUp, fmt.Sprintf("%s has no RoCE v2 IPv4 GID", r.Device))
-		default:
-			if r.LinkLayer == "Ethernet" {
-				idx := r.RoCEv2IPv4GIDIndex
-				e.GIDIndex = &idx
-			}
-			e.Problem = nil
-			return e
-		}
-	}
-	if e.Problem == nil {
-		problem(preflight.IDRDMADevice, checks.NoDevice, "no RDMA netdev to test")
-	}
+	e := rdma.EndpointOf(h.Intent, f.Facts, f.err)
+	e.Agent = h.Agent
 	return e
 }
 
@@ -326,6 +346,13 @@ func counterRules(c *fabric.Checks) evaluate.Rules {
 	return r
 }
 
+// LoopbackTest is the test and thresholds of the fabric's spec.checks.loopback (defaults:
+// write_bw for 5 s, no absolute floor).
+func LoopbackTest(c *fabric.Checks) (rdma.Test, rdma.Thresholds) {
+	sw := loopbackSweep(Options{Checks: c})
+	return sw.Test, sw.Thresholds
+}
+
 func loopbackSweep(o Options) rdma.Sweep {
 	var l fabric.Loopback
 	if o.Checks != nil && o.Checks.Loopback != nil {
@@ -336,6 +363,20 @@ func loopbackSweep(o Options) rdma.Sweep {
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Retest: l.RetestOutliers, Counters: counterRules(o.Checks), Baseline: o.given(),
 		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate), PortRateGbps: float64(l.PortRate),
 			MaxLatency: time.Duration(l.MaxLatency), RelativeFloor: o.relative(l.MinPercentOfBest)}}
+}
+
+// PairwiseTest is the test and schedule of the fabric's spec.checks.pairwise (defaults: write_bw
+// for 5 s, all-pairs).
+func PairwiseTest(c *fabric.Checks) (rdma.Test, schedule.Kind) {
+	var p fabric.Pairwise
+	if c != nil && c.Pairwise != nil {
+		p = *c.Pairwise
+	}
+	kind := schedule.Kind(p.Schedule)
+	if kind == "" {
+		kind = schedule.KindAllPairs
+	}
+	return test(p.Test, p.MessageSize, p.Duration, p.Retries), kind
 }
 
 func pairwiseSweep(o Options) rdma.Sweep {

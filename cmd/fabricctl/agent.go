@@ -9,6 +9,7 @@ import (
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/journal"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/ctxio"
 )
 
@@ -31,7 +32,7 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 			defer cancel()
 			h := &agent.Handler{
 				Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) },
-				Info: agent.Hello{Version: build().Version, Revision: buildHash(), SHA256: selfSHA256(),
+				Info: agent.Hello{Version: build().Version, Revision: build().Revision, SHA256: agentclient.SelfSHA256(),
 					GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
 			}
 			// The journal's directory is made when the first apply begins.

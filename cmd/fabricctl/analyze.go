@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,14 +30,10 @@ Exit 0 when nothing failed, 2 when a finding failed, 1 when a file could not be 
 			if err != nil {
 				return err
 			}
-			if err := output.Write(g.stdout, g.output, rep, func(t *output.TableWriter) { analyzeTable(t, rep) }); err != nil {
+			if err := output.Write(g.stdout, g.output, rep, rep.Table); err != nil {
 				return fmt.Errorf("writing the analysis: %w", err)
 			}
-			var all []checks.Result
-			for _, f := range rep.Files {
-				all = append(all, checks.Result{Status: f.Worst()})
-			}
-			switch checks.Worst(all) {
+			switch rep.Worst() {
 			case checks.StatusError:
 				return exitCodeError{exitError}
 			case checks.StatusFail:
@@ -47,21 +42,4 @@ Exit 0 when nothing failed, 2 when a finding failed, 1 when a file could not be 
 			return nil
 		},
 	}
-}
-
-// analyzeTable prints one line per finding, grouped by file.
-func analyzeTable(t *output.TableWriter, rep *analyze.Report) {
-	t.Row("FILE", "KIND", "STATUS", "CHECK", "SUBJECT", "SUMMARY")
-	for _, f := range rep.Files {
-		for _, x := range f.Findings {
-			t.Row(f.File, string(f.Kind), strings.ToUpper(string(x.Status)), x.ID, dashIfEmpty(x.Subject), x.Summary)
-		}
-	}
-}
-
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -2,96 +2,129 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fabricctl/fabricctl/checks/local"
-	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/nhc"
 	"github.com/fabricctl/fabricctl/checks/report"
+	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
+	"github.com/fabricctl/fabricctl/internal/kube"
 )
 
 // localCheckFlags are check's flags for --local.
 type localCheckFlags struct {
-	local bool
-	host  string
+	local  bool
+	host   string
+	budget time.Duration
 }
 
 func (lf *localCheckFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.BoolVar(&lf.local, "local", false, "check this host in-process, without SSH (preflight; with -f FABRIC --host NAME against the fabric)")
-	fl.StringVar(&lf.host, "host", "", "with --local -f FABRIC: the fabric host this machine is")
+	fl.BoolVar(&lf.local, "local", false, "check this host in-process, without SSH (preflight, loopback; with -f FABRIC [--host NAME] against the fabric)")
+	fl.StringVar(&lf.host, "host", "", "with --local -f FABRIC: the fabric host this machine is (default: the host whose Slurm node is $SLURMD_NODENAME, whose Kubernetes node is $NODE_NAME, or named as this machine)")
+	fl.DurationVar(&lf.budget, "budget", nhc.DefaultBudget, "with --local -o nhc: answer within this (Slurm kills a health check after 60 s)")
 }
 
-// checkLocal runs `fabricctl check --local`: the checks of package local on
-// this host, reported like any check run.
-func checkLocal(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlags, write func(cmdOut *report.Report) error) error {
+// schedulers name the fabric hosts as workload managers name their nodes (local.FindHost).
+var schedulers = []local.Scheduler{
+	{Env: "SLURMD_NODENAME", Node: func(h fabric.HostIntent) string { return slurm.NodeOf(h.Host, h.Labels) }},
+	{Env: "NODE_NAME", Node: kube.NodeOf},
+}
+
+// localOptions turns the flags into the options of package local.
+func localOptions(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlags) (local.Options, fabric.HostIntent, error) {
+	var lh fabric.HostIntent
 	var suites []report.Suite
 	if cmd.Flags().Changed("suite") {
 		var err error
 		if suites, err = parseSuites(cf.suites); err != nil {
-			return err
+			return local.Options{}, lh, err
 		}
 	}
 	o := local.Options{Suites: suites}
 	if cf.file != "" {
 		f, err := loadFabric(g.stderr, cf.file)
 		if err != nil {
-			return err
+			return o, lh, err
 		}
-		if lf.host == "" {
-			return fmt.Errorf("--local -f %s needs --host NAME: which host of the fabric this is", cf.file)
+		if lh, err = local.FindHost(f, cf.file, lf.host, schedulers); err != nil {
+			return o, lh, err
 		}
-		var names []string
-		found := false
-		for _, h := range f.Resolve().Hosts {
-			names = append(names, h.Host)
-			if h.Host == lf.host {
-				o.Intent, found = h, true
-				continue
-			}
-			o.Peers = append(o.Peers, preflight.Peer{Name: h.Host, Address: h.Address})
-		}
-		if !found {
-			slices.Sort(names)
-			return fmt.Errorf("%s: no host %q (hosts: %s)", cf.file, lf.host, strings.Join(names, ", "))
-		}
-		o.Name = f.Metadata.Name
-		o.ExpectedRate = expectedPortRate(f.Spec.Checks)
+		o.ForFabric(f, lh)
 	} else if lf.host != "" {
-		return fmt.Errorf("--host NAME needs -f FABRIC")
+		return o, lh, errors.New("--host NAME needs -f FABRIC")
 	}
 	hf := hostFlags{sysRoot: hostcfg.DefaultSysRoot, configRoot: hostcfg.DefaultConfigRoot, debugRoot: hostcfg.DefaultDebugRoot, rdmamap: true}
-	o.Gatherer = &preflight.Gatherer{Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) }}
+	o.Gatherer, o.Agent = hf.checkers(g)
+	return o, lh, nil
+}
+
+// runCheckLocal is check's RunE branch for --local.
+func runCheckLocal(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlags, lnf launcherFlags) error {
+	if g.output == "nhc" {
+		return runCheckNHC(cmd, g, cf, lf, lnf)
+	}
+	write, ok := checkWriters[g.output]
+	if !ok {
+		return fmt.Errorf("output %q is not one of table, json, junit, html (nhc with --local)", g.output)
+	}
+	if cf.fromDir != "" {
+		return fmt.Errorf("--local and --from-dir exclude each other")
+	}
+	if lnf.drain {
+		return errors.New("--drain with --local needs -o nhc")
+	}
+	o, _, err := localOptions(cmd, g, cf, lf)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := commandContext(cmd, g)
 	defer cancel()
 	rep, err := local.Run(ctx, o)
 	if err != nil {
 		return err
 	}
-	return write(rep)
+	return emitReport(g, cf, rep, write)
 }
 
-// expectedPortRate is the fabric's spec.checks.preflight.expectedRate (0: any).
-func expectedPortRate(c *fabric.Checks) float64 {
-	if c == nil || c.Preflight == nil {
-		return 0
+// runCheckNHC is `fabricctl check --local -o nhc`: nothing on stdout when the host is healthy,
+// else one "ERROR: fabricctl: …" line; exit 0 healthy, 1 a check failed, 2 no check failed but
+// the host could not be judged (checks undecided, the budget spent, bad flags or fabric). With
+// --drain the host's Slurm node is drained or resumed as LBNL NHC does.
+func runCheckNHC(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlags, lnf launcherFlags) error {
+	var v nhc.Verdict
+	o, lh, err := localOptions(cmd, g, cf, lf)
+	if err == nil && cf.fromDir != "" {
+		err = errors.New("--local and --from-dir exclude each other")
 	}
-	return c.Preflight.ExpectedRate
-}
-
-// runCheckLocal is check's RunE branch for --local.
-func runCheckLocal(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlags) error {
-	write, ok := checkWriters[g.output]
-	if !ok {
-		return fmt.Errorf("output %q is not one of table, json, junit, html", g.output)
+	if err != nil {
+		v = nhc.Verdict{Code: nhc.Unknown, Reason: "could not check: " + err.Error()}
+	} else {
+		ctx, cancel := commandContext(cmd, g)
+		defer cancel()
+		v = nhc.Run(ctx, lf.budget, func(ctx context.Context) (*report.Report, error) { return local.Run(ctx, o) })
+		if lnf.drain {
+			node := ""
+			if lh.Host != "" {
+				node = slurm.NodeOf(lh.Host, lh.Labels)
+			}
+			slurm.DrainSelf(ctx, slurm.Client{Run: slurm.Exec{}}, lh.Host, slurm.SelfNode(os.Getenv, os.Hostname, node), v, func(format string, a ...any) {
+				fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
+			})
+		}
 	}
-	if cf.fromDir != "" {
-		return fmt.Errorf("--local and --from-dir exclude each other")
+	if err := v.Write(g.stdout); err != nil {
+		return err
 	}
-	return checkLocal(cmd, g, cf, lf, func(rep *report.Report) error { return emitReport(g, cf, rep, write) })
+	if v.Code != nhc.Healthy {
+		return exitCodeError{v.Code}
+	}
+	return nil
 }

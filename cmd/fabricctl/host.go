@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/journal"
+	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
+	"github.com/fabricctl/fabricctl/internal/hostapply"
 	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
@@ -55,6 +56,12 @@ func (f *hostFlags) options(g *globals) hostcfg.Options {
 		NetNS: f.netns, UseRdmamap: f.rdmamap, Log: g.log}
 }
 
+// checkers gather this host's preflight facts and run its perftests, through the flags' roots.
+func (f *hostFlags) checkers(g *globals) (*preflight.Gatherer, *rdma.Agent) {
+	return &preflight.Gatherer{Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, f.options(g)) }},
+		&rdma.Agent{Sys: sysfs.NewFS(f.sysRoot), StateDir: rdma.DefaultStateDir()}
+}
+
 // loadDesired returns the desired state named by the flags, nil when none is.
 func (f *hostFlags) loadDesired(g *globals) (*fabric.HostIntent, error) {
 	switch {
@@ -70,15 +77,11 @@ func (f *hostFlags) loadDesired(g *globals) (*fabric.HostIntent, error) {
 		if err != nil {
 			return nil, err
 		}
-		var names []string
-		for _, h := range fab.Resolve().Hosts {
-			if h.Host == f.hostName {
-				return &h, nil
-			}
-			names = append(names, h.Host)
+		h, err := fab.Resolve().Host(f.hostName)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.fabricFile, err)
 		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("%s: no host %q (hosts: %s)", f.fabricFile, f.hostName, strings.Join(names, ", "))
+		return &h, nil
 	case f.hostName != "":
 		return nil, errors.New("--host NAME needs -f FABRIC")
 	}
@@ -142,13 +145,6 @@ func commandContext(cmd *cobra.Command, g *globals) (context.Context, context.Ca
 	return context.WithCancel(ctx)
 }
 
-// logErrors writes each located error on its own stderr line.
-func logErrors(w io.Writer, err error) {
-	for _, l := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(w, "fabricctl: %s\n", l)
-	}
-}
-
 func newHostShowCmd(g *globals) *cobra.Command {
 	var hf hostFlags
 	cmd := &cobra.Command{
@@ -171,7 +167,7 @@ RDMA device is shown; with --desired or -f/--host only what the intent manages.`
 					return err
 				}
 				if oerr != nil {
-					logErrors(g.stderr, oerr)
+					output.LogErrors(g.stderr, oerr)
 					return exitCodeError{exitError}
 				}
 				return nil
@@ -197,10 +193,10 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { hostview.Plan(t, p) }); err != nil {
 					return err
 				}
-				interrupted := warnInterrupted(g, stateDir, d.Host)
+				interrupted := hostapply.WarnInterrupted(g.stderr, stateDir, d.Host)
 				switch {
 				case oerr != nil:
-					logErrors(g.stderr, oerr)
+					output.LogErrors(g.stderr, oerr)
 					return exitCodeError{exitError}
 				case p.Drift() || interrupted:
 					return exitCodeError{exitChanges}
@@ -213,26 +209,6 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 	hf.registerRoots(cmd)
 	registerStateDir(cmd, &stateDir)
 	return cmd
-}
-
-// warnInterrupted says on stderr when an interrupted apply's journal is
-// pending for host, and reports whether one is.
-func warnInterrupted(g *globals, stateDir, host string) bool {
-	dir, err := journal.Open(stateDir)
-	if err != nil {
-		return false
-	}
-	st, err := dir.Status(host)
-	if err != nil || !st.Pending {
-		return false
-	}
-	what := "an interrupted apply"
-	if st.InProgress {
-		what = "an apply in progress"
-	}
-	fmt.Fprintf(g.stderr, "fabricctl: %s (%s) may have left this host half-changed; fabricctl host recover (or host apply) rolls it back\n",
-		what, st.Record.Summary())
-	return true
 }
 
 func newHostApplyCmd(g *globals) *cobra.Command {
@@ -253,7 +229,12 @@ otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
-				return hostApply(ctx, g, h, *d, dryRun, yes, stateDir)
+				err := hostapply.Run(ctx, h, *d, hostapply.Options{StateDir: stateDir, DryRun: dryRun, Yes: yes,
+					Format: g.output, Stdout: g.stdout, Stderr: g.stderr})
+				if errors.Is(err, hostapply.ErrReported) {
+					return exitCodeError{exitError}
+				}
+				return err
 			})
 		},
 	}
@@ -263,71 +244,6 @@ otherwise.`,
 	cmd.Flags().BoolVar(&yes, "yes", false, "apply disruptive changes (link flaps) without refusing")
 	registerStateDir(cmd, &stateDir)
 	return cmd
-}
-
-func hostApply(ctx context.Context, g *globals, h *hostcfg.Host, d fabric.HostIntent, dryRun, yes bool, stateDir string) error {
-	dir, err := journal.Open(stateDir)
-	if err != nil {
-		return err
-	}
-	var recovered *journal.Recovered
-	if dryRun {
-		warnInterrupted(g, stateDir, d.Host)
-	} else if rec, err := dir.Recover(ctx, d.Host, h); err != nil {
-		return fmt.Errorf("rolling back an interrupted apply first: %w", err)
-	} else if rec.Found {
-		recovered = &rec
-		fmt.Fprintf(g.stderr, "fabricctl: rolled back an interrupted apply (%s): restored %d setting(s), %d already were\n",
-			rec.Record.Summary(), len(rec.Result.Applied), len(rec.Result.Unchanged))
-	}
-	obs, oerr := h.Observe(ctx, d)
-	p := hostcfg.Diff(d, obs)
-	out := hostview.ApplyReport{APIVersion: fabric.APIVersion, Host: p.Host, DryRun: dryRun, Plan: p, Recovered: recovered}
-	write := func() error {
-		return output.Write(g.stdout, g.output, out, out.Table)
-	}
-	if oerr != nil {
-		logErrors(g.stderr, oerr) // the unreadable settings are left alone; the rest proceeds
-	}
-	if dryRun || p.Empty() {
-		if err := write(); err != nil {
-			return err
-		}
-		if oerr != nil {
-			return exitCodeError{exitError}
-		}
-		return nil
-	}
-	if p.Disruptive() && !yes {
-		if err := write(); err != nil {
-			return err
-		}
-		for _, c := range p.Changes {
-			if c.Disruptive {
-				fmt.Fprintf(g.stderr, "fabricctl: %s %s %s → %s: %s\n", c.Interface, c.Setting, c.Old, c.New, c.Reason)
-			}
-		}
-		return errors.New("the plan interrupts traffic (above); rerun with --yes to apply it")
-	}
-	got, aerr := dir.Apply(ctx, h, d, p)
-	out.Result, out.Remaining = &got.Result, got.Remaining
-	if got.RolledBack {
-		fmt.Fprintf(g.stderr, "fabricctl: rolled back every setting the apply changed (%d restored)\n", got.Restored)
-	}
-	if err := write(); err != nil {
-		return err
-	}
-	if aerr != nil {
-		logErrors(g.stderr, aerr)
-		return exitCodeError{exitError}
-	}
-	if got.Unsettled != nil {
-		logErrors(g.stderr, got.Unsettled)
-	}
-	if oerr != nil {
-		return exitCodeError{exitError}
-	}
-	return nil
 }
 
 func newHostRecoverCmd(g *globals) *cobra.Command {
@@ -375,7 +291,7 @@ Exit 0 when nothing was pending or everything was restored, 1 otherwise.`,
 				return err
 			}
 			if rerr != nil {
-				logErrors(g.stderr, rerr)
+				output.LogErrors(g.stderr, rerr)
 				return exitCodeError{exitError}
 			}
 			return nil

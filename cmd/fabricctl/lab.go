@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -124,6 +123,7 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 			if o.SwitchSim, err = os.Executable(); err != nil {
 				return fmt.Errorf("finding the fabricctl binary for the switch simulators: %w", err)
 			}
+			o.Fabricctl = o.SwitchSim
 			t0 := time.Now()
 			s, err := lab.Up(ctx, topo, img, o, g.log)
 			if err != nil {
@@ -138,6 +138,8 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 	cmd.Flags().IntVar(&o.MemoryMB, "memory", lab.DefaultMemoryMB, "MiB of memory per VM")
 	cmd.Flags().IntVar(&o.CPUs, "cpus", lab.DefaultCPUs, "virtual CPUs per VM")
 	cmd.Flags().DurationVar(&o.BootTimeout, "boot-timeout", lab.DefaultBootTimeout, "bound on boot until every VM answers over SSH; a VM over it is killed")
+	cmd.Flags().BoolVar(&o.Slurm, "slurm", false, "also run Slurm: munged and slurmd in every VM (health check: fabricctl check --local -o nhc --drain), slurmctld in the lab namespace")
+	cmd.Flags().DurationVar(&o.HealthCheckInterval, "health-check-interval", lab.DefaultHealthCheckInterval, "with --slurm: slurm.conf's HealthCheckInterval")
 	return cmd
 }
 
@@ -145,20 +147,7 @@ func printLabState(g *globals, s *lab.State) error {
 	if g.output == "json" {
 		return writeJSON(g.stdout, s)
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "HOST\tADDRESS\tPID\tBOOT\tCONSOLE\n")
-	for _, v := range s.VMs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1fs\t%s\n", v.Name, v.Address, v.Pid, v.BootSeconds, v.Console)
-	}
-	for _, w := range s.Switches {
-		fmt.Fprintf(tw, "%s\t%s\t%d\tswitch-sim %s\t%s\n", w.Name, w.Address, w.Pid, w.Platform, w.Log)
-	}
-	tw.Flush()
-	fmt.Fprintf(g.stdout, "netns %s  controller %s  user %s\nkey %s\nknown_hosts %s\n",
-		s.Netns, s.Topology.Controller, s.User, s.KeyPath, s.KnownHosts)
-	if len(s.Switches) > 0 {
-		fmt.Fprintf(g.stdout, "switch password %s (export %s=$(cat %s))\n", s.SwitchPasswordPath(), lab.SwitchPasswordEnv, s.SwitchPasswordPath())
-	}
+	s.WriteTable(g.stdout)
 	return nil
 }
 
@@ -199,12 +188,7 @@ func newLabStatusCmd(g *globals, f *labFlags) *cobra.Command {
 					return err
 				}
 			} else {
-				w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintf(w, "HOST\tADDRESS\tPID\tQEMU\tSSH\tERROR\n")
-				for _, h := range st {
-					fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", h.Name, h.Address, h.Pid, yes(h.Running, "running", "stopped"), yes(h.SSH, "ok", "-"), h.Error)
-				}
-				w.Flush()
+				lab.WriteStatusTable(g.stdout, st)
 			}
 			if bad {
 				return exitCodeError{exitError}
@@ -212,13 +196,6 @@ func newLabStatusCmd(g *globals, f *labFlags) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-func yes(b bool, y, n string) string {
-	if b {
-		return y
-	}
-	return n
 }
 
 func newLabRunCmd(g *globals, f *labFlags) *cobra.Command {
@@ -229,7 +206,7 @@ func newLabRunCmd(g *globals, f *labFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:       "run SCENARIO...",
 		Short:     "Run scenarios against the running lab (" + strings.Join(names, ", ") + ")",
-		Long:      scenarioHelp(),
+		Long:      lab.ScenarioHelp(),
 		Args:      cobra.MinimumNArgs(1),
 		ValidArgs: names,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -265,7 +242,7 @@ func newLabRunCmd(g *globals, f *labFlags) *cobra.Command {
 				}
 			} else {
 				for _, res := range results {
-					printResult(g.stdout, s, res)
+					res.WriteTable(g.stdout, s.ResultPath(res.Scenario))
 				}
 			}
 			if failed {
@@ -274,25 +251,6 @@ func newLabRunCmd(g *globals, f *labFlags) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-func scenarioHelp() string {
-	var b strings.Builder
-	b.WriteString("Scenarios (results: STATE-DIR/results/NAME.json; -o json prints them):\n")
-	for _, s := range lab.Scenarios() {
-		fmt.Fprintf(&b, "  %-9s %s (bound %s)\n", s.Name, s.Description, s.Timeout)
-	}
-	return b.String()
-}
-
-func printResult(w io.Writer, s *lab.State, res *lab.Result) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, c := range res.Checks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", yes(c.Passed, "PASS", "FAIL"), c.Name, c.Detail)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "scenario %s: %s in %.1fs (%s)\n", res.Scenario, yes(res.Passed, "passed", "FAILED"),
-		float64(res.DurationMS)/1000, s.ResultPath(res.Scenario))
 }
 
 func newLabExecCmd(g *globals, f *labFlags) *cobra.Command {

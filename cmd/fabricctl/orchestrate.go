@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
-	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
@@ -83,7 +79,7 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 
 func (g *globals) engine() *fabric.Engine {
 	e := &fabric.Engine{Parallel: g.parallel, Log: g.log}
-	if isTerminal(g.stderr) {
+	if output.IsTerminal(g.stderr) {
 		e.Progress = func(ev fabric.Event) {
 			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)
 			if ev.Done == ev.Total {
@@ -94,15 +90,6 @@ func (g *globals) engine() *fabric.Engine {
 	return e
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 func (g *globals) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	if g.timeout > 0 {
 		return context.WithTimeout(ctx, g.timeout)
@@ -111,37 +98,7 @@ func (g *globals) withTimeout(ctx context.Context) (context.Context, context.Can
 }
 
 func writePlan(g *globals, p *fabric.Plan) error {
-	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) {
-		t.Row("TARGET", "TIER", "COMPONENT", "SETTING", "CHANGE", "NOTE")
-		changed, same, failed := 0, 0, 0
-		for _, tp := range p.Targets {
-			switch {
-			case tp.Error != "":
-				failed++
-				t.Row(tp.Target, tp.Tier, "-", "-", "ERROR", tp.Error)
-				continue
-			case len(fabric.Actionable(tp.Changes)) > 0:
-				changed++
-			default:
-				same++
-			}
-			if len(tp.Changes) == 0 {
-				t.Row(tp.Target, tp.Tier, "-", "-", "no changes", "")
-			}
-			for _, c := range tp.Changes {
-				note := c.Note
-				switch {
-				case c.Unsupported:
-					note = "UNSUPPORTED " + note
-				case c.Disruptive:
-					note = "DISRUPTIVE " + note
-				}
-				t.Row(tp.Target, tp.Tier, dashIfEmpty(c.Component), c.Setting, fmt.Sprintf("%s → %s", dashIfEmpty(c.Old), dashIfEmpty(c.New)), strings.TrimSpace(note))
-			}
-		}
-		t.Flush()
-		fmt.Fprintf(g.stdout, "\n%d target(s): %d to change, %d unchanged, %d could not be observed\n", len(p.Targets), changed, same, failed)
-	})
+	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { output.PlanTable(t, g.stdout, p) })
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -313,7 +270,7 @@ Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
 					return err
 				}
 				if err := errors.Join(errs...); err != nil {
-					logErrors(g.stderr, err)
+					output.LogErrors(g.stderr, err)
 					return exitCodeError{exitError}
 				}
 				return nil
@@ -324,8 +281,7 @@ Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
 	return cmd
 }
 
-// confirm asks on stderr and reads the answer from stdin; a non-terminal
-// stdin without --yes is refused rather than guessed.
+// confirm asks on stderr whether to apply p and reads the answer from stdin.
 func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 	n := 0
 	for _, t := range p.Targets {
@@ -333,38 +289,9 @@ func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 			n++
 		}
 	}
-	if f, ok := g.stdin.(*os.File); ok && !isTerminal(f) {
-		return false, errors.New("refusing to apply without confirmation: stdin is not a terminal; pass --yes")
-	}
-	fmt.Fprintf(g.stderr, "Apply these changes to %d target(s)? [y/N] ", n)
-	line, err := bufio.NewReader(ctxio.NewReader(ctx, g.stdin)).ReadString('\n')
-	if ctx.Err() != nil {
-		return false, fmt.Errorf("waiting for confirmation: %w", ctx.Err())
-	}
-	if err != nil && line == "" {
-		return false, errors.New("refusing to apply: no confirmation on stdin; pass --yes")
-	}
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes", nil
+	return output.Confirm(ctx, g.stdin, g.stderr, fmt.Sprintf("Apply these changes to %d target(s)?", n))
 }
 
 func writeResult(g *globals, r *fabric.Result) error {
-	return output.Write(g.stdout, g.output, r, func(t *output.TableWriter) {
-		fmt.Fprintln(g.stdout)
-		t.Row("TARGET", "TIER", "OUTCOME", "APPLIED", "REMAINING", "ERROR")
-		counts := map[fabric.Outcome]int{}
-		for _, tr := range r.Targets {
-			counts[tr.Outcome]++
-			t.Row(tr.Target, tr.Tier, tr.Outcome, len(tr.Applied), len(fabric.Actionable(tr.Remaining)), dashIfEmpty(tr.Error))
-		}
-		t.Flush()
-		var parts []string
-		for _, o := range []fabric.Outcome{fabric.OutcomeChanged, fabric.OutcomeUnchanged, fabric.OutcomeWouldApply,
-			fabric.OutcomeRolledBack, fabric.OutcomeFailed, fabric.OutcomeSkipped} {
-			if counts[o] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
-			}
-		}
-		fmt.Fprintf(g.stdout, "\n%d target(s): %s\n", len(r.Targets), strings.Join(parts, ", "))
-	})
+	return output.Write(g.stdout, g.output, r, func(t *output.TableWriter) { output.ResultTable(t, g.stdout, r) })
 }

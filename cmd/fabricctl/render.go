@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
@@ -63,18 +62,8 @@ the fabric is invalid or any target fails to render.`,
 				arts[i].Inline()
 			}
 			w := bufio.NewWriterSize(g.stdout, 64<<10)
-			if err := output.Write(w, g.output, render.Result{APIVersion: fabric.APIVersion, Artifacts: arts},
-				func(*output.TableWriter) {
-					for i, a := range arts {
-						if i > 0 {
-							fmt.Fprintln(w)
-						}
-						fmt.Fprintf(w, "# ==> %s (%s %s) <==\n%s", a.Path, a.Kind, a.Target, a.Content)
-						if !strings.HasSuffix(a.Content, "\n") {
-							fmt.Fprintln(w)
-						}
-					}
-				}); err != nil {
+			res := render.Result{APIVersion: fabric.APIVersion, Artifacts: arts}
+			if err := output.Write(w, g.output, res, func(*output.TableWriter) { res.WriteText(w) }); err != nil {
 				return err
 			}
 			return w.Flush()

@@ -61,6 +61,8 @@ func commands(g *globals) []*cobra.Command {
 		newHostCmd(g), newAgentCmd(g),
 		newSwitchSimCmd(g), newSwitchCmd(g),
 		newCheckCmd(g),
+		newTaskCmd(g),
+		newK8sCmd(g),
 	}
 }
 

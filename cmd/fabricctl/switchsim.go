@@ -1,15 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"github.com/fabricctl/fabricctl/checks/lldpagent"
-	"github.com/fabricctl/fabricctl/fabric"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/checks/lldpagent"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 )
 
@@ -30,28 +28,8 @@ func newSwitchSimCmd(g *globals) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opt := sim.Options{Platform: platform, User: user, Hostname: hostname}
-			if passwordEnv != "" {
-				opt.Password = os.Getenv(passwordEnv)
-				if opt.Password == "" {
-					return fmt.Errorf("environment variable %s (--password-env) is empty or unset", passwordEnv)
-				}
-			}
-			if authorizedKeysFile != "" {
-				keys, err := sim.ReadAuthorizedKeys(authorizedKeysFile)
-				if err != nil {
-					return err
-				}
-				opt.AuthorizedKeys = keys
-			}
-			if opt.Password == "" && len(opt.AuthorizedKeys) == 0 {
-				return errors.New("give --password-env or --authorized-keys: the simulator never accepts logins without credentials")
-			}
-			if hostKeyFile != "" {
-				signer, err := sim.LoadOrCreateHostKey(hostKeyFile)
-				if err != nil {
-					return err
-				}
-				opt.HostKey = signer
+			if err := opt.LoadCredentials(passwordEnv, authorizedKeysFile, hostKeyFile); err != nil {
+				return err
 			}
 			if lldpSocket != "" {
 				ag := &lldpagent.Agent{Socket: lldpSocket}

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"sync"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/buildinfo"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
@@ -27,28 +24,6 @@ var build = sync.OnceValue(func() buildinfo.Info {
 		b.Revision = revision
 	}
 	return b
-})
-
-// buildHash identifies the binary (VCS revision when known).
-func buildHash() string { return build().Revision }
-
-// selfSHA256 hashes the running executable: the controller compares it with
-// the agent's to decide whether to upload itself.
-var selfSHA256 = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
 })
 
 type versionInfo struct {
@@ -72,7 +47,7 @@ func newVersionCmd(g *globals) *cobra.Command {
 			}
 			b := build()
 			v := versionInfo{APIVersion: fabric.APIVersion, Version: b.Version, Revision: b.Revision, Modified: b.Modified,
-				SHA256: selfSHA256(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+				SHA256: agentclient.SelfSHA256(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 			return output.Write(g.stdout, g.output, v, func(*output.TableWriter) {
 				fmt.Fprintf(g.stdout, "fabricctl %s (%s, %s/%s)\n", v.Version, v.Revision, v.GOOS, v.GOARCH)
 			})

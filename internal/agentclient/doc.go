@@ -40,7 +40,11 @@
 // with a given stdin and stdout: a Remote over SSH in fabricctl check, the
 // lab's SSH in lab tests, an in-process agent.Handler in unit tests (Local).
 //
+// SelfSHA256 and SelfRevision describe the running binary: what an agent says of itself in its
+// hello and `fabricctl version` prints; SelfSHA256 equals Self().Hash().
+//
 // A Deployer, a Remote and a HostTarget are safe for concurrent use. A
 // Session is used by one goroutine at a time; Agents must be safe for
-// concurrent use (several sessions run on one host at once).
+// concurrent use (several sessions run on one host at once). SelfSHA256 and SelfRevision are
+// safe for concurrent use.
 package agentclient

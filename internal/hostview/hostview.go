@@ -65,7 +65,7 @@ func Observed(t *output.TableWriter, obs hostcfg.Observed) {
 			t.Row(head, "-", "-", "error: "+i.Error)
 			continue
 		}
-		t.Row(head, "driver", "-", orDash(i.Driver)+" "+orDash(i.BusID))
+		t.Row(head, "driver", "-", output.OrDash(i.Driver)+" "+output.OrDash(i.BusID))
 		if r := i.RDMA; r != nil {
 			t.Row(head, "rdma", "sysfs", fmt.Sprintf("%s/%d %s %s %s", r.Device, r.Port.Port, r.State, r.LinkLayer, r.Rate))
 			gid := "none"
@@ -75,13 +75,13 @@ func Observed(t *output.TableWriter, obs hostcfg.Observed) {
 			t.Row(head, "gid.roce-v2-ipv4", "sysfs", gid)
 		}
 		for _, s := range i.Settings {
-			t.Row(head, s.Setting, orDash(s.Backend), settingText(s))
+			t.Row(head, s.Setting, output.OrDash(s.Backend), settingText(s))
 		}
 	}
 	for _, p := range obs.Ports {
 		t.Row(p.Name, "pkeys", hostcfg.BackendSysfsPKeys, strings.Join(p.PKeys, ","))
 		for _, s := range p.Settings {
-			t.Row(p.Name, s.Setting, orDash(s.Backend), settingText(s))
+			t.Row(p.Name, s.Setting, output.OrDash(s.Backend), settingText(s))
 		}
 	}
 }
@@ -94,13 +94,6 @@ func settingText(s hostcfg.SettingState) string {
 		return "unsupported: " + s.Unsupported
 	}
 	return s.Value
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // Plan writes the rows of `fabricctl host plan`: each change, marking the
@@ -119,7 +112,7 @@ func Plan(t *output.TableWriter, p hostcfg.Plan) {
 		}
 	}
 	for _, i := range p.Issues {
-		t.Row(i.Interface, orDash(i.Setting), "", "", orDash(i.Backend), i.Kind+": "+i.Reason)
+		t.Row(i.Interface, output.OrDash(i.Setting), "", "", output.OrDash(i.Backend), i.Kind+": "+i.Reason)
 	}
 	t.Row(fmt.Sprintf("%d change(s), %d issue(s)", len(p.Changes), len(p.Issues)))
 }
@@ -157,7 +150,7 @@ func (o ApplyReport) Table(t *output.TableWriter) {
 		t.Row("still-differs", c.Interface, c.Setting, c.Old, c.New, c.Backend)
 	}
 	for _, i := range o.Plan.Issues {
-		t.Row(i.Kind, i.Interface, orDash(i.Setting), "", "", i.Reason)
+		t.Row(i.Kind, i.Interface, output.OrDash(i.Setting), "", "", i.Reason)
 	}
 	t.Row(fmt.Sprintf("%d applied, %d unchanged, %d rolled back, %d failed, %d still differ",
 		len(r.Applied), len(r.Unchanged), len(r.RolledBack), len(r.Failed), len(o.Remaining)))

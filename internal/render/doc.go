@@ -13,5 +13,6 @@
 // Targets render independently on one worker per CPU; the result keeps the
 // fabric's order (hosts, switches, subnet managers, then profiles). Every
 // render error is reported, joined; the first error of the sink stops the
-// work. Artifacts is safe for concurrent use.
+// work. Result.WriteText prints the artifacts for people, each under a header.
+// Artifacts is safe for concurrent use.
 package render

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sort"
 	"strings"
@@ -256,4 +257,18 @@ func MarshalYAML(v any) (string, error) {
 		return "", fmt.Errorf("encoding YAML: %w", err)
 	}
 	return buf.String(), enc.Close()
+}
+
+// WriteText prints every artifact's (inlined) content under a "# ==> PATH (KIND TARGET) <=="
+// header, a blank line between artifacts, each ending in a newline: `fabricctl render`'s text.
+func (r Result) WriteText(w io.Writer) {
+	for i, a := range r.Artifacts {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "# ==> %s (%s %s) <==\n%s", a.Path, a.Kind, a.Target, a.Content)
+		if !strings.HasSuffix(a.Content, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
 }

@@ -117,16 +117,9 @@ func (h *harness) mustVM(ctx context.Context, host, cmd string) string {
 	return out
 }
 
-// up builds the static fabricctl, boots the lab fabric and reads the switch password.
-func up(t *testing.T, ctx context.Context) *harness {
+// newHarness builds the static fabricctl the tests run.
+func newHarness(t *testing.T, ctx context.Context) *harness {
 	t.Helper()
-	return upFabric(t, ctx, fabricFile)
-}
-
-// upFabric is up with another lab fabric file (profiles/lab/two-leaf.yaml).
-func upFabric(t *testing.T, ctx context.Context, fabricFile string) *harness {
-	t.Helper()
-	needLab(t)
 	h := &harness{t: t, root: testutil.RepoRoot(t)}
 	h.bin = filepath.Join(t.TempDir(), "fabricctl")
 	t0 := time.Now()
@@ -138,7 +131,21 @@ func upFabric(t *testing.T, ctx context.Context, fabricFile string) *harness {
 	}
 	phase("build (static)", time.Since(t0))
 	h.env = os.Environ()
-	t0 = time.Now()
+	return h
+}
+
+// up builds the static fabricctl, boots the lab fabric and reads the switch password.
+func up(t *testing.T, ctx context.Context) *harness {
+	t.Helper()
+	return upFabric(t, ctx, fabricFile)
+}
+
+// upFabric is up with another lab fabric file (profiles/lab/two-leaf.yaml).
+func upFabric(t *testing.T, ctx context.Context, fabricFile string) *harness {
+	t.Helper()
+	needLab(t)
+	h := newHarness(t, ctx)
+	t0 := time.Now()
 	r := h.fabricctlHost(ctx, "lab", "up", "-f", fabricFile)
 	if r.code != 0 {
 		t.Fatalf("fabricctl lab up -f %s: %v", fabricFile, r)

@@ -65,6 +65,9 @@ type Image struct {
 	Initrd        string `json:"initrd"` // initrd.img (gzip'd cpio)
 	KernelVersion string `json:"kernelVersion"`
 	Hash          string `json:"hash"` // of every input: package versions, guest files, builder version
+	// Controller is the controller tree: slurmctld, munged, srun, scontrol … with their own loader
+	// and libraries, run through the wrappers in Controller/bin (see ControllerCommands).
+	Controller string `json:"controller,omitempty"`
 	// Reused is true when a cached image with the same inputs was found (nothing fetched or built).
 	Reused bool `json:"-"`
 	// FetchTime and BuildTime are the durations of the two phases (zero when reused).
@@ -104,6 +107,8 @@ func (b *Builder) log() *slog.Logger {
 func InputHash(lock []byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%q\n%q\n%q\n", builderVersion, Modules, Binaries, DlopenedFiles)
+	fmt.Fprintf(h, "%q\n%q\n%q\n%q\n%q\n%s\n", SlurmBinaries, SlurmLinks, SlurmPlugins, ControllerBinaries,
+		ControllerCommands, ControllerWrapper("NAME", "PROG"))
 	h.Write(lock)
 	_ = fs.WalkDir(guestFS, "guest", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -153,6 +158,7 @@ func (b *Builder) Build(ctx context.Context) (Image, error) {
 		if json.Unmarshal(m, &prev) == nil && prev.Hash == hash && fileExists(prev.Kernel) && fileExists(img.Initrd) {
 			img.Kernel = prev.Kernel
 			img.KernelVersion = prev.KernelVersion
+			img.Controller = prev.Controller
 			img.Reused = true
 			b.log().Info("lab image up to date", "hash", hash, "dir", img.Dir)
 			return img, nil
@@ -186,7 +192,11 @@ func (b *Builder) Build(ctx context.Context) (Image, error) {
 		return Image{}, fmt.Errorf("building lab image: %w", err)
 	}
 	img.KernelVersion = kver
-	if err := writeImage(work, &img, tree); err != nil {
+	ctl, err := controllerTree(ctx, filepath.Join(work, "stage"))
+	if err != nil {
+		return Image{}, fmt.Errorf("building lab image: %w", err)
+	}
+	if err := writeImage(work, &img, tree, ctl); err != nil {
 		return Image{}, fmt.Errorf("building lab image: %w", err)
 	}
 	img.BuildTime = time.Since(t1)
@@ -272,8 +282,7 @@ func dpkgX(ctx context.Context, deb, dir string) error {
 // staged runs a program of the stage with the staged loader and libraries.
 func staged(ctx context.Context, stage string, args ...string) ([]byte, error) {
 	ldso := filepath.Join(stage, "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")
-	lp := filepath.Join(stage, "lib/x86_64-linux-gnu") + ":" + filepath.Join(stage, "usr/lib/x86_64-linux-gnu")
-	cmd := exec.CommandContext(ctx, ldso, append([]string{"--library-path", lp}, args...)...)
+	cmd := exec.CommandContext(ctx, ldso, append([]string{"--library-path", stagedLibraryPath(stage)}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -333,7 +342,22 @@ func assemble(ctx context.Context, work string, debs map[string]string, kernelPk
 }
 
 func addBinaries(ctx context.Context, t *Tree, stage string) error {
-	for _, rel := range append(append([]string{}, Binaries...), DlopenedFiles...) {
+	if err := addWithClosure(ctx, t, stage, append(append([]string{}, Binaries...), DlopenedFiles...)); err != nil {
+		return err
+	}
+	// the loader under both names: /lib64 (the ELF interpreter) and the multiarch directory
+	for _, l := range []string{"lib64/ld-linux-x86-64.so.2", "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"} {
+		if err := t.CopyFromStage(stage, l); err != nil {
+			return err
+		}
+	}
+	return addSlurm(ctx, t, stage)
+}
+
+// addWithClosure copies the files at rels (inside the stage) and every shared library the staged
+// loader resolves for them.
+func addWithClosure(ctx context.Context, t *Tree, stage string, rels []string) error {
+	for _, rel := range rels {
 		if err := t.CopyFromStage(stage, rel); err != nil {
 			return err
 		}
@@ -353,12 +377,6 @@ func addBinaries(ctx context.Context, t *Tree, stage string) error {
 			if err := t.CopyFromStage(stage, l); err != nil {
 				return err
 			}
-		}
-	}
-	// the loader under both names: /lib64 (the ELF interpreter) and the multiarch directory
-	for _, l := range []string{"lib64/ld-linux-x86-64.so.2", "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"} {
-		if err := t.CopyFromStage(stage, l); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -431,7 +449,7 @@ func addConfig(t *Tree, stage string) error {
 
 // writeImage writes vmlinuz, initrd.img and manifest.json into img.Dir (atomically: a temporary
 // directory renamed into place).
-func writeImage(work string, img *Image, t *Tree) error {
+func writeImage(work string, img *Image, t *Tree, ctl *Tree) error {
 	kern, _ := t.Get("vmlinuz")
 	delete(t.entries, "vmlinuz")
 	tmp := filepath.Join(work, "out")
@@ -468,6 +486,12 @@ func writeImage(work string, img *Image, t *Tree) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing initramfs: %w", err)
+	}
+	if ctl != nil {
+		if err := ctl.WriteDir(filepath.Join(tmp, "controller")); err != nil {
+			return fmt.Errorf("writing the controller tree: %w", err)
+		}
+		img.Controller = filepath.Join(img.Dir, "controller")
 	}
 	m, _ := json.MarshalIndent(img, "", "  ")
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), append(m, '\n'), 0o644); err != nil {

@@ -189,8 +189,10 @@ type standInProc struct {
 // finds exactly it. With reload it survives SIGHUP and reports each one;
 // without, SIGHUP kills it. standIn returns once its signal handlers are
 // installed (it says so), writes its pid to the pid file, and kills it when
-// the test ends.
-func standIn(t *testing.T, dir string, reload bool) *standInProc {
+// the test ends. With ignoreHUP it is started through nohup(1), which sets
+// SIGHUP to SIG_IGN and execs it (same process, same name): how CI runners
+// and nohup'd shells start the tests, and what made the old stand-in fail.
+func standIn(t *testing.T, dir string, reload, ignoreHUP bool) *standInProc {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -206,6 +208,13 @@ func standIn(t *testing.T, dir string, reload bool) *standInProc {
 		mode = "reload"
 	}
 	s.cmd = exec.Command(bin)
+	if ignoreHUP {
+		nohup, err := exec.LookPath("nohup")
+		if err != nil {
+			t.Skipf("nohup: %v", err)
+		}
+		s.cmd = exec.Command(nohup, bin)
+	}
 	s.cmd.Env = append(os.Environ(), standInEnv+"="+mode)
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {
@@ -316,10 +325,16 @@ func (h signalHook) Signal(ctx context.Context, p Process, sig Signal) error {
 
 // TestPushRealProcess runs Push through ExecRunner, i.e. the real cat, cp -p,
 // mktemp, tee, mv, pidof and kill, against a temporary directory and a
-// stand-in process (see standIn: it is not OpenSM).
+// stand-in process (see standIn: it is not OpenSM), started plainly and with
+// SIGHUP ignored on entry (nohup).
 func TestPushRealProcess(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testPushRealProcess(t, false) })
+	t.Run("nohup", func(t *testing.T) { testPushRealProcess(t, true) })
+}
+
+func testPushRealProcess(t *testing.T, ignoreHUP bool) {
 	dir := t.TempDir()
-	si := standIn(t, dir, true)
+	si := standIn(t, dir, true, ignoreHUP)
 	conf := filepath.Join(dir, "partitions.conf")
 	old := "Default=0x7fff : ALL=limited, SELF=full ;\n"
 	if err := os.WriteFile(conf, []byte(old), 0o640); err != nil {
@@ -381,10 +396,16 @@ func TestPushRealProcess(t *testing.T) {
 }
 
 // TestPushRealProcessDies: the stand-in dies on SIGHUP, so verification
-// fails, the previous file is restored, and the second SIGHUP finds nobody.
+// fails, the previous file is restored, and the second SIGHUP finds nobody;
+// also when it was started with SIGHUP ignored (nohup).
 func TestPushRealProcessDies(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testPushRealProcessDies(t, false) })
+	t.Run("nohup", func(t *testing.T) { testPushRealProcessDies(t, true) })
+}
+
+func testPushRealProcessDies(t *testing.T, ignoreHUP bool) {
 	dir := t.TempDir()
-	si := standIn(t, dir, false)
+	si := standIn(t, dir, false, ignoreHUP)
 	conf := filepath.Join(dir, "partitions.conf")
 	old := "Default=0x7fff, ipoib : ALL=full ;\n"
 	if err := os.WriteFile(conf, []byte(old), 0o644); err != nil {

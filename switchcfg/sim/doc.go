@@ -16,7 +16,9 @@
 //
 // LoadOrCreateHostKey and ReadAuthorizedKeys read the key files of a
 // long-running simulator (`fabricctl switch-sim --host-key
-// --authorized-keys`) into Options.HostKey and Options.AuthorizedKeys.
+// --authorized-keys`) into Options.HostKey and Options.AuthorizedKeys;
+// Options.LoadCredentials does all of it, with the password from an
+// environment variable, and refuses a simulator without credentials.
 //
 // What each platform implements (prompts and modes exactly as scrapligo's
 // platform definitions expect them; the read-back printed in the NOS's own

@@ -66,3 +66,35 @@ func ReadAuthorizedKeys(path string) ([]ssh.PublicKey, error) {
 	}
 	return keys, nil
 }
+
+// LoadCredentials sets o's login credentials and host key from where `fabricctl switch-sim`
+// names them, each only when named: Password from the environment variable passwordEnv (set and
+// not empty), AuthorizedKeys from authorizedKeysFile, HostKey from hostKeyFile
+// (LoadOrCreateHostKey). Without a password or a key it refuses: the simulator never accepts
+// logins without credentials.
+func (o *Options) LoadCredentials(passwordEnv, authorizedKeysFile, hostKeyFile string) error {
+	if passwordEnv != "" {
+		o.Password = os.Getenv(passwordEnv)
+		if o.Password == "" {
+			return fmt.Errorf("environment variable %s (--password-env) is empty or unset", passwordEnv)
+		}
+	}
+	if authorizedKeysFile != "" {
+		keys, err := ReadAuthorizedKeys(authorizedKeysFile)
+		if err != nil {
+			return err
+		}
+		o.AuthorizedKeys = keys
+	}
+	if o.Password == "" && len(o.AuthorizedKeys) == 0 {
+		return errors.New("give --password-env or --authorized-keys: the simulator never accepts logins without credentials")
+	}
+	if hostKeyFile != "" {
+		signer, err := LoadOrCreateHostKey(hostKeyFile)
+		if err != nil {
+			return err
+		}
+		o.HostKey = signer
+	}
+	return nil
+}

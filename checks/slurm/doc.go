@@ -1,0 +1,30 @@
+// Package slurm runs fabricctl's checks through Slurm and keeps Slurm's node states in line with
+// the verdicts, the way LBNL NHC does.
+//
+// The Launcher implements checks/runner's Launcher: the preflight is one srun step on every
+// node, each round of RDMA tests one srun step on the round's nodes. Every task runs the same
+// `fabricctl task SPEC…` (the step's spec, checks/task) and finds its part by SLURMD_NODENAME;
+// srun gathers the framed results:
+//
+//	l := &slurm.Launcher{Run: slurm.Exec{}, Partition: "gpu", Node: nodeOf}
+//	rep, err := runner.Run(ctx, name, hosts, runner.Options{Launcher: l})
+//	actions, err := slurm.Reconcile(ctx, slurm.Client{Run: slurm.Exec{}}, rep.HostVerdicts(names), nodeOf, false)
+//
+// Before the steps the Launcher asks scontrol which nodes Slurm would run them on: outside an
+// allocation a drained, down or not responding node is reported (an error, not a failure) and
+// its tests are not run; inside one (Allocation, SLURM_JOB_ID) steps also run on its draining
+// nodes. Hosts map to nodes by the label NodeLabel (fabricctl.io/slurm-node), else by name.
+//
+// Reconcile drains the node of every failed host with "fabricctl: <reason>" and resumes the nodes
+// fabricctl drained that pass again; nodes drained by anyone else keep their reason.
+//
+// Sweep is `fabricctl check --launcher slurm` around the runner it is given (hosts to nodes, the
+// allocation's nodes, the step log, the drains); DrainSelf is `check --local -o nhc --drain`, one node's
+// own drain or resume after its health check, on SelfNode ($SLURMD_NODENAME).
+//
+// The pure parts — ParseNodes (scontrol show node), ExpandHostlist/CompressHostlist, the srun
+// command line (SrunArgs) — are golden- and fuzz-tested; slurmsim is a simulated Slurm for the
+// Launcher's tests and the 10,000-node benchmark; the real Slurm runs in the soft-RoCE lab.
+//
+// A Client and Exec are safe for concurrent use; a Launcher serves one sweep at a time.
+package slurm

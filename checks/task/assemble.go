@@ -1,0 +1,117 @@
+package task
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fabricctl/fabricctl/checks/preflight"
+	"github.com/fabricctl/fabricctl/checks/rdma"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// ErrNoResult: a node of the step reported nothing (the launcher could not start its task, or
+// the task died before it wrote its result).
+var ErrNoResult = errors.New("no result from the node")
+
+// PreflightSpec is the spec of a preflight step over hosts (their desired state; peers are the
+// other hosts, all) and the peers, every host of the fabric (a task leaves itself out); node maps
+// a host to its launcher node name. The peer list is shared, not repeated per host: a preflight
+// of n hosts costs O(n), not O(n²).
+func PreflightSpec(hosts []fabric.HostIntent, peers []fabric.HostIntent, node func(host string) string) Spec {
+	s := Spec{Version: Version, Kind: KindPreflight}
+	for _, h := range hosts {
+		s.Hosts = append(s.Hosts, Host{Node: node(h.Host), Intent: h})
+	}
+	for _, p := range peers {
+		s.Peers = append(s.Peers, preflight.Peer{Name: p.Host, Address: p.Address})
+	}
+	return s
+}
+
+// Facts returns the facts of hosts from a preflight step's results, in hosts' order, with an
+// error for every host whose node reported none (stepErr says how the step ended).
+func Facts(hosts []fabric.HostIntent, node func(host string) string, c Collected, stepErr error) ([]preflight.Facts, []error) {
+	facts := make([]preflight.Facts, len(hosts))
+	errs := make([]error, len(hosts))
+	for i, h := range hosts {
+		n := node(h.Host)
+		r, ok := c.Results[n]
+		switch {
+		case !ok:
+			errs[i] = noResult(n, stepErr)
+		case r.Error != "":
+			errs[i] = fmt.Errorf("node %s: %s", n, r.Error)
+		case r.Facts == nil:
+			errs[i] = fmt.Errorf("node %s: %w: no facts in its result", n, ErrNoResult)
+		default:
+			facts[i] = *r.Facts
+		}
+		facts[i].Host = h.Host
+	}
+	return facts, errs
+}
+
+func noResult(node string, stepErr error) error {
+	if stepErr != nil {
+		return fmt.Errorf("node %s: %w (%w)", node, ErrNoResult, stepErr)
+	}
+	return fmt.Errorf("node %s: %w", node, ErrNoResult)
+}
+
+// RoundSpec is the spec of one round: every job with its sides' nodes. The jobs share one test.
+func RoundSpec(jobs []rdma.Job, node func(host string) string) Spec {
+	s := Spec{Version: Version, Kind: KindRound}
+	for i, j := range jobs {
+		if i == 0 {
+			s.Test = j.Test
+		}
+		s.Jobs = append(s.Jobs, Job{Server: SideOf(j.Server, node(j.Server.Host)), Client: SideOf(j.Client, node(j.Client.Host)), TCPPort: j.TCPPort})
+	}
+	return s
+}
+
+// Runs turns a round's results into one PairRun per job, in order. A side whose node reported
+// nothing makes the run an error naming the node (stepErr says how the step ended); a client
+// that never started (its server failed first) leaves ClientOut nil, as RunPair does.
+func Runs(jobs []rdma.Job, s Spec, c Collected, stepErr error) []rdma.PairRun {
+	out := make([]rdma.PairRun, len(jobs))
+	for i, j := range jobs {
+		r := rdma.PairRun{Server: j.Server, Client: j.Client, Test: j.Test, TCPPort: j.TCPPort, Attempts: 1}
+		var errs []error
+		for _, side := range []struct {
+			node string
+			role rdma.Role
+			dst  **rdma.Outcome
+		}{{s.Jobs[i].Server.Node, rdma.Server, &r.ServerOut}, {s.Jobs[i].Client.Node, rdma.Client, &r.ClientOut}} {
+			res, ok := c.Results[side.node]
+			if !ok {
+				errs = append(errs, noResult(side.node, stepErr))
+				continue
+			}
+			found := false
+			for _, sr := range res.Sides {
+				if sr.Job == i && sr.Role == side.role {
+					found = true
+					if sr.Outcome.ID != "" {
+						o := sr.Outcome
+						*side.dst = &o
+						r.Wall = max(r.Wall, o.Wall)
+					}
+				}
+			}
+			if !found {
+				msg := res.Error
+				if msg == "" {
+					msg = fmt.Sprintf("its result has no %s side of job %d", side.role, i)
+				}
+				errs = append(errs, fmt.Errorf("node %s: %s", side.node, msg))
+			}
+		}
+		if r.ServerOut == nil && r.ClientOut == nil && len(errs) == 0 {
+			errs = append(errs, fmt.Errorf("%s: %w: neither side ran", r.Target(), ErrNoResult))
+		}
+		r.Err = errors.Join(errs...)
+		out[i] = r
+	}
+	return out
+}

@@ -1,0 +1,22 @@
+// Package task is the node side of a launcher step and its wire format. A launcher (Slurm's
+// srun, a Kubernetes Indexed Job) starts the same command on every node of a step:
+//
+//	fabricctl task SPEC…
+//
+// SPEC is the whole step (EncodeArgs: gzip'd JSON in URL-safe base64, cut into arguments of at
+// most 64 KiB): the preflight hosts with their desired state, or a round's jobs (server and client
+// node, device, GID index, TCP port). Each task finds its part by its node name, runs it
+// in-process (Run: the preflight Gatherer, rdma.Agent.RunSide) and prints its Result framed:
+//
+//	FABRICCTL-TASK v1 NODE SEQ/TOTAL PAYLOAD
+//
+// lines below 512 bytes, so a launcher that forwards output line by line keeps each whole however
+// the tasks interleave. Collect reads them back; PreflightSpec/Facts and RoundSpec/Runs turn
+// controller-side values into specs and results into preflight facts and rdma.PairRuns.
+//
+// NodeName is the node name a task goes by (--node, $SLURMD_NODENAME, $NODE_NAME, the host name).
+//
+// Decoding is strict (unknown fields, another Version, a kind without its parts are ErrSpec);
+// a frame that cannot be read is ErrFrame naming its node. All functions are safe for
+// concurrent use.
+package task

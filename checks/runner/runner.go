@@ -343,6 +343,9 @@ func counterRules(c *fabric.Checks) evaluate.Rules {
 		r.MinEvents = uint64(c.Counters.MinEvents)
 	}
 	r.MinPerGB, r.Ignore = c.Counters.MinPerGB, c.Counters.Ignore
+	if c.Counters.MaxHealthyPerTest > 0 {
+		r.MaxHealthyPerTest = uint64(c.Counters.MaxHealthyPerTest)
+	}
 	return r
 }
 

@@ -135,6 +135,13 @@ type CounterRules struct {
 	// MinPerGB: a movement under this many events per GB moved is never
 	// evidence, whatever the baseline (default 0).
 	MinPerGB float64 `yaml:"minPerGB,omitempty" json:"minPerGB,omitempty"`
+	// MaxHealthyPerTest is the declared healthy envelope: the most an
+	// evidence counter moves in one test of this fabric when nothing is
+	// wrong (measured, with margin). A movement above it is evidence even
+	// when the fleet's own spread would excuse it — as when most tests
+	// cross one bad link, so that the spread is lossy too. minEvents and
+	// minPerGB still apply. 0 or absent: the fleet's spread alone decides.
+	MaxHealthyPerTest int `yaml:"maxHealthyPerTest,omitempty" json:"maxHealthyPerTest,omitempty"`
 	// Ignore lists counters never taken as evidence (names as in
 	// hw_counters/, counters/ or ethtool -S, e.g. duplicate_request).
 	Ignore []string `yaml:"ignore,omitempty" json:"ignore,omitempty"`
@@ -268,6 +275,9 @@ func (v *validator) checks(c *Checks) {
 		}
 		if r.MinPerGB < 0 {
 			v.ferr("spec.checks.counters.minPerGB", "%g is negative", r.MinPerGB)
+		}
+		if r.MaxHealthyPerTest < 0 {
+			v.ferr("spec.checks.counters.maxHealthyPerTest", "%d is negative", r.MaxHealthyPerTest)
 		}
 		seen := map[string]bool{}
 		for i, n := range r.Ignore {

@@ -15,7 +15,7 @@ func withChecks(checks string) string {
 func TestChecksPolicyLoads(t *testing.T) {
 	f, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(`    loopback: {duration: 8s, portRate: 250Mb/s, minPercentOfPortRate: 10, minPercentOfBest: 50, retestOutliers: true, retries: 0}
     pairwise: {bidirectional: true, portRate: sysfs, minPercentOfPortRate: 90, minPercentOfBest: 80, maxLatency: 5us, retestOutliers: true, partners: 3, retries: 4}
-    counters: {sigma: 5, minEvents: 20, minPerGB: 100, ignore: [duplicate_request]}
+    counters: {sigma: 5, minEvents: 20, minPerGB: 100, maxHealthyPerTest: 4, ignore: [duplicate_request]}
 `)})})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func TestChecksPolicyLoads(t *testing.T) {
 	if c.Pairwise.PortRate != 0 || !c.Pairwise.Bidirectional || c.Pairwise.Partners != 3 || RetriesOr(c.Pairwise.Retries) != 4 || c.Pairwise.MinPercentOfBest != 80 {
 		t.Errorf("pairwise %+v", c.Pairwise)
 	}
-	if c.Counters.Sigma != 5 || c.Counters.MinEvents != 20 || c.Counters.MinPerGB != 100 || c.Counters.Ignore[0] != "duplicate_request" {
+	if c.Counters.Sigma != 5 || c.Counters.MinEvents != 20 || c.Counters.MinPerGB != 100 || c.Counters.MaxHealthyPerTest != 4 || c.Counters.Ignore[0] != "duplicate_request" {
 		t.Errorf("counters %+v", c.Counters)
 	}
 	if RetriesOr(nil) != DefaultRetries {
@@ -50,6 +50,7 @@ func TestChecksPolicyInvalid(t *testing.T) {
 		{"    pairwise: {test: send_lat, bidirectional: true}\n", `spec.checks.pairwise.bidirectional: applies to bandwidth tests; test send_lat measures latency`},
 		{"    counters: {sigma: -1}\n", `spec.checks.counters.sigma: -1 is outside 0..100`},
 		{"    counters: {minEvents: -5}\n", `spec.checks.counters.minEvents: -5 is negative`},
+		{"    counters: {maxHealthyPerTest: -1}\n", `f.yaml:16:35: spec.checks.counters.maxHealthyPerTest: -1 is negative`},
 		{"    counters: {ignore: [Duplicate-Request]}\n", `spec.checks.counters.ignore[0]: "Duplicate-Request" is not a counter name`},
 		{"    counters: {ignore: [a, a]}\n", `spec.checks.counters.ignore[1]: a is listed twice`},
 		{"    counters: {sigmas: 4}\n", `spec.checks.counters.sigmas: unknown field (did you mean "sigma"?)`},

@@ -60,3 +60,33 @@ func allDigits(s string) bool {
 	}
 	return s != ""
 }
+
+// InferPortIDType guesses the subtype of a port ID that a NOS's summary
+// prints without it (SONiC's show lldp table, EOS's show lldp neighbors):
+// a MAC address (colon, dash or Cisco dotted form) is "mac", digits (an
+// ifIndex) "local", anything else an interface name, "ifname"; "" stays "".
+func InferPortIDType(id string) string {
+	switch {
+	case id == "":
+		return ""
+	case macLike(id):
+		return "mac"
+	case allDigits(id):
+		return "local"
+	}
+	return "ifname"
+}
+
+func macLike(s string) bool {
+	hex := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			hex++
+		case c == ':' || c == '-' || c == '.':
+		default:
+			return false
+		}
+	}
+	return hex == 12 && len(s) >= 14 // separated: 17 (aa:bb:…) or 14 (aabb.ccdd.eeff)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,7 +22,10 @@ import (
 //	host/NAME  everything the VM-host NAME sends over RoCE: netem on its
 //	           eth0 (a bad transmitter: NIC, optics)
 //	link/NAME  the cable between NAME and its switch, both ways: netem on
-//	           the VM's eth0 and on the machine side of its tap
+//	           the VM's eth0 and on the machine side of its tap (in the
+//	           two-leaf lab: the leaf's port swpN, in the leaf's namespace)
+//	link/A~B   the two-leaf lab's inter-leaf link, both ways: netem on the
+//	           trunk port (swp49) of leaf A and of leaf B
 //
 // Only RoCE v2 (UDP 4791) is impaired — SSH and perftest's out-of-band TCP
 // keep working, as they would over a management network — by a prio root
@@ -59,14 +63,28 @@ type Fault struct {
 // set, reached over SSH) or in the lab namespace (Host empty).
 type FaultPoint struct {
 	Host string `json:"host,omitempty"`
-	Dev  string `json:"dev"`
+	// Netns is the namespace holding Dev when it is not the lab namespace
+	// (a leaf's port in the two-leaf lab).
+	Netns string `json:"netns,omitempty"`
+	Dev   string `json:"dev"`
 }
 
 func (p FaultPoint) String() string {
 	if p.Host != "" {
 		return p.Host + ":" + p.Dev
 	}
+	if p.Netns != "" {
+		return p.Netns + ":" + p.Dev
+	}
 	return "netns:" + p.Dev
+}
+
+// netns is the namespace of a point on the machine's side.
+func (s *State) pointNetns(p FaultPoint) string {
+	if p.Netns != "" {
+		return p.Netns
+	}
+	return s.Netns
 }
 
 // faultKinds resolve a target name of each kind into its egress points.
@@ -79,11 +97,14 @@ var faultKinds = map[string]func(s *State, name string) ([]FaultPoint, error){
 		return []FaultPoint{{Host: v.Name, Dev: "eth0"}}, nil
 	},
 	"link": func(s *State, name string) ([]FaultPoint, error) {
+		if a, b, ok := strings.Cut(name, "~"); ok {
+			return s.trunkPoints(a, b)
+		}
 		v, err := s.VM(name)
 		if err != nil {
 			return nil, err
 		}
-		return []FaultPoint{{Host: v.Name, Dev: "eth0"}, {Dev: v.Tap}}, nil
+		return []FaultPoint{{Host: v.Name, Dev: "eth0"}, {Netns: v.Netns, Dev: v.Tap}}, nil
 	},
 }
 
@@ -104,8 +125,27 @@ func (s *State) FaultTargets() []string {
 		for _, v := range s.VMs {
 			out = append(out, k+"/"+v.Name)
 		}
+		if t := s.TrunkName(); k == "link" && t != "" {
+			out = append(out, k+"/"+t)
+		}
 	}
 	return out
+}
+
+// trunkPoints are the two ends of the inter-leaf link between leaves a and b.
+func (s *State) trunkPoints(a, b string) ([]FaultPoint, error) {
+	la, err := s.Leaf(a)
+	if err != nil {
+		return nil, err
+	}
+	lb, err := s.Leaf(b)
+	if err != nil {
+		return nil, err
+	}
+	if la.Name == lb.Name {
+		return nil, fmt.Errorf("%s~%s joins a leaf to itself (the inter-leaf link is %s)", a, b, s.TrunkName())
+	}
+	return []FaultPoint{{Netns: la.Netns, Dev: TrunkPort}, {Netns: lb.Netns, Dev: TrunkPort}}, nil
 }
 
 // faultPoints resolves a target.
@@ -270,13 +310,49 @@ func (s *State) setNetem(ctx context.Context, p FaultPoint, netem []string) erro
 		_, err := s.Output(ctx, p.Host, "lab-netem set "+p.Dev+" "+strings.Join(netem, " "))
 		return err
 	}
-	_ = command(ctx, "ip", "netns", "exec", s.Netns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+	ns := s.pointNetns(p)
+	_ = command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
 	for _, args := range roceNetem(p.Dev, netem) {
-		if err := command(ctx, "ip", append([]string{"netns", "exec", s.Netns, "tc"}, args...)...); err != nil {
+		if err := command(ctx, "ip", append([]string{"netns", "exec", ns, "tc"}, args...)...); err != nil {
+			_ = command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+			if strings.Contains(err.Error(), "qdisc kind is unknown") && len(netem) == 2 && netem[0] == "loss" {
+				return s.setBridgeLoss(ctx, ns, p.Dev, netem) // no netem/prio in this kernel: nftables
+			}
 			return machineTCError(p.Dev, err)
 		}
 	}
 	return nil
+}
+
+// setBridgeLoss is the machine side of a fault where the kernel lacks
+// netem and prio (seen here: a 6.18 kernel built without NET_SCH_NETEM):
+// an nftables bridge rule drops the given share of the RoCE v2 packets
+// the bridge forwards out of dev (a leaf port or a tap), so only "loss P%"
+// can be had there. Its table is named after dev (bridgeLossTable).
+func (s *State) setBridgeLoss(ctx context.Context, ns, dev string, netem []string) error {
+	if len(netem) != 2 || netem[0] != "loss" || !strings.HasSuffix(netem[1], "%") {
+		return fmt.Errorf("%w: this machine's kernel has no netem; %s takes loss P%% only (nftables), not %q",
+			ErrBadFault, dev, strings.Join(netem, " "))
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(netem[1], "%"), 64)
+	if err != nil {
+		return fmt.Errorf("%w: netem argument %s: %w", ErrBadFault, netem[1], err)
+	}
+	_ = command(ctx, "ip", "netns", "exec", ns, "nft", "delete", "table", "bridge", bridgeLossTable(dev))
+	rules := fmt.Sprintf("table bridge %s {\n  chain impair {\n    type filter hook forward priority 0; policy accept;\n"+
+		"    oifname %q ip protocol udp udp dport 4791 numgen random mod 10000 < %d counter drop\n  }\n}\n",
+		bridgeLossTable(dev), dev, int(pct*100+0.5))
+	cmd := exec.CommandContext(ctx, "ip", "netns", "exec", ns, "nft", "-f", "-")
+	cmd.Stdin = strings.NewReader(rules)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("running nft -f - in %s: %w: %s (run lab/scripts/install-deps.sh)", ns, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// bridgeLossTable is the nftables table of setBridgeLoss for dev.
+func bridgeLossTable(dev string) string {
+	return "labfault_" + strings.NewReplacer("-", "_", ".", "_").Replace(dev)
 }
 
 // machineTCError names a missing qdisc kind on the machine (tc: "Specified
@@ -296,9 +372,16 @@ func (s *State) clearNetem(ctx context.Context, p FaultPoint) error {
 		_, err := s.Output(ctx, p.Host, "lab-netem clear "+p.Dev)
 		return err
 	}
-	err := command(ctx, "ip", "netns", "exec", s.Netns, "tc", "qdisc", "del", "dev", p.Dev, "root")
+	ns := s.pointNetns(p)
+	err := command(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", p.Dev, "root")
 	if err != nil && (strings.Contains(err.Error(), "handle of zero") || strings.Contains(err.Error(), "No such file or directory")) {
-		return nil // no root qdisc of ours: cleared already
+		err = nil // no root qdisc of ours: cleared already
+	}
+	if _, lerr := exec.LookPath("nft"); lerr == nil {
+		nerr := command(ctx, "ip", "netns", "exec", ns, "nft", "delete", "table", "bridge", bridgeLossTable(p.Dev))
+		if nerr != nil && !strings.Contains(nerr.Error(), "No such file or directory") {
+			err = errors.Join(err, nerr)
+		}
 	}
 	return err
 }

@@ -84,6 +84,22 @@ func TestFaultsRecord(t *testing.T) {
 	}
 }
 
+// TestBridgeLossOnlyLoss: where the machine's kernel has no netem, a leaf
+// port or tap takes "loss P%" through nftables only; anything else is
+// refused before a command runs, naming the port.
+func TestBridgeLossOnlyLoss(t *testing.T) {
+	s := &State{}
+	for _, netem := range [][]string{{"delay", "5ms"}, {"loss", "2%", "25%"}, {"corrupt", "1%"}} {
+		err := s.setBridgeLoss(t.Context(), "no-such-netns", "swp49", netem)
+		if !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), "swp49") {
+			t.Errorf("%q: %v, want ErrBadFault naming swp49", netem, err)
+		}
+	}
+	if got := bridgeLossTable("leaf-01.x"); got != "labfault_leaf_01_x" {
+		t.Errorf("table %q", got)
+	}
+}
+
 // TestMachineTCErrorNamesMissingNetem: on a machine whose kernel has no
 // sch_prio/sch_netem (this 2-core machine's VM kernel has neither, and no
 // modules), a link fault's machine side fails with tc's "Specified qdisc kind

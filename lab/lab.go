@@ -65,6 +65,10 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 		log.Info("removing a leftover lab namespace", "netns", o.Netns)
 		_ = command(ctx, "ip", "netns", "del", o.Netns)
 	}
+	for _, ns := range leafNamespaces(o.Netns) {
+		log.Info("removing a leftover leaf namespace", "netns", ns)
+		_ = command(ctx, "ip", "netns", "del", ns)
+	}
 	s, err := Plan(t, o)
 	if err != nil {
 		return nil, err
@@ -90,6 +94,9 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 	if err := s.setupNetwork(ctx); err != nil {
 		return fail(err)
 	}
+	if err := s.startLLDP(ctx); err != nil {
+		return fail(err)
+	}
 	if err := s.startSwitches(ctx, o.SwitchSim); err != nil {
 		return fail(fmt.Errorf("starting the switch simulators: %w", err))
 	}
@@ -111,7 +118,7 @@ func Up(ctx context.Context, t Topology, img image.Image, o Options, log *slog.L
 		swg.Add(1)
 		go func(i int, v *VM) {
 			defer swg.Done()
-			args := append([]string{"netns", "exec", s.Netns, o.Qemu}, QemuArgs(s, *v, accel)...)
+			args := append([]string{"netns", "exec", s.vmNetns(*v), o.Qemu}, QemuArgs(s, *v, accel)...)
 			started[i] = time.Now()
 			if err := command(ctx, "ip", args...); err != nil {
 				startErrs[i] = fmt.Errorf("starting qemu for %s: %w", v.Name, err)
@@ -286,7 +293,7 @@ func (s *State) Down(ctx context.Context, log *slog.Logger) error {
 	}
 	wg.Wait()
 	s.stopSlurm()
-	errs := []error{s.stopSwitches()}
+	errs := []error{s.stopSwitches(), s.stopLeaves(ctx)}
 	if netnsExists(s.Netns) {
 		if err := command(ctx, "ip", "netns", "del", s.Netns); err != nil {
 			errs = append(errs, fmt.Errorf("deleting the lab namespace: %w", err))
@@ -317,10 +324,13 @@ func Down(ctx context.Context, dir, netns string, log *slog.Logger) error {
 		if netns == "" {
 			netns = DefaultNetns
 		}
-		if netnsExists(netns) {
-			return command(ctx, "ip", "netns", "del", netns)
+		var errs []error
+		for _, ns := range append([]string{netns}, leafNamespaces(netns)...) {
+			if netnsExists(ns) {
+				errs = append(errs, command(ctx, "ip", "netns", "del", ns))
+			}
 		}
-		return nil
+		return errors.Join(errs...)
 	}
 	if err != nil {
 		return err

@@ -58,6 +58,9 @@ func (s *State) setupNetwork(ctx context.Context) error {
 	}
 	steps = append(steps, []string{"-n", ns, "link", "set", s.Bridge, "up"})
 	for _, v := range s.VMs {
+		if v.Netns != "" {
+			continue // on a leaf: setupLeaves creates it
+		}
 		steps = append(steps,
 			[]string{"-n", ns, "tuntap", "add", "dev", v.Tap, "mode", "tap"},
 			[]string{"-n", ns, "link", "set", v.Tap, "mtu", strconv.Itoa(BridgeMTU)},
@@ -68,6 +71,9 @@ func (s *State) setupNetwork(ctx context.Context) error {
 		if err := command(ctx, "ip", st...); err != nil {
 			return fmt.Errorf("creating the lab network: %w", err)
 		}
+	}
+	if len(s.Leaves) > 0 {
+		return s.setupLeaves(ctx)
 	}
 	return nil
 }

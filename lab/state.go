@@ -38,11 +38,15 @@ type VM struct {
 	Prefix  int        `json:"prefix"`
 	MAC     string     `json:"mac"`
 	Tap     string     `json:"tap"`
-	Dir     string     `json:"dir"`     // per-VM directory under the state dir
-	Share   string     `json:"share"`   // the 9p share (mount_tag host0, /mnt/host in the guest); results in Share/out
-	Console string     `json:"console"` // serial console log
-	PidFile string     `json:"pidFile"`
-	Pid     int        `json:"pid,omitempty"`
+	// Netns and Leaf: in a two-leaf lab, the leaf's namespace holding the tap (its port, named
+	// like it) and the qemu; empty when the tap is on the lab namespace's bridge.
+	Netns   string `json:"netns,omitempty"`
+	Leaf    string `json:"leaf,omitempty"`
+	Dir     string `json:"dir"`     // per-VM directory under the state dir
+	Share   string `json:"share"`   // the 9p share (mount_tag host0, /mnt/host in the guest); results in Share/out
+	Console string `json:"console"` // serial console log
+	PidFile string `json:"pidFile"`
+	Pid     int    `json:"pid,omitempty"`
 	// HostKey is the VM's sshd public key in authorized_keys format (also in KnownHosts).
 	HostKey string `json:"hostKey,omitempty"`
 	// BootSeconds is qemu start → SSH answering, as measured by Up.
@@ -60,6 +64,8 @@ type State struct {
 	VMs        []VM     `json:"vms"`
 	// Switches are the switch simulators Up started (see switches.go); Down stops them.
 	Switches []SwitchSim `json:"switches,omitempty"`
+	// Leaves are the two-leaf lab's leaf switches (leaves.go); Down stops them.
+	Leaves []LeafSwitch `json:"leaves,omitempty"`
 	// Slurm is the lab's Slurm cluster (lab up --slurm; see slurm.go); Down stops it.
 	Slurm      *SlurmCluster `json:"slurm,omitempty"`
 	User       string        `json:"user"`       // ssh user on every VM-host
@@ -152,6 +158,7 @@ func Plan(t Topology, o Options) (*State, error) {
 			PidFile: filepath.Join(vd, "qemu.pid"),
 		})
 	}
+	s.planLeaves()
 	return s, nil
 }
 

@@ -53,9 +53,11 @@ func (w Switch) listenAddr() string {
 // SwitchSim is a running switch simulator as recorded in the state.
 type SwitchSim struct {
 	Switch
-	Pid     int    `json:"pid,omitempty"`
-	HostKey string `json:"hostKey"` // private host key file; its public half is in KnownHosts
-	Log     string `json:"log"`     // the simulator's stdout and stderr
+	Pid int `json:"pid,omitempty"`
+	// LLDPSocket is the leaf's lldpd the simulator serves LLDP from (two-leaf lab).
+	LLDPSocket string `json:"lldpSocket,omitempty"`
+	HostKey    string `json:"hostKey"` // private host key file; its public half is in KnownHosts
+	Log        string `json:"log"`     // the simulator's stdout and stderr
 }
 
 // SwitchPasswordPath is where Up stored the simulators' password.
@@ -77,6 +79,9 @@ func switchSimArgs(w SwitchSim) []string {
 		"--password-env", SwitchPasswordEnv, "--host-key", w.HostKey, "--hostname", w.Name}
 	if w.User != "" {
 		args = append(args, "--user", w.User)
+	}
+	if w.LLDPSocket != "" {
+		args = append(args, "--lldp-socket", w.LLDPSocket)
 	}
 	return args
 }
@@ -106,6 +111,9 @@ func (s *State) startSwitches(ctx context.Context, bin string) error {
 			return fmt.Errorf("creating %s: %w", dir, err)
 		}
 		w := SwitchSim{Switch: sw, HostKey: filepath.Join(dir, "ssh_host_ed25519_key"), Log: filepath.Join(dir, "sim.log")}
+		if l, err := s.Leaf(sw.Name); err == nil {
+			w.LLDPSocket = l.Socket // the simulator serves the leaf's real LLDP table
+		}
 		priv, pub, err := newKey("fabricctl-switch-sim@" + sw.Name)
 		if err != nil {
 			return err

@@ -29,6 +29,9 @@ type Topology struct {
 	Hosts []Host       `json:"hosts"`
 	// Switches get a simulator each, listening on their address (one of Extra) port 22.
 	Switches []Switch `json:"switches,omitempty"`
+	// Leaves, when set, split the hosts across two leaf "switches" (leaves.go); otherwise every
+	// host hangs off the controller's bridge.
+	Leaves []Leaf `json:"leaves,omitempty"`
 }
 
 // DefaultTopology is the lab fabric of profiles/lab/fabric.yaml: lab-h1..lab-h4 at
@@ -148,6 +151,7 @@ func (t Topology) Validate() error {
 			bad("switches[%d] %s: no platform", i, sw.Name)
 		}
 	}
+	errs = append(errs, t.validateLeaves())
 	return errors.Join(errs...)
 }
 

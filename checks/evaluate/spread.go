@@ -100,6 +100,10 @@ type Rules struct {
 	MinEvents uint64
 	// MinPerGB: a smaller movement per GB moved is never evidence.
 	MinPerGB float64
+	// MaxHealthyPerTest, when not 0, caps what the baseline may excuse: a
+	// movement above it in one test is beyond the declared healthy envelope
+	// (fabric.CounterRules.MaxHealthyPerTest), whatever the fleet's spread.
+	MaxHealthyPerTest uint64
 	// Ignore names counters that are never evidence.
 	Ignore []string
 }
@@ -114,7 +118,10 @@ const MinSpread = 2
 // expects for the data s moved (its mean per GB × GB) plus Sigma standard
 // deviations — the larger of the fleet's spread and the counting noise of
 // the expected number (√expected, as for any count of rare events), so that
-// a baseline of a few alike tests does not make every wobble evidence. When
+// a baseline of a few alike tests does not make every wobble evidence. With
+// MaxHealthyPerTest, a movement above it is evidence even where the
+// baseline would excuse it (a baseline made mostly of tests across one bad
+// link is lossy itself); MinEvents and MinPerGB still hold. When
 // s moved no data, or the baseline has fewer than MinSpread per-GB samples
 // of the counter, it is judged per test the same way. The finding is the
 // worst severity among the evidence (fail for loss and errors, warn for
@@ -130,21 +137,29 @@ func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 		var line string
 		if sp := b.PerGB[d.Name]; s.GB > 0 && sp.N >= MinSpread {
 			expect, sd := sp.Mean*s.GB, max(sp.StdDev*s.GB, math.Sqrt(sp.Mean*s.GB))
-			limit := max(expect+r.Sigma*sd, r.MinPerGB*s.GB)
+			spreadLimit := expect + r.Sigma*sd
+			limit := max(r.capped(spreadLimit), r.MinPerGB*s.GB)
 			if float64(d.Delta) <= limit {
 				continue
 			}
 			line = fmt.Sprintf("%s: %s +%d during the test, %s/GB over %.3g GB (%s; healthy baseline of %d tests: %s/GB ± %s, so %s expected here; limit %s = expected + %g·σ)",
 				s.Subject, d.Name, d.Delta, num(float64(d.Delta)/s.GB), s.GB, d.Kind, sp.N, num(sp.Mean), num(sp.StdDev), num(expect), num(limit), r.Sigma)
+			if limit < spreadLimit {
+				line = r.ceilingLine(s.Subject, d, spreadLimit)
+			}
 		} else {
 			sp := b.PerTest[d.Name]
-			limit := sp.Mean + r.Sigma*max(sp.StdDev, math.Sqrt(sp.Mean))
+			spreadLimit := sp.Mean + r.Sigma*max(sp.StdDev, math.Sqrt(sp.Mean))
+			limit := r.capped(spreadLimit)
 			if float64(d.Delta) <= limit {
 				continue
 			}
 			line = fmt.Sprintf("%s: %s +%d during the test (%s; healthy baseline of %d tests: %s ± %s per test; limit %s = mean + %g·σ)",
 				s.Subject, d.Name, d.Delta, d.Kind, sp.N, num(sp.Mean), num(sp.StdDev), num(limit), r.Sigma)
-			if sp.N == 0 {
+			switch {
+			case limit < spreadLimit:
+				line = r.ceilingLine(s.Subject, d, spreadLimit)
+			case sp.N == 0:
 				line = fmt.Sprintf("%s: %s +%d during the test (%s; no healthy baseline to compare with, so a movement of %d or more counts)",
 					s.Subject, d.Name, d.Delta, d.Kind, r.MinEvents)
 			}
@@ -163,6 +178,22 @@ func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 	}
 	return Finding{status, checks.CounterEvidence,
 		fmt.Sprintf("%s: %s beyond the healthy baseline", s.Subject, strings.Join(names, ", "))}, evidence
+}
+
+// capped is limit, lowered to MaxHealthyPerTest when that is declared.
+func (r Rules) capped(limit float64) float64 {
+	if r.MaxHealthyPerTest > 0 {
+		return min(limit, float64(r.MaxHealthyPerTest))
+	}
+	return limit
+}
+
+// ceilingLine is the evidence line of a movement that the fleet's spread
+// (its limit spreadLimit) would excuse but the declared ceiling does not.
+func (r Rules) ceilingLine(subject string, d Delta, spreadLimit float64) string {
+	return fmt.Sprintf("%s: %s +%d during the test (%s; above the declared healthy ceiling of %d per test, "+
+		"though the fleet's own spread, limit %s, is as high: most of its tests may share the fault)",
+		subject, d.Name, d.Delta, d.Kind, r.MaxHealthyPerTest, num(spreadLimit))
 }
 
 // num prints a count or rate readably: 0, 12, 3.4, 8100, 1.2e+06.

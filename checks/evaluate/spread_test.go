@@ -99,3 +99,56 @@ func TestSpreadsCountingNoise(t *testing.T) {
 		t.Errorf("no baseline: %+v %q", f, ev)
 	}
 }
+
+// TestSpreadsHealthyCeiling: when most of the fleet's tests cross one bad
+// link (the two-leaf lab with the inter-leaf link at 5 % loss: 4 of 6 pairs,
+// 59–84 sequence events each in ~0.0024 GB), the spread of the runs a host
+// took no part in is itself lossy and excuses the loss. A declared healthy
+// ceiling per test caps what that spread may excuse; below the ceiling, or
+// below minEvents, nothing changes, so a healthy fabric still passes.
+func TestSpreadsHealthyCeiling(t *testing.T) {
+	contaminated := NewSpreads([]Sample{
+		sample("h2/rxe0", 0.0024, map[string]uint64{"out_of_seq_request": 78, "rcvd_seq_err": 59}),
+		sample("h3/rxe0", 0.0022, map[string]uint64{"out_of_seq_request": 69, "rcvd_seq_err": 70}),
+		sample("h3/rxe0", 0.0024, map[string]uint64{"out_of_seq_request": 84, "rcvd_seq_err": 69}),
+		sample("h2/rxe0", 0.027, map[string]uint64{"out_of_seq_request": 0, "rcvd_seq_err": 1}),
+	})
+	lossy := sample("h1/rxe0", 0.0024, map[string]uint64{"out_of_seq_request": 67, "rcvd_seq_err": 62})
+	rules := Rules{Sigma: 4, MinEvents: 10}
+	if f, ev := contaminated.Judge(lossy, rules); f.Status != checks.StatusPass {
+		t.Fatalf("without a ceiling the contaminated spread should excuse the loss (the gap this closes): %+v %q", f, ev)
+	}
+	rules.MaxHealthyPerTest = 5
+	f, ev := contaminated.Judge(lossy, rules)
+	if f.Status != checks.StatusFail || f.Class != checks.CounterEvidence || len(ev) != 2 {
+		t.Fatalf("contaminated baseline + ceiling 5: %+v %q, want counter evidence on both counters", f, ev)
+	}
+	if !strings.Contains(ev[0], "declared healthy ceiling of 5 per test") {
+		t.Errorf("the line does not say the ceiling decided: %q", ev[0])
+	}
+	// Per test too (no data moved).
+	if f, _ := contaminated.Judge(sample("h1/rxe0", 0, map[string]uint64{"rcvd_seq_err": 40}), rules); f.Status != checks.StatusFail {
+		t.Errorf("per test, above the ceiling: %+v", f)
+	}
+	// Healthy movement under the ceiling, or above it but under minEvents or
+	// minPerGB, is never evidence.
+	healthy := NewSpreads([]Sample{
+		sample("h2/rxe0", 0.027, map[string]uint64{"out_of_seq_request": 0, "rcvd_seq_err": 1}),
+		sample("h3/rxe0", 0.025, map[string]uint64{"out_of_seq_request": 2, "rcvd_seq_err": 0}),
+	})
+	for name, s := range map[string]Sample{
+		"healthy 2":        sample("h1/rxe0", 0.027, map[string]uint64{"out_of_seq_request": 2, "rcvd_seq_err": 1}),
+		"under minEvents":  sample("h1/rxe0", 0.027, map[string]uint64{"out_of_seq_request": 9}),
+		"contaminated 4":   sample("h1/rxe0", 0.0024, map[string]uint64{"out_of_seq_request": 4}),
+		"no data, healthy": sample("h1/rxe0", 0, map[string]uint64{"rcvd_seq_err": 2}),
+	} {
+		for _, b := range []Spreads{healthy, contaminated} {
+			if f, ev := b.Judge(s, rules); f.Status != checks.StatusPass {
+				t.Errorf("%s: %+v %q", name, f, ev)
+			}
+		}
+	}
+	if f, _ := contaminated.Judge(lossy, Rules{Sigma: 4, MinEvents: 10, MaxHealthyPerTest: 5, MinPerGB: 1e6}); f.Status != checks.StatusPass {
+		t.Errorf("minPerGB is still a floor under the ceiling: %+v", f)
+	}
+}

@@ -240,6 +240,59 @@ func TestCounterEvidenceAgainstHealthyBaseline(t *testing.T) {
 	}
 }
 
+// TestCounterEvidenceWhenMostPairsShareAFault: the two-leaf lab with its
+// inter-leaf link at 5 % loss (h1, h2 on leaf-01; h3, h4 on leaf-02), with
+// the numbers measured there: the 4 crossing pairs fell to ~0.004 Gb/s and
+// moved the sequence counters 59-84 each; the 2 same-leaf pairs ran at
+// 0.044 Gb/s and moved them 0-2. Every host's baseline (the runs it took no
+// part in) is 2/3 lossy, so the fleet's spread alone excuses every pair;
+// with the declared healthy ceiling exactly the crossing pairs fail on
+// their counters, and the same-leaf pairs still pass.
+func TestCounterEvidenceWhenMostPairsShareAFault(t *testing.T) {
+	mk := func(srv, cli string, gbps float64, seq uint64) PairRun {
+		out := func(role Role) *Outcome {
+			return &Outcome{Role: role, Stdout: rdmatest.Table("rxe0", gbps),
+				Before: evaluate.Counters{"out_of_seq_request": 3, "rcvd_seq_err": 5, "sent_pkts": 1},
+				After:  evaluate.Counters{"out_of_seq_request": 3 + seq, "rcvd_seq_err": 5 + seq - seq/8, "sent_pkts": 9000}}
+		}
+		return PairRun{Server: Endpoint{Host: srv, Device: "rxe0"}, Client: Endpoint{Host: cli, Device: "rxe0"},
+			Test: Test{Test: perftest.WriteBW, Duration: 5 * time.Second}, ServerOut: out(Server), ClientOut: out(Client)}
+	}
+	leaf := map[string]int{"h1": 1, "h2": 1, "h3": 2, "h4": 2}
+	runs := []PairRun{
+		mk("h1", "h4", 0.38, 67), mk("h2", "h3", 0.35, 78), // round 1
+		mk("h3", "h1", 0.38, 84), mk("h4", "h2", 0.42, 65), // round 2
+		mk("h1", "h2", 4.4, 2), mk("h3", "h4", 4.4, 0), // round 3
+	}
+	crossing := func(r checks.Result) bool {
+		var hs []int
+		for h, l := range leaf {
+			if strings.Contains(r.Target, h+"/") {
+				hs = append(hs, l)
+			}
+		}
+		return len(hs) == 2 && hs[0] != hs[1]
+	}
+	// The lab's floors (1 % of the port rate, 2 % of the best), everything
+	// ×100 because the fake perftest table prints two decimals.
+	th := Thresholds{MinPercentOfPortRate: 1, PortRateGbps: 10, RelativeFloor: 0.02}
+	rules := evaluate.Rules{Sigma: DefaultSigma, MinEvents: DefaultMinEvents}
+	for _, r := range newSweepJudge(runs, th, rules, nil).judgeAll(runs) {
+		if r.Status == checks.StatusFail && r.Class == checks.CounterEvidence {
+			t.Fatalf("without a ceiling the lossy baseline should excuse %s (the gap): %q", r.Target, r.Evidence)
+		}
+	}
+	rules.MaxHealthyPerTest = 8
+	for _, r := range newSweepJudge(runs, th, rules, nil).judgeAll(runs) {
+		if got := r.Status == checks.StatusFail && r.Class == checks.CounterEvidence; got != crossing(r) {
+			t.Errorf("%s: %s %s %q (crossing: %v)", r.Target, r.Status, r.Class, r.Evidence, crossing(r))
+		}
+		if crossing(r) && !strings.Contains(strings.Join(r.Evidence, "\n"), "declared healthy ceiling of 8") {
+			t.Errorf("%s: evidence does not name the ceiling: %q", r.Target, r.Evidence)
+		}
+	}
+}
+
 // TestZeroBandwidthFails: perftest in duration mode ends on time even on a
 // black-holed path and prints 0 Gb/s; that is a failure, floor or not.
 func TestZeroBandwidthFails(t *testing.T) {

@@ -10,11 +10,13 @@ import (
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
+	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
@@ -59,6 +61,14 @@ type Options struct {
 	NCCLExecutor collective.Executor
 	// NCCLLogDir, when set, keeps every rank's NCCL log as DIR/<host>/<log>.
 	NCCLLogDir string
+	// Topology is the fabric's declared cabling (topology.Declared); when
+	// it cables the hosts, the pairwise results are localised over it and
+	// the ranked suspects and the topology go into the report.
+	Topology *topology.Topology
+	// Neighbors, when set with a Topology, reads the switches' LLDP
+	// neighbours for the cabling comparison (the hosts' come from their
+	// agents' lldp op).
+	Neighbors NeighborSource
 	// Launcher, when set, runs the host side through a workload manager (Slurm's srun) instead
 	// of each host's agent: Hosts' Agents are not used, and nothing is left to clean up.
 	Launcher Launcher
@@ -133,6 +143,9 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 			rep.Add(preflight.Fleet(ok)...)
 		}
 	}
+	if cabled(o.Topology, hosts) && slices.Contains(o.suites(), report.SuitePreflight) && ctx.Err() == nil {
+		rep.Cabling = discoverCabling(ctx, hosts, o.Topology, o.Neighbors, func(format string, a ...any) { o.progress(format, a...) })
+	}
 	if slices.Contains(o.suites(), report.SuiteLoopback) && ctx.Err() == nil {
 		sw := loopbackSweep(o)
 		sw.Executor = executor(o)
@@ -169,6 +182,13 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 				continue
 			}
 			rep.AddPairs(p)
+		}
+	}
+	if cabled(o.Topology, hosts) && len(rep.Pairs) > 0 {
+		if err := AttachSuspects(rep, o.Topology, nil, localize.Options{}); err != nil {
+			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
+		} else {
+			o.progress("localise: %d suspect(s)", len(rep.Suspects))
 		}
 	}
 	if slices.Contains(o.suites(), report.SuiteNCCL) && ctx.Err() == nil {
@@ -332,6 +352,9 @@ func counterRules(c *fabric.Checks) evaluate.Rules {
 		r.MinEvents = uint64(c.Counters.MinEvents)
 	}
 	r.MinPerGB, r.Ignore = c.Counters.MinPerGB, c.Counters.Ignore
+	if c.Counters.MaxHealthyPerTest > 0 {
+		r.MaxHealthyPerTest = uint64(c.Counters.MaxHealthyPerTest)
+	}
 	return r
 }
 

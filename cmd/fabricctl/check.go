@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/fabricctl/fabricctl/checks/topology"
 	"io"
 	"os"
 	"path/filepath"
@@ -124,6 +125,9 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	}
 	var mu sync.Mutex
 	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
+		Topology: topology.Declared(f),
+		Neighbors: fleet.SwitchNeighbors(f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure,
+			KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial}),
 		Progress: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()

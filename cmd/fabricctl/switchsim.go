@@ -6,13 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/checks/lldpagent"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 )
 
 // newSwitchSimCmd runs one switch simulator until interrupted. The lab command
 // tree mounts a second instance as "fabricctl lab switch-sim".
 func newSwitchSimCmd(g *globals) *cobra.Command {
-	var platform, listen, passwordEnv, hostKeyFile, authorizedKeysFile, user, hostname string
+	var platform, listen, passwordEnv, hostKeyFile, authorizedKeysFile, user, hostname, lldpSocket string
 	cmd := &cobra.Command{
 		Use:   "switch-sim --platform P --listen ADDR",
 		Short: "Run a switch SIMULATOR over SSH (a test double, not a switch)",
@@ -28,6 +30,13 @@ func newSwitchSimCmd(g *globals) *cobra.Command {
 			opt := sim.Options{Platform: platform, User: user, Hostname: hostname}
 			if err := opt.LoadCredentials(passwordEnv, authorizedKeysFile, hostKeyFile); err != nil {
 				return err
+			}
+			if lldpSocket != "" {
+				ag := &lldpagent.Agent{Socket: lldpSocket}
+				opt.Neighbors = func() ([]fabric.Neighbor, error) {
+					r, err := ag.Read(cmd.Context())
+					return r.Neighbors, err
+				}
 			}
 			srv, err := sim.New(opt)
 			if err != nil {
@@ -52,6 +61,7 @@ func newSwitchSimCmd(g *globals) *cobra.Command {
 	f.StringVar(&authorizedKeysFile, "authorized-keys", "", "authorized_keys file of public keys allowed to log in")
 	f.StringVar(&user, "user", "", "login name (default: the platform's usual account)")
 	f.StringVar(&hostname, "hostname", "", "hostname in prompts and read-backs (default leaf01, sonic for SONiC)")
+	f.StringVar(&lldpSocket, "lldp-socket", "", "serve the LLDP neighbours of the lldpd behind this control socket (the two-leaf lab's leaves); default: none")
 	_ = cmd.MarkFlagRequired("platform")
 	return cmd
 }

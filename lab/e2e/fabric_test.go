@@ -137,6 +137,12 @@ func newHarness(t *testing.T, ctx context.Context) *harness {
 // up builds the static fabricctl, boots the lab fabric and reads the switch password.
 func up(t *testing.T, ctx context.Context) *harness {
 	t.Helper()
+	return upFabric(t, ctx, fabricFile)
+}
+
+// upFabric is up with another lab fabric file (profiles/lab/two-leaf.yaml).
+func upFabric(t *testing.T, ctx context.Context, fabricFile string) *harness {
+	t.Helper()
 	needLab(t)
 	h := newHarness(t, ctx)
 	t0 := time.Now()

@@ -6,8 +6,10 @@
 #   dpkg, apt        the image builder fetches and unpacks Debian packages (dpkg-deb, apt-get download)
 #   xz-utils         uncompresses the kernel once at build time (PVH boot skips the in-guest decompressor)
 #   ca-certificates  so apt can use https mirrors where configured
+#   lldpd            the two-leaf lab's leaf "switches" advertise their name and port names over LLDP
+#   nftables         loss on a leaf port or tap where the machine's kernel has no netem (nft bridge rules)
 set -eu
-PKGS="qemu-system-x86 iproute2 dpkg apt xz-utils ca-certificates"
+PKGS="qemu-system-x86 iproute2 dpkg apt xz-utils ca-certificates lldpd nftables"
 missing=""
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

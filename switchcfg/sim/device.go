@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"github.com/fabricctl/fabricctl/fabric"
 	"time"
 )
 
@@ -51,6 +52,7 @@ type env struct {
 	now      func() time.Time
 	hostname string
 	model    string // Options.Model
+	lldp     func() ([]fabric.Neighbor, error)
 	stats    Stats
 	timer    *confirmTimer
 }

@@ -534,6 +534,12 @@ func (s *nvueShell) exec(raw string) reply {
 		return reply{}
 	case line == "exit" || line == "logout":
 		return reply{exit: true}
+	case line == "lldpcli -f json0 show neighbors details":
+		ns, err := s.d.env.neighbors()
+		if err != nil {
+			return fail("lldpcli: unable to connect to lldpd daemon: " + err.Error())
+		}
+		return say(lldpJSON0(ns))
 	case f[0] != "nv":
 		return fail("-bash: " + f[0] + ": command not found")
 	case len(f) >= 2 && f[1] == "set":

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/fabricctl/fabricctl/fabric"
 	"io"
 	"net"
 	"os"
@@ -76,6 +77,9 @@ type Options struct {
 	Faults Faults
 	// Now is the clock used for timestamps in read-backs; nil means time.Now.
 	Now func() time.Time
+	// Neighbors is the LLDP neighbour table the switch reports (lldp.go);
+	// nil reports none. It is called once per LLDP command.
+	Neighbors func() ([]fabric.Neighbor, error)
 }
 
 // Faults inject failures on demand. Drop and stall faults fire once and then
@@ -175,7 +179,7 @@ func New(opt Options) (*Server, error) {
 	if host == "" {
 		host = p.hostname
 	}
-	s.env = &env{server: s, now: now, hostname: host, model: opt.Model}
+	s.env = &env{server: s, now: now, hostname: host, model: opt.Model, lldp: opt.Neighbors}
 	s.dev = p.new(s.env)
 	s.user = opt.User
 	if s.user == "" {

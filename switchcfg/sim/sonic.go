@@ -620,6 +620,12 @@ func (s *sonicShell) show(args []string) reply {
 		return say(dbJSON(s.d.startup))
 	case "version":
 		return say("SONiC Software Version: SONiC.202405 SIMULATOR\nHwSKU: fabricctl-SIMULATOR\n")
+	case "lldp table":
+		ns, err := s.d.env.neighbors()
+		if err != nil {
+			return fail("Error: LLDP table unavailable: " + err.Error())
+		}
+		return say(lldpTable(ns))
 	}
 	return fail("Usage: show [OPTIONS] COMMAND [ARGS]...\nTry \"show -h\" for help.\n\nError: No such command \"" +
 		strings.Join(args, " ") + "\".")

@@ -1,0 +1,76 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/fabricctl/fabricctl/checks/topology"
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
+)
+
+// SwitchNeighbors returns a reader of every switch's own LLDP table (those
+// Only names, when set), through the drivers that implement
+// switchcfg.NeighborReader, over the same sessions as plan and apply (host
+// keys checked). It is what `fabricctl check` hands the runner as its
+// NeighborSource. A switch whose table cannot be read is an error of its
+// own and is left out; switches whose driver reads no LLDP are skipped.
+func SwitchNeighbors(f *fabric.Fabric, o Options) func(context.Context) ([]topology.Observation, []error) {
+	return func(ctx context.Context) ([]topology.Observation, []error) {
+		specs := byName(f.Spec.Switches, func(s fabric.Switch) string { return s.Name })
+		var (
+			mu   sync.Mutex
+			obs  []topology.Observation
+			errs []error
+			wg   sync.WaitGroup
+		)
+		for _, s := range f.Resolve().Switches {
+			if len(o.Only) > 0 && !slices.Contains(o.Only, s.Name) {
+				continue
+			}
+			d, err := o.Registry.Driver(s.Platform)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("switch %s: %w", s.Name, err))
+				continue
+			}
+			nr, ok := d.(switchcfg.NeighborReader)
+			if !ok {
+				continue
+			}
+			t := switchTarget(f, s, specs[s.Name], d, o).(*switchcfg.Target)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ns, err := readNeighbors(ctx, t, nr)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("reading LLDP neighbours of %s: %w", s.Name, err))
+					return
+				}
+				obs = append(obs, topology.Observation{Device: s.Name, Neighbors: ns})
+			}()
+		}
+		wg.Wait()
+		return obs, errs
+	}
+}
+
+func readNeighbors(ctx context.Context, t *switchcfg.Target, nr switchcfg.NeighborReader) ([]fabric.Neighbor, error) {
+	sess, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	rb := switchcfg.Readback{}
+	for _, c := range nr.NeighborCommands() {
+		out, err := sess.Send(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("running %q: %w", c, err)
+		}
+		rb[c] = []byte(out)
+	}
+	return nr.ParseNeighbors(rb)
+}

@@ -1,0 +1,77 @@
+package fleet
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg/all"
+	"github.com/fabricctl/fabricctl/switchcfg/sim"
+)
+
+// TestSwitchNeighbors: the switches' own LLDP tables are read over real
+// SSH sessions (host keys checked) through each driver's NeighborReader,
+// one observation per switch; a switch that cannot be reached is an error
+// naming it, and the others are still read.
+func TestSwitchNeighbors(t *testing.T) {
+	const pw = "lldp-Test-pw-1"
+	t.Setenv("LLDP_TEST_PW", pw)
+	dir := t.TempDir()
+	var known, switches strings.Builder
+	for i, sw := range []struct{ name, platform, peer, port, user string }{
+		{"leaf-01", "cumulus-nvue", "leaf-02", "swp49", "cumulus"},
+		{"leaf-02", "sonic", "leaf-01", "Ethernet48", "admin"},
+	} {
+		srv, err := sim.New(sim.Options{Platform: sw.platform, Password: pw, Hostname: sw.name,
+			Neighbors: func() ([]fabric.Neighbor, error) {
+				return []fabric.Neighbor{{LocalPort: sw.port, SystemName: sw.peer, ChassisIDType: "mac", ChassisID: fmt.Sprintf("52:54:00:00:00:0%d", i), PortIDType: "ifname", PortID: "swp49"}}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Listen("127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		known.WriteString(srv.KnownHostsLine() + "\n")
+		_, port, _ := net.SplitHostPort(srv.Addr())
+		fmt.Fprintf(&switches, "    - {name: %s, platform: %s, address: 127.0.0.1, profile: roce-lossless, ports: [%s], ssh: {user: %s, port: %s, passwordEnv: LLDP_TEST_PW}}\n", sw.name, sw.platform, sw.port, sw.user, port)
+	}
+	// a third switch nobody listens for
+	switches.WriteString("    - {name: leaf-03, platform: sonic, address: 127.0.0.2, profile: roce-lossless, ports: [Ethernet0], ssh: {port: 1, passwordEnv: LLDP_TEST_PW}}\n")
+	kh := filepath.Join(dir, "known_hosts")
+	os.WriteFile(kh, []byte(known.String()), 0o600)
+	fab := fmt.Sprintf(`apiVersion: fabricctl.io/v1alpha1
+kind: Fabric
+metadata: {name: lldp}
+spec:
+  defaults:
+    ssh: {knownHostsFile: %s}
+  include: [%s]
+  switches:
+%s`, kh, filepath.Join(testutil.RepoRoot(t), "profiles/roce-lossless.yaml"), switches.String())
+	path := filepath.Join(dir, "fabric.yaml")
+	os.WriteFile(path, []byte(fab), 0o644)
+	f, err := fabric.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, errs := SwitchNeighbors(f, Options{Registry: all.Registry()})(t.Context())
+	got := map[string]string{}
+	for _, o := range obs {
+		for _, n := range o.Neighbors {
+			got[o.Device] += n.LocalPort + "→" + n.SystemName + ":" + n.PortName()
+		}
+	}
+	if got["leaf-01"] != "swp49→leaf-02:swp49" || got["leaf-02"] != "Ethernet48→leaf-01:swp49" || len(got) != 2 {
+		t.Errorf("observations %v", got)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "leaf-03") {
+		t.Errorf("errors %v, want one naming leaf-03", errs)
+	}
+}

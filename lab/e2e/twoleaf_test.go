@@ -1,0 +1,140 @@
+//go:build lab
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabricctl/fabricctl/checks/report"
+)
+
+const (
+	twoLeafFile = "profiles/lab/two-leaf.yaml"
+	twoLeafVMs  = "lab-h1,lab-h2,lab-h3,lab-h4"
+)
+
+// checkReport is the part of `fabricctl check -o json` the scenarios read.
+type checkReport struct {
+	Suspects []struct {
+		Rank         int    `json:"rank"`
+		Kind         string `json:"kind"`
+		Component    string `json:"component"`
+		Name         string `json:"name"`
+		Alternatives []struct {
+			Component string `json:"component"`
+		} `json:"alternatives"`
+	} `json:"suspects"`
+	Topology *struct {
+		Links []json.RawMessage `json:"links"`
+	} `json:"topology"`
+}
+
+// twoLeafCheck runs the pairwise suite of the two-leaf fabric: the JSON
+// report on stdout, decoded, and the HTML report written beside it.
+func (h *harness) twoLeafCheck(ctx context.Context, name string) (result, checkReport, string) {
+	h.t.Helper()
+	html := filepath.Join(h.t.TempDir(), name+".html")
+	r := h.fabricctl(ctx, "check", "-f", twoLeafFile, "--target", twoLeafVMs, "--suite", "pairwise", "-o", "json", "--report", html)
+	var rep checkReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		h.t.Fatalf("%s: check -o json: %v\n%v", name, err, r)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		h.t.Fatalf("%s: %v", name, err)
+	}
+	return r, rep, string(b)
+}
+
+// TestLabTwoLeaf is the two-leaf lab end to end: the leaves learn each
+// other over LLDP on the inter-leaf link; a healthy lab passes with no
+// suspect; an impaired access link (netem on lab-h1's eth0 and on
+// leaf-01:swp1) is named as lab-h1's cable, and an impaired inter-leaf
+// link (netem on both swp49) as that link, in the JSON, the table and the
+// HTML drawing.
+func TestLabTwoLeaf(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 14*time.Minute)
+	defer cancel()
+	tall := time.Now()
+	h := upFabric(t, ctx, twoLeafFile)
+	if len(h.s.Leaves) != 2 {
+		t.Fatalf("lab up built %d leaves, want 2", len(h.s.Leaves))
+	}
+
+	// LLDP between the leaves: each names the other and the port.
+	for _, l := range [][2]string{{"leaf-01", "leaf-02"}, {"leaf-02", "leaf-01"}} {
+		var out []byte
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			b, err := h.s.LeafNeighbors(ctx, l[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = b
+			if strings.Contains(string(b), `"`+l[1]+`"`) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(time.Second) // lldpd sends every 5 s: wait for the peer's frame
+		}
+		if !strings.Contains(string(out), `"swp49"`) || !strings.Contains(string(out), `"`+l[1]+`"`) {
+			t.Errorf("%s's LLDP neighbours lack %s on swp49:\n%s", l[0], l[1], out)
+		}
+	}
+
+	t0 := time.Now()
+	r, rep, _ := h.twoLeafCheck(ctx, "healthy")
+	phase("check healthy", time.Since(t0))
+	if r.code != 0 || len(rep.Suspects) != 0 {
+		t.Fatalf("healthy two-leaf lab: exit %d, suspects %+v (want 0, none)\n%v", r.code, rep.Suspects, r)
+	}
+	if rep.Topology == nil || len(rep.Topology.Links) != 5 {
+		t.Errorf("report topology %+v, want the 5 declared links", rep.Topology)
+	}
+
+	for _, sc := range []struct {
+		name, target, component, table string
+	}{
+		{"access", "link/lab-h1", "cable:lab-h1:eth0", "CABLE  cable lab-h1:eth0 <-> leaf-01:swp1"},
+		{"inter-leaf", "link/leaf-01~leaf-02", "link:leaf-01:swp49", "UPLINK  uplink leaf-01:swp49 <-> leaf-02:swp49"},
+	} {
+		if r := h.fabricctlHost(ctx, "lab", "fault", "add", sc.target, "loss", "5%"); r.code != 0 {
+			t.Fatalf("lab fault add %s: %v", sc.target, r)
+		}
+		t0 := time.Now()
+		r, rep, html := h.twoLeafCheck(ctx, sc.name)
+		phase("check "+sc.name, time.Since(t0))
+		if r := h.fabricctlHost(ctx, "lab", "fault", "clear"); r.code != 0 {
+			t.Fatalf("lab fault clear: %v", r)
+		}
+		if r.code != 2 || len(rep.Suspects) == 0 {
+			t.Errorf("%s fault: exit %d, %d suspects; want 2 and the %s\n%v", sc.name, r.code, len(rep.Suspects), sc.component, r)
+			continue
+		}
+		if got := rep.Suspects[0].Component; got != sc.component || len(rep.Suspects) != 1 {
+			t.Errorf("%s fault: suspects %+v, want exactly %s", sc.name, rep.Suspects, sc.component)
+		}
+		if !regexp.MustCompile(`data-component="[^"]*\b` + regexp.QuoteMeta(sc.component) + `\b[^"]*" data-mark="(suspect|alternative)"`).MatchString(html) {
+			t.Errorf("%s fault: the HTML drawing does not highlight %s", sc.name, sc.component)
+		}
+		// the table of the same report, as -o table prints it
+		full, err := report.ReadJSON(strings.NewReader(r.stdout))
+		if err != nil {
+			t.Fatalf("%s fault: reading the JSON report: %v", sc.name, err)
+		}
+		var table bytes.Buffer
+		if err := report.WriteTable(&table, full); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(table.String(), "\nSUSPECTS\n1. "+sc.table) {
+			t.Errorf("%s fault: the table does not name %q first:\n%s", sc.name, sc.table, table.String())
+		}
+	}
+	phase("two-leaf total", time.Since(tall))
+}

@@ -132,9 +132,11 @@ func TestLab(t *testing.T) {
 // testFaults: a host fault puts netem on RoCE v2 in the guest; a link fault
 // also on the machine side of the host's tap (both ends of the link). Each
 // leaves SSH working, is recorded, and clear takes it off again. Where the
-// machine's kernel has no netem (this 2-core machine's has none), the link
-// fault must fail with ErrNoNetem and leave nothing behind: its guest side
-// rolled back, nothing recorded.
+// machine's kernel has no netem (this 2-core machine's has none), the
+// machine side of a loss fault is an nftables rule dropping that share of
+// RoCE v2 packets; without nft either, the link fault must fail with
+// ErrNoNetem and leave nothing behind: its guest side rolled back, nothing
+// recorded.
 func testFaults(ctx context.Context, t *testing.T, s *State) {
 	v := s.VMs[1]
 	guestQdiscs := func() string {
@@ -210,12 +212,33 @@ func testFaults(ctx context.Context, t *testing.T, s *State) {
 	if _, err := s.ClearFaults(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// tapNft lists the nftables loss rule that stands in for netem on the machine side where
+	// its kernel has no netem qdisc ("" when there is none).
+	tapNft := func() string {
+		out, _ := exec.CommandContext(ctx, "ip", "netns", "exec", s.Netns, "nft", "list", "table", "bridge",
+			bridgeLossTable(v.Tap)).CombinedOutput()
+		if strings.Contains(string(out), "table bridge") {
+			return string(out)
+		}
+		return ""
+	}
 	cycle(target, 2, func() {
 		roceOnly("guest eth0", guestQdiscs())
-		roceOnly(v.Tap, tapQdiscs())
+		if tap := tapQdiscs(); strings.Contains(tap, "netem") {
+			roceOnly(v.Tap, tap)
+			return
+		}
+		// No netem on this machine: 5 % of the RoCE v2 packets leaving the tap are dropped.
+		if nft := tapNft(); !strings.Contains(nft, "udp dport 4791") || !strings.Contains(nft, "< 500") ||
+			!strings.Contains(nft, "drop") {
+			t.Errorf("%s: neither RoCE-only netem nor the nftables loss rule:\n%s\n%s", v.Tap, tapQdiscs(), nft)
+		}
 	})
 	if tap := tapQdiscs(); strings.Contains(tap, "netem") {
 		t.Errorf("netem left on %s after clear:\n%s", v.Tap, tap)
+	}
+	if nft := tapNft(); nft != "" {
+		t.Errorf("nftables loss rule left on %s after clear:\n%s", v.Tap, nft)
 	}
 }
 

@@ -236,18 +236,41 @@ func pidRuns(pid int, marker string) bool {
 	if err != nil {
 		return false
 	}
-	if !bytes.Contains(cmd, []byte(marker)) {
-		return false
-	}
 	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return false
 	}
-	// a zombie (state Z) is dead
-	if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
+	return procRuns(cmd, st, marker)
+}
+
+// pfKthread is the kernel's PF_KTHREAD task flag (field 9 of /proc/PID/stat).
+const pfKthread = 0x00200000
+
+// procRuns judges one process from its /proc cmdline and stat: a zombie is dead; a command line
+// naming marker is ours. An empty command line of a live user process is a process inside
+// execve: the kernel installs the new memory map (and so closes the close-on-exec pipe that
+// ends exec.Cmd.Start) before it writes the new argument block, so a check right after a
+// start, or while `ip netns exec` execs its program, reads "" for a moment. That process is
+// alive and, started by us a moment ago, ours; only a kernel thread, which always has an empty
+// command line, is not.
+func procRuns(cmdline, stat []byte, marker string) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
 		return false
 	}
-	return true
+	if stat[i+2] == 'Z' { // a zombie is dead
+		return false
+	}
+	if len(cmdline) > 0 {
+		return bytes.Contains(cmdline, []byte(marker))
+	}
+	// fields after the comm: state(3) ppid pgrp session tty_nr tpgid flags(9)
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 7 {
+		return false
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return err == nil && flags&pfKthread == 0
 }
 
 func (s *State) anyAlive() bool {

@@ -329,30 +329,83 @@ func TestLabChecks(t *testing.T) {
 		srv, cli := eps[0], eps[1]
 		short := rdma.Test{Test: perftest.WriteBW, Duration: 5 * time.Second}
 		var ours, hand []float64
-		for range 3 {
+		for i := range benchAlternations {
 			pr := rdma.RunPair(ctx, srv, cli, short, rdma.DefaultBasePort)
 			v, ok := pr.Value()
 			if !ok {
 				t.Fatalf("fabricctl's run failed: %+v", rdma.Judge(pr, rdma.Thresholds{}))
+			}
+			if i == 0 {
+				sameCommand(t, pr, handArgs(cli.Device, *cli.GIDIndex, 5, srv.Address))
+			}
+			if _, estimated := pr.Estimated(); !estimated {
+				// What fabricctl reports is the number perftest printed.
+				if printed, ok := handValue(pr.ClientOut.Stdout); !ok || printed != v {
+					t.Errorf("fabricctl reports %v Gb/s, its perftest printed %v (found %v)", v, printed, ok)
+				}
 			}
 			ours = append(ours, v)
 			hand = append(hand, handRun(ctx, t, s, srv, cli, 5))
 		}
 		o, h := median(ours), median(hand)
 		dev := math.Abs(o-h) / h
-		// Under qemu TCG on a shared machine the same command varies from run
-		// to run by far more than 2%: fabricctl's number must then lie within
-		// the spread of the hand runs.
 		spread := (slices.Max(hand) - slices.Min(hand)) / h
 		fmt.Fprintf(os.Stderr, "BENCHMARK bandwidth %s->%s: fabricctl median %.4f Gb/s %v, by hand median %.4f Gb/s %v, deviation %.1f%% (target <= 2%%; hand runs' own spread %.1f%%)\n",
 			srv.Host, cli.Host, o, ours, h, hand, 100*dev, 100*spread)
-		// perftest reports Gb/s to two decimals: at 0.1 Gb/s one step of the
-		// last digit is already 8%, so a difference of one step is noise too.
+		// The 2% target is printed, not asserted: under qemu TCG on a shared
+		// machine the same command varies by 5-25% from run to run, so the
+		// medians of a few runs differ by more than 2% without any cause in
+		// fabricctl. That fabricctl runs what a user types and reports what
+		// perftest printed is asserted exactly above. What is asserted here
+		// is a difference the noise does not explain: every fabricctl run on
+		// one side of every hand run (by chance 2 in C(10,5) = 252 times,
+		// 0.8%) AND the medians further apart than the hand runs' own spread
+		// and than one printed step (perftest prints Gb/s to two decimals: at
+		// 0.1 Gb/s one step is already 8%). A run of CI on f0ff9b9 failed the
+		// old rule (3+3 runs, medians only; chance separation 10%) with
+		// fabricctl [0.15 0.14 0.14] against hand [0.17 0.18 0.18].
 		step := 0.01 / h
-		if dev > max(0.02, spread, step*1.01) {
-			t.Errorf("fabricctl's bandwidth deviates %.1f%% from the hand runs (their own spread %.1f%%, one reported step %.1f%%)", 100*dev, 100*spread, 100*step)
+		if separated(ours, hand) && dev > max(0.02, spread, step*1.01) {
+			t.Errorf("fabricctl's bandwidth deviates %.1f%% from the hand runs, every run on one side (their own spread %.1f%%, one printed step %.1f%%)", 100*dev, 100*spread, 100*step)
 		}
 	})
+}
+
+// benchAlternations is how many fabricctl and hand runs the Benchmark
+// alternates.
+const benchAlternations = 5
+
+// separated reports whether every value of a lies on one side of every value of b.
+func separated(a, b []float64) bool {
+	return slices.Max(a) < slices.Min(b) || slices.Min(a) > slices.Max(b)
+}
+
+// sameCommand asserts that fabricctl's client ran the command a user types by
+// hand, apart from the TCP port (each side picks its own) and an explicit
+// "-i 1" (the default port).
+func sameCommand(t *testing.T, pr rdma.PairRun, hand []string) {
+	t.Helper()
+	norm := func(argv []string) []string {
+		var out []string
+		for i := 0; i < len(argv); i++ {
+			switch {
+			case argv[i] == "-p" && i+1 < len(argv):
+				i++
+			case argv[i] == "-i" && i+1 < len(argv) && argv[i+1] == "1":
+				i++
+			default:
+				out = append(out, filepath.Base(argv[i]))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if pr.ClientOut == nil {
+		t.Fatal("fabricctl's client did not run")
+	}
+	if got, want := norm(pr.ClientOut.Argv), norm(hand); !slices.Equal(got, want) {
+		t.Errorf("fabricctl ran %q, a user types %q", pr.ClientOut.Argv, hand)
+	}
 }
 
 func median(v []float64) float64 {
@@ -377,29 +430,46 @@ func endpoints(ctx context.Context, t *testing.T, hosts []Host) []rdma.Endpoint 
 
 var handBW = regexp.MustCompile(`(?m)^\s*\d+\s+\d+\s+[0-9.]+\s+([0-9.]+)`)
 
+// handArgs is the ib_write_bw command line a user types for one side (the
+// client when peer is set).
+func handArgs(dev string, gid, secs int, peer string) []string {
+	argv := []string{"ib_write_bw", "-d", dev, "-x", strconv.Itoa(gid), "-p", "18700", "--report_gbits", "-F", "-D", strconv.Itoa(secs)}
+	if peer != "" {
+		argv = append(argv, peer)
+	}
+	return argv
+}
+
+// handValue is the average bandwidth of ib_write_bw's result row.
+func handValue(out string) (float64, bool) {
+	m := handBW.FindStringSubmatch(out)
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	return v, err == nil
+}
+
 // handRun runs ib_write_bw by hand on the pair, as a user would type it.
 func handRun(ctx context.Context, t *testing.T, s *lab.State, srv, cli rdma.Endpoint, secs int) float64 {
 	t.Helper()
-	args := fmt.Sprintf("ib_write_bw -d %s -x %d -p 18700 --report_gbits -F -D %d", srv.Device, *srv.GIDIndex, secs)
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.Output(ctx, srv.Host, "timeout -s KILL 90 "+args)
+		_, err := s.Output(ctx, srv.Host, "timeout -s KILL 90 "+strings.Join(handArgs(srv.Device, *srv.GIDIndex, secs, ""), " "))
 		done <- err
 	}()
 	if _, err := s.Output(ctx, srv.Host, "lab-wait-listen tcp 18700 30"); err != nil {
 		t.Fatalf("hand server not listening: %v", err)
 	}
-	out, err := s.Output(ctx, cli.Host, fmt.Sprintf("timeout -s KILL 90 ib_write_bw -d %s -x %d -p 18700 --report_gbits -F -D %d %s",
-		cli.Device, *cli.GIDIndex, secs, srv.Address))
+	out, err := s.Output(ctx, cli.Host, "timeout -s KILL 90 "+strings.Join(handArgs(cli.Device, *cli.GIDIndex, secs, srv.Address), " "))
 	<-done
 	if err != nil {
 		t.Fatalf("hand client: %v\n%s", err, out)
 	}
-	m := handBW.FindSubmatch(out)
-	if m == nil {
+	v, ok := handValue(string(out))
+	if !ok {
 		t.Fatalf("no result row in the hand run:\n%s", out)
 	}
-	v, _ := strconv.ParseFloat(string(m[1]), 64)
 	return v
 }
 

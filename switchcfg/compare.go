@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/internal/intset"
+
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
@@ -394,25 +396,7 @@ func FormatIntSet(v []int) string {
 	if len(v) == 0 {
 		return "none"
 	}
-	s := append([]int(nil), v...)
-	sort.Ints(s)
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && (s[j+1] == s[j] || s[j+1] == s[j]+1) {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(s[i]))
-		if s[j] != s[i] {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(s[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
+	return intset.Format(v)
 }
 
 // ParseIntSet is the inverse of FormatIntSet: it parses comma-separated values

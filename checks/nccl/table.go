@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/internal/intset"
+
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
@@ -77,18 +79,5 @@ func ranks(r []int) string {
 	if len(r) == 0 {
 		return "-"
 	}
-	var parts []string
-	for i := 0; i < len(r); {
-		j := i
-		for j+1 < len(r) && r[j+1] == r[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", r[i], r[j]))
-		} else {
-			parts = append(parts, fmt.Sprint(r[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
+	return intset.Format(r)
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/internal/intset"
 )
 
 // ErrHostlist: a Slurm hostlist expression that cannot be read.
@@ -148,17 +150,8 @@ func CompressHostlist(names []string) string {
 			continue
 		}
 		var ranges []string
-		for i := 0; i < len(vs); {
-			j := i
-			for j+1 < len(vs) && vs[j+1] == vs[j]+1 {
-				j++
-			}
-			if j > i {
-				ranges = append(ranges, fmt.Sprintf("%0*d-%0*d", k.width, vs[i], k.width, vs[j]))
-			} else {
-				ranges = append(ranges, fmt.Sprintf("%0*d", k.width, vs[i]))
-			}
-			i = j + 1
+		for _, r := range intset.Runs(vs) {
+			ranges = append(ranges, r.Pad(k.width))
 		}
 		items = append(items, k.prefix+"["+strings.Join(ranges, ",")+"]")
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/internal/intset"
+
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
@@ -306,22 +308,7 @@ func threshold(b int64) string {
 
 // dscpSpec writes a DSCP list the way `match dscp` takes it: "0-25,27-47".
 func dscpSpec(v []int) string {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	var parts []string
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && s[j+1] == s[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", s[i], s[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(s[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
+	return intset.Format(v)
 }
 
 // Pause buffer thresholds for long cables. Cisco makes them mandatory above

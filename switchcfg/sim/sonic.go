@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/fabricctl/fabricctl/internal/intset"
 )
 
 // SONiC: a bash login shell. CONFIG_DB is changed with the generic config
@@ -286,18 +288,8 @@ func buffermgrd(old, next map[string]any) {
 				ids = append(ids, n)
 			}
 		}
-		sort.Ints(ids)
-		for i := 0; i < len(ids); {
-			j := i
-			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-				j++
-			}
-			r := strconv.Itoa(ids[i])
-			if j > i {
-				r += "-" + strconv.Itoa(ids[j])
-			}
-			pgs[port+"|"+r] = map[string]any{"profile": sonicLosslessPG}
-			i = j + 1
+		for _, r := range intset.Runs(ids) {
+			pgs[port+"|"+r.String()] = map[string]any{"profile": sonicLosslessPG}
 		}
 	}
 }

@@ -3,9 +3,10 @@ package sonic
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/internal/intset"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg"
@@ -137,22 +138,7 @@ func bufferQueues(si fabric.SwitchIntent) map[string]string {
 // runs "3-4", single "6" (swss Orch::generateIdListFromMap, which
 // buffermgrd uses for the lossless BUFFER_PG entries it creates).
 func idRanges(set []int) []string {
-	s := slices.Sorted(slices.Values(set))
-	s = slices.Compact(s)
-	var out []string
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && s[j+1] == s[j]+1 {
-			j++
-		}
-		if j > i {
-			out = append(out, fmt.Sprintf("%d-%d", s[i], s[j]))
-		} else {
-			out = append(out, strconv.Itoa(s[i]))
-		}
-		i = j + 1
-	}
-	return out
+	return intset.Strings(set)
 }
 
 // Desired is Render's result as tables.

@@ -5,7 +5,7 @@
 #                    then plan/apply/drift of the lab fabric against VMs and switch simulators
 #                    (./lab/e2e/); -p 1: one lab at a time. Prints each phase's time ("lab: phase ...")
 LAB_GO ?= go
-LAB_TEST_TIMEOUT ?= 25m
+LAB_TEST_TIMEOUT ?= 40m
 
 .PHONY: lab-deps lab-image lab-test
 

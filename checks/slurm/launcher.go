@@ -152,6 +152,9 @@ func (l *Launcher) step(ctx context.Context, name string, spec task.Spec, bound 
 	l.log("step %s: srun on %d node(s) %s (spec %d bytes)", name, len(nodes), CompressHostlist(nodes), size)
 	runErr := l.Run.Run(sctx, "srun", args, nil, pw, lineLogger{l: l, name: name, buf: &stderr})
 	pw.Close()
+	if sctx.Err() != nil {
+		l.cancelled(sctx, name)
+	}
 	c := <-done
 	st := Step{Name: name, Nodes: len(nodes), Wall: time.Since(t0), ArgBytes: size}
 	if runErr != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
@@ -114,4 +115,72 @@ func Runs(jobs []rdma.Job, s Spec, c Collected, stepErr error) []rdma.PairRun {
 		out[i] = r
 	}
 	return out
+}
+
+// NCCLProbeSpec is the spec of an NCCL probe step on hosts' nodes.
+func NCCLProbeSpec(hosts []string, node func(host string) string, args collective.ProbeArgs) Spec {
+	st := &NCCLStep{Probe: args}
+	for _, h := range hosts {
+		st.Nodes = append(st.Nodes, NCCLNode{Node: node(h), Host: h})
+	}
+	return Spec{Version: Version, Kind: KindNCCLProbe, NCCL: st}
+}
+
+// NCCLProbes returns the probes of hosts from an NCCL probe step's results, in hosts' order, with
+// an error naming the node for every host whose node reported none (stepErr says how the step
+// ended).
+func NCCLProbes(hosts []string, node func(host string) string, c Collected, stepErr error) ([]collective.Probe, []error) {
+	probes, errs := make([]collective.Probe, len(hosts)), make([]error, len(hosts))
+	for i, h := range hosts {
+		n := node(h)
+		r, ok := c.Results[n]
+		switch {
+		case !ok:
+			errs[i] = noResult(n, stepErr)
+		case r.Error != "":
+			errs[i] = fmt.Errorf("node %s: %s", n, r.Error)
+		case r.NCCLProbe == nil:
+			errs[i] = fmt.Errorf("node %s: %w: no NCCL probe in its result", n, ErrNoResult)
+		default:
+			probes[i] = *r.NCCLProbe
+		}
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("probing %s for the NCCL check: %w", h, errs[i])
+		}
+	}
+	return probes, errs
+}
+
+// NCCLRunSpec is the spec of an NCCL run step: every spec's part on its host's node.
+func NCCLRunSpec(specs []collective.Spec, node func(host string) string) Spec {
+	st := &NCCLStep{}
+	for _, s := range specs {
+		st.Nodes = append(st.Nodes, NCCLNode{Node: node(s.Host), Host: s.Host, Spec: &s})
+	}
+	return Spec{Version: Version, Kind: KindNCCLRun, NCCL: st}
+}
+
+// NCCLResults returns every spec's node result from an NCCL run step's results, in order, with
+// an error naming the node for every part whose node reported none: a task that died, or a node
+// the step never reached (stepErr says how the step ended).
+func NCCLResults(specs []collective.Spec, node func(host string) string, c Collected, stepErr error) ([]collective.NodeResult, []error) {
+	out, errs := make([]collective.NodeResult, len(specs)), make([]error, len(specs))
+	for i, s := range specs {
+		n := node(s.Host)
+		r, ok := c.Results[n]
+		switch {
+		case !ok:
+			errs[i] = noResult(n, stepErr)
+		case r.Error != "":
+			errs[i] = fmt.Errorf("node %s: %s", n, r.Error)
+		case r.NCCLRun == nil:
+			errs[i] = fmt.Errorf("node %s: %w: no all-reduce result in its result", n, ErrNoResult)
+		default:
+			out[i] = *r.NCCLRun
+		}
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("running the all-reduce on %s: %w", s.Host, errs[i])
+		}
+	}
+	return out, errs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -67,14 +68,18 @@ func TestDecodeArgsRefuses(t *testing.T) {
 	old, _ := pack(map[string]any{"v": 99, "kind": "round"})
 	noJobs, _ := pack(map[string]any{"v": Version, "kind": "round"})
 	weird, _ := pack(map[string]any{"v": Version, "kind": "reboot"})
+	ncclNoNodes, _ := pack(map[string]any{"v": Version, "kind": "nccl-probe", "nccl": map[string]any{"nodes": []any{}}})
+	ncclNoPart, _ := pack(map[string]any{"v": Version, "kind": "nccl-run", "nccl": map[string]any{"nodes": []any{map[string]any{"node": "n1", "host": "h1"}}}})
 	for name, args := range map[string][]string{
-		"none":         nil,
-		"not base64":   {"!!!"},
-		"truncated":    {good[0][:len(good[0])/2]},
-		"unknown key":  {unknown},
-		"old version":  {old},
-		"no jobs":      {noJobs},
-		"unknown kind": {weird},
+		"nccl probe without nodes": {ncclNoNodes},
+		"nccl run without a part":  {ncclNoPart},
+		"none":                     nil,
+		"not base64":               {"!!!"},
+		"truncated":                {good[0][:len(good[0])/2]},
+		"unknown key":              {unknown},
+		"old version":              {old},
+		"no jobs":                  {noJobs},
+		"unknown kind":             {weird},
 	} {
 		if _, err := DecodeArgs(args); !errors.Is(err, ErrSpec) {
 			t.Errorf("%s: %v, want ErrSpec", name, err)
@@ -197,4 +202,38 @@ func FuzzDecodeArgs(f *testing.F) {
 			t.Fatalf("accepted version %d", spec.Version)
 		}
 	})
+}
+
+// TestNCCLStepRoundTrip: an NCCL run step carries every node's part through srun's argv, and a
+// task runs only its own node's (the others are not run here: a task without an NCCL node side
+// says so).
+func TestNCCLStepRoundTrip(t *testing.T) {
+	specs := []collective.Spec{{JobID: "j", Host: "h1", Tool: collective.ToolTorch, NNodes: 2, Ranks: 8, Rendezvous: collective.RendezvousC10d,
+		MasterAddr: "10.0.0.1", MasterPort: 29581, Env: map[string]string{"NCCL_IB_TC": "106"}}, {JobID: "j", Host: "h2", Tool: collective.ToolTorch, NodeRank: 1, NNodes: 2, Ranks: 8}}
+	node := func(h string) string { return "node-" + h }
+	args, err := EncodeArgs(NCCLRunSpec(specs, node))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := DecodeArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equal(s.Nodes(), []string{"node-h1", "node-h2"}) || s.NCCL.Nodes[0].Spec.Env["NCCL_IB_TC"] != "106" || s.NCCL.Nodes[1].Spec.NodeRank != 1 ||
+		s.NCCL.Nodes[0].Spec.Rendezvous != collective.RendezvousC10d {
+		t.Errorf("%+v", s.NCCL)
+	}
+	if r := Run(t.Context(), s, Env{Node: "node-h1"}); r.Error != "no NCCL node side" || r.NCCLRun != nil {
+		t.Errorf("%+v", r)
+	}
+	// a node outside the step is told so
+	p := NCCLProbeSpec([]string{"h1"}, node, collective.ProbeArgs{})
+	if r := Run(t.Context(), p, Env{Node: "elsewhere", NCCL: &collective.Node{}}); !strings.Contains(r.Error, "node elsewhere is not in this nccl-probe step") {
+		t.Errorf("%+v", r)
+	}
+	// a result without a probe is an error naming the host and the node
+	_, errs := NCCLProbes([]string{"h1"}, node, Collected{Results: map[string]Result{"node-h1": {Node: "node-h1"}}}, nil)
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "probing h1 for the NCCL check: node node-h1:") {
+		t.Errorf("%v", errs[0])
+	}
 }

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/fabricctl/fabricctl/checks/collective"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"

@@ -26,31 +26,21 @@ type ncclSteps struct{ l *Launcher }
 // as its error. A node without GPUs answers with a probe that says so (the suite's skip).
 func (e ncclSteps) Probe(ctx context.Context, hosts []string, args collective.ProbeArgs) ([]collective.Probe, []error) {
 	l := e.l
-	probes, errs := make([]collective.Probe, len(hosts)), make([]error, len(hosts))
-	avail, err := l.Availability(ctx, hosts)
-	if err != nil {
-		for i := range errs {
+	probes := make([]collective.Probe, len(hosts))
+	at, errs := l.usable(ctx, hosts)
+	for i, err := range errs {
+		if err != nil {
 			errs[i] = fmt.Errorf("probing %s for the NCCL check: %w", hosts[i], err)
 		}
-		return probes, errs
 	}
-	var run []string
-	var at []int
-	for i, h := range hosts {
-		if why := avail[h]; why != nil {
-			errs[i] = fmt.Errorf("probing %s for the NCCL check: %w", h, why)
-			continue
-		}
-		run, at = append(run, h), append(at, i)
+	run := make([]string, len(at))
+	for k, i := range at {
+		run[k] = hosts[i]
 	}
 	if len(run) == 0 {
 		return probes, errs
 	}
-	bound := l.PreflightBound
-	if bound == 0 {
-		bound = DefaultPreflightBound
-	}
-	c, stepErr := l.step(ctx, "nccl-probe", task.NCCLProbeSpec(run, l.node, args), bound)
+	c, stepErr := l.step(ctx, "nccl-probe", task.NCCLProbeSpec(run, l.node, args), l.preflightBound())
 	got, gotErrs := task.NCCLProbes(run, l.node, c, stepErr)
 	for k, i := range at {
 		probes[i], errs[i] = got[k], gotErrs[k]

@@ -399,3 +399,23 @@ func TestNCCLThroughSrunSlowReruns(t *testing.T) {
 		t.Errorf("last step %s %+v, want perftest again with traffic class 106 and GID index 1", last.Spec.Kind, last.Spec.Test)
 	}
 }
+
+// TestNCCLThroughSrunUnavailableNode: a host whose node Slurm would not run a step on (DOWN) is an
+// nccl/run error with the node's state, and the probe step runs on the others only.
+func TestNCCLThroughSrunUnavailableNode(t *testing.T) {
+	c := ncclSim(t, "gpu[01-02]", map[string]ncclNode{})
+	c.Set("gpu02", slurmsim.Node{State: "DOWN", Reason: "Not responding"})
+	rep, err := checkrunner.Run(t.Context(), "sim", hosts(t, 2, nil), checkrunner.Options{Suites: ncclSuites, Launcher: &slurm.Launcher{Run: c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := find(t, rep, collective.IDRun, "gpu02"); r.Status != checks.StatusError ||
+		!strings.HasPrefix(r.Summary, "probing gpu02 for the NCCL check: slurm node unavailable: node gpu02 is DOWN (Not responding)") {
+		t.Errorf("gpu02: %s %q", r.Status, r.Summary)
+	}
+	for _, st := range c.Steps() {
+		if st.Spec.Kind == task.KindNCCLProbe && !slices.Equal(st.Nodes, []string{"gpu01"}) {
+			t.Errorf("probe step on %q, want gpu01 alone", st.Nodes)
+		}
+	}
+}

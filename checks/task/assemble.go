@@ -130,25 +130,34 @@ func NCCLProbeSpec(hosts []string, node func(host string) string, args collectiv
 // an error naming the node for every host whose node reported none (stepErr says how the step
 // ended).
 func NCCLProbes(hosts []string, node func(host string) string, c Collected, stepErr error) ([]collective.Probe, []error) {
-	probes, errs := make([]collective.Probe, len(hosts)), make([]error, len(hosts))
+	return pick(hosts, node, c, stepErr, "no NCCL probe", func(r Result) *collective.Probe { return r.NCCLProbe },
+		func(h string, err error) error { return fmt.Errorf("probing %s for the NCCL check: %w", h, err) })
+}
+
+// pick takes each host's part out of its node's result (in hosts' order), or an error naming the
+// node, wrapped with the host.
+func pick[T any](hosts []string, node func(host string) string, c Collected, stepErr error, what string,
+	part func(Result) *T, wrap func(host string, err error) error) ([]T, []error) {
+	out, errs := make([]T, len(hosts)), make([]error, len(hosts))
 	for i, h := range hosts {
 		n := node(h)
 		r, ok := c.Results[n]
+		var err error
 		switch {
 		case !ok:
-			errs[i] = noResult(n, stepErr)
+			err = noResult(n, stepErr)
 		case r.Error != "":
-			errs[i] = fmt.Errorf("node %s: %s", n, r.Error)
-		case r.NCCLProbe == nil:
-			errs[i] = fmt.Errorf("node %s: %w: no NCCL probe in its result", n, ErrNoResult)
+			err = fmt.Errorf("node %s: %s", n, r.Error)
+		case part(r) == nil:
+			err = fmt.Errorf("node %s: %w: %s in its result", n, ErrNoResult, what)
 		default:
-			probes[i] = *r.NCCLProbe
+			out[i] = *part(r)
 		}
-		if errs[i] != nil {
-			errs[i] = fmt.Errorf("probing %s for the NCCL check: %w", h, errs[i])
+		if err != nil {
+			errs[i] = wrap(h, err)
 		}
 	}
-	return probes, errs
+	return out, errs
 }
 
 // NCCLRunSpec is the spec of an NCCL run step: every spec's part on its host's node.
@@ -164,23 +173,10 @@ func NCCLRunSpec(specs []collective.Spec, node func(host string) string) Spec {
 // an error naming the node for every part whose node reported none: a task that died, or a node
 // the step never reached (stepErr says how the step ended).
 func NCCLResults(specs []collective.Spec, node func(host string) string, c Collected, stepErr error) ([]collective.NodeResult, []error) {
-	out, errs := make([]collective.NodeResult, len(specs)), make([]error, len(specs))
+	hosts := make([]string, len(specs))
 	for i, s := range specs {
-		n := node(s.Host)
-		r, ok := c.Results[n]
-		switch {
-		case !ok:
-			errs[i] = noResult(n, stepErr)
-		case r.Error != "":
-			errs[i] = fmt.Errorf("node %s: %s", n, r.Error)
-		case r.NCCLRun == nil:
-			errs[i] = fmt.Errorf("node %s: %w: no all-reduce result in its result", n, ErrNoResult)
-		default:
-			out[i] = *r.NCCLRun
-		}
-		if errs[i] != nil {
-			errs[i] = fmt.Errorf("running the all-reduce on %s: %w", s.Host, errs[i])
-		}
+		hosts[i] = s.Host
 	}
-	return out, errs
+	return pick(hosts, node, c, stepErr, "no all-reduce result", func(r Result) *collective.NodeResult { return r.NCCLRun },
+		func(h string, err error) error { return fmt.Errorf("running the all-reduce on %s: %w", h, err) })
 }

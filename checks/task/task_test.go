@@ -237,3 +237,26 @@ func TestNCCLStepRoundTrip(t *testing.T) {
 		t.Errorf("%v", errs[0])
 	}
 }
+
+// TestNCCLRunSpecAt10000Nodes: the all-reduce step of a 10,000-node job (every node's part, with
+// the fabric's NCCL env) fits srun's command line with room to spare: ARG_MAX is 2 MiB.
+func TestNCCLRunSpecAt10000Nodes(t *testing.T) {
+	specs := make([]collective.Spec, 10000)
+	for i := range specs {
+		specs[i] = collective.Spec{JobID: "fabricctl-nccl-1796300000", Host: fmt.Sprintf("gpu%05d", i+1), Tool: collective.ToolTorch, NodeRank: i, NNodes: len(specs),
+			Ranks: 8, MasterAddr: "10.0.0.1", MasterPort: collective.DefaultPort, MinBytes: 8, MaxBytes: 1 << 30, Iterations: 20, Warmup: 5,
+			Timeout: 5 * time.Minute, Python: "python3", Env: map[string]string{"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106", "NCCL_IB_HCA": "=mlx5_0,mlx5_1"}}
+	}
+	args, err := EncodeArgs(NCCLRunSpec(specs, func(h string) string { return h }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := 0
+	for _, a := range args {
+		size += len(a)
+	}
+	t.Logf("10,000-node NCCL run step: %d bytes in %d argument(s)", size, len(args))
+	if size > 1<<20 {
+		t.Errorf("the spec takes %d bytes of srun's argv, want under 1 MiB", size)
+	}
+}

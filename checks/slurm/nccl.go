@@ -51,15 +51,27 @@ func (e ncclSteps) Probe(ctx context.Context, hosts []string, args collective.Pr
 // Run runs the all-reduce as one srun step, one task per node: each task runs its host's part
 // (torchrun with --nproc-per-node of its GPUs, or all_reduce_perf -g on a single node) and
 // returns every rank's NCCL log. A torchrun job over several nodes meets through torchrun's c10d
-// rendezvous at the first node's address (the standard multi-node recipe), so every node gets
-// the same argv. A node whose task died or never started gets an error naming the node.
+// rendezvous at the first node of the job, by its Slurm node name (the standard multi-node
+// recipe), so every node gets the same argv: slurmd runs only where the node name is the host
+// name (or its NodeHostname), and c10d hosts the store on the node whose host name is the
+// endpoint's, where an IP address is recognised only if the host name resolves to it. A node
+// whose task died or never started gets an error naming the node.
 func (e ncclSteps) Run(ctx context.Context, specs []collective.Spec) ([]collective.NodeResult, []error) {
 	l := e.l
 	specs = slices.Clone(specs)
 	bound := time.Duration(0)
+	first := ""
+	for _, s := range specs {
+		if s.NodeRank == 0 && first == "" {
+			first = l.node(s.Host)
+		}
+	}
 	for i, s := range specs {
 		if s.Tool == collective.ToolTorch && s.NNodes > 1 {
 			specs[i].Rendezvous = collective.RendezvousC10d
+			if first != "" {
+				specs[i].MasterAddr = first
+			}
 		}
 		bound = max(bound, s.Timeout)
 	}

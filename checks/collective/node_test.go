@@ -167,7 +167,7 @@ func TestSpecRefused(t *testing.T) {
 // nccl-tests on one host, torchrun on one node, torchrun's static rendezvous
 // over SSH (each host told its node rank) and torchrun's c10d rendezvous
 // under Slurm (one argv for every node of the srun step, the first node's
-// address as endpoint, IPv6 bracketed).
+// name as endpoint; an IPv6 address is bracketed).
 func TestArgvGolden(t *testing.T) {
 	base := Spec{JobID: "fabricctl-nccl-1796300000", Host: "gpu001", MinBytes: 8, MaxBytes: 1 << 30, Iterations: 20, Warmup: 5, Timeout: time.Minute}
 	cases := []struct {
@@ -180,7 +180,7 @@ func TestArgvGolden(t *testing.T) {
 			s.Tool, s.NNodes, s.NodeRank, s.Ranks, s.MasterAddr, s.MasterPort = ToolTorch, 2, 1, 8, "10.0.0.1", DefaultPort
 		}},
 		{"torchrun under Slurm, c10d, 4 nodes", func(s *Spec) {
-			s.Tool, s.NNodes, s.NodeRank, s.Ranks, s.MasterAddr, s.MasterPort, s.Rendezvous = ToolTorch, 4, 2, 8, "10.0.0.1", DefaultPort, RendezvousC10d
+			s.Tool, s.NNodes, s.NodeRank, s.Ranks, s.MasterAddr, s.MasterPort, s.Rendezvous = ToolTorch, 4, 2, 8, "gpu001", DefaultPort, RendezvousC10d
 		}},
 		{"torchrun under Slurm, c10d, IPv6 endpoint", func(s *Spec) {
 			s.Tool, s.NNodes, s.Ranks, s.MasterAddr, s.MasterPort, s.Rendezvous = ToolTorch, 2, 1, "fd00::1", DefaultPort, RendezvousC10d

@@ -196,10 +196,19 @@ func FuzzDecodeArgs(f *testing.F) {
 	good, _ := EncodeArgs(roundSpec(4))
 	f.Add(good[0])
 	f.Add("H4sIAAAAAAAA")
+	nccl, _ := EncodeArgs(NCCLRunSpec([]collective.Spec{{Host: "h1", Tool: collective.ToolTorch, Ranks: 1}}, func(h string) string { return h }))
+	f.Add(nccl[0])
 	f.Fuzz(func(t *testing.T, s string) {
 		spec, err := DecodeArgs([]string{s})
 		if err == nil && spec.Version != Version {
 			t.Fatalf("accepted version %d", spec.Version)
+		}
+		if err == nil && spec.Kind == KindNCCLRun {
+			for _, n := range spec.NCCL.Nodes {
+				if n.Spec == nil {
+					t.Fatalf("accepted an NCCL run step whose node %q has no part", n.Node)
+				}
+			}
 		}
 	})
 }

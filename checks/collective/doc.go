@@ -34,8 +34,11 @@
 //	out, err := collective.Run(ctx, hosts, collective.Options{Config: *f.Spec.Checks.NCCL, Executor: exec})
 //	rep.Add(out.Results...)
 //
-// A workload manager's launcher (Slurm's srun running `fabricctl task` on the
-// nodes) is a third Executor with Node on the far side.
+// A workload manager's launcher is a third Executor with Node on the far side:
+// checks/slurm's Launcher.NCCL runs the probe and the job as srun steps of
+// `fabricctl task`, one task per node; its torchrun jobs over several nodes
+// meet through the c10d rendezvous (Spec.Rendezvous), so every node runs the
+// same command.
 //
 // Node and Run are safe for concurrent use; Run calls Options.Progress from
 // its own goroutine.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,8 +236,7 @@ func (n *Node) Run(ctx context.Context, s Spec) NodeResult {
 			res.Error = fmt.Sprintf("finding all_reduce_perf: %v", err)
 			return res
 		}
-		argv = []string{path, "-b", strconv.FormatInt(s.MinBytes, 10), "-e", strconv.FormatInt(s.MaxBytes, 10), "-f", "2",
-			"-g", strconv.Itoa(s.Ranks), "-n", strconv.Itoa(s.Iterations), "-w", strconv.Itoa(s.Warmup), "-c", "1"}
+		argv = s.Argv(path, "")
 	case ToolTorch:
 		py := s.Python
 		if py == "" {
@@ -252,15 +252,7 @@ func (n *Node) Run(ctx context.Context, s Spec) NodeResult {
 			res.Error = fmt.Sprintf("writing the test script: %v", err)
 			return res
 		}
-		argv = []string{path, "-m", "torch.distributed.run", "--nproc-per-node", strconv.Itoa(s.Ranks)}
-		if s.NNodes <= 1 {
-			argv = append(argv, "--standalone", "--nnodes", "1")
-		} else {
-			argv = append(argv, "--nnodes", strconv.Itoa(s.NNodes), "--node-rank", strconv.Itoa(s.NodeRank),
-				"--master-addr", s.MasterAddr, "--master-port", strconv.Itoa(s.MasterPort))
-		}
-		argv = append(argv, script, "--min-bytes", strconv.FormatInt(s.MinBytes, 10), "--max-bytes", strconv.FormatInt(s.MaxBytes, 10),
-			"--iters", strconv.Itoa(s.Iterations), "--warmup", strconv.Itoa(s.Warmup))
+		argv = s.Argv(path, script)
 	}
 	res.Argv = argv
 	out := &boundedBuffer{}
@@ -305,6 +297,30 @@ func (n *Node) Run(ctx context.Context, s Spec) NodeResult {
 	return res
 }
 
+// Argv is the command line of the spec's part: prog is all_reduce_perf
+// (ToolNCCLTests) or the Python interpreter, script the path of Script
+// (ToolTorch). Run runs it with DebugEnv, the spec's Env and a
+// NCCL_DEBUG_FILE per process.
+func (s Spec) Argv(prog, script string) []string {
+	if s.Tool == ToolNCCLTests {
+		return []string{prog, "-b", strconv.FormatInt(s.MinBytes, 10), "-e", strconv.FormatInt(s.MaxBytes, 10), "-f", "2",
+			"-g", strconv.Itoa(s.Ranks), "-n", strconv.Itoa(s.Iterations), "-w", strconv.Itoa(s.Warmup), "-c", "1"}
+	}
+	argv := []string{prog, "-m", "torch.distributed.run", "--nproc-per-node", strconv.Itoa(s.Ranks)}
+	switch {
+	case s.NNodes <= 1:
+		argv = append(argv, "--standalone", "--nnodes", "1")
+	case s.Rendezvous == RendezvousC10d:
+		argv = append(argv, "--nnodes", strconv.Itoa(s.NNodes), "--rdzv-backend", RendezvousC10d,
+			"--rdzv-endpoint", net.JoinHostPort(s.MasterAddr, strconv.Itoa(s.MasterPort)), "--rdzv-id", s.JobID)
+	default:
+		argv = append(argv, "--nnodes", strconv.Itoa(s.NNodes), "--node-rank", strconv.Itoa(s.NodeRank),
+			"--master-addr", s.MasterAddr, "--master-port", strconv.Itoa(s.MasterPort))
+	}
+	return append(argv, script, "--min-bytes", strconv.FormatInt(s.MinBytes, 10), "--max-bytes", strconv.FormatInt(s.MaxBytes, 10),
+		"--iters", strconv.Itoa(s.Iterations), "--warmup", strconv.Itoa(s.Warmup))
+}
+
 // validate refuses specs the node cannot run safely.
 func (s Spec) validate() error {
 	var probs []string
@@ -326,6 +342,12 @@ func (s Spec) validate() error {
 	}
 	if s.Timeout <= 0 {
 		bad("no timeout")
+	}
+	if s.Rendezvous != "" && (s.Rendezvous != RendezvousC10d || s.Tool != ToolTorch) {
+		bad("rendezvous %q is not torchrun's %s", s.Rendezvous, RendezvousC10d)
+	}
+	if s.Rendezvous == RendezvousC10d && (s.JobID == "" || strings.HasPrefix(s.JobID, "-")) {
+		bad("a c10d rendezvous needs a job id")
 	}
 	if strings.HasPrefix(s.Python, "-") {
 		bad("python %q is not a program", s.Python)

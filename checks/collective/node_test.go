@@ -3,6 +3,7 @@ package collective
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
 // fakeBin writes an executable shell script name into dir.
@@ -147,7 +150,54 @@ func TestSpecRefused(t *testing.T) {
 			t.Errorf("%q lacks %q", r.Error, want)
 		}
 	}
+	r = (&Node{}).Run(context.Background(), Spec{Tool: ToolNCCLTests, Ranks: 1, NNodes: 2, MasterAddr: "10.0.0.1", MasterPort: 1, MinBytes: 8, MaxBytes: 8,
+		Iterations: 1, Timeout: time.Minute, Rendezvous: "etcd"})
+	if !strings.Contains(r.Error, `rendezvous "etcd" is not torchrun's c10d`) {
+		t.Errorf("%q lacks the rendezvous", r.Error)
+	}
+	if err := (Spec{Tool: ToolTorch, Rendezvous: RendezvousC10d}).validate(); err == nil || !strings.Contains(err.Error(), "a c10d rendezvous needs a job id") {
+		t.Errorf("%v", err)
+	}
 	if err := (Spec{Tool: ToolTorch}).validate(); !errors.Is(err, ErrBadArgs) {
 		t.Errorf("%v is not ErrBadArgs", err)
 	}
+}
+
+// TestArgvGolden: the command lines of every way a host's part runs —
+// nccl-tests on one host, torchrun on one node, torchrun's static rendezvous
+// over SSH (each host told its node rank) and torchrun's c10d rendezvous
+// under Slurm (one argv for every node of the srun step, the first node's
+// name as endpoint; an IPv6 address is bracketed).
+func TestArgvGolden(t *testing.T) {
+	base := Spec{JobID: "fabricctl-nccl-1796300000", Host: "gpu001", MinBytes: 8, MaxBytes: 1 << 30, Iterations: 20, Warmup: 5, Timeout: time.Minute}
+	cases := []struct {
+		name string
+		mod  func(*Spec)
+	}{
+		{"nccl-tests, one host, 8 GPUs", func(s *Spec) { s.Tool, s.NNodes, s.Ranks = ToolNCCLTests, 1, 8 }},
+		{"torchrun, one node", func(s *Spec) { s.Tool, s.NNodes, s.Ranks = ToolTorch, 1, 8 }},
+		{"torchrun over SSH, node 1 of 2", func(s *Spec) {
+			s.Tool, s.NNodes, s.NodeRank, s.Ranks, s.MasterAddr, s.MasterPort = ToolTorch, 2, 1, 8, "10.0.0.1", DefaultPort
+		}},
+		{"torchrun under Slurm, c10d, 4 nodes", func(s *Spec) {
+			s.Tool, s.NNodes, s.NodeRank, s.Ranks, s.MasterAddr, s.MasterPort, s.Rendezvous = ToolTorch, 4, 2, 8, "gpu001", DefaultPort, RendezvousC10d
+		}},
+		{"torchrun under Slurm, c10d, IPv6 endpoint", func(s *Spec) {
+			s.Tool, s.NNodes, s.Ranks, s.MasterAddr, s.MasterPort, s.Rendezvous = ToolTorch, 2, 1, "fd00::1", DefaultPort, RendezvousC10d
+		}},
+	}
+	var b strings.Builder
+	for _, c := range cases {
+		s := base
+		c.mod(&s)
+		if err := s.validate(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		prog := "/usr/bin/python3"
+		if s.Tool == ToolNCCLTests {
+			prog = "/usr/local/bin/all_reduce_perf"
+		}
+		fmt.Fprintf(&b, "# %s\n%s\n", c.name, strings.Join(s.Argv(prog, "/tmp/fabricctl-nccl-X/fabricctl_allreduce.py"), " "))
+	}
+	testutil.Golden(t, "argv.golden", []byte(b.String()))
 }

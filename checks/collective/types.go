@@ -37,6 +37,9 @@ const (
 	DefaultMinPercent = 70
 )
 
+// RendezvousC10d is Spec.Rendezvous for torchrun's c10d rendezvous.
+const RendezvousC10d = "c10d"
+
 // DebugEnv is what the suite sets for NCCL unless the fabric's env says
 // otherwise: INFO logs of initialisation, network, topology search and
 // environment, the lines the analysis reads.
@@ -108,8 +111,15 @@ type Spec struct {
 	Ranks    int `json:"ranks"`
 	// MasterAddr:MasterPort is the rendezvous on node 0 (torchrun); unused
 	// with one node (torchrun --standalone picks a free port).
-	MasterAddr string        `json:"masterAddr,omitempty"`
-	MasterPort int           `json:"masterPort,omitempty"`
+	MasterAddr string `json:"masterAddr,omitempty"`
+	MasterPort int    `json:"masterPort,omitempty"`
+	// Rendezvous is torchrun's rendezvous over several nodes: "" the static one
+	// (--node-rank, --master-addr/--master-port: each host is told its rank, as
+	// over SSH), RendezvousC10d the dynamic one of torchrun's multi-node recipe
+	// under a workload manager (--rdzv-backend c10d --rdzv-endpoint
+	// MasterAddr:MasterPort --rdzv-id JobID: the nodes take their ranks as they
+	// join, so one argv serves every node).
+	Rendezvous string        `json:"rendezvous,omitempty"`
 	MinBytes   int64         `json:"minBytes"`
 	MaxBytes   int64         `json:"maxBytes"`
 	Iterations int           `json:"iterations"`

@@ -22,13 +22,16 @@ const ncclPort = 18998
 func runNCCL(ctx context.Context, hosts []Host, facts []hostFacts, eps []rdma.Endpoint, rep *report.Report, o Options) {
 	exec := o.NCCLExecutor
 	if exec == nil && o.Launcher != nil {
-		// The launcher's steps run preflight and perftest; the all-reduce
-		// (collective.Node) has no step of its own yet, and there are no agents.
-		for _, h := range hosts {
-			rep.Add(checks.Result{ID: collective.IDRun, Target: h.Intent.Host, Status: checks.StatusSkip,
-				Summary: "the NCCL suite has no step under a workload manager's launcher yet: run fabricctl check --local --suite nccl on the node (e.g. in a job), or check over SSH"})
+		l, ok := o.Launcher.(NCCLLauncher)
+		if !ok {
+			// There are no agents to run the all-reduce through.
+			for _, h := range hosts {
+				rep.Add(checks.Result{ID: collective.IDRun, Target: h.Intent.Host, Status: checks.StatusSkip,
+					Summary: "this launcher has no NCCL step: run fabricctl check --local --suite nccl on the node (e.g. in a job), or check over SSH"})
+			}
+			return
 		}
-		return
+		exec = l.NCCL()
 	}
 	if exec == nil {
 		agents := collective.Agents{}

@@ -84,6 +84,12 @@ type Launcher interface {
 	rdma.Executor
 }
 
+// NCCLLauncher is a Launcher that also runs the NCCL suite's node side (checks/slurm's: the
+// probe and the all-reduce as srun steps); under another Launcher the suite is a skip.
+type NCCLLauncher interface {
+	NCCL() collective.Executor
+}
+
 // ErrNoHosts: the fabric has no hosts to check (checks.ErrNoHosts, which launchers return too).
 var ErrNoHosts = checks.ErrNoHosts
 

@@ -192,9 +192,9 @@ func (noLauncher) Preflight(_ context.Context, intents []fabric.HostIntent) ([]p
 
 func (noLauncher) RunRound(context.Context, []rdma.Job) []rdma.PairRun { return nil }
 
-// TestNCCLSuiteUnderLauncher: under a workload manager's launcher (whose
-// hosts have no agents) the NCCL suite has no step yet: every host skips
-// with what to run instead, rather than an error per missing agent.
+// TestNCCLSuiteUnderLauncher: under a workload manager's launcher without
+// an NCCL step (not an NCCLLauncher; its hosts have no agents) every host
+// skips with what to run instead, rather than an error per missing agent.
 func TestNCCLSuiteUnderLauncher(t *testing.T) {
 	hosts := []Host{{Intent: fabric.HostIntent{Host: "n1", Address: "192.0.2.1"}}, {Intent: fabric.HostIntent{Host: "n2", Address: "192.0.2.2"}}}
 	rep, err := Run(t.Context(), "test", hosts, Options{Suites: []report.Suite{report.SuiteNCCL}, Launcher: noLauncher{}})

@@ -10,6 +10,12 @@
 //	rep, err := runner.Run(ctx, name, hosts, runner.Options{Launcher: l})
 //	actions, err := slurm.Reconcile(ctx, slurm.Client{Run: slurm.Exec{}}, rep.HostVerdicts(names), nodeOf, false)
 //
+// Launcher.NCCL is the NCCL suite's executor (collective.Executor, checks/runner's NCCLLauncher):
+// the probe is one srun step on every node, the all-reduce one step of one task per node (torchrun
+// with the c10d rendezvous at the first host, or all_reduce_perf on a single host), each task
+// returning its ranks' NCCL logs in its framed result. A step whose context ends (^C, its bound)
+// is also cancelled on Slurm's side: CancelStep finds it by name in squeue and scancels it.
+//
 // Before the steps the Launcher asks scontrol which nodes Slurm would run them on: outside an
 // allocation a drained, down or not responding node is reported (an error, not a failure) and
 // its tests are not run; inside one (Allocation, SLURM_JOB_ID) steps also run on its draining

@@ -152,6 +152,9 @@ func (l *Launcher) step(ctx context.Context, name string, spec task.Spec, bound 
 	l.log("step %s: srun on %d node(s) %s (spec %d bytes)", name, len(nodes), CompressHostlist(nodes), size)
 	runErr := l.Run.Run(sctx, "srun", args, nil, pw, lineLogger{l: l, name: name, buf: &stderr})
 	pw.Close()
+	if sctx.Err() != nil {
+		l.cancelled(sctx, name)
+	}
 	c := <-done
 	st := Step{Name: name, Nodes: len(nodes), Wall: time.Since(t0), ArgBytes: size}
 	if runErr != nil {
@@ -232,39 +235,53 @@ func reasonSuffix(n Node) string {
 	return " (" + n.Reason + ")"
 }
 
-// Preflight gathers every host's facts in one srun step on the nodes Slurm will run it on; a
-// host on any other node gets the reason as its error.
-func (l *Launcher) Preflight(ctx context.Context, intents []fabric.HostIntent) ([]preflight.Facts, []error) {
-	facts := make([]preflight.Facts, len(intents))
-	errs := make([]error, len(intents))
-	hosts := make([]string, len(intents))
-	for i, in := range intents {
-		hosts[i] = in.Host
-		facts[i].Host = in.Host
-	}
+// usable returns the indexes of the hosts whose nodes Slurm will run a step on, and for every
+// other host the reason as its error (all of them when Slurm cannot be asked).
+func (l *Launcher) usable(ctx context.Context, hosts []string) ([]int, []error) {
+	errs := make([]error, len(hosts))
 	avail, err := l.Availability(ctx, hosts)
 	if err != nil {
 		for i := range errs {
 			errs[i] = err
 		}
-		return facts, errs
+		return nil, errs
 	}
-	var run []fabric.HostIntent
 	var at []int
-	for i, in := range intents {
-		if why := avail[in.Host]; why != nil {
+	for i, h := range hosts {
+		if why := avail[h]; why != nil {
 			errs[i] = why
 			continue
 		}
-		run, at = append(run, in), append(at, i)
+		at = append(at, i)
+	}
+	return at, errs
+}
+
+func (l *Launcher) preflightBound() time.Duration {
+	if l.PreflightBound == 0 {
+		return DefaultPreflightBound
+	}
+	return l.PreflightBound
+}
+
+// Preflight gathers every host's facts in one srun step on the nodes Slurm will run it on; a
+// host on any other node gets the reason as its error.
+func (l *Launcher) Preflight(ctx context.Context, intents []fabric.HostIntent) ([]preflight.Facts, []error) {
+	facts := make([]preflight.Facts, len(intents))
+	hosts := make([]string, len(intents))
+	for i, in := range intents {
+		hosts[i] = in.Host
+		facts[i].Host = in.Host
+	}
+	at, errs := l.usable(ctx, hosts)
+	run := make([]fabric.HostIntent, len(at))
+	for k, i := range at {
+		run[k] = intents[i]
 	}
 	if len(run) == 0 {
 		return facts, errs
 	}
-	bound := l.PreflightBound
-	if bound == 0 {
-		bound = DefaultPreflightBound
-	}
+	bound := l.preflightBound()
 	c, stepErr := l.step(ctx, "preflight", task.PreflightSpec(run, intents, l.node), bound)
 	got, gotErrs := task.Facts(run, l.node, c, stepErr)
 	for k, i := range at {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
@@ -114,4 +115,68 @@ func Runs(jobs []rdma.Job, s Spec, c Collected, stepErr error) []rdma.PairRun {
 		out[i] = r
 	}
 	return out
+}
+
+// NCCLProbeSpec is the spec of an NCCL probe step on hosts' nodes.
+func NCCLProbeSpec(hosts []string, node func(host string) string, args collective.ProbeArgs) Spec {
+	st := &NCCLStep{Probe: args}
+	for _, h := range hosts {
+		st.Nodes = append(st.Nodes, NCCLNode{Node: node(h), Host: h})
+	}
+	return Spec{Version: Version, Kind: KindNCCLProbe, NCCL: st}
+}
+
+// NCCLProbes returns the probes of hosts from an NCCL probe step's results, in hosts' order, with
+// an error naming the node for every host whose node reported none (stepErr says how the step
+// ended).
+func NCCLProbes(hosts []string, node func(host string) string, c Collected, stepErr error) ([]collective.Probe, []error) {
+	return pick(hosts, node, c, stepErr, "no NCCL probe", func(r Result) *collective.Probe { return r.NCCLProbe },
+		func(h string, err error) error { return fmt.Errorf("probing %s for the NCCL check: %w", h, err) })
+}
+
+// pick takes each host's part out of its node's result (in hosts' order), or an error naming the
+// node, wrapped with the host.
+func pick[T any](hosts []string, node func(host string) string, c Collected, stepErr error, what string,
+	part func(Result) *T, wrap func(host string, err error) error) ([]T, []error) {
+	out, errs := make([]T, len(hosts)), make([]error, len(hosts))
+	for i, h := range hosts {
+		n := node(h)
+		r, ok := c.Results[n]
+		var err error
+		switch {
+		case !ok:
+			err = noResult(n, stepErr)
+		case r.Error != "":
+			err = fmt.Errorf("node %s: %s", n, r.Error)
+		case part(r) == nil:
+			err = fmt.Errorf("node %s: %w: %s in its result", n, ErrNoResult, what)
+		default:
+			out[i] = *part(r)
+		}
+		if err != nil {
+			errs[i] = wrap(h, err)
+		}
+	}
+	return out, errs
+}
+
+// NCCLRunSpec is the spec of an NCCL run step: every spec's part on its host's node.
+func NCCLRunSpec(specs []collective.Spec, node func(host string) string) Spec {
+	st := &NCCLStep{}
+	for _, s := range specs {
+		st.Nodes = append(st.Nodes, NCCLNode{Node: node(s.Host), Host: s.Host, Spec: &s})
+	}
+	return Spec{Version: Version, Kind: KindNCCLRun, NCCL: st}
+}
+
+// NCCLResults returns every spec's node result from an NCCL run step's results, in order, with
+// an error naming the node for every part whose node reported none: a task that died, or a node
+// the step never reached (stepErr says how the step ended).
+func NCCLResults(specs []collective.Spec, node func(host string) string, c Collected, stepErr error) ([]collective.NodeResult, []error) {
+	hosts := make([]string, len(specs))
+	for i, s := range specs {
+		hosts[i] = s.Host
+	}
+	return pick(hosts, node, c, stepErr, "no all-reduce result", func(r Result) *collective.NodeResult { return r.NCCLRun },
+		func(h string, err error) error { return fmt.Errorf("running the all-reduce on %s: %w", h, err) })
 }

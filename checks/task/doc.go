@@ -4,15 +4,18 @@
 //	fabricctl task SPEC…
 //
 // SPEC is the whole step (EncodeArgs: gzip'd JSON in URL-safe base64, cut into arguments of at
-// most 64 KiB): the preflight hosts with their desired state, or a round's jobs (server and client
-// node, device, GID index, TCP port). Each task finds its part by its node name, runs it
-// in-process (Run: the preflight Gatherer, rdma.Agent.RunSide) and prints its Result framed:
+// most 64 KiB): the preflight hosts with their desired state, a round's jobs (server and client
+// node, device, GID index, TCP port), or an NCCL step's nodes (the probe's arguments, or every
+// node's part of the all-reduce: collective.Spec). Each task finds its part by its node name, runs
+// it in-process (Run: the preflight Gatherer, rdma.Agent.RunSide, collective.Node's Probe or Run)
+// and prints its Result framed:
 //
 //	FABRICCTL-TASK v1 NODE SEQ/TOTAL PAYLOAD
 //
 // lines below 512 bytes, so a launcher that forwards output line by line keeps each whole however
 // the tasks interleave. Collect reads them back; PreflightSpec/Facts and RoundSpec/Runs turn
-// controller-side values into specs and results into preflight facts and rdma.PairRuns.
+// controller-side values into specs and results into preflight facts and rdma.PairRuns;
+// NCCLProbeSpec/NCCLProbes and NCCLRunSpec/NCCLResults do the same for the NCCL suite.
 //
 // NodeName is the node name a task goes by (--node, $SLURMD_NODENAME, $NODE_NAME, the host name).
 //

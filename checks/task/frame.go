@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 )
@@ -22,6 +23,9 @@ type Result struct {
 	Facts *preflight.Facts `json:"facts,omitempty"`
 	// Sides are a round task's: one per side it ran.
 	Sides []SideResult `json:"sides,omitempty"`
+	// NCCLProbe is an NCCL probe task's answer, NCCLRun an NCCL run task's.
+	NCCLProbe *collective.Probe      `json:"ncclProbe,omitempty"`
+	NCCLRun   *collective.NodeResult `json:"ncclRun,omitempty"`
 	// Error says why the task could not do its part (its node is not in the spec, …).
 	Error string `json:"error,omitempty"`
 }

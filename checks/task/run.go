@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
@@ -20,6 +21,8 @@ type Env struct {
 	// Gatherer gathers preflight facts here; Agent runs perftest here.
 	Gatherer *preflight.Gatherer
 	Agent    *rdma.Agent
+	// NCCL runs the NCCL suite's node side here.
+	NCCL *collective.Node
 }
 
 // Run does this node's part of the step. It never fails: what went wrong is in the Result.
@@ -30,6 +33,8 @@ func Run(ctx context.Context, s Spec, env Env) Result {
 		runPreflight(ctx, s, env, &r)
 	case KindRound:
 		runRound(ctx, s, env, &r)
+	case KindNCCLProbe, KindNCCLRun:
+		runNCCL(ctx, s, env, &r)
 	default:
 		r.Error = fmt.Sprintf("unknown step kind %q", s.Kind)
 	}
@@ -57,6 +62,31 @@ func runPreflight(ctx context.Context, s Spec, env Env, r *Result) {
 		return
 	}
 	r.Error = fmt.Sprintf("node %s is not in this preflight step (%d nodes)", env.Node, len(s.Hosts))
+}
+
+// runNCCL probes this node, or runs its part of the all-reduce.
+func runNCCL(ctx context.Context, s Spec, env Env, r *Result) {
+	if env.NCCL == nil || s.NCCL == nil {
+		r.Error = "no NCCL node side"
+		return
+	}
+	for _, n := range s.NCCL.Nodes {
+		if n.Node != env.Node {
+			continue
+		}
+		switch {
+		case s.Kind == KindNCCLProbe:
+			p := env.NCCL.Probe(ctx, s.NCCL.Probe)
+			r.NCCLProbe = &p
+		case n.Spec != nil:
+			res := env.NCCL.Run(ctx, *n.Spec)
+			r.NCCLRun = &res
+		default:
+			r.Error = fmt.Sprintf("node %s has no part in this %s step", env.Node, s.Kind)
+		}
+		return
+	}
+	r.Error = fmt.Sprintf("node %s is not in this %s step (%d nodes)", env.Node, s.Kind, len(s.NCCL.Nodes))
 }
 
 // resolve finds this node's side of a job from its own preflight facts.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
@@ -29,6 +30,12 @@ const (
 	// KindRound runs one round of tests (pairs, or loopbacks: a job whose server and client are
 	// the same node) on every node of the step.
 	KindRound Kind = "round"
+	// KindNCCLProbe asks every node of the step what it can run for the NCCL
+	// suite (collective.Node.Probe: GPUs, PyTorch, nccl-tests).
+	KindNCCLProbe Kind = "nccl-probe"
+	// KindNCCLRun runs every node's part of the NCCL all-reduce
+	// (collective.Node.Run), all nodes at once.
+	KindNCCLRun Kind = "nccl-run"
 )
 
 // Spec is what every task of a step gets: the whole step, so that one argv serves every node
@@ -44,6 +51,22 @@ type Spec struct {
 	// Test and Jobs are a round's.
 	Test rdma.Test `json:"test,omitzero"`
 	Jobs []Job     `json:"jobs,omitempty"`
+	// NCCL is an NCCL step's.
+	NCCL *NCCLStep `json:"nccl,omitempty"`
+}
+
+// NCCLStep is an NCCL probe or run step: the nodes with their hosts, the
+// probe's arguments, and in a run every node's part of the job.
+type NCCLStep struct {
+	Probe collective.ProbeArgs `json:"probe,omitzero"`
+	Nodes []NCCLNode           `json:"nodes"`
+}
+
+// NCCLNode is one node of an NCCL step; Spec is its part of a run.
+type NCCLNode struct {
+	Node string           `json:"node"`
+	Host string           `json:"host"`
+	Spec *collective.Spec `json:"spec,omitempty"`
 }
 
 // Host is one node of a preflight step.
@@ -101,6 +124,11 @@ func (s Spec) Nodes() []string {
 		add(j.Server.Node)
 		add(j.Client.Node)
 	}
+	if s.NCCL != nil {
+		for _, n := range s.NCCL.Nodes {
+			add(n.Node)
+		}
+	}
 	return out
 }
 
@@ -156,6 +184,15 @@ func DecodeArgs(args []string) (Spec, error) {
 	case KindRound:
 		if len(s.Jobs) == 0 {
 			return Spec{}, fmt.Errorf("%w: a round without jobs", ErrSpec)
+		}
+	case KindNCCLProbe, KindNCCLRun:
+		if s.NCCL == nil || len(s.NCCL.Nodes) == 0 {
+			return Spec{}, fmt.Errorf("%w: an %s step without nodes", ErrSpec, s.Kind)
+		}
+		for _, n := range s.NCCL.Nodes {
+			if s.Kind == KindNCCLRun && n.Spec == nil {
+				return Spec{}, fmt.Errorf("%w: node %s of an %s step has no part", ErrSpec, n.Node, s.Kind)
+			}
 		}
 	default:
 		return Spec{}, fmt.Errorf("%w: unknown kind %q", ErrSpec, s.Kind)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
@@ -67,14 +68,18 @@ func TestDecodeArgsRefuses(t *testing.T) {
 	old, _ := pack(map[string]any{"v": 99, "kind": "round"})
 	noJobs, _ := pack(map[string]any{"v": Version, "kind": "round"})
 	weird, _ := pack(map[string]any{"v": Version, "kind": "reboot"})
+	ncclNoNodes, _ := pack(map[string]any{"v": Version, "kind": "nccl-probe", "nccl": map[string]any{"nodes": []any{}}})
+	ncclNoPart, _ := pack(map[string]any{"v": Version, "kind": "nccl-run", "nccl": map[string]any{"nodes": []any{map[string]any{"node": "n1", "host": "h1"}}}})
 	for name, args := range map[string][]string{
-		"none":         nil,
-		"not base64":   {"!!!"},
-		"truncated":    {good[0][:len(good[0])/2]},
-		"unknown key":  {unknown},
-		"old version":  {old},
-		"no jobs":      {noJobs},
-		"unknown kind": {weird},
+		"nccl probe without nodes": {ncclNoNodes},
+		"nccl run without a part":  {ncclNoPart},
+		"none":                     nil,
+		"not base64":               {"!!!"},
+		"truncated":                {good[0][:len(good[0])/2]},
+		"unknown key":              {unknown},
+		"old version":              {old},
+		"no jobs":                  {noJobs},
+		"unknown kind":             {weird},
 	} {
 		if _, err := DecodeArgs(args); !errors.Is(err, ErrSpec) {
 			t.Errorf("%s: %v, want ErrSpec", name, err)
@@ -191,10 +196,76 @@ func FuzzDecodeArgs(f *testing.F) {
 	good, _ := EncodeArgs(roundSpec(4))
 	f.Add(good[0])
 	f.Add("H4sIAAAAAAAA")
+	nccl, _ := EncodeArgs(NCCLRunSpec([]collective.Spec{{Host: "h1", Tool: collective.ToolTorch, Ranks: 1}}, func(h string) string { return h }))
+	f.Add(nccl[0])
 	f.Fuzz(func(t *testing.T, s string) {
 		spec, err := DecodeArgs([]string{s})
 		if err == nil && spec.Version != Version {
 			t.Fatalf("accepted version %d", spec.Version)
 		}
+		if err == nil && spec.Kind == KindNCCLRun {
+			for _, n := range spec.NCCL.Nodes {
+				if n.Spec == nil {
+					t.Fatalf("accepted an NCCL run step whose node %q has no part", n.Node)
+				}
+			}
+		}
 	})
+}
+
+// TestNCCLStepRoundTrip: an NCCL run step carries every node's part through srun's argv, and a
+// task runs only its own node's (the others are not run here: a task without an NCCL node side
+// says so).
+func TestNCCLStepRoundTrip(t *testing.T) {
+	specs := []collective.Spec{{JobID: "j", Host: "h1", Tool: collective.ToolTorch, NNodes: 2, Ranks: 8, Rendezvous: collective.RendezvousC10d,
+		MasterAddr: "10.0.0.1", MasterPort: 29581, Env: map[string]string{"NCCL_IB_TC": "106"}}, {JobID: "j", Host: "h2", Tool: collective.ToolTorch, NodeRank: 1, NNodes: 2, Ranks: 8}}
+	node := func(h string) string { return "node-" + h }
+	args, err := EncodeArgs(NCCLRunSpec(specs, node))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := DecodeArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equal(s.Nodes(), []string{"node-h1", "node-h2"}) || s.NCCL.Nodes[0].Spec.Env["NCCL_IB_TC"] != "106" || s.NCCL.Nodes[1].Spec.NodeRank != 1 ||
+		s.NCCL.Nodes[0].Spec.Rendezvous != collective.RendezvousC10d {
+		t.Errorf("%+v", s.NCCL)
+	}
+	if r := Run(t.Context(), s, Env{Node: "node-h1"}); r.Error != "no NCCL node side" || r.NCCLRun != nil {
+		t.Errorf("%+v", r)
+	}
+	// a node outside the step is told so
+	p := NCCLProbeSpec([]string{"h1"}, node, collective.ProbeArgs{})
+	if r := Run(t.Context(), p, Env{Node: "elsewhere", NCCL: &collective.Node{}}); !strings.Contains(r.Error, "node elsewhere is not in this nccl-probe step") {
+		t.Errorf("%+v", r)
+	}
+	// a result without a probe is an error naming the host and the node
+	_, errs := NCCLProbes([]string{"h1"}, node, Collected{Results: map[string]Result{"node-h1": {Node: "node-h1"}}}, nil)
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "probing h1 for the NCCL check: node node-h1:") {
+		t.Errorf("%v", errs[0])
+	}
+}
+
+// TestNCCLRunSpecAt10000Nodes: the all-reduce step of a 10,000-node job (every node's part, with
+// the fabric's NCCL env) fits srun's command line with room to spare: ARG_MAX is 2 MiB.
+func TestNCCLRunSpecAt10000Nodes(t *testing.T) {
+	specs := make([]collective.Spec, 10000)
+	for i := range specs {
+		specs[i] = collective.Spec{JobID: "fabricctl-nccl-1796300000", Host: fmt.Sprintf("gpu%05d", i+1), Tool: collective.ToolTorch, NodeRank: i, NNodes: len(specs),
+			Ranks: 8, MasterAddr: "10.0.0.1", MasterPort: collective.DefaultPort, MinBytes: 8, MaxBytes: 1 << 30, Iterations: 20, Warmup: 5,
+			Timeout: 5 * time.Minute, Python: "python3", Env: map[string]string{"NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106", "NCCL_IB_HCA": "=mlx5_0,mlx5_1"}}
+	}
+	args, err := EncodeArgs(NCCLRunSpec(specs, func(h string) string { return h }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := 0
+	for _, a := range args {
+		size += len(a)
+	}
+	t.Logf("10,000-node NCCL run step: %d bytes in %d argument(s)", size, len(args))
+	if size > 1<<20 {
+		t.Errorf("the spec takes %d bytes of srun's argv, want under 1 MiB", size)
+	}
 }

@@ -65,7 +65,7 @@ func runCheckSlurm(cmd *cobra.Command, g *globals, cf checkFlags, lf launcherFla
 			hosts[i] = checkrunner.Host{Intent: h}
 		}
 		return checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks,
-			RelativeFloor: cf.relFloor, Parallel: g.parallel, Launcher: l, Progress: logf})
+			RelativeFloor: cf.relFloor, Parallel: g.parallel, Launcher: l, Progress: logf, NCCLLogDir: cf.ncclLogs})
 	})
 	if err != nil {
 		return err

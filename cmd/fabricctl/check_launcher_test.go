@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/task"
 )
 
@@ -39,6 +40,22 @@ func TestTaskBadSpec(t *testing.T) {
 	r, ok := c.Results["gpu07"]
 	if !ok || !strings.Contains(r.Error, "invalid task spec") {
 		t.Errorf("framed result %+v %v from %q", r, c.Errors, out)
+	}
+}
+
+// TestTaskNCCLProbe: `fabricctl task` answers an NCCL probe step (what srun runs on every node
+// under check --launcher slurm --suite nccl) with this host's probe: its GPUs, or why none.
+func TestTaskNCCLProbe(t *testing.T) {
+	args, err := task.EncodeArgs(task.NCCLProbeSpec([]string{"h7"}, func(string) string { return "gpu07" }, collective.ProbeArgs{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, append([]string{"task", "--node", "gpu07"}, args...)...)
+	c := task.Collect(strings.NewReader(out), nil)
+	r, ok := c.Results["gpu07"]
+	if code != 0 || !ok || r.Error != "" || r.NCCLProbe == nil || r.NCCLProbe.Hostname == "" ||
+		(len(r.NCCLProbe.GPUs) == 0) == (r.NCCLProbe.GPUError == "") {
+		t.Errorf("exit %d, framed result %+v %v from %q (stderr %q)", code, r, c.Errors, out, errs)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/task"
 )
 
@@ -31,7 +32,7 @@ its result as FABRICCTL-TASK lines on stdout. Exit 0 when the result was written
 				}
 				return err
 			}
-			env := task.Env{Node: n}
+			env := task.Env{Node: n, NCCL: &collective.Node{}}
 			env.Gatherer, env.Agent = hf.checkers(g)
 			return task.WriteResult(g.stdout, task.Run(ctx, spec, env))
 		},

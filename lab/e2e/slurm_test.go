@@ -135,6 +135,7 @@ func (h *harness) sweep(ctx context.Context, extra ...string) (result, *report.R
 //
 //  1. Healthy: every node's health check passes (no drain), and the sweep through srun (the
 //     preflight as one step, each ring round as one step) passes with no node drained.
+//     The NCCL suite through srun probes every node in one step and skips each (no GPU).
 //  2. lab-h3's rxe0 is deleted: Slurm's periodic health check drains lab-h3 by itself, with
 //     the reason fabricctl printed; the other nodes stay in service.
 //  3. In a maintenance allocation holding every node (draining lab-h3 included), the sweep
@@ -142,7 +143,7 @@ func (h *harness) sweep(ctx context.Context, extra ...string) (result, *report.R
 //  4. The local check with the loopback suite answers on a VM within its budget.
 //  5. rxe0 back: the health check resumes lab-h3, which fabricctl had drained.
 func TestLabSlurm(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 12*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 14*time.Minute)
 	defer cancel()
 	tall := time.Now()
 	h := upSlurm(t, ctx)
@@ -214,6 +215,14 @@ func TestLabSlurm(t *testing.T) {
 			t.Errorf("after the healthy sweep with --drain, %s is drained: %s", name, n.Reason)
 		}
 	}
+
+	// 1b. the NCCL suite through srun: a probe step on every node, which has RDMA but no GPU, so
+	// each host is a clear skip (not an error, not "no NCCL step under this launcher") and no
+	// all-reduce step starts
+	t0 = time.Now()
+	r = h.fabricctl(ctx, "check", "--launcher", "slurm", "--node-bin", lab.GuestFabricctl, "-f", slurmFabric, "--suite", "nccl", "-o", "json")
+	phase("nccl suite via srun (no GPU: skip)", time.Since(t0))
+	h.ncclSkips(r, hosts)
 
 	// 2. a maintenance allocation first (it holds lab-h3 while it drains), then break lab-h3
 	var out, errb bytes.Buffer
@@ -325,4 +334,40 @@ func TestLabSlurm(t *testing.T) {
 	})
 	phase("repair → resumed by the health check", time.Since(t0))
 	phase("slurm e2e total", time.Since(tall))
+}
+
+// ncclSkips checks a `check --launcher slurm --suite nccl` on the lab's GPU-less nodes: exit 0, one
+// nccl/run skip per host saying there is no NVIDIA GPU, the job's verdicts skipped, nothing failed,
+// the probe as one srun step on every node and no all-reduce step.
+func (h *harness) ncclSkips(r result, hosts []string) {
+	h.t.Helper()
+	var rep report.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		h.t.Fatalf("check --launcher slurm --suite nccl: no JSON report: %v\n%v", err, r)
+	}
+	if r.code != 0 {
+		h.t.Errorf("check --launcher slurm --suite nccl without GPUs: exit %d, want 0 (skips)\n%s", r.code, r.stderr)
+	}
+	skipped := map[string]bool{}
+	for _, res := range rep.Results {
+		if res.Status != checks.StatusSkip {
+			h.t.Errorf("nccl via srun: %s %s %s: %s, want a skip", res.ID, res.Target, res.Status, res.Summary)
+			continue
+		}
+		if res.ID == "nccl/run" {
+			skipped[res.Target] = true
+			if !strings.HasPrefix(res.Summary, "no NVIDIA GPU: nvidia-smi not found") {
+				h.t.Errorf("nccl via srun: %s skipped with %q, want the missing GPU named", res.Target, res.Summary)
+			}
+		}
+	}
+	for _, host := range hosts {
+		if !skipped[host] {
+			h.t.Errorf("nccl via srun: no nccl/run skip for %s: %+v", host, rep.Results)
+		}
+	}
+	if !regexp.MustCompile(`step nccl-probe-\d+: srun on 4 node\(s\) lab-h\[1-4\]`).MatchString(r.stderr) ||
+		!regexp.MustCompile(`step nccl-probe-\d+: 4 of 4 node\(s\) reported`).MatchString(r.stderr) || strings.Contains(r.stderr, "step nccl-run-") {
+		h.t.Errorf("the NCCL suite did not probe every node in one srun step (and run no all-reduce):\n%s", r.stderr)
+	}
 }

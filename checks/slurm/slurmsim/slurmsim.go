@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +41,13 @@ type Cluster struct {
 	Jobs map[string][]string
 	// Silent nodes run no task (srun reports them like a node whose task died).
 	Silent map[string]bool
+	// Dies, when set, says whether a node's task dies in a step: as a Silent node, for that
+	// step only (a rank killed mid-run).
+	Dies func(node string, s task.Spec) bool
+	// Hangs, when set, says whether a node's task never ends in a step: srun then waits until
+	// its context ends, and the step stays in squeue until scancel ends it (tasks that outlive
+	// their srun). It is called with the cluster locked.
+	Hangs func(node string, s task.Spec) bool
 
 	mu         sync.Mutex
 	nodeTime   time.Duration
@@ -46,6 +55,8 @@ type Cluster struct {
 	order      []string
 	steps      []Step
 	transcript []string
+	running    map[string]string // step or job id → its name, while it runs
+	lastJob    int
 }
 
 var _ slurm.Runner = (*Cluster)(nil)
@@ -56,7 +67,8 @@ func New(hostlist string) *Cluster {
 	if err != nil {
 		panic(err)
 	}
-	c := &Cluster{nodes: map[string]*Node{}, Jobs: map[string][]string{}, Silent: map[string]bool{}}
+	c := &Cluster{nodes: map[string]*Node{}, Jobs: map[string][]string{}, Silent: map[string]bool{},
+		running: map[string]string{}, lastJob: 1000}
 	for _, n := range names {
 		c.nodes[n] = &Node{State: "IDLE"}
 		c.order = append(c.order, n)
@@ -100,7 +112,14 @@ func (c *Cluster) NodeTime() time.Duration {
 	return c.nodeTime
 }
 
-// Transcript returns every scontrol update, as its argv.
+// Running returns the ids of the steps (JOB.STEP in an allocation) and jobs still running.
+func (c *Cluster) Running() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.running))
+}
+
+// Transcript returns every scontrol update and scancel, as its argv.
 func (c *Cluster) Transcript() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -119,6 +138,8 @@ func (c *Cluster) Run(ctx context.Context, name string, args []string, stdin io.
 		return c.squeue(args, stdout)
 	case "srun":
 		return c.srun(ctx, args, stdout, stderr)
+	case "scancel":
+		return c.scancel(args)
 	}
 	return fmt.Errorf("slurmsim: no command %s", name)
 }
@@ -183,7 +204,24 @@ func (c *Cluster) scontrol(args []string, out io.Writer) error {
 	return fmt.Errorf("slurmsim: scontrol %q not simulated", args)
 }
 
+// scancel ends the running steps and jobs named by id.
+func (c *Cluster) scancel(ids []string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.transcript = append(c.transcript, "scancel "+strings.Join(ids, " "))
+	for _, id := range ids {
+		if _, ok := c.running[id]; !ok {
+			return fmt.Errorf("scancel: error: Kill job error on job id %s: Invalid job id specified", id)
+		}
+		delete(c.running, id)
+	}
+	return nil
+}
+
 func (c *Cluster) squeue(args []string, out io.Writer) error {
+	if slices.Contains(args, "--steps") || slices.Contains(args, "--me") {
+		return c.squeueRunning(args, out)
+	}
 	for _, a := range args {
 		if id, ok := strings.CutPrefix(a, "--jobs="); ok {
 			c.mu.Lock()
@@ -196,13 +234,52 @@ func (c *Cluster) squeue(args []string, out io.Writer) error {
 	return fmt.Errorf("slurmsim: squeue without --jobs")
 }
 
+// squeueRunning lists running steps (--steps --jobs=ALLOC) or jobs (--me) as "%i %j", filtered
+// by --name.
+func (c *Cluster) squeueRunning(args []string, out io.Writer) error {
+	var job, name string
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--jobs="); ok {
+			job = v
+		}
+		if v, ok := strings.CutPrefix(a, "--name="); ok {
+			name = v
+		}
+		if strings.HasPrefix(a, "--format=") && a != "--format=%i %j" {
+			return fmt.Errorf("slurmsim: squeue format %q not simulated", a)
+		}
+	}
+	steps := slices.Contains(args, "--steps")
+	if steps && job == "" {
+		return fmt.Errorf("slurmsim: squeue --steps without --jobs")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range slices.Sorted(maps.Keys(c.running)) {
+		jobOf, _, isStep := strings.Cut(id, ".")
+		if isStep != steps || (steps && jobOf != job) || (name != "" && c.running[id] != name) {
+			continue
+		}
+		if _, err := fmt.Fprintf(out, "%s %s\n", id, c.running[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // srun runs a step: one task per node of --nodelist, the spec after "task".
 func (c *Cluster) srun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var nodelist string
+	var nodelist, name, alloc string
 	taskAt := -1
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--nodelist="); ok {
 			nodelist = v
+		}
+		if v, ok := strings.CutPrefix(a, "--job-name="); ok {
+			name = v
+		}
+		if v, ok := strings.CutPrefix(a, "--jobid="); ok {
+			alloc = v
 		}
 		if a == "task" {
 			taskAt = i
@@ -232,7 +309,23 @@ func (c *Cluster) srun(ctx context.Context, args []string, stdout, stderr io.Wri
 			return fmt.Errorf("srun: error: Unable to allocate resources: Requested node configuration is not available")
 		}
 	}
+	c.lastJob++
+	id := strconv.Itoa(c.lastJob)
+	if alloc != "" {
+		id = alloc + "." + strconv.Itoa(len(c.steps)-1) // step ids count from 0
+	}
+	c.running[id] = name
+	hung := c.Hangs != nil && slices.ContainsFunc(nodes, func(n string) bool { return c.Hangs(n, spec) })
 	c.mu.Unlock()
+	if hung {
+		<-ctx.Done() // the step stays in running until scancel
+		return fmt.Errorf("srun: forcing job termination: %w", ctx.Err())
+	}
+	defer func() {
+		c.mu.Lock()
+		delete(c.running, id)
+		c.mu.Unlock()
+	}()
 	// every task's framed lines, then interleaved one line at a time
 	outs := make([][]string, 0, len(nodes))
 	var failed []string
@@ -241,7 +334,7 @@ func (c *Cluster) srun(ctx context.Context, args []string, stdout, stderr io.Wri
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if c.Silent[n] {
+		if c.Silent[n] || (c.Dies != nil && c.Dies(n, spec)) {
 			failed = append(failed, n)
 			continue
 		}

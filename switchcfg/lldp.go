@@ -1,6 +1,14 @@
 package switchcfg
 
-import "github.com/fabricctl/fabricctl/fabric"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/fabricctl/fabricctl/fabric"
+)
 
 // NeighborReader is implemented by drivers that can read the switch's own
 // LLDP neighbour table back, so that fabricctl sees both ends of every cable
@@ -29,4 +37,48 @@ type NeighborReader interface {
 	// port, neighbour), LocalPort being the switch's port name as the
 	// fabric file writes it. Pure.
 	ParseNeighbors(rb Readback) ([]fabric.Neighbor, error)
+}
+
+// NeighborOutput returns the output of cmd in rb, or an error saying it
+// is missing: the first step of every driver's ParseNeighbors.
+func NeighborOutput(rb Readback, cmd string) ([]byte, error) {
+	out, ok := rb[cmd]
+	if !ok {
+		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", cmd)
+	}
+	return out, nil
+}
+
+// DecodeNeighborJSON decodes a NOS's JSON neighbour table (one document)
+// into v. A syntax or type error names its line and column in out, and
+// text after the document is an error too, so that a NOS that printed a
+// warning beside its JSON is not read as a table.
+func DecodeNeighborJSON(out []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(out))
+	err := dec.Decode(v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			return fmt.Errorf("%s: text after the JSON document", lineCol(out, int(dec.InputOffset())))
+		}
+		return nil
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se): // the offending byte is the last one read
+		return fmt.Errorf("%s: %v", lineCol(out, int(se.Offset)-1), err)
+	case errors.As(err, &te):
+		return fmt.Errorf("%s: %v", lineCol(out, int(te.Offset)), err)
+	case errors.Is(err, io.EOF):
+		return errors.New("no JSON document")
+	}
+	return fmt.Errorf("%s: %v", lineCol(out, int(dec.InputOffset())), err)
+}
+
+// lineCol is "line L, column C" of byte offset off in data.
+func lineCol(data []byte, off int) string {
+	off = min(max(off, 0), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
 }

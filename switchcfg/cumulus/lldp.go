@@ -20,9 +20,9 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPNeighbors}
 // ParseNeighbors implements switchcfg.NeighborReader: lldpcli's output,
 // parsed by checks/lldp (which also takes -f json and -f keyvalue).
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, ok := rb[CmdLLDPNeighbors]
-	if !ok {
-		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", CmdLLDPNeighbors)
+	out, err := switchcfg.NeighborOutput(rb, CmdLLDPNeighbors)
+	if err != nil {
+		return nil, err
 	}
 	ns, err := lldp.Parse(out)
 	if err != nil {

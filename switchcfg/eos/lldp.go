@@ -22,9 +22,9 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPNeighbors}
 
 // ParseNeighbors implements switchcfg.NeighborReader.
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, ok := rb[CmdLLDPNeighbors]
-	if !ok {
-		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", CmdLLDPNeighbors)
+	out, err := switchcfg.NeighborOutput(rb, CmdLLDPNeighbors)
+	if err != nil {
+		return nil, err
 	}
 	return ParseLLDPNeighbors(out)
 }

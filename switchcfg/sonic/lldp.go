@@ -23,9 +23,9 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPTable} }
 
 // ParseNeighbors implements switchcfg.NeighborReader.
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, ok := rb[CmdLLDPTable]
-	if !ok {
-		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", CmdLLDPTable)
+	out, err := switchcfg.NeighborOutput(rb, CmdLLDPTable)
+	if err != nil {
+		return nil, err
 	}
 	return ParseLLDPTable(string(out))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -271,6 +272,74 @@ spec:
 	r = run(append(append([]string{"plan"}, common...), "--target", "h1")...)
 	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "SHA256:") {
 		t.Errorf("changed host key: exit %d, want 1 with the fingerprint", r.code)
+	}
+
+	// 6. switch LLDP read-back (issue 17): a Junos and an NX-OS simulator,
+	// each in its own namespace, serve their neighbour tables over SSH;
+	// `check --suite preflight` reads them through the drivers and
+	// compares them with the declared cabling. qfx-01 is cabled as
+	// declared (no finding); n9k-01 sees h2 on Ethernet1/1 (it prints
+	// Eth1/1) where Ethernet1/2 is declared: one wrong-port finding.
+	os.WriteFile(knownHosts, known.Bytes(), 0o600)
+	var lldpSwitches strings.Builder
+	for i, sw := range []struct {
+		name, platform, ports string
+		table                 []fabric.Neighbor
+	}{
+		{"qfx-01", "junos", "et-0/0/1-4", []fabric.Neighbor{{LocalPort: "et-0/0/1", SystemName: "h1", ChassisIDType: "mac",
+			ChassisID: "52:54:00:00:01:01", PortIDType: "ifname", PortID: "eth0"}}},
+		{"n9k-01", "cisco-nxos", "Ethernet1/1-4", []fabric.Neighbor{{LocalPort: "Ethernet1/1", SystemName: "h2.lab.example.net",
+			ChassisIDType: "mac", ChassisID: "52:54:00:00:01:02", PortIDType: "mac", PortID: "52:54:00:00:01:02", PortDescription: "eth0"}}},
+	} {
+		ns := n.AddNamespace(t, fmt.Sprintf("sw%d", i+2), 102+i)
+		s, err := sim.New(sim.Options{Platform: sw.platform, Password: password, Hostname: sw.name,
+			Neighbors: func() ([]fabric.Neighbor, error) { return sw.table, nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go s.Serve(netnstest.ListenIn(t, ns.Netns, ns.Addr+":22"))
+		t.Cleanup(func() { s.Close() })
+		known.WriteString(ns.Addr + " " + string(ssh.MarshalAuthorizedKey(s.HostKey())))
+		fmt.Fprintf(&lldpSwitches, "    - {name: %s, platform: %s, address: %s, profile: roce, ports: [%s], ssh: {user: admin, passwordEnv: E2E_SWITCH_PASSWORD}}\n",
+			sw.name, sw.platform, ns.Addr, sw.ports)
+	}
+	os.WriteFile(knownHosts, known.Bytes(), 0o600)
+	var lldpHosts strings.Builder
+	for i, cable := range []string{"qfx-01:et-0/0/1", "n9k-01:Ethernet1/2"} {
+		h := n.Hosts[i]
+		fmt.Fprintf(&lldpHosts, "    - {name: %s, address: %s, profile: roce, interfaces: [eth0], links: {eth0: \"%s\"}, ssh: {identityFile: %s}}\n",
+			h.Name, h.Addr, cable, findKey(t, fab, h.Addr))
+	}
+	lldpFab := filepath.Join(dir, "lldp.yaml")
+	os.WriteFile(lldpFab, []byte(fmt.Sprintf(`apiVersion: fabricctl.io/v1alpha1
+kind: Fabric
+metadata: {name: e2e-lldp}
+spec:
+  include: [roce.yaml]
+  defaults:
+    ssh: {user: root, port: 22, knownHostsFile: %s}
+  hosts:
+%s  switches:
+%s`, knownHosts, lldpHosts.String(), lldpSwitches.String())), 0o644)
+	r = run("check", "-f", lldpFab, "--agent-path", agentPath, "--suite", "preflight", "-o", "json")
+	var rep struct {
+		Cabling []struct {
+			Kind           string
+			At, Discovered *fabric.Endpoint
+			Declared       *fabric.Endpoint
+		} `json:"cabling"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("check -o json: %v", err)
+	}
+	if len(rep.Cabling) != 1 || rep.Cabling[0].Kind != "wrong-port" || rep.Cabling[0].Discovered == nil ||
+		*rep.Cabling[0].Discovered != (fabric.Endpoint{Device: "n9k-01", Port: "Ethernet1/1"}) {
+		t.Errorf("cabling findings %+v, want one wrong-port: h2 on n9k-01:Ethernet1/1", rep.Cabling)
+	}
+	for _, sw := range []string{"qfx-01", "n9k-01"} {
+		if strings.Contains(r.stderr, "reading LLDP neighbours of "+sw) {
+			t.Errorf("%s's LLDP table was not read:\n%s", sw, r.stderr)
+		}
 	}
 
 	// No secret in any output.

@@ -26,10 +26,11 @@ import (
 //		ns, err := nr.ParseNeighbors(rb) // []fabric.Neighbor, LocalPort = the switch port
 //	}
 //
-// Typical commands: Cumulus `nv show interface lldp -o json` (or lldpd's
-// `lldpcli -f json show neighbors`), SONiC `show lldp table` / `lldpctl -f
-// json`, EOS `show lldp neighbors detail | json`, NX-OS `show lldp neighbors
-// detail | json`, Junos `show lldp neighbors | display json`.
+// The drivers' commands: Cumulus `sudo lldpcli -f json0 show neighbors
+// details`, SONiC `show lldp table`, EOS `show lldp neighbors | json`,
+// Junos `show lldp neighbors | display json`, NX-OS `show lldp neighbors
+// detail | json`. NeighborOutput and DecodeNeighborJSON are their shared
+// first steps; fabric.LLDPSubtype maps the NOSes' subtype words.
 type NeighborReader interface {
 	// NeighborCommands lists the commands whose outputs ParseNeighbors needs.
 	NeighborCommands() []string

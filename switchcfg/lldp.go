@@ -29,7 +29,7 @@ import (
 // The drivers' commands: Cumulus `sudo lldpcli -f json0 show neighbors
 // details`, SONiC `show lldp table`, EOS `show lldp neighbors | json`,
 // Junos `show lldp neighbors | display json`, NX-OS `show lldp neighbors
-// detail | json`. NeighborOutput and DecodeNeighborJSON are their shared
+// detail | json`. ParseNeighborOutput and DecodeNeighborJSON are their shared
 // first steps; fabric.LLDPSubtype maps the NOSes' subtype words.
 type NeighborReader interface {
 	// NeighborCommands lists the commands whose outputs ParseNeighbors needs.
@@ -40,14 +40,15 @@ type NeighborReader interface {
 	ParseNeighbors(rb Readback) ([]fabric.Neighbor, error)
 }
 
-// NeighborOutput returns the output of cmd in rb, or an error saying it
-// is missing: the first step of every driver's ParseNeighbors.
-func NeighborOutput(rb Readback, cmd string) ([]byte, error) {
+// ParseNeighborOutput is a driver's ParseNeighbors for one command:
+// parse applied to the output of cmd in rb, or an error saying that
+// output is missing.
+func ParseNeighborOutput(rb Readback, cmd string, parse func([]byte) ([]fabric.Neighbor, error)) ([]fabric.Neighbor, error) {
 	out, ok := rb[cmd]
 	if !ok {
 		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", cmd)
 	}
-	return out, nil
+	return parse(out)
 }
 
 // DecodeNeighborJSON decodes a NOS's JSON neighbour table (one document)

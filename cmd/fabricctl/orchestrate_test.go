@@ -124,15 +124,7 @@ func TestOrchestrationInNamespaces(t *testing.T) {
 
 	// A Cumulus simulator in its own namespace, password from the environment.
 	const password = "Sw1tch-s3cret-pw"
-	swNS := n.AddNamespace(t, "sw1", 101)
-	srv, err := sim.New(sim.Options{Platform: "cumulus-nvue", Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := netnstest.ListenIn(t, swNS.Netns, swNS.Addr+":22")
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	known.WriteString(swNS.Addr + " " + string(ssh.MarshalAuthorizedKey(srv.HostKey())))
+	swNS, srv := simInNamespace(t, n, "sw1", 101, sim.Options{Platform: "cumulus-nvue", Password: password}, &known)
 	knownHosts := filepath.Join(dir, "known_hosts")
 	os.WriteFile(knownHosts, known.Bytes(), 0o600)
 
@@ -291,15 +283,8 @@ spec:
 		{"n9k-01", "cisco-nxos", "Ethernet1/1-4", []fabric.Neighbor{{LocalPort: "Ethernet1/1", SystemName: "h2.lab.example.net",
 			ChassisIDType: "mac", ChassisID: "52:54:00:00:01:02", PortIDType: "mac", PortID: "52:54:00:00:01:02", PortDescription: "eth0"}}},
 	} {
-		ns := n.AddNamespace(t, fmt.Sprintf("sw%d", i+2), 102+i)
-		s, err := sim.New(sim.Options{Platform: sw.platform, Password: password, Hostname: sw.name,
-			Neighbors: func() ([]fabric.Neighbor, error) { return sw.table, nil }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.Serve(netnstest.ListenIn(t, ns.Netns, ns.Addr+":22"))
-		t.Cleanup(func() { s.Close() })
-		known.WriteString(ns.Addr + " " + string(ssh.MarshalAuthorizedKey(s.HostKey())))
+		ns, _ := simInNamespace(t, n, fmt.Sprintf("sw%d", i+2), 102+i, sim.Options{Platform: sw.platform, Password: password,
+			Hostname: sw.name, Neighbors: func() ([]fabric.Neighbor, error) { return sw.table, nil }}, &known)
 		fmt.Fprintf(&lldpSwitches, "    - {name: %s, platform: %s, address: %s, profile: roce, ports: [%s], ssh: {user: admin, passwordEnv: E2E_SWITCH_PASSWORD}}\n",
 			sw.name, sw.platform, ns.Addr, sw.ports)
 	}
@@ -311,16 +296,8 @@ spec:
 			h.Name, h.Addr, cable, findKey(t, fab, h.Addr))
 	}
 	lldpFab := filepath.Join(dir, "lldp.yaml")
-	os.WriteFile(lldpFab, []byte(fmt.Sprintf(`apiVersion: fabricctl.io/v1alpha1
-kind: Fabric
-metadata: {name: e2e-lldp}
-spec:
-  include: [roce.yaml]
-  defaults:
-    ssh: {user: root, port: 22, knownHostsFile: %s}
-  hosts:
-%s  switches:
-%s`, knownHosts, lldpHosts.String(), lldpSwitches.String())), 0o644)
+	header := strings.Replace(fab[:strings.Index(fab, "  hosts:\n")], "{name: e2e}", "{name: e2e-lldp}", 1)
+	os.WriteFile(lldpFab, []byte(header+"  hosts:\n"+lldpHosts.String()+"  switches:\n"+lldpSwitches.String()), 0o644)
 	r = run("check", "-f", lldpFab, "--agent-path", agentPath, "--suite", "preflight", "-o", "json")
 	var rep struct {
 		Cabling []struct {
@@ -350,6 +327,22 @@ spec:
 	}
 	_ = testutil.RepoRoot
 	_ = time.Second
+}
+
+// simInNamespace runs a switch simulator on port 22 of a new namespace
+// joined to n's bridge for the rest of the test, and adds its host key
+// to known.
+func simInNamespace(t *testing.T, n *netnstest.Net, name string, octet int, opt sim.Options, known *bytes.Buffer) (netnstest.Host, *sim.Server) {
+	t.Helper()
+	ns := n.AddNamespace(t, name, octet)
+	srv, err := sim.New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(netnstest.ListenIn(t, ns.Netns, ns.Addr+":22"))
+	t.Cleanup(func() { srv.Close() })
+	known.WriteString(ns.Addr + " " + string(ssh.MarshalAuthorizedKey(srv.HostKey())))
+	return ns, srv
 }
 
 // loseReplies puts a wrapper in front of the agent delivered to path: the

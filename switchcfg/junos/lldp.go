@@ -27,11 +27,7 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPNeighbors}
 
 // ParseNeighbors implements switchcfg.NeighborReader.
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, err := switchcfg.NeighborOutput(rb, CmdLLDPNeighbors)
-	if err != nil {
-		return nil, err
-	}
-	return ParseLLDPNeighbors(out)
+	return switchcfg.ParseNeighborOutput(rb, CmdLLDPNeighbors, ParseLLDPNeighbors)
 }
 
 // jtext is a Junos JSON leaf: a list of one {"data": "…"} (attributes

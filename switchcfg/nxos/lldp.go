@@ -2,6 +2,7 @@ package nxos
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -29,11 +30,7 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPNeighbors}
 
 // ParseNeighbors implements switchcfg.NeighborReader.
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, err := switchcfg.NeighborOutput(rb, CmdLLDPNeighbors)
-	if err != nil {
-		return nil, err
-	}
-	return ParseLLDPNeighbors(out)
+	return switchcfg.ParseNeighborOutput(rb, CmdLLDPNeighbors, ParseLLDPNeighbors)
 }
 
 // ParseLLDPNeighbors reads NX-OS's `show lldp neighbors detail | json`:
@@ -184,20 +181,24 @@ func (f *fields) get(key string) string {
 	return s
 }
 
+// kind names a decoded JSON value's type by the first byte of its
+// encoding.
 func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
+	b, _ := json.Marshal(v)
+	switch {
+	case len(b) == 0:
+	case b[0] == '{':
+		return "an object"
+	case b[0] == '[':
 		return "a list"
+	case b[0] == '"':
+		return "a string"
+	case b[0] == 'n':
+		return "null"
+	case b[0] == 't' || b[0] == 'f':
+		return "a boolean"
 	}
-	return "an object"
+	return "a number"
 }
 
 // abbrevRE matches NX-OS's short Ethernet names (Eth1/1, Eth1/49/2, eth1/1).

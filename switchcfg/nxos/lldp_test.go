@@ -1,13 +1,9 @@
 package nxos
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
@@ -24,30 +20,14 @@ func TestLLDPGolden(t *testing.T) {
 // Junos neighbour sends beside its ifIndex; the summary's Device ID is the
 // system name.
 func TestLLDPPortNames(t *testing.T) {
-	for file, want := range map[string]string{
-		"own-detail-leaf.json": "Ethernet1/1→gpu-017.pod2.example.net:ens1f0np0 Ethernet1/2→gpu-018:ens2f0np0 " +
+	drivertest.NeighborPorts(t, New(), map[string]string{
+		"lldp/own-detail-leaf.json": "Ethernet1/1→gpu-017.pod2.example.net:ens1f0np0 Ethernet1/2→gpu-018:ens2f0np0 " +
 			"Ethernet1/49/2→spine-01:et-0/0/49:1 Ethernet1/54→leaf-02.dc1.example.net:Eth1/54 mgmt0→oob-sw-01.example.net:Fa1/0/9",
-		"own-detail-single.json":          "Ethernet1/1→leaf01:Ethernet1/1",
-		"own-detail-table-list.json":      "Ethernet1/2→leaf02:Ethernet1/1 Ethernet1/3→leaf02:Ethernet1/2",
-		"suzieq-nxos-exit01-summary.json": "Ethernet1/1→spine01:Ethernet1/5 Ethernet1/2→spine02:Ethernet1/5 Ethernet1/4→dcedge01:516",
-		"own-empty.json":                  "",
-	} {
-		b, err := os.ReadFile(filepath.Join("testdata/lldp", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ns, err := ParseLLDPNeighbors(b)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		var got []string
-		for _, n := range ns {
-			got = append(got, n.LocalPort+"→"+n.SystemName+":"+n.PortName())
-		}
-		if strings.Join(got, " ") != want {
-			t.Errorf("%s: %q, want %q", file, strings.Join(got, " "), want)
-		}
-	}
+		"lldp/own-detail-single.json":          "Ethernet1/1→leaf01:Ethernet1/1",
+		"lldp/own-detail-table-list.json":      "Ethernet1/2→leaf02:Ethernet1/1 Ethernet1/3→leaf02:Ethernet1/2",
+		"lldp/suzieq-nxos-exit01-summary.json": "Ethernet1/1→spine01:Ethernet1/5 Ethernet1/2→spine02:Ethernet1/5 Ethernet1/4→dcedge01:516",
+		"lldp/own-empty.json":                  "",
+	})
 }
 
 // TestPortName: NX-OS's short names are written out; others are kept.
@@ -65,47 +45,25 @@ func TestPortName(t *testing.T) {
 // TestLLDPErrors: output that is not the table is an error saying where,
 // never an empty neighbour list.
 func TestLLDPErrors(t *testing.T) {
-	for _, tc := range []struct{ in, where string }{
-		{"% Invalid command at '^' marker.\n", "line 1, column 1"},
-		{"{\"TABLE_nbor_detail\": {\"ROW_nbor_detail\": [\n  {\"l_port_id\": \"Eth1/1\",}]}}", "line 2, column 26"},
-		{`{"TABLE_interface": {"ROW_interface": []}}`, "no TABLE_nbor_detail"},
-		{`{"TABLE_nbor_detail": {"ROW_nbor_detail": [{"sys_name": "spine-01", "port_id": "Ethernet1/1"}]}}`, "ROW_nbor_detail[0]: no l_port_id"},
-		{`{"TABLE_nbor_detail": {"ROW_nbor_detail": [{"l_port_id": "Eth1/1"}, {"l_port_id": ["Eth1/2"]}]}}`, "ROW_nbor_detail[1].l_port_id: a list"},
-		{`{"TABLE_nbor_detail": {"ROW_nbor": []}}`, "TABLE_nbor_detail: no ROW_nbor_detail"},
-		{`{"TABLE_nbor_detail": {"ROW_nbor_detail": ["Eth1/1"]}}`, "ROW_nbor_detail[0]: a string"},
-		{`["TABLE_nbor_detail"]`, "a list, want an object"},
-	} {
-		_, err := ParseLLDPNeighbors([]byte(tc.in))
-		if !errors.Is(err, ErrLLDP) || !strings.Contains(err.Error(), tc.where) {
-			t.Errorf("%q: error %v, want ErrLLDP at %s", tc.in, err, tc.where)
-		}
-	}
-	if _, err := New().ParseNeighbors(switchcfg.Readback{}); err == nil || !strings.Contains(err.Error(), CmdLLDPNeighbors) {
-		t.Errorf("no output: error %v, want one naming %q", err, CmdLLDPNeighbors)
-	}
+	drivertest.NeighborErrors(t, New(), ErrLLDP, map[string]string{
+		"% Invalid command at '^' marker.\n":                                                               "line 1, column 1",
+		"{\"TABLE_nbor_detail\": {\"ROW_nbor_detail\": [\n  {\"l_port_id\": \"Eth1/1\",}]}}":               "line 2, column 26",
+		`{"TABLE_interface": {"ROW_interface": []}}`:                                                       "no TABLE_nbor_detail",
+		`{"TABLE_nbor_detail": {"ROW_nbor_detail": [{"sys_name": "spine-01", "port_id": "Ethernet1/1"}]}}`: "ROW_nbor_detail[0]: no l_port_id",
+		`{"TABLE_nbor_detail": {"ROW_nbor_detail": [{"l_port_id": "Eth1/1"}, {"l_port_id": ["Eth1/2"]}]}}`: "ROW_nbor_detail[1].l_port_id: a list",
+		`{"TABLE_nbor_detail": {"ROW_nbor": []}}`:                                                          "TABLE_nbor_detail: no ROW_nbor_detail",
+		`{"TABLE_nbor_detail": {"ROW_nbor_detail": ["Eth1/1"]}}`:                                           "ROW_nbor_detail[0]: a string",
+		`["TABLE_nbor_detail"]`: "a list, want an object",
+	})
 }
 
 // FuzzParseLLDPNeighbors: any output parses or fails with ErrLLDP,
-// without panicking; every neighbour has a local port, never NX-OS's
-// short Ethernet name.
+// without panicking; no local port keeps NX-OS's short Ethernet name.
 func FuzzParseLLDPNeighbors(f *testing.F) {
-	files, _ := filepath.Glob("testdata/lldp/*.json")
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(string(b))
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		ns, err := ParseLLDPNeighbors([]byte(in))
-		if err != nil {
-			if !errors.Is(err, ErrLLDP) {
-				t.Fatalf("error %v does not wrap ErrLLDP", err)
-			}
-			return
+	drivertest.NeighborFuzz(f, New(), "lldp/*.json", ErrLLDP, func(n fabric.Neighbor) string {
+		if PortName(n.LocalPort) != n.LocalPort {
+			return "local port not written out"
 		}
-		for _, n := range ns {
-			if n.LocalPort == "" || abbrevRE.MatchString(n.LocalPort) && !strings.HasPrefix(n.LocalPort, "Ethernet") {
-				t.Fatalf("neighbour with local port %q: %+v", n.LocalPort, n)
-			}
-		}
+		return ""
 	})
 }

@@ -23,11 +23,9 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPTable} }
 
 // ParseNeighbors implements switchcfg.NeighborReader.
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, err := switchcfg.NeighborOutput(rb, CmdLLDPTable)
-	if err != nil {
-		return nil, err
-	}
-	return ParseLLDPTable(string(out))
+	return switchcfg.ParseNeighborOutput(rb, CmdLLDPTable, func(out []byte) ([]fabric.Neighbor, error) {
+		return ParseLLDPTable(string(out))
+	})
 }
 
 // ParseLLDPTable reads `show lldp table`:

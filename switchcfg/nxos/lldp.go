@@ -47,10 +47,10 @@ func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error
 // numbers or null, and "not advertised" means none. The local port is
 // written out in full (Eth1/1 → Ethernet1/1, as the fabric file and the
 // running configuration name it); the neighbour's ports are kept as sent.
-// Empty output, or a document with only the neighbour count, is no
+// Empty output, or a neighbour count of 0 without a table, is no
 // neighbour (NX-OS prints no table for an empty one); anything else
-// without one of the two tables, or a row without l_port_id, is an
-// error naming the row.
+// without one of the two tables (a count of 3 with no rows too), or a
+// row without l_port_id, is an error naming the row.
 func ParseLLDPNeighbors(out []byte) ([]fabric.Neighbor, error) {
 	if len(bytes.TrimSpace(out)) == 0 {
 		return nil, nil
@@ -68,7 +68,7 @@ func ParseLLDPNeighbors(out []byte) ([]fabric.Neighbor, error) {
 		table, row, detail = "TABLE_nbor", "ROW_nbor", false
 	}
 	if _, ok := top[table]; !ok {
-		if _, ok := top["neigh_count"]; ok && len(top) <= 2 {
+		if count := (&fields{row: top}).get("neigh_count"); count == "0" {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("%w: no TABLE_nbor_detail", ErrLLDP)

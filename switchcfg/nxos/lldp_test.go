@@ -53,7 +53,8 @@ func TestLLDPErrors(t *testing.T) {
 		`{"TABLE_nbor_detail": {"ROW_nbor_detail": [{"l_port_id": "Eth1/1"}, {"l_port_id": ["Eth1/2"]}]}}`: "ROW_nbor_detail[1].l_port_id: a list",
 		`{"TABLE_nbor_detail": {"ROW_nbor": []}}`:                                                          "TABLE_nbor_detail: no ROW_nbor_detail",
 		`{"TABLE_nbor_detail": {"ROW_nbor_detail": ["Eth1/1"]}}`:                                           "ROW_nbor_detail[0]: a string",
-		`["TABLE_nbor_detail"]`: "a list, want an object",
+		`["TABLE_nbor_detail"]`:                          "a list, want an object",
+		`{"neigh_hdr": "neigh_hdr", "neigh_count": "3"}`: "no TABLE_nbor_detail",
 	})
 }
 

@@ -1,5 +1,7 @@
 package fabric
 
+import "strings"
+
 // Neighbor is one LLDP neighbour a device sees on one of its ports: what a
 // host's lldpd (`lldpcli show neighbors`) or a switch's LLDP table reports.
 // It is the common currency of discovered topology: checks/lldp parses host
@@ -89,4 +91,25 @@ func macLike(s string) bool {
 		}
 	}
 	return hex == 12 && len(s) >= 14 // separated: 17 (aa:bb:…) or 14 (aabb.ccdd.eeff)
+}
+
+// LLDPSubtype turns a chassis or port ID subtype as a NOS spells it in its
+// neighbour table ("Mac address" on Junos, "Mac Address" and "Locally
+// Assigned" on NX-OS, "Interface name", …) into lldpd's name: mac, ifname,
+// ifalias, local, ip. A name it does not know (or none, or an old NX-OS's
+// bare subtype number) is inferred from the ID as InferPortIDType does.
+func LLDPSubtype(name, id string) string {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "mac address", "mac", "macaddress":
+		return "mac"
+	case "interface name", "ifname", "interfacename":
+		return "ifname"
+	case "interface alias", "ifalias", "interfacealias":
+		return "ifalias"
+	case "locally assigned", "local", "locallyassigned":
+		return "local"
+	case "network address", "ip", "networkaddress":
+		return "ip"
+	}
+	return InferPortIDType(id)
 }

@@ -15,3 +15,19 @@ func TestInferPortIDType(t *testing.T) {
 		}
 	}
 }
+
+// TestLLDPSubtype: the subtype words Junos and NX-OS print become lldpd's
+// names; unknown words and NX-OS's bare numbers fall back to the ID.
+func TestLLDPSubtype(t *testing.T) {
+	for _, tc := range []struct{ name, id, want string }{
+		{"Mac address", "00:1c:73:8f:0a:ed", "mac"}, {"Mac Address", "5087.89a1.d8d6", "mac"},
+		{"Interface name", "xe-0/0/0", "ifname"}, {"Interface Name", "Ethernet1/5", "ifname"},
+		{"Locally assigned", "516", "local"}, {"Locally Assigned", "spine01", "local"},
+		{"Interface alias", "uplink", "ifalias"}, {"Network address", "10.0.0.1", "ip"},
+		{"5", "Ethernet1/3", "ifname"}, {"", "521", "local"}, {"4149165831", "Eth2/1", "ifname"}, {"", "", ""},
+	} {
+		if got := LLDPSubtype(tc.name, tc.id); got != tc.want {
+			t.Errorf("LLDPSubtype(%q, %q) = %q, want %q", tc.name, tc.id, got, tc.want)
+		}
+	}
+}

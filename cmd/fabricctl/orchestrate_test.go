@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -123,15 +124,7 @@ func TestOrchestrationInNamespaces(t *testing.T) {
 
 	// A Cumulus simulator in its own namespace, password from the environment.
 	const password = "Sw1tch-s3cret-pw"
-	swNS := n.AddNamespace(t, "sw1", 101)
-	srv, err := sim.New(sim.Options{Platform: "cumulus-nvue", Password: password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := netnstest.ListenIn(t, swNS.Netns, swNS.Addr+":22")
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	known.WriteString(swNS.Addr + " " + string(ssh.MarshalAuthorizedKey(srv.HostKey())))
+	swNS, srv := simInNamespace(t, n, "sw1", 101, sim.Options{Platform: "cumulus-nvue", Password: password}, &known)
 	knownHosts := filepath.Join(dir, "known_hosts")
 	os.WriteFile(knownHosts, known.Bytes(), 0o600)
 
@@ -273,6 +266,59 @@ spec:
 		t.Errorf("changed host key: exit %d, want 1 with the fingerprint", r.code)
 	}
 
+	// 6. switch LLDP read-back (issue 17): a Junos and an NX-OS simulator,
+	// each in its own namespace, serve their neighbour tables over SSH;
+	// `check --suite preflight` reads them through the drivers and
+	// compares them with the declared cabling. qfx-01 is cabled as
+	// declared (no finding); n9k-01 sees h2 on Ethernet1/1 (it prints
+	// Eth1/1) where Ethernet1/2 is declared: one wrong-port finding.
+	os.WriteFile(knownHosts, known.Bytes(), 0o600)
+	var lldpSwitches strings.Builder
+	for i, sw := range []struct {
+		name, platform, ports string
+		table                 []fabric.Neighbor
+	}{
+		{"qfx-01", "junos", "et-0/0/1-4", []fabric.Neighbor{{LocalPort: "et-0/0/1", SystemName: "h1", ChassisIDType: "mac",
+			ChassisID: "52:54:00:00:01:01", PortIDType: "ifname", PortID: "eth0"}}},
+		{"n9k-01", "cisco-nxos", "Ethernet1/1-4", []fabric.Neighbor{{LocalPort: "Ethernet1/1", SystemName: "h2.lab.example.net",
+			ChassisIDType: "mac", ChassisID: "52:54:00:00:01:02", PortIDType: "mac", PortID: "52:54:00:00:01:02", PortDescription: "eth0"}}},
+	} {
+		ns, _ := simInNamespace(t, n, fmt.Sprintf("sw%d", i+2), 102+i, sim.Options{Platform: sw.platform, Password: password,
+			Hostname: sw.name, Neighbors: func() ([]fabric.Neighbor, error) { return sw.table, nil }}, &known)
+		fmt.Fprintf(&lldpSwitches, "    - {name: %s, platform: %s, address: %s, profile: roce, ports: [%s], ssh: {user: admin, passwordEnv: E2E_SWITCH_PASSWORD}}\n",
+			sw.name, sw.platform, ns.Addr, sw.ports)
+	}
+	os.WriteFile(knownHosts, known.Bytes(), 0o600)
+	var lldpHosts strings.Builder
+	for i, cable := range []string{"qfx-01:et-0/0/1", "n9k-01:Ethernet1/2"} {
+		h := n.Hosts[i]
+		fmt.Fprintf(&lldpHosts, "    - {name: %s, address: %s, profile: roce, interfaces: [eth0], links: {eth0: \"%s\"}, ssh: {identityFile: %s}}\n",
+			h.Name, h.Addr, cable, findKey(t, fab, h.Addr))
+	}
+	lldpFab := filepath.Join(dir, "lldp.yaml")
+	header := strings.Replace(fab[:strings.Index(fab, "  hosts:\n")], "{name: e2e}", "{name: e2e-lldp}", 1)
+	os.WriteFile(lldpFab, []byte(header+"  hosts:\n"+lldpHosts.String()+"  switches:\n"+lldpSwitches.String()), 0o644)
+	r = run("check", "-f", lldpFab, "--agent-path", agentPath, "--suite", "preflight", "-o", "json")
+	var rep struct {
+		Cabling []struct {
+			Kind           string
+			At, Discovered *fabric.Endpoint
+			Declared       *fabric.Endpoint
+		} `json:"cabling"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("check -o json: %v", err)
+	}
+	if len(rep.Cabling) != 1 || rep.Cabling[0].Kind != "wrong-port" || rep.Cabling[0].Discovered == nil ||
+		*rep.Cabling[0].Discovered != (fabric.Endpoint{Device: "n9k-01", Port: "Ethernet1/1"}) {
+		t.Errorf("cabling findings %+v, want one wrong-port: h2 on n9k-01:Ethernet1/1", rep.Cabling)
+	}
+	for _, sw := range []string{"qfx-01", "n9k-01"} {
+		if strings.Contains(r.stderr, "reading LLDP neighbours of "+sw) {
+			t.Errorf("%s's LLDP table was not read:\n%s", sw, r.stderr)
+		}
+	}
+
 	// No secret in any output.
 	for _, o := range outputs {
 		if strings.Contains(o.stdout+o.stderr, password) {
@@ -281,6 +327,22 @@ spec:
 	}
 	_ = testutil.RepoRoot
 	_ = time.Second
+}
+
+// simInNamespace runs a switch simulator on port 22 of a new namespace
+// joined to n's bridge for the rest of the test, and adds its host key
+// to known.
+func simInNamespace(t *testing.T, n *netnstest.Net, name string, octet int, opt sim.Options, known *bytes.Buffer) (netnstest.Host, *sim.Server) {
+	t.Helper()
+	ns := n.AddNamespace(t, name, octet)
+	srv, err := sim.New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(netnstest.ListenIn(t, ns.Netns, ns.Addr+":22"))
+	t.Cleanup(func() { srv.Close() })
+	known.WriteString(ns.Addr + " " + string(ssh.MarshalAuthorizedKey(srv.HostKey())))
+	return ns, srv
 }
 
 // loseReplies puts a wrapper in front of the agent delivered to path: the

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,7 +17,8 @@ import (
 
 // TestSwitchNeighbors: the switches' own LLDP tables are read over real
 // SSH sessions (host keys checked) through each driver's NeighborReader,
-// one observation per switch; a switch that cannot be reached is an error
+// one observation per switch of every platform that has one (Cumulus,
+// SONiC, EOS, Junos, NX-OS); a switch that cannot be reached is an error
 // naming it, and the others are still read.
 func TestSwitchNeighbors(t *testing.T) {
 	const pw = "lldp-Test-pw-1"
@@ -26,6 +28,9 @@ func TestSwitchNeighbors(t *testing.T) {
 	for i, sw := range []struct{ name, platform, peer, port, user string }{
 		{"leaf-01", "cumulus-nvue", "leaf-02", "swp49", "cumulus"},
 		{"leaf-02", "sonic", "leaf-01", "Ethernet48", "admin"},
+		{"leaf-04", "arista-eos", "leaf-01", "Ethernet49/1", "admin"},
+		{"leaf-05", "junos", "leaf-01", "et-0/0/49", "admin"},
+		{"leaf-06", "cisco-nxos", "leaf-01", "Ethernet1/49", "admin"},
 	} {
 		srv, err := sim.New(sim.Options{Platform: sw.platform, Password: pw, Hostname: sw.name,
 			Neighbors: func() ([]fabric.Neighbor, error) {
@@ -68,8 +73,10 @@ spec:
 			got[o.Device] += n.LocalPort + "→" + n.SystemName + ":" + n.PortName()
 		}
 	}
-	if got["leaf-01"] != "swp49→leaf-02:swp49" || got["leaf-02"] != "Ethernet48→leaf-01:swp49" || len(got) != 2 {
-		t.Errorf("observations %v", got)
+	want := map[string]string{"leaf-01": "swp49→leaf-02:swp49", "leaf-02": "Ethernet48→leaf-01:swp49",
+		"leaf-04": "Ethernet49/1→leaf-01:swp49", "leaf-05": "et-0/0/49→leaf-01:swp49", "leaf-06": "Ethernet1/49→leaf-01:swp49"}
+	if !maps.Equal(got, want) {
+		t.Errorf("observations %v, want %v", got, want)
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "leaf-03") {
 		t.Errorf("errors %v, want one naming leaf-03", errs)

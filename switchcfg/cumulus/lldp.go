@@ -20,13 +20,11 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPNeighbors}
 // ParseNeighbors implements switchcfg.NeighborReader: lldpcli's output,
 // parsed by checks/lldp (which also takes -f json and -f keyvalue).
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, ok := rb[CmdLLDPNeighbors]
-	if !ok {
-		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", CmdLLDPNeighbors)
-	}
-	ns, err := lldp.Parse(out)
-	if err != nil {
-		return nil, fmt.Errorf("parsing %q: %w", CmdLLDPNeighbors, err)
-	}
-	return ns, nil
+	return switchcfg.ParseNeighborOutput(rb, CmdLLDPNeighbors, func(out []byte) ([]fabric.Neighbor, error) {
+		ns, err := lldp.Parse(out)
+		if err != nil {
+			return nil, fmt.Errorf("parsing %q: %w", CmdLLDPNeighbors, err)
+		}
+		return ns, nil
+	})
 }

@@ -2,11 +2,13 @@ package drivertest
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
@@ -27,7 +29,7 @@ func NeighborGolden(t *testing.T, nr switchcfg.NeighborReader, glob string, min 
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := nr.ParseNeighbors(switchcfg.Readback{nr.NeighborCommands()[0]: b})
+			ns, err := parseAs(nr, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,4 +37,82 @@ func NeighborGolden(t *testing.T, nr switchcfg.NeighborReader, glob string, min 
 			testutil.Golden(t, strings.TrimPrefix(f, "testdata/")+".golden", append(got, '\n'))
 		})
 	}
+}
+
+// parseAs runs nr's parser on out as the output of its first command.
+func parseAs(nr switchcfg.NeighborReader, out []byte) ([]fabric.Neighbor, error) {
+	return nr.ParseNeighbors(switchcfg.Readback{nr.NeighborCommands()[0]: out})
+}
+
+// NeighborPorts parses each sample (a file under testdata/) and compares
+// its neighbours, written "LOCAL→SYSTEM:PORT" (PORT is Neighbor.PortName,
+// what checks/topology matches on) and joined by spaces, with want.
+func NeighborPorts(t *testing.T, nr switchcfg.NeighborReader, want map[string]string) {
+	t.Helper()
+	for file, w := range want {
+		b, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, err := parseAs(nr, b)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		var got []string
+		for _, n := range ns {
+			got = append(got, n.LocalPort+"→"+n.SystemName+":"+n.PortName())
+		}
+		if strings.Join(got, " ") != w {
+			t.Errorf("%s: %q, want %q", file, strings.Join(got, " "), w)
+		}
+	}
+}
+
+// NeighborErrors checks that every bad output (mapped to the part of the
+// error that says where: a line, an element) is an error wrapping
+// sentinel and saying where, never an empty neighbour list, and that a
+// read-back without the command's output is an error naming the command.
+func NeighborErrors(t *testing.T, nr switchcfg.NeighborReader, sentinel error, bad map[string]string) {
+	t.Helper()
+	for in, where := range bad {
+		_, err := parseAs(nr, []byte(in))
+		if !errors.Is(err, sentinel) || !strings.Contains(err.Error(), where) {
+			t.Errorf("%q: error %v, want %v at %s", in, err, sentinel, where)
+		}
+	}
+	cmd := nr.NeighborCommands()[0]
+	if _, err := nr.ParseNeighbors(switchcfg.Readback{}); err == nil || !strings.Contains(err.Error(), cmd) {
+		t.Errorf("no output: error %v, want one naming %q", err, cmd)
+	}
+}
+
+// NeighborFuzz fuzzes nr's parser from the samples matching glob (under
+// testdata/): any output parses or fails with an error wrapping sentinel,
+// without panicking, and every neighbour has a local port and passes
+// check (when set; it returns what is wrong, or "").
+func NeighborFuzz(f *testing.F, nr switchcfg.NeighborReader, glob string, sentinel error, check func(fabric.Neighbor) string) {
+	files, _ := filepath.Glob(filepath.Join("testdata", glob))
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		ns, err := parseAs(nr, []byte(in))
+		if err != nil {
+			if !errors.Is(err, sentinel) {
+				t.Fatalf("error %v does not wrap %v", err, sentinel)
+			}
+			return
+		}
+		for _, n := range ns {
+			if n.LocalPort == "" {
+				t.Fatalf("neighbour without local port: %+v", n)
+			}
+			if check != nil {
+				if msg := check(n); msg != "" {
+					t.Fatalf("%s: %+v", msg, n)
+				}
+			}
+		}
+	})
 }

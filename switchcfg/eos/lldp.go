@@ -22,11 +22,7 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPNeighbors}
 
 // ParseNeighbors implements switchcfg.NeighborReader.
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, ok := rb[CmdLLDPNeighbors]
-	if !ok {
-		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", CmdLLDPNeighbors)
-	}
-	return ParseLLDPNeighbors(out)
+	return switchcfg.ParseNeighborOutput(rb, CmdLLDPNeighbors, ParseLLDPNeighbors)
 }
 
 // ParseLLDPNeighbors reads EOS's `show lldp neighbors | json`:

@@ -1,13 +1,9 @@
 package eos
 
 import (
-	"errors"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
@@ -42,41 +38,15 @@ func TestLLDPPortNames(t *testing.T) {
 // TestLLDPErrors: output that is not the table is an error naming
 // the line, never an empty neighbour list.
 func TestLLDPErrors(t *testing.T) {
-	for _, tc := range []struct{ in, where string }{
-		{"% Invalid input detected at '^' marker.\n", "invalid character"},
-		{`{"tablesInserts": 1}`, "no lldpNeighbors"},
-		{`{"lldpNeighbors": [{"neighborDevice": "spine-01", "neighborPort": "Ethernet1"}]}`, "lldpNeighbors[0]"},
-	} {
-		_, err := ParseLLDPNeighbors([]byte(tc.in))
-		if !errors.Is(err, ErrLLDP) || !strings.Contains(err.Error(), tc.where) {
-			t.Errorf("%q: error %v, want ErrLLDP at %s", tc.in, err, tc.where)
-		}
-	}
-	if _, err := New().ParseNeighbors(switchcfg.Readback{}); err == nil {
-		t.Error("no output: no error")
-	}
+	drivertest.NeighborErrors(t, New(), ErrLLDP, map[string]string{
+		"% Invalid input detected at '^' marker.\n": "invalid character",
+		`{"tablesInserts": 1}`:                      "no lldpNeighbors",
+		`{"lldpNeighbors": [{"neighborDevice": "spine-01", "neighborPort": "Ethernet1"}]}`: "lldpNeighbors[0]",
+	})
 }
 
 // FuzzParseLLDPNeighbors: any output parses or fails with ErrLLDP,
 // without panicking; every neighbour has a local port.
 func FuzzParseLLDPNeighbors(f *testing.F) {
-	files, _ := filepath.Glob("testdata/lldp/*.json")
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(string(b))
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		ns, err := ParseLLDPNeighbors([]byte(in))
-		if err != nil {
-			if !errors.Is(err, ErrLLDP) {
-				t.Fatalf("error %v does not wrap ErrLLDP", err)
-			}
-			return
-		}
-		for _, n := range ns {
-			if n.LocalPort == "" {
-				t.Fatalf("neighbour without local port: %+v", n)
-			}
-		}
-	})
+	drivertest.NeighborFuzz(f, New(), "lldp/*.json", ErrLLDP, nil)
 }

@@ -104,6 +104,16 @@
 // *switchcfg.LineError (the Session contract; the session wrapper and its
 // replay do so); Push names that line in its *switchcfg.PushError.
 //
-// A Driver is not modified by its methods: Render, Parse and Push
-// are safe for concurrent use, one Session per goroutine.
+// The Driver is also a switchcfg.NeighborReader: it reads the switch's
+// LLDP neighbours with `show lldp neighbors | display json`
+// (CmdLLDPNeighbors) and ParseLLDPNeighbors turns the brief or detail
+// RPC reply into fabric.Neighbor values, the local port named as the
+// fabric file writes it (an ifIndex in lldp-local-port-id or a logical
+// unit is not a port name):
+//
+//	out, _ := sess.Send(ctx, junos.CmdLLDPNeighbors)
+//	ns, err := junos.ParseLLDPNeighbors([]byte(out)) // err wraps junos.ErrLLDP
+//
+// A Driver is not modified by its methods: Render, Parse, Push and
+// ParseNeighbors are safe for concurrent use, one Session per goroutine.
 package junos

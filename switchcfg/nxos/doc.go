@@ -100,6 +100,16 @@
 // *switchcfg.LineError (the Session contract; the session wrapper and its
 // replay do so); Push names that line in its *switchcfg.PushError.
 //
-// Driver holds no state: Render, Parse and Push are safe for
-// concurrent use, one Session per goroutine.
+// The Driver is also a switchcfg.NeighborReader: it reads the switch's
+// LLDP neighbours with `show lldp neighbors detail | json`
+// (CmdLLDPNeighbors) and ParseLLDPNeighbors turns NX-OS's table (detail
+// or summary, one row as an object or many as a list) into
+// fabric.Neighbor values, the local port written out as the fabric file
+// names it (PortName: Eth1/1 is Ethernet1/1):
+//
+//	out, _ := sess.Send(ctx, nxos.CmdLLDPNeighbors)
+//	ns, err := nxos.ParseLLDPNeighbors([]byte(out)) // err wraps nxos.ErrLLDP
+//
+// Driver holds no state: Render, Parse, Push and ParseNeighbors are safe
+// for concurrent use, one Session per goroutine.
 package nxos

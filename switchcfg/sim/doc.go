@@ -67,6 +67,11 @@
 // rejects it. The Cisco-style CLIs fall back to parent modes like the real
 // ones (a global command typed inside an interface leaves the interface).
 //
+// Every platform serves its LLDP neighbour table, in the NOS's own shape,
+// from Options.Neighbors (lldp.go lists the commands; `fabricctl
+// switch-sim --lldp-socket` reads it from a real lldpd); a failing source
+// answers with the NOS's error, as when its LLDP daemon is down.
+//
 // Tests use the API beside SSH: Running prints the running configuration as
 // the platform's read-back command does; Apply edits it directly (an
 // out-of-band change to create drift); Stats counts commits, confirmations,

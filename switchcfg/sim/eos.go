@@ -323,6 +323,12 @@ func (s *eosShell) show(line string) reply {
 		return say(d.render(d.startup))
 	case line == "show version":
 		return say("Arista cEOSLab SIMULATOR (fabricctl test double)\nSoftware image version: 4.32.2F\n")
+	case line == "show lldp neighbors | json":
+		ns, err := d.env.neighbors()
+		if err != nil {
+			return fail("% Error: LLDP is not running: " + err.Error())
+		}
+		return say(eosLLDPJSON(ns, d.env.now()))
 	case line == "show configuration sessions" || line == "show configuration sessions detail":
 		return say(s.sessionsTable())
 	case line == "show session-config diffs" && s.session != nil:

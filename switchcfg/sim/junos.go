@@ -408,6 +408,12 @@ func (s *junosShell) opMode(line string) reply {
 			fmt.Fprintf(&b, "%d   %s\n", i, c)
 		}
 		return say(b.String())
+	case cmd == "show lldp neighbors" && (pipe == "display json" || pipe == "display json | no-more"):
+		ns, err := d.env.neighbors()
+		if err != nil {
+			return fail("error: the lldp subsystem is not responding: " + err.Error())
+		}
+		return say(junosLLDPJSON(ns))
 	case strings.HasPrefix(cmd, "show configuration"):
 		path := tokenize(strings.TrimPrefix(cmd, "show configuration"))
 		return s.showPath(d.committed(), path, pipe, line, 2)

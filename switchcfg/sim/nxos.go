@@ -254,6 +254,12 @@ func (s *nxosShell) exec(raw string) reply {
 		return say(d.render(d.startup))
 	case line == "show version":
 		return say("Cisco Nexus Operating System (NX-OS) Software SIMULATOR\n  NXOS: version 10.3(3)\n")
+	case line == "show lldp neighbors detail | json":
+		ns, err := d.env.neighbors()
+		if err != nil {
+			return fail("ERROR: LLDP is not running: " + err.Error())
+		}
+		return say(nxosLLDPJSON(ns))
 	case line == "show checkpoint summary":
 		return say(s.checkpointSummary())
 	case line == "configure terminal" || line == "configure" || line == "conf t" || line == "config t":

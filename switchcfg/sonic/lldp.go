@@ -23,11 +23,9 @@ func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPTable} }
 
 // ParseNeighbors implements switchcfg.NeighborReader.
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
-	out, ok := rb[CmdLLDPTable]
-	if !ok {
-		return nil, fmt.Errorf("parsing LLDP neighbours: no output of %q", CmdLLDPTable)
-	}
-	return ParseLLDPTable(string(out))
+	return switchcfg.ParseNeighborOutput(rb, CmdLLDPTable, func(out []byte) ([]fabric.Neighbor, error) {
+		return ParseLLDPTable(string(out))
+	})
 }
 
 // ParseLLDPTable reads `show lldp table`:

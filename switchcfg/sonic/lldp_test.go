@@ -1,13 +1,8 @@
 package sonic
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
@@ -38,41 +33,15 @@ func TestLLDPTablePortNames(t *testing.T) {
 // TestLLDPTableErrors: output that is not the table is an error naming
 // the line, never an empty neighbour list.
 func TestLLDPTableErrors(t *testing.T) {
-	for _, tc := range []struct{ in, where string }{
-		{"% Invalid input detected\n", "line 1"},
-		{"LocalPort    RemoteDevice\nEthernet0    x\n", "line 1"},
-		{"LocalPort    RemoteDevice    RemotePortID\n-----------  --------------  ------------\n   spine-01                    Ethernet1\n", "line 3"},
-	} {
-		_, err := ParseLLDPTable(tc.in)
-		if !errors.Is(err, ErrLLDPTable) || !strings.Contains(err.Error(), tc.where) {
-			t.Errorf("%q: error %v, want ErrLLDPTable at %s", tc.in, err, tc.where)
-		}
-	}
-	if _, err := New().ParseNeighbors(switchcfg.Readback{}); err == nil {
-		t.Error("no output: no error")
-	}
+	drivertest.NeighborErrors(t, New(), ErrLLDPTable, map[string]string{
+		"% Invalid input detected\n":                  "line 1",
+		"LocalPort    RemoteDevice\nEthernet0    x\n": "line 1",
+		"LocalPort    RemoteDevice    RemotePortID\n-----------  --------------  ------------\n   spine-01                    Ethernet1\n": "line 3",
+	})
 }
 
 // FuzzParseLLDPTable: any output parses or fails with ErrLLDPTable,
 // without panicking; every neighbour has a local port.
 func FuzzParseLLDPTable(f *testing.F) {
-	files, _ := filepath.Glob("testdata/lldp/*.txt")
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(string(b))
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		ns, err := ParseLLDPTable(in)
-		if err != nil {
-			if !errors.Is(err, ErrLLDPTable) {
-				t.Fatalf("error %v does not wrap ErrLLDPTable", err)
-			}
-			return
-		}
-		for _, n := range ns {
-			if n.LocalPort == "" {
-				t.Fatalf("neighbour without local port: %+v", n)
-			}
-		}
-	})
+	drivertest.NeighborFuzz(f, New(), "lldp/*.txt", ErrLLDPTable, nil)
 }

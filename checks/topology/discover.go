@@ -55,6 +55,11 @@ func Discover(obs []Observation, known *Topology) *Topology {
 				return cand
 			}
 		}
+		for _, cand := range []string{name, n.PortID, n.PortDescription} {
+			if p, ok := abbreviates(cand, knownPorts(known, device)); ok {
+				return p
+			}
+		}
 		return name
 	}
 	nodeOf := func(name string) Node {
@@ -79,6 +84,55 @@ func Discover(obs []Observation, known *Topology) *Topology {
 	// Nodes without a known role that an observation names as a host stay
 	// switches: only the declared topology says who is a host.
 	return New(nodes, links)
+}
+
+// knownPorts are the ports of device in the known topology's cabling.
+func knownPorts(t *Topology, device string) []string {
+	var out []string
+	for _, l := range t.LinksOf(device) {
+		for _, e := range []fabric.Endpoint{l.A, l.B} {
+			if e.Device == device {
+				out = append(out, e.Port)
+			}
+		}
+	}
+	return out
+}
+
+// abbreviates returns the one port of ports that short names in a CLI's
+// short form: the same interface number, and a type word that the long
+// one starts with, case aside ("Eth1/54" and "Et1/54" for "Ethernet1/54",
+// "Gi0/1" for "GigabitEthernet0/1", "ethernet8" for "Ethernet8"). NX-OS,
+// EOS and IOS print and advertise such names; the cabling is declared in
+// the long form. No match, or more than one, is false.
+func abbreviates(short string, ports []string) (string, bool) {
+	st, sn := splitPort(short)
+	if st == "" || sn == "" {
+		return "", false
+	}
+	var found []string
+	for _, p := range ports {
+		lt, ln := splitPort(p)
+		if ln == sn && len(lt) >= len(st) && strings.EqualFold(lt[:len(st)], st) {
+			found = append(found, p)
+		}
+	}
+	slices.Sort(found)
+	found = slices.Compact(found)
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
+}
+
+// splitPort splits a port name into its type word and the rest, which
+// starts at the first digit ("Ethernet1/54" → "Ethernet", "1/54").
+func splitPort(p string) (typ, num string) {
+	i := strings.IndexAny(p, "0123456789")
+	if i <= 0 {
+		return "", ""
+	}
+	return p[:i], p[i:]
 }
 
 // Observed returns the names of the devices of obs, sorted.

@@ -163,3 +163,42 @@ func TestNewIndexesAfterSorting(t *testing.T) {
 		t.Errorf("spine-1 is %q", r)
 	}
 }
+
+// TestDiscoverAbbreviatedPort: switches name their own ports in long form in
+// the declared cabling (Ethernet1/54, GigabitEthernet0/1) while neighbours and
+// some read-backs send the CLI's short form (Eth1/54, Gi0/1, Et7). A short
+// name that abbreviates exactly one declared port of the device is that
+// port; one that could be several, or a different number, is not.
+func TestDiscoverAbbreviatedPort(t *testing.T) {
+	f := &fabric.Fabric{}
+	f.Spec.Hosts = []fabric.Host{
+		{Name: "h1", Links: map[string]string{"eth0": "n9k-01:Ethernet1/54"}},
+		{Name: "h2", Links: map[string]string{"eth0": "ios-01:GigabitEthernet0/1"}},
+		{Name: "h3", Links: map[string]string{"eth0": "eos-01:Ethernet7"}},
+		{Name: "h4", Links: map[string]string{"eth0": "eos-01:Ethernet8"}},
+	}
+	f.Spec.Switches = []fabric.Switch{{Name: "n9k-01"}, {Name: "ios-01"}, {Name: "eos-01"}}
+	declared := Declared(f)
+	nb := func(sys, port string) []fabric.Neighbor {
+		return []fabric.Neighbor{{LocalPort: "eth0", SystemName: sys, PortID: port, PortIDType: "ifname"}}
+	}
+	ok := []Observation{
+		{Device: "h1", Neighbors: nb("n9k-01", "Eth1/54")},
+		{Device: "h2", Neighbors: nb("ios-01.example.net", "Gi0/1")},
+		{Device: "h3", Neighbors: nb("eos-01", "Et7")},
+		{Device: "h4", Neighbors: nb("eos-01", "ethernet8")},
+	}
+	if fs := Compare(declared, Discover(ok, declared), Observed(ok)); len(fs) != 0 {
+		t.Errorf("findings on correctly cabled hosts that see short port names: %+v", fs)
+	}
+	for _, c := range []struct{ port, why string }{
+		{"Eth1/5", "another number"},
+		{"Gi0/1", "another interface type"},
+		{"E", "no number"},
+	} {
+		bad := []Observation{{Device: "h1", Neighbors: nb("n9k-01", c.port)}}
+		if fs := Compare(declared, Discover(bad, declared), Observed(bad)); len(fs) == 0 {
+			t.Errorf("%s (%s) was taken for n9k-01:Ethernet1/54", c.port, c.why)
+		}
+	}
+}

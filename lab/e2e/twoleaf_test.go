@@ -59,23 +59,29 @@ func (h *harness) twoLeafCheck(ctx context.Context, name string) (result, checkR
 
 // hostNeighbors waits until host's own lldpd (in the VM, on eth0) lists
 // exactly one neighbour, the one ok accepts, and returns what it lists then
-// (the last answer when the deadline passes). lldpd sends every 5 s and a
-// neighbour that went away expires with its TTL (20 s), so the wait is
-// bounded by 30 s.
+// (the last answer when the deadline passes; lldpcli failing until then
+// fails the test). The leaves' lldpd sends every 5 s and a neighbour that
+// went away unannounced (a recabled tap) expires with its TTL, 20 s: the
+// wait is bounded by 45 s.
 func (h *harness) hostNeighbors(ctx context.Context, host string, ok func(fabric.Neighbor) bool) ([]fabric.Neighbor, string) {
 	h.t.Helper()
 	var ns []fabric.Neighbor
 	var out string
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline := time.Now().Add(45 * time.Second); ; {
 		var err error
 		out, err = h.vm(ctx, host, "lldpcli -f json show neighbors details")
-		if err != nil {
-			h.t.Fatal(err)
+		if err == nil {
+			if ns, err = lldp.Parse([]byte(out)); err != nil {
+				h.t.Fatalf("%s: parsing lldpcli's JSON: %v\n%s", host, err, out)
+			}
+			if len(ns) == 1 && ok(ns[0]) {
+				return ns, out
+			}
 		}
-		if ns, err = lldp.Parse([]byte(out)); err != nil {
-			h.t.Fatalf("%s: parsing lldpcli's JSON: %v\n%s", host, err, out)
-		}
-		if len(ns) == 1 && ok(ns[0]) || time.Now().After(deadline) {
+		if time.Now().After(deadline) {
+			if err != nil {
+				h.t.Fatal(err) // lldpd not running in the VM
+			}
 			return ns, out
 		}
 		time.Sleep(time.Second) // the next LLDPDU or the old neighbour's TTL

@@ -38,6 +38,12 @@
 //	f, err := s.AddFault(ctx, "host/lab-h3", []string{"loss", "2%"})
 //	defer s.ClearFaults(ctx, f.Target)
 //
+// Miscabling on purpose (recable.go, `fabricctl lab recable`): in a two-leaf lab, State.Recable
+// moves a host's tap to another port of either leaf while the VM runs, so that the VM's own lldpd
+// and the leaf's see it where the fabric file does not declare it:
+//
+//	from, err := s.Recable(ctx, "lab-h1", "leaf-02", "swp3") // from is "leaf-01:swp1"
+//
 // Concurrency: a State may be used from several goroutines (its SSH connection cache is locked);
 // Up and Down on the same state directory must not run concurrently with each other.
 package lab

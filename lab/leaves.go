@@ -189,7 +189,9 @@ func (s *State) setupLeaves(ctx context.Context) error {
 		steps = append(steps,
 			[]string{"netns", "add", ns},
 			[]string{"-n", ns, "link", "set", "lo", "up"},
-			[]string{"-n", ns, "link", "add", "br0", "mtu", mtu, "type", "bridge"},
+			// group_fwd_mask 0: LLDP frames stop at the port they arrive on, where the leaf's
+			// lldpd reads them; a host sees its leaf's port, never another host
+			[]string{"-n", ns, "link", "add", "br0", "mtu", mtu, "type", "bridge", "group_fwd_mask", "0"},
 			[]string{"-n", ns, "link", "set", "br0", "up"})
 		for _, v := range s.VMs {
 			if v.Netns != ns {

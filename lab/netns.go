@@ -49,7 +49,9 @@ func (s *State) setupNetwork(ctx context.Context) error {
 	steps := [][]string{
 		{"netns", "add", ns},
 		{"-n", ns, "link", "set", "lo", "up"},
-		{"-n", ns, "link", "add", s.Bridge, "mtu", strconv.Itoa(BridgeMTU), "type", "bridge"},
+		// group_fwd_mask 0 (the kernel's default, made explicit): the bridge keeps LLDP
+		// (01:80:c2:00:00:0e) to itself, so a VM's lldpd never sees another VM as its neighbour
+		{"-n", ns, "link", "add", s.Bridge, "mtu", strconv.Itoa(BridgeMTU), "type", "bridge", "group_fwd_mask", "0"},
 		{"-n", ns, "link", "set", s.Bridge, "address", MAC(s.Topology.Controller)},
 		{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", s.Topology.Controller, bits), "dev", s.Bridge},
 	}

@@ -42,7 +42,7 @@ func newLabCmd(g *globals) *cobra.Command {
 	cmd.PersistentFlags().StringVar(&f.stateDir, "state-dir", lab.DefaultStateDir, "where a running lab keeps its state, keys and logs")
 	cmd.PersistentFlags().StringVar(&f.netns, "netns", lab.DefaultNetns, "name of the lab's network namespace")
 	cmd.AddCommand(newLabBuildCmd(g), newLabUpCmd(g, f), newLabDownCmd(g, f), newLabStatusCmd(g, f),
-		newLabRunCmd(g, f), newLabExecCmd(g, f), newLabFaultCmd(g, f))
+		newLabRunCmd(g, f), newLabExecCmd(g, f), newLabFaultCmd(g, f), newLabRecableCmd(g, f))
 	return cmd
 }
 

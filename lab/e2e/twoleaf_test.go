@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/checks/lldp"
 	"github.com/fabricctl/fabricctl/checks/report"
+	"github.com/fabricctl/fabricctl/checks/topology"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 const (
@@ -54,6 +57,54 @@ func (h *harness) twoLeafCheck(ctx context.Context, name string) (result, checkR
 	return r, rep, string(b)
 }
 
+// hostNeighbors waits until host's own lldpd (in the VM, on eth0) lists
+// exactly one neighbour, the one ok accepts, and returns what it lists then
+// (the last answer when the deadline passes; lldpcli failing until then
+// fails the test). The leaves' lldpd sends every 5 s and a neighbour that
+// went away unannounced (a recabled tap) expires with its TTL, 20 s: the
+// wait is bounded by 45 s.
+func (h *harness) hostNeighbors(ctx context.Context, host string, ok func(fabric.Neighbor) bool) ([]fabric.Neighbor, string) {
+	h.t.Helper()
+	var ns []fabric.Neighbor
+	var out string
+	for deadline := time.Now().Add(45 * time.Second); ; {
+		var err error
+		out, err = h.vm(ctx, host, "lldpcli -f json show neighbors details")
+		if err == nil {
+			if ns, err = lldp.Parse([]byte(out)); err != nil {
+				h.t.Fatalf("%s: parsing lldpcli's JSON: %v\n%s", host, err, out)
+			}
+			if len(ns) == 1 && ok(ns[0]) {
+				return ns, out
+			}
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				h.t.Fatal(err) // lldpd not running in the VM
+			}
+			return ns, out
+		}
+		time.Sleep(time.Second) // the next LLDPDU or the old neighbour's TTL
+	}
+}
+
+// cablingCheck runs the preflight suite of the two-leaf fabric, which
+// compares the hosts' and the leaves' LLDP neighbours with the declared
+// cabling, and returns the report. Every host must have answered its lldp
+// op: a host left out would make an agreement vacuous.
+func (h *harness) cablingCheck(ctx context.Context, name string) *report.Report {
+	h.t.Helper()
+	r := h.fabricctl(ctx, "check", "-f", twoLeafFile, "--target", twoLeafVMs, "--suite", "preflight", "-o", "json")
+	full, err := report.ReadJSON(strings.NewReader(r.stdout))
+	if err != nil {
+		h.t.Fatalf("%s: check --suite preflight -o json: %v\n%v", name, err, r)
+	}
+	if strings.Contains(r.stderr, "left out of the cabling comparison") {
+		h.t.Errorf("%s: a device's LLDP could not be read:\n%s", name, r.stderr)
+	}
+	return full
+}
+
 // TestLabTwoLeaf is the two-leaf lab end to end: the leaves learn each
 // other over LLDP on the inter-leaf link; a healthy lab passes with no
 // suspect; an impaired access link (netem on lab-h1's eth0 and on
@@ -88,7 +139,27 @@ func TestLabTwoLeaf(t *testing.T) {
 		}
 	}
 
+	// LLDP on the hosts: each VM's own lldpd sees exactly its leaf, on the
+	// port the fabric file declares (the leaf's bridge does not forward
+	// LLDP, so no other host's frames reach it).
+	cabled := map[string]fabric.Endpoint{
+		"lab-h1": {Device: "leaf-01", Port: "swp1"}, "lab-h2": {Device: "leaf-01", Port: "swp2"},
+		"lab-h3": {Device: "leaf-02", Port: "swp1"}, "lab-h4": {Device: "leaf-02", Port: "swp2"},
+	}
+	for _, host := range strings.Split(twoLeafVMs, ",") {
+		want := cabled[host]
+		ns, out := h.hostNeighbors(ctx, host, func(n fabric.Neighbor) bool { return n.SystemName == want.Device })
+		if len(ns) != 1 || ns[0].LocalPort != "eth0" || ns[0].SystemName != want.Device || ns[0].PortName() != want.Port {
+			t.Errorf("%s's LLDP neighbours: want %s on eth0, got %+v\n%s", host, want, ns, out)
+		}
+	}
 	t0 := time.Now()
+	if rep := h.cablingCheck(ctx, "healthy cabling"); len(rep.Cabling) != 0 {
+		t.Errorf("healthy two-leaf lab: cabling findings %+v, want none", rep.Cabling)
+	}
+	phase("check cabling healthy", time.Since(t0))
+
+	t0 = time.Now()
 	r, rep, _ := h.twoLeafCheck(ctx, "healthy")
 	phase("check healthy", time.Since(t0))
 	if r.code != 0 || len(rep.Suspects) != 0 {
@@ -135,6 +206,34 @@ func TestLabTwoLeaf(t *testing.T) {
 		if !strings.Contains(table.String(), "\nSUSPECTS\n1. "+sc.table) {
 			t.Errorf("%s fault: the table does not name %q first:\n%s", sc.name, sc.table, table.String())
 		}
+	}
+
+	// Miscabling: lab-h1's cable moved to leaf-02:swp3 while the fabric
+	// file still declares leaf-01:swp1. Once lab-h1's lldpd names leaf-02
+	// (and leaf-01's entry has expired), check reports exactly that cable.
+	if r := h.fabricctlHost(ctx, "lab", "recable", "lab-h1", "leaf-02:swp3"); r.code != 0 {
+		t.Fatalf("lab recable: %v", r)
+	}
+	moved := fabric.Endpoint{Device: "leaf-02", Port: "swp3"}
+	ns, out := h.hostNeighbors(ctx, "lab-h1", func(n fabric.Neighbor) bool { return n.SystemName == moved.Device })
+	if len(ns) != 1 || ns[0].SystemName != moved.Device || ns[0].PortName() != moved.Port {
+		t.Fatalf("lab-h1 recabled: LLDP neighbours %+v, want only %s\n%s", ns, moved, out)
+	}
+	t0 = time.Now()
+	mis := h.cablingCheck(ctx, "miscabled")
+	phase("check cabling miscabled", time.Since(t0))
+	nic := fabric.Endpoint{Device: "lab-h1", Port: "eth0"}
+	if len(mis.Cabling) != 1 || mis.Cabling[0].Kind != topology.WrongLeaf || mis.Cabling[0].At != nic ||
+		mis.Cabling[0].Declared == nil || *mis.Cabling[0].Declared != cabled["lab-h1"] ||
+		mis.Cabling[0].Discovered == nil || *mis.Cabling[0].Discovered != moved {
+		t.Errorf("miscabled lab-h1: cabling findings %+v, want one wrong-leaf at lab-h1:eth0 declared leaf-01:swp1, discovered leaf-02:swp3", mis.Cabling)
+	}
+	var table bytes.Buffer
+	if err := report.WriteTable(&table, mis); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "\nCABLING\nWRONG-LEAF  lab-h1:eth0 is on leaf-02:swp3") {
+		t.Errorf("miscabled lab-h1: the table does not report the cable:\n%s", table.String())
 	}
 	phase("two-leaf total", time.Since(tall))
 }

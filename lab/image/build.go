@@ -28,7 +28,7 @@ var guestFS embed.FS
 
 // builderVersion changes whenever the way the image is assembled changes, so old cached images
 // are not reused by a newer builder.
-const builderVersion = "fabricctl-lab-image/2"
+const builderVersion = "fabricctl-lab-image/3"
 
 // Modules are loaded in the guest, dependencies first. crc32_generic is not a modules.dep
 // dependency of rdma_rxe, yet rxe needs the "crc32" hash (without it: "rdma_rxe: failed to init
@@ -49,6 +49,7 @@ var Binaries = []string{
 	"usr/bin/rping", "usr/bin/ucmatose", "usr/bin/udaddy", "usr/bin/cmtime",
 	"usr/bin/ib_write_bw", "usr/bin/ib_write_lat", "usr/bin/ib_read_bw", "usr/bin/ib_read_lat",
 	"usr/bin/ib_send_bw", "usr/bin/ib_send_lat", "usr/bin/ib_atomic_bw", "usr/bin/ib_atomic_lat",
+	"usr/sbin/lldpd", "usr/sbin/lldpcli",
 }
 
 // DlopenedFiles are loaded at run time, invisible to ld.so --list: the rxe verbs provider and
@@ -416,8 +417,9 @@ func addConfig(t *Tree, stage string) error {
 	t.Dir("root", 0o700)
 	t.CharDev("dev/console", 0o600, 5, 1)
 	t.CharDev("dev/null", 0o666, 1, 3)
-	t.Bytes("etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/bin/bash\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\ntcpdump:x:101:101::/nonexistent:/bin/false\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"))
-	t.Bytes("etc/group", 0o644, []byte("root:x:0:\ntcpdump:x:101:\nnogroup:x:65534:\n"))
+	t.Bytes("etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/bin/bash\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\ntcpdump:x:101:101::/nonexistent:/bin/false\n_lldpd:x:102:102::/run/lldpd:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"))
+	t.Bytes("etc/group", 0o644, []byte("root:x:0:\ntcpdump:x:101:\n_lldpd:x:102:\nnogroup:x:65534:\n"))
+	t.Symlink("usr/sbin/lldpctl", "lldpcli")
 	t.Bytes("etc/nsswitch.conf", 0o644, []byte("passwd: files\ngroup: files\nshadow: files\nhosts: files\n"))
 	t.Bytes("etc/hosts", 0o644, []byte("127.0.0.1 localhost\n"))
 	t.Bytes("etc/shells", 0o644, []byte("/bin/sh\n/bin/bash\n"))
@@ -435,6 +437,7 @@ func addConfig(t *Tree, stage string) error {
 	t.Bytes("init", 0o755, guest("init"))
 	t.Bytes("etc/inittab", 0o644, guest("inittab"))
 	t.Bytes("etc/ssh/sshd_config", 0o644, guest("sshd_config"))
+	t.Bytes("etc/lldpd.conf", 0o644, guest("lldpd.conf"))
 	t.Bytes("lab/lib.sh", 0o644, guest("lib.sh"))
 	bins, err := fs.ReadDir(guestFS, "guest/bin")
 	if err != nil {

@@ -37,6 +37,8 @@ type fakeFabric struct {
 	rounds      [][]rdma.Job
 	sweepRounds int
 	cancel      context.CancelFunc
+	// speed, when set, is a healthy run's Gb/s (default 9.5).
+	speed func(server, client string) float64
 }
 
 const fakeTable = `---------------------------------------------------------------------------------------
@@ -69,6 +71,9 @@ func (f *fakeFabric) RunRound(_ context.Context, jobs []rdma.Job) []rdma.PairRun
 			busy[e.Name()] = true
 		}
 		gbps, seq := 9.5, uint64(n%2)
+		if f.speed != nil {
+			gbps = f.speed(j.Server.Host, j.Client.Host)
+		}
 		if f.lossy(j.Server.Host, j.Client.Host) {
 			gbps, seq = 3.1, 40
 		}
@@ -267,5 +272,40 @@ func TestCheckRetestsCancelled(t *testing.T) {
 	}
 	if !rep.Retested("lab-h1", "lab-h2") && !rep.Retested("lab-h1", "lab-h4") {
 		t.Errorf("the round run lacks lab-h1's re-test: %+v", rep.Retests)
+	}
+}
+
+// TestCheckLocalisesByTheFabricsFloor: the localiser reads a test as slow
+// by the fabric's own relative floor. The lab declares minPercentOfBest 2
+// (qemu spreads healthy tests 30x): its healthy spread must not make slow
+// NICs suspects, nor re-tests, and a lossy access link is still named.
+func TestCheckLocalisesByTheFabricsFloor(t *testing.T) {
+	hosts, topo := twoLeafHosts(t)
+	speeds := map[string]float64{"lab-h1": 0.09, "lab-h2": 0.02, "lab-h3": 0.06, "lab-h4": 0.012}
+	speed := func(a, b string) float64 { return min(speeds[a], speeds[b]) }
+	policy := &fabric.Checks{Pairwise: &fabric.Pairwise{MinPercentOfBest: 2}, Counters: &fabric.CounterRules{MaxHealthyPerTest: 8}}
+	for _, tc := range []struct {
+		name  string
+		lossy func(a, b string) bool
+		want  string
+	}{
+		{"healthy", func(string, string) bool { return false }, ""},
+		{"access link", touching("lab-h1"), "cable:lab-h1:eth0"},
+	} {
+		f := &fakeFabric{t: t, lossy: tc.lossy, speed: speed}
+		rep, err := Run(t.Context(), "test", hosts, Options{Suites: []report.Suite{report.SuitePairwise}, Checks: policy, Launcher: f, Topology: topo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range rep.Suspects {
+			got = append(got, s.Component)
+		}
+		if want := slices.DeleteFunc([]string{tc.want}, func(s string) bool { return s == "" }); !slices.Equal(got, want) {
+			t.Errorf("%s: suspects %v, want %v", tc.name, got, want)
+		}
+		if tc.want == "" && (len(rep.Retests) != 0 || len(f.rounds) != 3) {
+			t.Errorf("%s: %d rounds, re-tests %+v", tc.name, len(f.rounds), rep.Retests)
+		}
 	}
 }

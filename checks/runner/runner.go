@@ -187,7 +187,12 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		}
 	}
 	if cabled(o.Topology, hosts) && len(rep.Pairs) > 0 {
-		if err := Localise(ctx, rep, o.Topology, nil, rt, LocalizeRounds(o.Checks), localize.Options{}); err != nil {
+		// The localiser reads a test as slow by the fabric's own relative
+		// floor (minPercentOfBest; 93 % by default, as its own default), so
+		// that a fabric declaring a wide healthy spread (the lab's 2 %) is
+		// not taken for slow NICs.
+		lo := localize.Options{RelativeFloor: pairwiseSweep(o).Thresholds.RelativeFloor}
+		if err := Localise(ctx, rep, o.Topology, nil, rt, LocalizeRounds(o.Checks), lo); err != nil {
 			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		}
 		o.progress("localise: %d suspect(s) after %d re-test round(s)%s", len(rep.Suspects), len(rep.Retests), stopped(rep.RetestStop))

@@ -175,15 +175,7 @@ func TestCheckRetestsNarrowTheAccessLink(t *testing.T) {
 			if !partner {
 				t.Errorf("no re-test of %s with another partner: %+v", tc.host, first.Pairs)
 			}
-			if len(rep.Suspects) != 1 {
-				t.Fatalf("suspects %+v, want one", rep.Suspects)
-			}
-			s := rep.Suspects[0]
-			set := []string{s.Component}
-			for _, a := range s.Alternatives {
-				set = append(set, a.Component)
-			}
-			if want := []string{"cable:" + tc.host + ":eth0", tc.port}; !slices.Equal(set, want) {
+			if set, want := onlySuspect(t, rep), []string{"cable:" + tc.host + ":eth0", tc.port}; !slices.Equal(set, want) {
 				t.Errorf("suspect %v, want %v", set, want)
 			}
 			// Tests cannot split a cable from its port: the localiser says so

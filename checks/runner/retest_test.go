@@ -25,7 +25,7 @@ import (
 
 // fakeFabric is a workload manager's launcher that runs no perftest: it
 // answers every job from a fault model, as the lab's netem loss shows —
-// a run whose path is lossy reaches a third of the healthy 9.5 Gb/s and
+// a run whose path is lossy reaches a third of its healthy speed and
 // its server counts 40 out-of-sequence requests (0 or 1 when healthy). It
 // records every round and fails the test when a NIC is in two jobs of one
 // round; cancel, when set, is called during the round after the first
@@ -75,7 +75,7 @@ func (f *fakeFabric) RunRound(_ context.Context, jobs []rdma.Job) []rdma.PairRun
 			gbps = f.speed(j.Server.Host, j.Client.Host)
 		}
 		if f.lossy(j.Server.Host, j.Client.Host) {
-			gbps, seq = 3.1, 40
+			gbps, seq = gbps/3, 40
 		}
 		out = append(out, rdma.PairRun{Server: j.Server, Client: j.Client, Test: j.Test, TCPPort: j.TCPPort, Attempts: 1,
 			ServerOut: &rdma.Outcome{ID: "s", Role: rdma.Server, Before: evaluate.Counters{"out_of_seq_request": 0}, After: evaluate.Counters{"out_of_seq_request": seq}},

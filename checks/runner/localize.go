@@ -16,7 +16,9 @@ import (
 
 // Observations turns a report's bandwidth pairs into the localiser's
 // observations: the client (B) sent to the server (A). A pair that failed
-// with completion errors, a timeout or loss counters is lossy; one that
+// with completion errors, a timeout or loss counters in its evidence
+// (whatever its first class) is lossy; one that failed for low bandwidth
+// alone is slow, by the fabric's floors; one that
 // produced no value for another reason (the out-of-band connection, a
 // missing tool, an unusable host) is void, since it says nothing about the
 // path. endpoint names the test endpoint of a host and its RDMA device
@@ -35,10 +37,12 @@ func Observations(pairs []report.Pair, endpoint func(host, device string) string
 			o.Gbps = *p.Value
 		}
 		switch {
-		case p.Class == checks.CompletionError || p.Class == checks.Timeout || p.Class == checks.CounterEvidence && lossEvidence(p.Evidence):
+		case p.Class == checks.CompletionError || p.Class == checks.Timeout || p.Status == checks.StatusFail && lossEvidence(p.Evidence):
 			o.Loss = true
 		case p.Value == nil:
 			o.Outcome = localize.Void
+		case p.Status == checks.StatusFail && p.Class == checks.LowBandwidth:
+			o.Outcome = localize.Slow // below the fabric's own floors
 		}
 		out = append(out, o)
 	}

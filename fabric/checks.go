@@ -118,6 +118,22 @@ type Pairwise struct {
 	Partners int `yaml:"partners,omitempty" json:"partners,omitempty"`
 	// Retries: as Loopback.Retries.
 	Retries *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// LocalizeRounds bounds the rounds of adaptive re-tests `fabricctl
+	// check` adds after the sweep when the localiser's suspects are
+	// ambiguous (a suspect with alternatives, or failing pairs that name
+	// none): each round runs the pairs that best split the ambiguity, and
+	// it stops early once the suspects are exact or no test can split
+	// them. Needs declared cabling. Absent: DefaultLocalizeRounds; 0: no
+	// re-tests; at most MaxLocalizeRounds. fabricctl extension.
+	LocalizeRounds *int `yaml:"localizeRounds,omitempty" json:"localizeRounds,omitempty"`
+}
+
+// LocalizeRoundsOr returns *r, or DefaultLocalizeRounds when r is nil.
+func LocalizeRoundsOr(r *int) int {
+	if r == nil {
+		return DefaultLocalizeRounds
+	}
+	return *r
 }
 
 // CounterRules say when the counters a test moved are evidence against the
@@ -154,6 +170,12 @@ const (
 	DefaultPartners         = 2
 	DefaultSigma            = 4.0
 	DefaultMinEvents        = 10
+	// DefaultLocalizeRounds: three rounds of re-tests split what one sweep
+	// leaves open in the simulated 1,024-host Clos (bench/localize.sh
+	// needs at most 8 after four rounds of the topology schedule) and cost
+	// three test durations.
+	DefaultLocalizeRounds = 3
+	MaxLocalizeRounds     = 8
 )
 
 // RetriesOr returns *r, or DefaultRetries when r is nil.
@@ -255,6 +277,9 @@ func (v *validator) checks(c *Checks) {
 		}
 		if p.Bidirectional && strings.HasSuffix(p.Test, "_lat") {
 			v.ferr("spec.checks.pairwise.bidirectional", "applies to bandwidth tests; test %s measures latency", p.Test)
+		}
+		if r := p.LocalizeRounds; r != nil && (*r < 0 || *r > MaxLocalizeRounds) {
+			v.ferr("spec.checks.pairwise.localizeRounds", "%d is outside 0..%d (absent: %d)", *r, MaxLocalizeRounds, DefaultLocalizeRounds)
 		}
 		if p.Partners < 0 || p.Partners > 16 {
 			v.ferr("spec.checks.pairwise.partners", "%d is outside 1..16 (0 or absent: %d)", p.Partners, DefaultPartners)

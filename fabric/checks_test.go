@@ -14,7 +14,7 @@ func withChecks(checks string) string {
 
 func TestChecksPolicyLoads(t *testing.T) {
 	f, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(`    loopback: {duration: 8s, portRate: 250Mb/s, minPercentOfPortRate: 10, minPercentOfBest: 50, retestOutliers: true, retries: 0}
-    pairwise: {bidirectional: true, portRate: sysfs, minPercentOfPortRate: 90, minPercentOfBest: 80, maxLatency: 5us, retestOutliers: true, partners: 3, retries: 4}
+    pairwise: {bidirectional: true, portRate: sysfs, minPercentOfPortRate: 90, minPercentOfBest: 80, maxLatency: 5us, retestOutliers: true, partners: 3, retries: 4, localizeRounds: 5}
     counters: {sigma: 5, minEvents: 20, minPerGB: 100, maxHealthyPerTest: 4, ignore: [duplicate_request]}
 `)})})
 	if err != nil {
@@ -30,6 +30,9 @@ func TestChecksPolicyLoads(t *testing.T) {
 	if c.Counters.Sigma != 5 || c.Counters.MinEvents != 20 || c.Counters.MinPerGB != 100 || c.Counters.MaxHealthyPerTest != 4 || c.Counters.Ignore[0] != "duplicate_request" {
 		t.Errorf("counters %+v", c.Counters)
 	}
+	if LocalizeRoundsOr(c.Pairwise.LocalizeRounds) != 5 || LocalizeRoundsOr(nil) != DefaultLocalizeRounds || LocalizeRoundsOr(c.Loopback.Retries) != 0 {
+		t.Errorf("localizeRounds %v", c.Pairwise.LocalizeRounds)
+	}
 	if RetriesOr(nil) != DefaultRetries {
 		t.Error("retries default")
 	}
@@ -44,6 +47,9 @@ func TestChecksPolicyInvalid(t *testing.T) {
 		{"    pairwise: {minPercentOfBest: 120}\n", `f.yaml:16:34: spec.checks.pairwise.minPercentOfBest: 120 is outside 1..100`},
 		{"    loopback: {minPercentOfPortRate: -1}\n", `spec.checks.loopback.minPercentOfPortRate: -1 is outside 0..100`},
 		{"    pairwise: {retries: 11}\n", `spec.checks.pairwise.retries: 11 is outside 0..10`},
+		{"    pairwise: {localizeRounds: 9}\n", `f.yaml:16:32: spec.checks.pairwise.localizeRounds: 9 is outside 0..8 (absent: 3)`},
+		{"    pairwise: {localizeRounds: -1}\n", `spec.checks.pairwise.localizeRounds: -1 is outside 0..8`},
+		{"    pairwise: {localizeRounds: many}\n", `spec.checks.pairwise.localizeRounds`},
 		{"    pairwise: {partners: 40}\n", `spec.checks.pairwise.partners: 40 is outside 1..16`},
 		{"    pairwise: {duration: 2s}\n", `spec.checks.pairwise.duration: 2s: perftest runs whole seconds, at least 5s`},
 		{"    loopback: {duration: 5500ms}\n", `spec.checks.loopback.duration: 5.5s: perftest runs whole seconds, at least 5s`},

@@ -43,6 +43,25 @@ const minGain = 0.02
 // ambiguity is for counters (or people) to settle. round (0-based) varies
 // the partners picked from one call to the next.
 func (l *Localizer) NextRound(round int) schedule.Round {
+	var out schedule.Round
+	for _, p := range l.Plan(round) {
+		out = append(out, p.Pair)
+	}
+	return out
+}
+
+// Probe is one re-test NextRound picks, with the component in question
+// it bears on: the suspect, alternative or near miss whose fault the
+// test's outcome confirms or rules out.
+type Probe struct {
+	schedule.Pair
+	Target checks.SuspectRef `json:"target"`
+}
+
+// Plan is NextRound with the reason for each re-test: the component it
+// was chosen to test. Plan and NextRound count alike towards the rounds
+// a component may be re-tested in.
+func (l *Localizer) Plan(round int) []Probe {
 	a := l.analyse()
 	if l.asked == nil {
 		l.asked = map[string]int{}
@@ -104,7 +123,7 @@ func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8, map[int]float64) {
 }
 
 // plan picks the re-tests of one round.
-func (a *analysis) plan(round int, asked map[string]int) schedule.Round {
+func (a *analysis) plan(round int, asked map[string]int) []Probe {
 	hs, all, closest := a.hypotheses()
 	var targets []int
 	for c := range all {
@@ -153,14 +172,14 @@ func (a *analysis) plan(round int, asked map[string]int) schedule.Round {
 	slices.SortStableFunc(cands, func(x, y cand) int { return cmp.Compare(y.gain, x.gain) })
 	busy := map[string]bool{}
 	perTarget := map[int]int{}
-	var out schedule.Round
+	var out []Probe
 	for _, c := range cands {
 		if busy[c.client.host] || busy[c.server.host] || perTarget[c.target] >= a.budget(c.target) {
 			continue
 		}
 		busy[c.client.host], busy[c.server.host] = true, true
 		perTarget[c.target]++
-		out = append(out, schedule.Pair{Server: a.m.testName(c.server), Client: a.m.testName(c.client)})
+		out = append(out, Probe{Pair: schedule.Pair{Server: a.m.testName(c.server), Client: a.m.testName(c.client)}, Target: a.m.comps[c.target].ref})
 	}
 	for c := range perTarget {
 		asked[a.m.comps[c].ref.Component]++

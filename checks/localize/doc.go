@@ -53,5 +53,13 @@
 // test can tell the explanations apart. Run stops there, or after
 // Options.MaxAdaptiveRounds (8) rounds.
 //
+// A caller that ran its own sweep (fabricctl check) records it with Add
+// and calls Refine: it re-tests only while some bad test leaves an
+// ambiguity (Result.Ambiguities: a suspect with alternatives, or bad tests
+// that named no suspect), stops as soon as the suspects are exact or no
+// test can split what is left, and reports each round with the
+// ambiguities it was chosen to split and the component each re-test
+// (Probe) bears on. Nothing failed: no re-test.
+//
 // A Model is safe for concurrent use once built; a Localizer is not.
 package localize

@@ -51,53 +51,35 @@ func (m *Model) ScheduleHosts() []schedule.Host {
 func Run(ctx context.Context, m *Model, t Tester, rounds []schedule.Round, o Options) (Session, error) {
 	l := New(m, o)
 	var s Session
-	readCounters := func() error {
-		cr, ok := t.(CounterReader)
-		if !ok {
-			return nil
-		}
-		read, moved, err := cr.ReadCounters(ctx)
-		if err != nil {
-			return fmt.Errorf("reading counters: %w", err)
-		}
-		l.SetCounters(read, moved)
-		return nil
-	}
-	run := func(pairs schedule.Round) error {
-		obs, err := t.RunRound(ctx, s.Rounds, pairs)
-		s.Rounds++
-		if err != nil {
-			return fmt.Errorf("running round %d: %w", s.Rounds, err)
-		}
-		return l.Add(obs...)
-	}
 	finish := func(err error) (Session, error) {
 		s.Result = l.Analyze()
 		return s, err
 	}
 	for _, r := range rounds {
-		if err := run(r); err != nil {
+		obs, err := t.RunRound(ctx, s.Rounds, r)
+		s.Rounds++
+		if err != nil {
+			return finish(fmt.Errorf("running round %d: %w", s.Rounds, err))
+		}
+		if err := l.Add(obs...); err != nil {
 			return finish(err)
 		}
 	}
-	if err := readCounters(); err != nil {
-		return finish(err)
+	if cr, ok := t.(CounterReader); ok {
+		read, moved, err := cr.ReadCounters(ctx)
+		if err != nil {
+			return finish(fmt.Errorf("reading counters: %w", err))
+		}
+		l.SetCounters(read, moved)
 	}
-	for i := 0; i < l.o.MaxAdaptiveRounds; i++ {
-		if err := ctx.Err(); err != nil {
-			return finish(err)
+	var stop string
+	err := adapt(ctx, l, t, s.Rounds, l.o.MaxAdaptiveRounds, false, func(r RetestRound) {
+		s.Rounds++
+		pairs := make(schedule.Round, len(r.Probes))
+		for k, p := range r.Probes {
+			pairs[k] = p.Pair
 		}
-		next := l.NextRound(i)
-		if len(next) == 0 {
-			break
-		}
-		s.Retests = append(s.Retests, next)
-		if err := run(next); err != nil {
-			return finish(err)
-		}
-		if err := readCounters(); err != nil {
-			return finish(err)
-		}
-	}
-	return finish(nil)
+		s.Retests = append(s.Retests, pairs)
+	}, &stop)
+	return finish(err)
 }

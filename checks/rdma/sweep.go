@@ -277,3 +277,45 @@ func (s Sweep) Pairwise(ctx context.Context, eps []Endpoint) (SweepResult, error
 	res.Baseline = f.passedSpreads(res.Runs, res.Results)
 	return res, nil
 }
+
+// ErrExtraPair: a further round of Extra names an endpoint the sweep does
+// not have, or one endpoint in two of its pairs.
+var ErrExtraPair = errors.New("cannot run the pair")
+
+// Extra runs further rounds after Pairwise — a localiser's re-tests —
+// exactly as the sweep's own rounds run: its test, retries and Executor,
+// the pairs of a round at once on BasePort+i (retries portStride
+// higher), one round after the other. Each run is judged against the
+// sweep's res as its own re-tests are: the relative floor against the
+// best of res.Runs, counters against the healthy spread of the runs its
+// host took no part in (or the given Baseline). A round naming an unknown
+// endpoint, or one endpoint twice (two tests on one NIC at once), is
+// refused before anything runs. When ctx ends, the runs made so far are
+// returned.
+func (s Sweep) Extra(ctx context.Context, eps []Endpoint, rounds []schedule.Round, res SweepResult) ([]PairRun, []checks.Result, error) {
+	byName := map[string]Endpoint{}
+	for _, e := range eps {
+		byName[e.Host] = e
+	}
+	total := 0
+	for k, r := range rounds {
+		busy := map[string]bool{}
+		for _, p := range r {
+			for _, h := range []string{p.Server, p.Client} {
+				if _, ok := byName[h]; !ok {
+					return nil, nil, fmt.Errorf("re-test round %d: %s<->%s: %w: %s is not an endpoint of the sweep", k+1, p.Server, p.Client, ErrExtraPair, h)
+				}
+				if busy[h] {
+					return nil, nil, fmt.Errorf("re-test round %d: %s<->%s: %w: %s is in another pair of the round", k+1, p.Server, p.Client, ErrExtraPair, h)
+				}
+				busy[h] = true
+			}
+			total++
+		}
+	}
+	var mu sync.Mutex
+	done := 0
+	runs := s.runRounds(ctx, rounds, byName, &mu, &done, total)
+	f := newSweepJudge(res.Runs, s.Thresholds, s.rules(), s.Baseline)
+	return runs, f.judgeAll(runs), nil
+}

@@ -15,8 +15,47 @@ import (
 
 // A report's localisation part: Suspects (checks/localize names them, the
 // strongest first), the Topology they sit in (for the drawing) and the
-// Cabling findings of the declared-versus-LLDP comparison. All three are
-// optional; a report without them reads and writes as before.
+// Cabling findings of the declared-versus-LLDP comparison, and the
+// Retests the localiser had run to split an ambiguity. All are optional; a
+// report without them reads and writes as before.
+
+// RetestRound is one round of localisation re-tests: the pairs the
+// localiser picked to split what the results left open, run at once.
+type RetestRound struct {
+	// Round counts the re-test rounds from 1.
+	Round int `json:"round"`
+	// Splits are the ambiguities the round was chosen to split, for
+	// people: "cable lab-h1:eth0 <-> leaf-01:swp1 or port leaf-01:swp1".
+	Splits []string `json:"splits"`
+	Pairs  []Retest `json:"pairs"`
+}
+
+// Retest is one re-test: its result as a Pair (A the server, B the
+// client) and the component in question it bears on.
+type Retest struct {
+	Pair
+	For checks.SuspectRef `json:"for"`
+}
+
+// Measured is the re-test's value with its unit, "-" when none.
+func (r Retest) Measured() string {
+	if r.Value == nil {
+		return "-"
+	}
+	return formatValue(*r.Value, r.Unit)
+}
+
+// Retested reports whether a and b (either way round) were re-tested.
+func (r *Report) Retested(a, b string) bool {
+	for _, rr := range r.Retests {
+		for _, p := range rr.Pairs {
+			if p.A == a && p.B == b || p.A == b && p.B == a {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // validateLocalisation checks suspects, topology and cabling findings.
 func (r *Report) validateLocalisation() error {
@@ -33,6 +72,16 @@ func (r *Report) validateLocalisation() error {
 			return fmt.Errorf("cabling[%d]: a finding needs a kind and an endpoint: %w", i, ErrInvalid)
 		}
 	}
+	for i, rr := range r.Retests {
+		if rr.Round != i+1 {
+			return fmt.Errorf("retests[%d]: round %d, want %d: %w", i, rr.Round, i+1, ErrInvalid)
+		}
+		for j, p := range rr.Pairs {
+			if p.A == "" || p.B == "" || !p.Status.Valid() {
+				return fmt.Errorf("retests[%d].pairs[%d]: a re-test needs both hosts and a status: %w", i, j, ErrInvalid)
+			}
+		}
+	}
 	return nil
 }
 
@@ -43,14 +92,29 @@ func (r *Report) sortLocalisation() {
 	r.Suspects = slices.Clone(r.Suspects)
 	slices.SortStableFunc(r.Suspects, func(a, b checks.Suspect) int { return cmp.Compare(a.Rank, b.Rank) })
 	r.Topology = r.Topology.Rebuild()
+	r.Retests = slices.Clone(r.Retests) // in the order they ran
 	r.Cabling = slices.Clone(r.Cabling)
 	slices.SortStableFunc(r.Cabling, func(a, b topology.Finding) int {
 		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Kind, b.Kind))
 	})
 }
 
-// writeLocalisation appends the SUSPECTS and CABLING sections of the table.
+// writeLocalisation appends the RE-TESTS, SUSPECTS and CABLING sections of
+// the table.
 func writeLocalisation(b *strings.Builder, r *Report) {
+	if len(r.Retests) > 0 {
+		fmt.Fprintf(b, "\nRE-TESTS (to localise; no verdict counts them; stopped: %s)\n", dash(r.RetestStop))
+		for _, rr := range r.Retests {
+			fmt.Fprintf(b, "round %d to split: %s\n", rr.Round, oneLine(strings.Join(rr.Splits, "; ")))
+			for _, p := range rr.Pairs {
+				fmt.Fprintf(b, "  %s  %s  %s  for %s", strings.ToUpper(string(p.Status)), p.Target(), p.Measured(), oneLine(p.For.Name))
+				if p.Status != checks.StatusPass && p.Summary != "" {
+					fmt.Fprintf(b, ": %s", oneLine(p.Summary))
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
 	if len(r.Suspects) > 0 {
 		b.WriteString("\nSUSPECTS\n")
 		for _, s := range r.Suspects {

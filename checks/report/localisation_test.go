@@ -58,6 +58,15 @@ func localisationFixture() *Report {
 	r.Cabling = []topology.Finding{{Kind: topology.WrongPort, At: fabric.Endpoint{Device: "gpu-21", Port: "ens1f0np0"},
 		Declared: &fabric.Endpoint{Device: "leaf-02", Port: "swp1"}, Discovered: &fabric.Endpoint{Device: "leaf-02", Port: "swp9"},
 		Message: "gpu-21:ens1f0np0 is on leaf-02:swp9, declared leaf-02:swp1 (same switch, another port)"}}
+	good, bad := 9.61, 3.05
+	cable := checks.SuspectRef{Kind: checks.SuspectCable, Component: "cable:gpu-12:ens1f0np0", Name: "cable gpu-12:ens1f0np0 <-> leaf-01:swp2"}
+	r.Retests = []RetestRound{{Round: 1, Splits: []string{"no suspect explains the bad test(s) gpu-12→gpu-21"}, Pairs: []Retest{
+		{Pair: Pair{A: "gpu-11", B: "gpu-12", DeviceA: "mlx5_0", DeviceB: "mlx5_0", Test: "write_bw", Value: &bad, Unit: checks.UnitGbps,
+			Status: checks.StatusFail, Class: checks.CounterEvidence, Summary: "out_of_sequence +1841"}, For: cable},
+		{Pair: Pair{A: "gpu-21", B: "gpu-22", DeviceA: "mlx5_0", DeviceB: "mlx5_0", Test: "write_bw", Value: &good, Unit: checks.UnitGbps,
+			Status: checks.StatusPass}, For: checks.SuspectRef{Kind: checks.SuspectCable, Component: "cable:gpu-21:ens1f0np0", Name: "cable gpu-21:ens1f0np0 <-> leaf-02:swp1"}},
+	}}}
+	r.RetestStop = "exact"
 	return r
 }
 
@@ -70,6 +79,9 @@ func TestLocalisationGolden(t *testing.T) {
 		"\nSUSPECTS\n1. CABLE  cable gpu-12:ens1f0np0 <-> leaf-01:swp2  (confidence 97%)\n",
 		"   or one of: uplink leaf-02:swp32 <-> spine-2:swp2\n",
 		"\nCABLING\nWRONG-PORT  gpu-21:ens1f0np0 is on leaf-02:swp9",
+		"\nRE-TESTS (to localise; no verdict counts them; stopped: exact)\nround 1 to split: no suspect explains the bad test(s) gpu-12→gpu-21\n",
+		"  FAIL  gpu-11/mlx5_0->gpu-12/mlx5_0  3.05 Gb/s  for cable gpu-12:ens1f0np0 <-> leaf-01:swp2: out_of_sequence +1841\n",
+		"  PASS  gpu-21/mlx5_0->gpu-22/mlx5_0  9.61 Gb/s  for cable gpu-21:ens1f0np0 <-> leaf-02:swp1\n",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q", want)
@@ -86,6 +98,12 @@ func TestLocalisationJSONRoundTrip(t *testing.T) {
 	}
 	if d := cmp.Diff(r.Suspects, back.Suspects); d != "" {
 		t.Errorf("suspects (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(r.Retests, back.Retests); d != "" || back.RetestStop != "exact" {
+		t.Errorf("retests (-want +got):\n%s", d)
+	}
+	if !back.Retested("gpu-12", "gpu-11") || back.Retested("gpu-12", "gpu-21") {
+		t.Error("Retested")
 	}
 	if d := cmp.Diff(r.Cabling, back.Cabling); d != "" {
 		t.Errorf("cabling (-want +got):\n%s", d)
@@ -113,6 +131,9 @@ func TestLocalisationValidate(t *testing.T) {
 			r.Topology.Links = append(r.Topology.Links, topology.Link{A: fabric.Endpoint{Device: "gpu-99", Port: "eth0"}, B: fabric.Endpoint{Device: "leaf-01", Port: "swp9"}})
 		},
 		"finding without endpoint": func(r *Report) { r.Cabling[0].At = fabric.Endpoint{} },
+		"re-test round 0":          func(r *Report) { r.Retests[0].Round = 0 },
+		"re-test without host":     func(r *Report) { r.Retests[0].Pairs[1].B = "" },
+		"re-test without status":   func(r *Report) { r.Retests[0].Pairs[0].Status = "" },
 	}
 	for name, spoil := range cases {
 		r := localisationFixture()

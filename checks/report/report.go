@@ -118,6 +118,11 @@ type Report struct {
 	Suspects []checks.Suspect   `json:"suspects,omitempty"`
 	Topology *topology.Topology `json:"topology,omitempty"`
 	Cabling  []topology.Finding `json:"cabling,omitempty"`
+	// Retests are the rounds of re-tests the localiser had run after the
+	// sweep to split an ambiguity, and RetestStop why they stopped. They
+	// feed the suspects only: no verdict and no count includes them.
+	Retests    []RetestRound `json:"retests,omitempty"`
+	RetestStop string        `json:"retestStop,omitempty"`
 }
 
 // New starts a report for fabric covering suites.

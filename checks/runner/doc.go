@@ -24,6 +24,17 @@
 // with that cause; the sweep goes on with the others. Pairwise results become report Pairs (the
 // heatmap), the rest report Results.
 //
+// With Options.Topology (the fabric's declared cabling) the pairwise results
+// are localised (Localise, checks/localize): when pairs failed and the
+// suspects are ambiguous — a suspect with alternatives, or failing pairs
+// that name no suspect — the localiser's re-tests run through the same
+// sweep (rdma.Sweep.Extra: its test, retries, ports, executor; no NIC in
+// two tests of a round), round after round up to
+// spec.checks.pairwise.localizeRounds (default 3), stopping once the
+// suspects are exact or no test can split them. They go into
+// Report.Retests with the ambiguity each round split; they change no
+// verdict.
+//
 // With report.SuiteNCCL the NCCL all-reduce runs last (checks/collective),
 // through the hosts' agents or Options.NCCLExecutor, with the preflight facts
 // for its environment verdicts and the pairwise results for "NCCL is slow but

@@ -1,18 +1,24 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/localize"
+	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
+	"github.com/fabricctl/fabricctl/checks/schedule"
 	"github.com/fabricctl/fabricctl/checks/topology"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 // Observations turns a report's bandwidth pairs into the localiser's
 // observations: the client (B) sent to the server (A). A pair that failed
-// with completion errors, a timeout or loss counters is lossy; one that
+// with completion errors, a timeout or loss counters in its evidence
+// (whatever its first class) is lossy; one that failed for low bandwidth
+// alone is slow, by the fabric's floors; one that
 // produced no value for another reason (the out-of-band connection, a
 // missing tool, an unusable host) is void, since it says nothing about the
 // path. endpoint names the test endpoint of a host and its RDMA device
@@ -31,10 +37,12 @@ func Observations(pairs []report.Pair, endpoint func(host, device string) string
 			o.Gbps = *p.Value
 		}
 		switch {
-		case p.Class == checks.CompletionError || p.Class == checks.Timeout || p.Class == checks.CounterEvidence && lossEvidence(p.Evidence):
+		case p.Class == checks.CompletionError || p.Class == checks.Timeout || p.Status == checks.StatusFail && lossEvidence(p.Evidence):
 			o.Loss = true
 		case p.Value == nil:
 			o.Outcome = localize.Void
+		case p.Status == checks.StatusFail && p.Class == checks.LowBandwidth:
+			o.Outcome = localize.Slow // below the fabric's own floors
 		}
 		out = append(out, o)
 	}
@@ -59,6 +67,29 @@ func lossEvidence(lines []string) bool {
 // table, JSON and HTML writers. It does nothing when the report has no
 // bandwidth pairs or the topology no cabled host.
 func AttachSuspects(rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, o localize.Options) error {
+	return Localise(context.Background(), rep, topo, endpoint, nil, 0, o)
+}
+
+// Retester runs one round of localisation re-tests after the pairwise
+// sweep, as the sweep runs its pairs: every pair at once (no host is in
+// two), the client sending to the server. It returns one report Pair per
+// pair of the round, in order (A the server, B the client); an error (the
+// end of ctx) comes with the pairs that ran.
+type Retester interface {
+	Retest(ctx context.Context, round schedule.Round) ([]report.Pair, error)
+}
+
+// Localise is AttachSuspects followed by the adaptive re-tests of issue
+// 17: when pairs of rep failed and the localiser's suspects are ambiguous
+// (a suspect with alternatives, or failing pairs that name no suspect), it
+// runs the re-tests localize.Refine picks through rt, at most rounds
+// rounds, stopping early once the suspects are exact or no test can split
+// them, and records them in rep.Retests and rep.RetestStop. Re-tests
+// change no verdict: they only feed the localiser. Nothing failed, rt nil
+// or rounds 0: no re-test. An error of rt or the end of ctx keeps the
+// state reached (the rounds run, the suspects of every result gathered)
+// and is returned.
+func Localise(ctx context.Context, rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, rt Retester, rounds int, o localize.Options) error {
 	obs := Observations(rep.Pairs, endpoint)
 	if len(obs) == 0 || topo == nil {
 		return nil
@@ -71,7 +102,113 @@ func AttachSuspects(rep *report.Report, topo *topology.Topology, endpoint func(h
 	if err := l.Add(obs...); err != nil {
 		return fmt.Errorf("localising failures: %w", err)
 	}
-	rep.Suspects = l.Analyze().Suspects
 	rep.Topology = topo
+	if rt == nil || rounds <= 0 || !failed(rep.Pairs) {
+		rep.Suspects = l.Analyze().Suspects
+		return nil
+	}
+	t := &retestTester{rt: rt, endpoint: endpoint}
+	ref, err := localize.Refine(ctx, l, t, 1, rounds)
+	rep.Suspects, rep.RetestStop = ref.Suspects, ref.Stop
+	for k, rr := range ref.Rounds {
+		round := report.RetestRound{Round: k + 1}
+		for _, a := range rr.Splits {
+			round.Splits = append(round.Splits, a.String())
+		}
+		var got []report.Pair
+		if k < len(t.rounds) {
+			got = t.rounds[k]
+		}
+		for i, p := range rr.Probes {
+			if i < len(got) {
+				round.Pairs = append(round.Pairs, report.Retest{Pair: got[i], For: p.Target})
+			}
+		}
+		rep.Retests = append(rep.Retests, round)
+	}
+	if len(rep.Retests) == 0 {
+		rep.RetestStop = "" // nothing ran: the report has no re-test section
+	}
+	if err != nil {
+		return fmt.Errorf("localising failures: %w", err)
+	}
 	return nil
+}
+
+// failed reports whether a bandwidth pair failed: only then is there
+// something to localise by re-tests.
+func failed(pairs []report.Pair) bool {
+	for _, p := range pairs {
+		if p.Unit == checks.UnitGbps && p.Status == checks.StatusFail {
+			return true
+		}
+	}
+	return false
+}
+
+// retestTester is a Retester as the localiser's Tester: it keeps every
+// round's report pairs for the report.
+type retestTester struct {
+	rt       Retester
+	endpoint func(host, device string) string
+	rounds   [][]report.Pair
+}
+
+func (t *retestTester) RunRound(ctx context.Context, round int, pairs schedule.Round) ([]localize.Observation, error) {
+	got, err := t.rt.Retest(ctx, pairs)
+	t.rounds = append(t.rounds, got)
+	obs := Observations(got, t.endpoint)
+	for i := range obs {
+		obs[i].Round = round
+		obs[i].Detail = strings.TrimSuffix(fmt.Sprintf("re-test %d; %s", round, obs[i].Detail), "; ")
+	}
+	return obs, err
+}
+
+// LocalizeRounds is spec.checks.pairwise.localizeRounds, the bound on the
+// localiser's re-test rounds (fabric.DefaultLocalizeRounds when absent).
+func LocalizeRounds(c *fabric.Checks) int {
+	if c == nil || c.Pairwise == nil {
+		return fabric.DefaultLocalizeRounds
+	}
+	return fabric.LocalizeRoundsOr(c.Pairwise.LocalizeRounds)
+}
+
+func stopped(why string) string {
+	if why == "" {
+		return ""
+	}
+	return " (stopped: " + why + ")"
+}
+
+// sweepRetester runs re-tests as the pairwise sweep ran its pairs:
+// rdma.Sweep.Extra with the sweep's test, retries, ports and executor,
+// judged against the sweep.
+type sweepRetester struct {
+	sw       rdma.Sweep
+	eps      []rdma.Endpoint
+	res      rdma.SweepResult
+	meas     string
+	progress func(format string, args ...any)
+}
+
+func (s *sweepRetester) Retest(ctx context.Context, round schedule.Round) ([]report.Pair, error) {
+	sw := s.sw
+	sw.Note = func(format string, a ...any) { s.progress("localise: "+format, a...) }
+	sw.Progress = func(done, total int, r rdma.PairRun) {
+		s.progress("localise re-test %d/%d %s: %s", done, total, r.Target(), short(rdma.Judge(r, sw.Thresholds)))
+	}
+	runs, results, err := sw.Extra(ctx, s.eps, []schedule.Round{round}, s.res)
+	if err != nil {
+		return nil, fmt.Errorf("running re-tests: %w", err)
+	}
+	out := make([]report.Pair, len(results))
+	for i, r := range results {
+		p, err := report.PairOf(r, s.meas)
+		if err != nil { // a run's verdict always names its pair; keep the result all the same
+			p = report.Pair{A: runs[i].Server.Host, B: runs[i].Client.Host, Test: r.ID, Status: r.Status, Class: r.Class, Summary: r.Summary}
+		}
+		out[i] = p
+	}
+	return out, ctx.Err()
 }

@@ -59,3 +59,23 @@ func TestAttachSuspects(t *testing.T) {
 		t.Errorf("table or JSON lacks the suspect:\n%s", table.String())
 	}
 }
+
+// TestObservationsReadTheVerdict: the localiser takes the sweep's verdict
+// on a failing pair: loss counters in its evidence are loss whatever its
+// first class (the lab's lossy access link failed lab-h1→lab-h2 as
+// low-bandwidth, with out-of-sequence evidence), and a pair failed for low
+// bandwidth alone is slow even when the localiser's own floor (the
+// fabric's minPercentOfBest of the median) would pass it.
+func TestObservationsReadTheVerdict(t *testing.T) {
+	v, w := 0.00042, 0.016
+	pairs := []report.Pair{
+		{A: "lab-h1", B: "lab-h2", Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.LowBandwidth,
+			Evidence: []string{"lab-h1/rxe0: out_of_seq_request +89 during the test (out-of-sequence; above the declared healthy ceiling of 8 per test)"}},
+		{A: "lab-h3", B: "lab-h4", Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.LowBandwidth},
+		{A: "lab-h2", B: "lab-h3", Test: "write_bw", Value: &w, Unit: checks.UnitGbps, Status: checks.StatusPass},
+	}
+	obs := Observations(pairs, nil)
+	if len(obs) != 3 || !obs[0].Loss || obs[1].Loss || obs[1].Outcome != localize.Slow || obs[2].Loss || obs[2].Outcome != "" {
+		t.Errorf("observations %+v", obs)
+	}
+}

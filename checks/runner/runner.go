@@ -162,6 +162,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		res := sw.Loopback(ctx, eps)
 		rep.Add(res.Results...)
 	}
+	var rt Retester // the pairwise sweep's runner, for the localiser's re-tests
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		sw := pairwiseSweep(o)
 		sw.Executor = executor(o)
@@ -181,6 +182,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		if sw.Test.Test.Kind == perftest.Lat {
 			meas = rdma.MeasLatency
 		}
+		rt = &sweepRetester{sw: sw, eps: eps, res: res, meas: meas, progress: o.progress}
 		for _, r := range res.Results {
 			p, err := report.PairOf(r, meas)
 			if err != nil {
@@ -191,11 +193,15 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		}
 	}
 	if cabled(o.Topology, hosts) && len(rep.Pairs) > 0 {
-		if err := AttachSuspects(rep, o.Topology, nil, localize.Options{}); err != nil {
+		// The localiser reads a test as slow by the fabric's own relative
+		// floor (minPercentOfBest; 93 % by default, as its own default), so
+		// that a fabric declaring a wide healthy spread (the lab's 2 %) is
+		// not taken for slow NICs.
+		lo := localize.Options{RelativeFloor: pairwiseSweep(o).Thresholds.RelativeFloor}
+		if err := Localise(ctx, rep, o.Topology, nil, rt, LocalizeRounds(o.Checks), lo); err != nil {
 			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
-		} else {
-			o.progress("localise: %d suspect(s)", len(rep.Suspects))
 		}
+		o.progress("localise: %d suspect(s) after %d re-test round(s)%s", len(rep.Suspects), len(rep.Retests), stopped(rep.RetestStop))
 	}
 	if slices.Contains(o.suites(), report.SuiteNCCL) && ctx.Err() == nil {
 		runNCCL(ctx, hosts, facts, eps, rep, o)

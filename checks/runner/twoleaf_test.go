@@ -70,14 +70,7 @@ func TestTwoLeafLabSuspects(t *testing.T) {
 				}
 				return
 			}
-			if len(rep.Suspects) != 1 {
-				t.Fatalf("suspects %+v, want one", rep.Suspects)
-			}
-			s := rep.Suspects[0]
-			set := []string{s.Component}
-			for _, a := range s.Alternatives {
-				set = append(set, a.Component)
-			}
+			set, s := onlySuspect(t, rep), rep.Suspects[0]
 			if s.Component != tc.want[0] || !slices.Contains(set, tc.want[0]) {
 				t.Errorf("top suspect %s (or %v), want %s", s.Component, set, tc.want[0])
 			}
@@ -98,4 +91,18 @@ func TestTwoLeafLabSuspects(t *testing.T) {
 			t.Logf("suspect %s %q confidence %.2f alternatives %v", s.Kind, s.Name, s.Confidence, set[1:])
 		})
 	}
+}
+
+// onlySuspect returns the report's one suspect's component, then its
+// alternatives'; more or fewer suspects fail the test.
+func onlySuspect(t *testing.T, rep *report.Report) []string {
+	t.Helper()
+	if len(rep.Suspects) != 1 {
+		t.Fatalf("suspects %+v, want one", rep.Suspects)
+	}
+	set := []string{rep.Suspects[0].Component}
+	for _, a := range rep.Suspects[0].Alternatives {
+		set = append(set, a.Component)
+	}
+	return set
 }

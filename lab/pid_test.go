@@ -1,10 +1,18 @@
 package lab
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
+	"strings"
 	"testing"
 )
+
+func readCmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return string(b)
+}
 
 // Samples of /proc/PID/stat: a user process (flags 4194304) and kthreadd (flags 2129984, which
 // has PF_KTHREAD), as this machine's kernel 6.18 prints them.
@@ -48,8 +56,17 @@ func TestPidRunsRealProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
+	// Right after Start the child may still be inside execve (an empty command line, which
+	// pidRuns takes as ours): it must be alive then too.
 	if !pidRuns(pid, marker) {
 		t.Fatalf("pidRuns(%d) = false for a running child", pid)
+	}
+	// Once its command line is written, another marker is not it.
+	for !strings.Contains(readCmdline(pid), marker) {
+		if !pidRuns(pid, marker) {
+			t.Fatalf("pidRuns(%d) = false while its command line was being written", pid)
+		}
+		runtime.Gosched()
 	}
 	if pidRuns(pid, marker+"-other") {
 		t.Fatalf("pidRuns(%d) = true for another marker", pid)

@@ -3,6 +3,7 @@ package configfs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -85,5 +86,46 @@ func TestErrors(t *testing.T) {
 	bare := configfs.NewFS(t.TempDir()) // not DefaultRoot: never mounts
 	if err := bare.Ready(ctx); !errors.Is(err, configfs.ErrNoRDMACM) {
 		t.Errorf("Ready without rdma_cm = %v, want ErrNoRDMACM", err)
+	}
+}
+
+// TestTwoProcessesShareTheDeviceDirectory: two fabricctl processes on one
+// host (Slurm's periodic health check and a sweep's preflight step, as in
+// the lab) each make rdma_cm/rxe0 when it is missing and remove it when
+// done. One may find the directory the other made and lose it to the
+// other's rmdir before it reads ports/1: that is not a missing port. Two
+// FS values stand for the two processes (each has its own lock). Before the
+// fix, reads failed with "no such rdma port" (CI, TestLabSlurm: "eth0
+// roce.mode: finding /sys/kernel/config/rdma_cm/rxe0/ports/1: no such rdma
+// port" on a healthy node).
+func TestTwoProcessesShareTheDeviceDirectory(t *testing.T) {
+	ctx := context.Background()
+	a, emu, root := emulated(t)
+	b := configfs.NewFSWith(root, emu)
+	const n = 400
+	errs := make(chan error, 2*n)
+	done := make(chan struct{})
+	for _, f := range []configfs.FS{a, b} {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range n {
+				if m, err := f.Mode(ctx, "rxe0", 1); err != nil || m != configfs.ModeV2 {
+					errs <- fmt.Errorf("Mode = %q, %w", m, err)
+				}
+			}
+		}()
+	}
+	<-done
+	<-done
+	close(errs)
+	var failed []error
+	for err := range errs {
+		failed = append(failed, err)
+	}
+	if len(failed) > 0 {
+		t.Fatalf("%d of %d reads failed, first: %v", len(failed), 2*n, failed[0])
+	}
+	if _, err := os.Stat(filepath.Join(root, "rdma_cm", "rxe0")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("rdma_cm/rxe0 left behind: %v", err)
 	}
 }

@@ -17,5 +17,7 @@
 //
 // Tests emulate configfs's mkdir on a plain directory with NewFSWith and a
 // DirMaker (hostcfgtest.ConfigFS). An FS is safe for concurrent use; two
-// callers on the same device share its directory.
+// callers on the same device share its directory. Other processes doing the
+// same (a second fabricctl: Slurm's health check during a sweep) may remove
+// a directory an FS found under it; the call then tries again, up to 20 times.
 package configfs

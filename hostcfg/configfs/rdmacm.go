@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -116,8 +117,13 @@ func (f FS) Ready(ctx context.Context) error {
 
 // withPort runs fn on rdma_cm/<dev>/ports/<port>. When rdma_cm/<dev> does not
 // exist it is made first and removed afterwards; the kernel keeps the values
-// written meanwhile. A directory that already existed is left in place. When
-// another process removes the directory under fn (ENOENT), fn runs once more.
+// written meanwhile. A directory that already existed is left in place.
+//
+// Another process (a second fabricctl: Slurm's health check while a sweep's
+// preflight runs) may do the same at once, so the directory this call found
+// may be removed under it, before or while fn runs. Then the attempt is made
+// again, up to sharedAttempts times: only a port missing from a directory
+// this call made itself, or still missing after every attempt, is ErrNoPort.
 func (f FS) withPort(ctx context.Context, dev string, port int, fn func(dir string) error) error {
 	if !kfs.ValidName(dev) {
 		return fmt.Errorf("%q is not an rdma device name: %w", dev, ErrNoDevice)
@@ -129,36 +135,53 @@ func (f FS) withPort(ctx context.Context, dev string, port int, fn func(dir stri
 		f.mu.Lock()
 		defer f.mu.Unlock()
 	}
-	err := f.onceWithPort(dev, port, fn)
-	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNoPort) {
-		err = f.onceWithPort(dev, port, fn)
+	var err error
+	for attempt := 1; ; attempt++ {
+		var shared bool
+		shared, err = f.onceWithPort(dev, port, fn)
+		if !shared || !errors.Is(err, fs.ErrNotExist) || attempt == sharedAttempts {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(time.Duration(attempt) * time.Millisecond):
+		}
 	}
 	return err
 }
 
-func (f FS) onceWithPort(dev string, port int, fn func(dir string) error) (err error) {
+// sharedAttempts bounds the attempts of withPort on a directory that other
+// processes make and remove.
+const sharedAttempts = 20
+
+// onceWithPort makes one attempt; shared reports that the device directory
+// was not made by this attempt (another process may remove it).
+func (f FS) onceWithPort(dev string, port int, fn func(dir string) error) (shared bool, err error) {
 	devDir := f.Path("rdma_cm", dev)
+	shared = true
 	if _, serr := os.Stat(devDir); errors.Is(serr, fs.ErrNotExist) {
 		switch merr := f.dirs.Mkdir(devDir); {
 		case merr == nil:
+			shared = false
 			defer func() {
 				if rerr := f.dirs.Rmdir(devDir); rerr != nil {
 					err = errors.Join(err, fmt.Errorf("removing %s: %w", devDir, rerr))
 				}
 			}()
 		case errors.Is(merr, syscall.ENODEV):
-			return fmt.Errorf("making %s: %w (%w)", devDir, ErrNoDevice, merr)
+			return false, fmt.Errorf("making %s: %w (%w)", devDir, ErrNoDevice, merr)
 		case errors.Is(merr, fs.ErrExist):
 			// made by someone else meanwhile: use it, leave it
 		default:
-			return fmt.Errorf("making %s: %w", devDir, merr)
+			return false, fmt.Errorf("making %s: %w", devDir, merr)
 		}
 	}
 	portDir := filepath.Join(devDir, "ports", strconv.Itoa(port))
 	if _, serr := os.Stat(portDir); serr != nil {
-		return fmt.Errorf("finding %s: %w", portDir, ErrNoPort)
+		return shared, fmt.Errorf("finding %s: %w (%w)", portDir, ErrNoPort, serr)
 	}
-	return fn(portDir)
+	return shared, fn(portDir)
 }
 
 // Mode reads rdma_cm/<dev>/ports/<port>/default_roce_mode.

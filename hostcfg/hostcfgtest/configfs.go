@@ -102,8 +102,8 @@ func (c *ConfigFS) Mkdir(path string) error {
 			return err
 		}
 		if err := errors.Join(
-			os.WriteFile(filepath.Join(dir, "default_roce_mode"), []byte(v.mode+"\n"), 0o644),
-			os.WriteFile(filepath.Join(dir, "default_roce_tos"), []byte(v.tos+"\n"), 0o644)); err != nil {
+			writeAttr(filepath.Join(dir, "default_roce_mode"), v.mode),
+			writeAttr(filepath.Join(dir, "default_roce_tos"), v.tos)); err != nil {
 			return err
 		}
 	}
@@ -151,4 +151,15 @@ func (c *ConfigFS) Rmdir(path string) error {
 		return err
 	}
 	return os.RemoveAll(path)
+}
+
+// writeAttr creates an attribute file whole (a temporary file renamed into
+// place): configfs attributes never read empty, and another process may read
+// this one while the emulated mkdir runs.
+func writeAttr(path, value string) error {
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(value+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -43,9 +43,9 @@ func TestCounterErrors(t *testing.T) {
 	drivertest.CounterErrors(t, New(), ErrCounters, map[string]string{
 		"% Invalid input detected at '^' marker.\n": "line 1, column 1",
 		`{"lldpNeighbors": []}`:                     "no interfaces object",
-		"{\"interfaces\": {\"Ethernet1\": {\"hardware\": \"ethernet\",\n \"interfaceCounters\": {\"inDiscards\": -1}}}}": "line 2",
+		"{\"interfaces\": {\"Ethernet1\": {\"hardware\": \"ethernet\",\n \"interfaceCounters\": {\"inDiscards\": -1}}}}":          "line 2",
 		`{"interfaces": {"Ethernet1": {"hardware": "ethernet", "interfaceCounters": {"inputErrorsDetail": {"fcsErrors": 1.5}}}}}`: "line 1",
-		`{"interfaces": []}`: "line 1",
+		`{"interfaces": []}`:          "line 1",
 		`{"interfaces": {}} trailing`: "text after the JSON document",
 	})
 }

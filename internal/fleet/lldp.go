@@ -59,18 +59,27 @@ func SwitchNeighbors(f *fabric.Fabric, o Options) func(context.Context) ([]topol
 }
 
 func readNeighbors(ctx context.Context, t *switchcfg.Target, nr switchcfg.NeighborReader) ([]fabric.Neighbor, error) {
+	rb, err := readBack(ctx, t, nr.NeighborCommands())
+	if err != nil {
+		return nil, err
+	}
+	return nr.ParseNeighbors(rb)
+}
+
+// readBack runs cmds over one session to t and returns their outputs.
+func readBack(ctx context.Context, t *switchcfg.Target, cmds []string) (switchcfg.Readback, error) {
 	sess, err := t.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer sess.Close()
 	rb := switchcfg.Readback{}
-	for _, c := range nr.NeighborCommands() {
+	for _, c := range cmds {
 		out, err := sess.Send(ctx, c)
 		if err != nil {
 			return nil, fmt.Errorf("running %q: %w", c, err)
 		}
 		rb[c] = []byte(out)
 	}
-	return nr.ParseNeighbors(rb)
+	return rb, nil
 }

@@ -1,0 +1,47 @@
+package fleet
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/checks/localize"
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/all"
+	"github.com/fabricctl/fabricctl/switchcfg/sim"
+)
+
+// TestSwitchCounters: the switches' port error counters are read over
+// real SSH sessions (host keys checked) through each driver's
+// CounterReader, every port of the switch with the switch's name; what a
+// test injected on a port is read there, by kind. A switch that cannot
+// be reached, and one whose driver reads no counters, are unread with
+// why; the others are still read.
+func TestSwitchCounters(t *testing.T) {
+	eos := sim.NewPortCounters("Ethernet49/1", "Ethernet1/1")
+	eos.Inject(sim.PortErrors{Port: "Ethernet1/1", FCS: 1841, Discards: 2})
+	f := simFabric(t, []simSwitch{
+		{name: "leaf-04", port: "Ethernet1/1", user: "admin", opt: sim.Options{Platform: "arista-eos", Counters: eos.Read}},
+		{name: "leaf-02", port: "Ethernet48", user: "admin", opt: sim.Options{Platform: "sonic"}},
+	})
+	got := SwitchCounters(f, Options{Registry: all.Registry()})(t.Context())
+	if !slices.Equal(got.Read, []string{"leaf-04"}) {
+		t.Errorf("read %v, want leaf-04", got.Read)
+	}
+	if len(got.Unread) != 2 || !strings.HasPrefix(got.Unread[0], "leaf-02: ") || !strings.Contains(got.Unread[0], "reads no port counters") ||
+		!strings.HasPrefix(got.Unread[1], "leaf-03: reading port counters: ") {
+		t.Errorf("unread %q, want leaf-02 (no counter reader) and leaf-03 (unreachable)", got.Unread)
+	}
+	at := fabric.Endpoint{Device: "leaf-04", Port: "Ethernet1/1"}
+	want := map[localize.Reading]bool{
+		{At: at, Kind: localize.PhyErrors, Name: "fcsErrors", Value: 1841}:                                                    true,
+		{At: at, Kind: localize.Discards, Name: "inDiscards", Value: 2}:                                                       true,
+		{At: fabric.Endpoint{Device: "leaf-04", Port: "Ethernet49/1"}, Kind: localize.PhyErrors, Name: "fcsErrors", Value: 0}: true,
+	}
+	for _, r := range got.Readings {
+		delete(want, r)
+	}
+	if len(want) > 0 {
+		t.Errorf("readings %+v lack %+v", got.Readings, want)
+	}
+}

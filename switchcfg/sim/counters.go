@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The simulators serve the ports' receive error counters
+// Options.Counters returns, in each NOS's own shape, for the drivers'
+// switchcfg.CounterReader:
+//
+//	arista-eos    show interfaces | json    (eAPI: interfaceCounters.inputErrorsDetail, inDiscards)
+//
+// A failing source answers like a NOS whose counter agent is down: an
+// error, exit status 1. Tests inject errors on a port with PortCounters.
+
+// PortErrors is one port's receive error counters: running totals.
+type PortErrors struct {
+	Port      string
+	FCS       uint64 // FCS/CRC errors
+	Symbol    uint64 // symbol (PHY coding) errors
+	Alignment uint64 // alignment/framing errors
+	Discards  uint64 // frames received whole and dropped
+}
+
+// PortCounters is a switch's error counters for Options.Counters: every
+// port starts at zero; Inject adds errors on a port, Clear zeroes them all
+// (`clear counters`). Safe for concurrent use.
+type PortCounters struct {
+	mu    sync.Mutex
+	ports map[string]PortErrors
+}
+
+// NewPortCounters returns counters for ports, all zero.
+func NewPortCounters(ports ...string) *PortCounters {
+	c := &PortCounters{ports: map[string]PortErrors{}}
+	for _, p := range ports {
+		c.ports[p] = PortErrors{Port: p}
+	}
+	return c
+}
+
+// Inject adds e's counts to port e.Port (a port not known yet is added).
+func (c *PortCounters) Inject(e PortErrors) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.ports[e.Port]
+	p.Port = e.Port
+	p.FCS += e.FCS
+	p.Symbol += e.Symbol
+	p.Alignment += e.Alignment
+	p.Discards += e.Discards
+	c.ports[e.Port] = p
+}
+
+// Clear zeroes every port's counters.
+func (c *PortCounters) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name := range c.ports {
+		c.ports[name] = PortErrors{Port: name}
+	}
+}
+
+// Read returns every port's counters, sorted by port: an Options.Counters.
+func (c *PortCounters) Read() ([]PortErrors, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]PortErrors, 0, len(c.ports))
+	for _, p := range c.ports {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b PortErrors) int { return strings.Compare(a.Port, b.Port) })
+	return out, nil
+}
+
+// portErrors returns the device's counters (none when no source is set).
+func (e *env) portErrors() ([]PortErrors, error) {
+	if e.counters == nil {
+		return nil, nil
+	}
+	return e.counters()
+}
+
+// eosInterfacesJSON renders EOS's `show interfaces | json`: each port an
+// "ethernet" with interfaceCounters, and Loopback0 without.
+func eosInterfacesJSON(ps []PortErrors) string {
+	type v = map[string]any
+	ifs := v{"Loopback0": v{"name": "Loopback0", "hardware": "loopback", "interfaceStatus": "connected", "mtu": 65535}}
+	for _, p := range ps {
+		ifs[p.Port] = v{"name": p.Port, "hardware": "ethernet", "interfaceStatus": "connected", "lineProtocolStatus": "up", "mtu": 9214,
+			"interfaceCounters": v{"inDiscards": p.Discards, "totalInErrors": p.FCS + p.Symbol + p.Alignment, "outDiscards": 0, "totalOutErrors": 0,
+				"inputErrorsDetail": v{"fcsErrors": p.FCS, "alignmentErrors": p.Alignment, "symbolErrors": p.Symbol, "runtFrames": 0, "giantFrames": 0, "rxPause": 0}}}
+	}
+	b, _ := json.MarshalIndent(v{"interfaces": ifs}, "", "    ")
+	return string(b) + "\n"
+}

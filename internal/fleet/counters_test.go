@@ -20,13 +20,16 @@ import (
 func TestSwitchCounters(t *testing.T) {
 	eos := sim.NewPortCounters("Ethernet49/1", "Ethernet1/1")
 	eos.Inject(sim.PortErrors{Port: "Ethernet1/1", FCS: 1841, Discards: 2})
+	cl := sim.NewPortCounters("swp1", "swp49")
+	cl.Inject(sim.PortErrors{Port: "swp49", FCS: 5})
 	f := simFabric(t, []simSwitch{
+		{name: "leaf-01", port: "swp1", user: "cumulus", opt: sim.Options{Platform: "cumulus-nvue", Counters: cl.Read}},
 		{name: "leaf-04", port: "Ethernet1/1", user: "admin", opt: sim.Options{Platform: "arista-eos", Counters: eos.Read}},
 		{name: "leaf-02", port: "Ethernet48", user: "admin", opt: sim.Options{Platform: "sonic"}},
 	})
 	got := SwitchCounters(f, Options{Registry: all.Registry()})(t.Context())
-	if !slices.Equal(got.Read, []string{"leaf-04"}) {
-		t.Errorf("read %v, want leaf-04", got.Read)
+	if !slices.Equal(got.Read, []string{"leaf-01", "leaf-04"}) {
+		t.Errorf("read %v, want leaf-01 and leaf-04", got.Read)
 	}
 	if len(got.Unread) != 2 || !strings.HasPrefix(got.Unread[0], "leaf-02: ") || !strings.Contains(got.Unread[0], "reads no port counters") ||
 		!strings.HasPrefix(got.Unread[1], "leaf-03: reading port counters: ") {
@@ -37,6 +40,7 @@ func TestSwitchCounters(t *testing.T) {
 		{At: at, Kind: localize.PhyErrors, Name: "fcsErrors", Value: 1841}:                                                    true,
 		{At: at, Kind: localize.Discards, Name: "inDiscards", Value: 2}:                                                       true,
 		{At: fabric.Endpoint{Device: "leaf-04", Port: "Ethernet49/1"}, Kind: localize.PhyErrors, Name: "fcsErrors", Value: 0}: true,
+		{At: fabric.Endpoint{Device: "leaf-01", Port: "swp49"}, Kind: localize.PhyErrors, Name: "crc_errors", Value: 5}:       true,
 	}
 	for _, r := range got.Readings {
 		delete(want, r)

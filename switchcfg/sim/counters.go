@@ -12,6 +12,7 @@ import (
 // switchcfg.CounterReader:
 //
 //	arista-eos    show interfaces | json    (eAPI: interfaceCounters.inputErrorsDetail, inDiscards)
+//	cumulus-nvue  ip -s -s -j link show     (iproute2: stats64.rx crc_errors, frame_errors, dropped)
 //
 // A failing source answers like a NOS whose counter agent is down: an
 // error, exit status 1. Tests inject errors on a port with PortCounters.
@@ -95,5 +96,23 @@ func eosInterfacesJSON(ps []PortErrors) string {
 				"inputErrorsDetail": v{"fcsErrors": p.FCS, "alignmentErrors": p.Alignment, "symbolErrors": p.Symbol, "runtFrames": 0, "giantFrames": 0, "rxPause": 0}}}
 	}
 	b, _ := json.MarshalIndent(v{"interfaces": ifs}, "", "    ")
+	return string(b) + "\n"
+}
+
+// linkStatsJSON renders `ip -s -s -j link show` on one line, as iproute2
+// prints it: lo, eth0 and each port with its stats64.
+func linkStatsJSON(ps []PortErrors) string {
+	type v = map[string]any
+	link := func(i int, name string, p PortErrors) v {
+		rx := v{"bytes": 0, "packets": 0, "errors": p.FCS + p.Alignment + p.Symbol, "dropped": p.Discards, "over_errors": 0, "multicast": 0,
+			"length_errors": 0, "crc_errors": p.FCS + p.Symbol, "frame_errors": p.Alignment, "fifo_errors": 0, "missed_errors": 0}
+		tx := v{"bytes": 0, "packets": 0, "errors": 0, "dropped": 0, "carrier_errors": 0, "collisions": 0}
+		return v{"ifindex": i, "ifname": name, "mtu": 9216, "operstate": "UP", "link_type": "ether", "stats64": v{"rx": rx, "tx": tx}}
+	}
+	links := []v{link(1, "lo", PortErrors{}), link(2, "eth0", PortErrors{})}
+	for i, p := range ps {
+		links = append(links, link(3+i, p.Port, p))
+	}
+	b, _ := json.Marshal(links)
 	return string(b) + "\n"
 }

@@ -15,6 +15,7 @@ import (
 // uplink and an access port as the fabric file names them.
 var counterPlatforms = []struct{ platform, uplink, access string }{
 	{"arista-eos", "Ethernet49/1", "Ethernet1/1"},
+	{"cumulus-nvue", "swp49", "swp1"},
 }
 
 // TestCountersServed: each simulator serves its ports' error counters in

@@ -13,6 +13,7 @@ import (
 //
 //	arista-eos    show interfaces | json    (eAPI: interfaceCounters.inputErrorsDetail, inDiscards)
 //	cumulus-nvue  ip -s -s -j link show     (iproute2: stats64.rx crc_errors, frame_errors, dropped)
+//	cisco-nxos    show interface counters errors | json  (NX-API: one row per port and section, Eth1/1 short names)
 //
 // A failing source answers like a NOS whose counter agent is down: an
 // error, exit status 1. Tests inject errors on a port with PortCounters.
@@ -114,5 +115,32 @@ func linkStatsJSON(ps []PortErrors) string {
 		links = append(links, link(3+i, p.Port, p))
 	}
 	b, _ := json.Marshal(links)
+	return string(b) + "\n"
+}
+
+// nxosCountersJSON renders NX-OS's `show interface counters errors |
+// json`: a row per port and section (errors, collisions, giants…symbol,
+// in-discards), ports in the short form (Eth1/1), mgmt0 too.
+func nxosCountersJSON(ps []PortErrors) string {
+	type v = map[string]any
+	ps = append([]PortErrors{{Port: "mgmt0"}}, ps...)
+	var rows []v
+	for k := range 4 {
+		for _, p := range ps {
+			name := strings.Replace(p.Port, "Ethernet", "Eth", 1)
+			switch k {
+			case 0:
+				rows = append(rows, v{"interface": name, "eth_align_err": p.Alignment, "eth_fcs_err": p.FCS, "eth_xmit_err": 0,
+					"eth_rcv_err": p.FCS + p.Alignment + p.Symbol, "eth_undersize": 0, "eth_outdisc": 0})
+			case 1:
+				rows = append(rows, v{"interface": name, "eth_single_col": 0, "eth_multi_col": 0, "eth_runts": 0})
+			case 2:
+				rows = append(rows, v{"interface": name, "eth_giants": 0, "eth_sqetest_err": "--", "eth_symbol_err": p.Symbol})
+			case 3:
+				rows = append(rows, v{"interface": name, "eth_indisc": p.Discards})
+			}
+		}
+	}
+	b, _ := json.Marshal(v{"TABLE_interface": v{"ROW_interface": rows}})
 	return string(b) + "\n"
 }

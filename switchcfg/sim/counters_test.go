@@ -16,6 +16,7 @@ import (
 var counterPlatforms = []struct{ platform, uplink, access string }{
 	{"arista-eos", "Ethernet49/1", "Ethernet1/1"},
 	{"cumulus-nvue", "swp49", "swp1"},
+	{"cisco-nxos", "Ethernet1/49", "Ethernet1/1"},
 }
 
 // TestCountersServed: each simulator serves its ports' error counters in

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -14,6 +15,7 @@ import (
 //	arista-eos    show interfaces | json    (eAPI: interfaceCounters.inputErrorsDetail, inDiscards)
 //	cumulus-nvue  ip -s -s -j link show     (iproute2: stats64.rx crc_errors, frame_errors, dropped)
 //	cisco-nxos    show interface counters errors | json  (NX-API: one row per port and section, Eth1/1 short names)
+//	junos         show interfaces extensive | display json (input-error-list, ethernet-mac-statistics; | no-more too)
 //
 // A failing source answers like a NOS whose counter agent is down: an
 // error, exit status 1. Tests inject errors on a port with PortCounters.
@@ -142,5 +144,23 @@ func nxosCountersJSON(ps []PortErrors) string {
 		}
 	}
 	b, _ := json.Marshal(v{"TABLE_interface": v{"ROW_interface": rows}})
+	return string(b) + "\n"
+}
+
+// junosInterfacesJSON renders Junos's `show interfaces extensive |
+// display json`: each port a physical-interface with its
+// input-error-list and ethernet-mac-statistics, lo0 without; every leaf
+// a list of one {"data": "…"}.
+func junosInterfacesJSON(ps []PortErrors) string {
+	type v = map[string]any
+	data := func(n uint64) []v { return []v{{"data": strconv.FormatUint(n, 10)}} }
+	phys := []v{{"name": []v{{"data": "lo0"}}, "oper-status": []v{{"data": "up"}}}}
+	for _, p := range ps {
+		phys = append(phys, v{"name": []v{{"data": p.Port}}, "oper-status": []v{{"data": "up"}},
+			"input-error-list": []v{{"input-errors": data(p.FCS + p.Alignment + p.Symbol), "input-drops": data(p.Discards),
+				"framing-errors": data(p.FCS + p.Alignment), "input-runts": data(0), "input-discards": data(0)}},
+			"ethernet-mac-statistics": []v{{"input-crc-errors": data(p.FCS + p.Alignment), "input-code-violations": data(p.Symbol)}}})
+	}
+	b, _ := json.MarshalIndent(v{"interface-information": []v{{"physical-interface": phys}}}, "", "    ")
 	return string(b) + "\n"
 }

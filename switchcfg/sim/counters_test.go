@@ -17,6 +17,7 @@ var counterPlatforms = []struct{ platform, uplink, access string }{
 	{"arista-eos", "Ethernet49/1", "Ethernet1/1"},
 	{"cumulus-nvue", "swp49", "swp1"},
 	{"cisco-nxos", "Ethernet1/49", "Ethernet1/1"},
+	{"junos", "et-0/0/49", "et-0/0/1:3"},
 }
 
 // TestCountersServed: each simulator serves its ports' error counters in

@@ -7,9 +7,13 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/fabricctl/fabricctl/switchcfg/all"
 	"github.com/fabricctl/fabricctl/switchcfg/sim"
 )
+
+// driverOnly is a driver with only switchcfg.Driver's methods.
+type driverOnly struct{ switchcfg.Driver }
 
 // TestSwitchCounters: the switches' port error counters are read over
 // real SSH sessions (host keys checked) through each driver's
@@ -27,7 +31,15 @@ func TestSwitchCounters(t *testing.T) {
 		{name: "leaf-04", port: "Ethernet1/1", user: "admin", opt: sim.Options{Platform: "arista-eos", Counters: eos.Read}},
 		{name: "leaf-02", port: "Ethernet48", user: "admin", opt: sim.Options{Platform: "sonic"}},
 	})
-	got := SwitchCounters(f, Options{Registry: all.Registry()})(t.Context())
+	reg := switchcfg.NewRegistry() // SONiC's driver as one without a counter reader
+	for _, name := range all.Registry().Names() {
+		d, _ := all.Registry().Driver(name)
+		if name == "sonic" {
+			d = driverOnly{d}
+		}
+		reg.Add(d)
+	}
+	got := SwitchCounters(f, Options{Registry: reg})(t.Context())
 	if !slices.Equal(got.Read, []string{"leaf-01", "leaf-04"}) {
 		t.Errorf("read %v, want leaf-01 and leaf-04", got.Read)
 	}

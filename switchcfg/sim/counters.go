@@ -16,6 +16,7 @@ import (
 //	cumulus-nvue  ip -s -s -j link show     (iproute2: stats64.rx crc_errors, frame_errors, dropped)
 //	cisco-nxos    show interface counters errors | json  (NX-API: one row per port and section, Eth1/1 short names)
 //	junos         show interfaces extensive | display json (input-error-list, ethernet-mac-statistics; | no-more too)
+//	sonic         show interfaces counters  (portstat's table: RX_ERR, RX_DRP with thousands separators)
 //
 // A failing source answers like a NOS whose counter agent is down: an
 // error, exit status 1. Tests inject errors on a port with PortCounters.
@@ -163,4 +164,49 @@ func junosInterfacesJSON(ps []PortErrors) string {
 	}
 	b, _ := json.MarshalIndent(v{"interface-information": []v{{"physical-interface": phys}}}, "", "    ")
 	return string(b) + "\n"
+}
+
+// portstatTable renders SONiC's `show interfaces counters`: portstat's
+// table, counts with thousands separators, N/A where SONiC has none.
+func portstatTable(ps []PortErrors) string {
+	rows := [][]string{{"IFACE", "STATE", "RX_OK", "RX_BPS", "RX_UTIL", "RX_ERR", "RX_DRP", "RX_OVR", "TX_OK", "TX_BPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR"}}
+	for _, p := range ps {
+		rows = append(rows, []string{p.Port, "U", "1,204", "0.00 B/s", "0.00%", thousands(p.FCS + p.Alignment + p.Symbol), thousands(p.Discards),
+			"N/A", "1,187", "0.00 B/s", "0.00%", "0", "0", "N/A"})
+	}
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(strings.Repeat(" ", width[i]-len(c)) + c)
+		}
+		b.WriteString("\n")
+	}
+	line(rows[0])
+	dashes := make([]string, len(width))
+	for i, w := range width {
+		dashes[i] = strings.Repeat("-", w)
+	}
+	line(dashes)
+	for _, r := range rows[1:] {
+		line(r)
+	}
+	return b.String()
+}
+
+// thousands writes n with comma separators, as portstat does.
+func thousands(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

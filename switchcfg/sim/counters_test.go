@@ -18,6 +18,7 @@ var counterPlatforms = []struct{ platform, uplink, access string }{
 	{"cumulus-nvue", "swp49", "swp1"},
 	{"cisco-nxos", "Ethernet1/49", "Ethernet1/1"},
 	{"junos", "et-0/0/49", "et-0/0/1:3"},
+	{"sonic", "Ethernet48", "Ethernet0"},
 }
 
 // TestCountersServed: each simulator serves its ports' error counters in

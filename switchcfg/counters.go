@@ -45,8 +45,8 @@ type PortCounter struct {
 //		cs, err := cr.ParseCounters(rb) // []PortCounter, every physical port
 //	}
 //
-// The drivers' commands are listed in docs/switch-counters.md with the
-// counters each reads as which kind. Only physical ports are reported
+// The drivers' commands are listed in docs/localisation.md ("Switch port
+// error counters") with the counters each reads as which kind. Only physical ports are reported
 // (no VLAN, loopback, bond or logical unit), each with every counter it
 // has, zeros included: a port that is read and shows nothing is evidence
 // too.

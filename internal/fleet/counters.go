@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -18,7 +19,8 @@ import (
 // keys checked), all switches at once. It is what `fabricctl check` hands
 // the runner as its SwitchCounterSource. A switch that cannot be read, or
 // whose driver reads no counters, is Unread with why; the others are
-// still read.
+// still read; so is one that reports no port (a simulator without
+// counters).
 func SwitchCounters(f *fabric.Fabric, o Options) runner.SwitchCounterSource {
 	return func(ctx context.Context) runner.SwitchReading {
 		specs := byName(f.Spec.Switches, func(s fabric.Switch) string { return s.Name })
@@ -48,6 +50,9 @@ func SwitchCounters(f *fabric.Fabric, o Options) runner.SwitchCounterSource {
 				rs, err := readCounters(ctx, t, cr)
 				mu.Lock()
 				defer mu.Unlock()
+				if err == nil && len(rs) == 0 {
+					err = errors.New("no port reported counters")
+				}
 				if err != nil {
 					out.Unread = append(out.Unread, fmt.Sprintf("%s: reading port counters: %v", s.Name, err))
 					return

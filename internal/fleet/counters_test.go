@@ -19,14 +19,15 @@ type driverOnly struct{ switchcfg.Driver }
 // real SSH sessions (host keys checked) through each driver's
 // CounterReader, every port of the switch with the switch's name; what a
 // test injected on a port is read there, by kind. A switch that cannot
-// be reached, and one whose driver reads no counters, are unread with
-// why; the others are still read.
+// be reached, one whose driver reads no counters and one that reports no
+// port are unread with why; the others are still read.
 func TestSwitchCounters(t *testing.T) {
 	eos := sim.NewPortCounters("Ethernet49/1", "Ethernet1/1")
 	eos.Inject(sim.PortErrors{Port: "Ethernet1/1", FCS: 1841, Discards: 2})
 	cl := sim.NewPortCounters("swp1", "swp49")
 	cl.Inject(sim.PortErrors{Port: "swp49", FCS: 5})
 	f := simFabric(t, []simSwitch{
+		{name: "leaf-06", port: "Ethernet1/1", user: "admin", opt: sim.Options{Platform: "cisco-nxos"}}, // no counters served
 		{name: "leaf-01", port: "swp1", user: "cumulus", opt: sim.Options{Platform: "cumulus-nvue", Counters: cl.Read}},
 		{name: "leaf-04", port: "Ethernet1/1", user: "admin", opt: sim.Options{Platform: "arista-eos", Counters: eos.Read}},
 		{name: "leaf-02", port: "Ethernet48", user: "admin", opt: sim.Options{Platform: "sonic"}},
@@ -43,9 +44,9 @@ func TestSwitchCounters(t *testing.T) {
 	if !slices.Equal(got.Read, []string{"leaf-01", "leaf-04"}) {
 		t.Errorf("read %v, want leaf-01 and leaf-04", got.Read)
 	}
-	if len(got.Unread) != 2 || !strings.HasPrefix(got.Unread[0], "leaf-02: ") || !strings.Contains(got.Unread[0], "reads no port counters") ||
-		!strings.HasPrefix(got.Unread[1], "leaf-03: reading port counters: ") {
-		t.Errorf("unread %q, want leaf-02 (no counter reader) and leaf-03 (unreachable)", got.Unread)
+	if len(got.Unread) != 3 || !strings.HasPrefix(got.Unread[0], "leaf-02: ") || !strings.Contains(got.Unread[0], "reads no port counters") ||
+		!strings.HasPrefix(got.Unread[1], "leaf-03: reading port counters: ") || got.Unread[2] != "leaf-06: reading port counters: no port reported counters" {
+		t.Errorf("unread %q, want leaf-02 (no counter reader), leaf-03 (unreachable) and leaf-06 (no port)", got.Unread)
 	}
 	at := fabric.Endpoint{Device: "leaf-04", Port: "Ethernet1/1"}
 	want := map[localize.Reading]bool{

@@ -33,6 +33,8 @@ var CounterFields = []switchcfg.CounterField{
 // breakout lane swp1s0; not eth0, bonds, bridges, VLAN subinterfaces.
 var frontPanel = regexp.MustCompile(`^swp[0-9]+(s[0-9]+)?$`)
 
+var _ switchcfg.CounterReader = (*Driver)(nil)
+
 // CounterCommands implements switchcfg.CounterReader.
 func (d *Driver) CounterCommands() []string { return []string{CmdLinkStats} }
 

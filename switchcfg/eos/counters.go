@@ -25,6 +25,8 @@ var CounterFields = []switchcfg.CounterField{
 	{Name: "inDiscards", Kind: switchcfg.Discards},
 }
 
+var _ switchcfg.CounterReader = (*Driver)(nil)
+
 // CounterCommands implements switchcfg.CounterReader.
 func (d *Driver) CounterCommands() []string { return []string{CmdInterfaces} }
 

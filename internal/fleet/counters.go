@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/runner"
@@ -23,49 +22,36 @@ import (
 // counters).
 func SwitchCounters(f *fabric.Fabric, o Options) runner.SwitchCounterSource {
 	return func(ctx context.Context) runner.SwitchReading {
-		specs := byName(f.Spec.Switches, func(s fabric.Switch) string { return s.Name })
-		var (
-			mu  sync.Mutex
-			out runner.SwitchReading
-			wg  sync.WaitGroup
-		)
-		for _, s := range f.Resolve().Switches {
-			if len(o.Only) > 0 && !slices.Contains(o.Only, s.Name) {
-				continue
-			}
-			d, err := o.Registry.Driver(s.Platform)
+		var out runner.SwitchReading
+		eachSwitch(f, o, func(s fabric.SwitchIntent, d switchcfg.Driver, err error) func(*switchcfg.Target) func() {
 			if err != nil {
 				out.Unread = append(out.Unread, fmt.Sprintf("%s: %v", s.Name, err))
-				continue
+				return nil
 			}
 			cr, ok := d.(switchcfg.CounterReader)
 			if !ok {
 				out.Unread = append(out.Unread, fmt.Sprintf("%s: the %s driver reads no port counters", s.Name, s.Platform))
-				continue
+				return nil
 			}
-			t := switchTarget(f, s, specs[s.Name], d, o).(*switchcfg.Target)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			return func(t *switchcfg.Target) func() {
 				rs, err := readCounters(ctx, t, cr)
-				mu.Lock()
-				defer mu.Unlock()
 				if err == nil && len(rs) == 0 {
 					err = errors.New("no port reported counters")
 				}
-				if err != nil {
-					out.Unread = append(out.Unread, fmt.Sprintf("%s: reading port counters: %v", s.Name, err))
-					return
-				}
-				out.Read = append(out.Read, s.Name)
-				for _, c := range rs {
-					if k, ok := counterKinds[c.Kind]; ok {
-						out.Readings = append(out.Readings, localize.Reading{At: fabric.Endpoint{Device: s.Name, Port: c.Port}, Kind: k, Name: c.Name, Value: c.Value})
+				return func() {
+					if err != nil {
+						out.Unread = append(out.Unread, fmt.Sprintf("%s: reading port counters: %v", s.Name, err))
+						return
+					}
+					out.Read = append(out.Read, s.Name)
+					for _, c := range rs {
+						if k, ok := counterKinds[c.Kind]; ok {
+							out.Readings = append(out.Readings, localize.Reading{At: fabric.Endpoint{Device: s.Name, Port: c.Port}, Kind: k, Name: c.Name, Value: c.Value})
+						}
 					}
 				}
-			}()
-		}
-		wg.Wait()
+			}
+		})
 		slices.Sort(out.Read)
 		slices.Sort(out.Unread)
 		return out

@@ -2,6 +2,9 @@ package drivertest
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +38,33 @@ func CounterValues(t *testing.T, cr switchcfg.CounterReader, out []byte) map[str
 		got[c.Port+" "+c.Name] = c.Value
 	}
 	return got
+}
+
+// CounterPorts parses the sample file (under testdata/) through cr and
+// checks that every counter of want ("PORT NAME") is read with its value,
+// that no port of absent is read, and, when total > 0, that exactly total
+// counters are: what check's localiser relies on, per port and kind.
+func CounterPorts(t *testing.T, cr switchcfg.CounterReader, file string, want map[string]uint64, absent []string, total int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := CounterValues(t, cr, b)
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s: %s = %d (read %v), want %d", file, k, g, ok, v)
+		}
+	}
+	for k := range got {
+		port, _, _ := strings.Cut(k, " ")
+		if slices.Contains(absent, port) {
+			t.Errorf("%s: %s read, want %s left out", file, k, port)
+		}
+	}
+	if total > 0 && len(got) != total {
+		t.Errorf("%s: %d counters, want %d: %v", file, len(got), total, got)
+	}
 }
 
 // CounterErrors checks that every bad output (mapped to the part of the

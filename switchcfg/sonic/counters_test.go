@@ -1,7 +1,6 @@
 package sonic
 
 import (
-	"os"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
@@ -16,24 +15,12 @@ func TestCountersGolden(t *testing.T) {
 // TestCounterPorts: RX_ERR and RX_DRP land on their port, thousands
 // separators read, N/A absent; backplane ports are not read.
 func TestCounterPorts(t *testing.T) {
-	for file, want := range map[string]map[string]uint64{
-		"sonic-utilities-before-clear.txt":   {"Ethernet0 RX_ERR": 10, "Ethernet0 RX_DRP": 100, "Ethernet4 RX_DRP": 1000, "Ethernet8 RX_ERR": 100},
-		"sonic-utilities-multi-asic-all.txt": {"Ethernet0 RX_ERR": 10, "Ethernet4 RX_DRP": 1000},
-	} {
-		b, err := os.ReadFile("testdata/counters/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := drivertest.CounterValues(t, New(), b)
-		for k, v := range want {
-			if g, ok := got[k]; !ok || g != v {
-				t.Errorf("%s: %s = %d (read %v), want %d", file, k, g, ok, v)
-			}
-		}
-		if len(got) != 2*len(want) && file == "sonic-utilities-multi-asic-all.txt" {
-			t.Errorf("%s: %v, want only Ethernet0 and Ethernet4", file, got)
-		}
-	}
+	drivertest.CounterPorts(t, New(), "counters/sonic-utilities-before-clear.txt", map[string]uint64{
+		"Ethernet0 RX_ERR": 10, "Ethernet0 RX_DRP": 100, "Ethernet4 RX_DRP": 1000, "Ethernet8 RX_ERR": 100,
+	}, nil, 3*2)
+	drivertest.CounterPorts(t, New(), "counters/sonic-utilities-multi-asic-all.txt", map[string]uint64{
+		"Ethernet0 RX_ERR": 10, "Ethernet4 RX_DRP": 1000,
+	}, []string{"Ethernet-BP0", "Ethernet-BP4", "Ethernet-BP256", "Ethernet-BP260"}, 2*2)
 }
 
 // TestCounterErrors: output that is not the table is an error naming the

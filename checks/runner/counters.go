@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/report"
@@ -34,6 +35,7 @@ type SwitchCounterSource func(ctx context.Context) SwitchReading
 type SwitchCounters struct {
 	src    SwitchCounterSource
 	before SwitchReading
+	after  SwitchReading // the latest reading of every switch read since
 	last   *report.SwitchCounters
 }
 
@@ -50,9 +52,12 @@ func StartSwitchCounters(ctx context.Context, src SwitchCounterSource) *SwitchCo
 // ends; others say nothing about a tested path): read the ports of the
 // switches read both times, moved the counters that grew there (see
 // localize.Deltas: a cleared counter is no delta and its port unknown).
-// Summary says afterwards which switches were read.
+// A switch read after an earlier round but not now keeps that reading:
+// what it counted until then is still evidence. Summary says afterwards
+// which switches were read.
 func (s *SwitchCounters) Evidence(ctx context.Context, topo *topology.Topology) (read []fabric.Endpoint, moved []localize.Counter) {
-	after := s.src(ctx)
+	after := s.carry(s.src(ctx))
+	s.after = after
 	cabled := map[fabric.Endpoint]bool{}
 	for _, l := range topo.Links {
 		cabled[l.A], cabled[l.B] = true, true
@@ -73,6 +78,28 @@ func (s *SwitchCounters) Evidence(ctx context.Context, topo *topology.Topology) 
 	sum.Unread = slices.Compact(unread)
 	s.last = sum
 	return read, moved
+}
+
+// carry adds to now the latest earlier reading of every switch read then
+// but not now, and says so beside why it was not read now.
+func (s *SwitchCounters) carry(now SwitchReading) SwitchReading {
+	for _, name := range s.after.Read {
+		if slices.Contains(now.Read, name) {
+			continue
+		}
+		now.Read = append(now.Read, name)
+		for _, r := range s.after.Readings {
+			if r.At.Device == name {
+				now.Readings = append(now.Readings, r)
+			}
+		}
+		for i, u := range now.Unread {
+			if strings.HasPrefix(u, name+": ") {
+				now.Unread[i] = u + " (its earlier reading is used)"
+			}
+		}
+	}
+	return now
 }
 
 // Summary is which switches the last Evidence read (nil before any).

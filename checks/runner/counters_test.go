@@ -187,3 +187,39 @@ func TestCheckSwitchCountersNameTheCable(t *testing.T) {
 		})
 	}
 }
+
+// TestSwitchCountersKeepTheLastReading: a switch that answered after the
+// sweep but not after a re-test round keeps what it counted until then
+// (its ports stay read, its FCS errors a delta), and the report says why
+// it was not read the last time; a switch never read is unknown.
+func TestSwitchCountersKeepTheLastReading(t *testing.T) {
+	topo := localizesim.TwoLeaves(2)
+	src := &fakeSwitches{grow: 1841}
+	down := false
+	read := func(ctx context.Context) SwitchReading {
+		r := src.read(ctx)
+		if down {
+			return SwitchReading{Unread: []string{"leaf-01: reading port counters: connection refused", "leaf-02: reading port counters: dial tcp 10.0.0.2:22: connection refused"}}
+		}
+		return r
+	}
+	sc := StartSwitchCounters(t.Context(), read)
+	_, first := sc.Evidence(t.Context(), topo)
+	down = true
+	readNow, moved := sc.Evidence(t.Context(), topo)
+	if len(first) != 1 || !slices.Equal(moved, first) || moved[0].Delta != 1841 {
+		t.Errorf("moved %v after leaf-01 went away, want %v as before", moved, first)
+	}
+	for _, e := range readNow {
+		if e.Device != "leaf-01" {
+			t.Errorf("%v read, want only leaf-01's ports", e)
+		}
+	}
+	if len(readNow) != 3 {
+		t.Errorf("read %v, want leaf-01's three cabled ports", readNow)
+	}
+	sum := sc.Summary()
+	if !slices.Equal(sum.Read, []string{"leaf-01"}) || !slices.Contains(sum.Unread, "leaf-01: reading port counters: connection refused (its earlier reading is used)") {
+		t.Errorf("summary %+v", sum)
+	}
+}

@@ -102,12 +102,24 @@ func TestLocaliseWithSwitchCounters(t *testing.T) {
 	if sc := rep.SwitchCounters; sc == nil || !slices.Equal(sc.Read, []string{"leaf-01"}) || len(sc.Unread) != 1 || !strings.HasPrefix(sc.Unread[0], "leaf-02: ") {
 		t.Fatalf("switch counters %+v, want leaf-01 read and leaf-02 not", rep.SwitchCounters)
 	}
-	var table bytes.Buffer
+	var table, html, js bytes.Buffer
 	if err := report.WriteTable(&table, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(table.String(), "SWITCH COUNTERS read: leaf-01\n  not read: leaf-02: ") {
 		t.Errorf("table lacks the switches read:\n%s", table.String())
+	}
+	if err := report.WriteHTML(&html, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `data-read="leaf-01">Switch port error counters read: leaf-01. Not read: leaf-02: `) {
+		t.Errorf("HTML lacks the switches read")
+	}
+	if err := report.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"switchCounters": {`) {
+		t.Errorf("JSON lacks the switches read")
 	}
 }
 

@@ -235,3 +235,27 @@ func TestSwitchCountersKeepTheLastReading(t *testing.T) {
 		t.Errorf("summary %+v", sum)
 	}
 }
+
+// TestHealthyFabricWithSwitchCounters: a healthy fabric stays healthy
+// with switch counters read: every pair passing, FCS errors that a port
+// counted during the tests (a few, or many) name no suspect, so the
+// counters alone never turn a passing check into a localisation.
+func TestHealthyFabricWithSwitchCounters(t *testing.T) {
+	all, _ := schedule.AllPairs([]string{"lab-h1", "lab-h2", "lab-h3", "lab-h4"})
+	for _, grow := range []uint64{0, 3, 1841} {
+		rep := report.New("lab", time.Date(2026, 12, 3, 18, 0, 0, 0, time.UTC), report.SuitePairwise)
+		for _, round := range all {
+			for _, p := range round {
+				v := 9.6
+				rep.AddPairs(report.Pair{A: p.Server, B: p.Client, Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusPass})
+			}
+		}
+		src := &fakeSwitches{grow: grow}
+		if err := Localise(t.Context(), rep, localizesim.TwoLeaves(2), nil, nil, 0, StartSwitchCounters(t.Context(), src.read), localize.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Suspects) != 0 || rep.SwitchCounters == nil || len(rep.SwitchCounters.Read) != 1 {
+			t.Errorf("FCS +%d on a healthy fabric: suspects %+v, switch counters %+v; want none, leaf-01 read", grow, rep.Suspects, rep.SwitchCounters)
+		}
+	}
+}

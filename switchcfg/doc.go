@@ -37,6 +37,10 @@
 // candidate configuration (NX-OS) can also be recovered later: call the
 // driver's Recoverer.Recover with PushError.Checkpoint (recover.go).
 //
+// Drivers may also read the switch's own state for fabricctl check:
+// NeighborReader (lldp.go) its LLDP neighbours, CounterReader
+// (counters.go) its ports' receive error counters.
+//
 // Every driver's tests run the conformance kit, switchcfg/drivertest, which
 // also drives them against their simulators (switchcfg/sim).
 //

@@ -115,6 +115,12 @@ func writeLocalisation(b *strings.Builder, r *Report) {
 			}
 		}
 	}
+	if sc := r.SwitchCounters; sc != nil {
+		fmt.Fprintf(b, "\nSWITCH COUNTERS read: %s\n", dash(strings.Join(sc.Read, ", ")))
+		for _, u := range sc.Unread {
+			fmt.Fprintf(b, "  not read: %s\n", oneLine(u))
+		}
+	}
 	if len(r.Suspects) > 0 {
 		b.WriteString("\nSUSPECTS\n")
 		for _, s := range r.Suspects {

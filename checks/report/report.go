@@ -123,6 +123,18 @@ type Report struct {
 	// feed the suspects only: no verdict and no count includes them.
 	Retests    []RetestRound `json:"retests,omitempty"`
 	RetestStop string        `json:"retestStop,omitempty"`
+	// SwitchCounters says whose port error counters the localiser read
+	// (nil: no switch was asked).
+	SwitchCounters *SwitchCounters `json:"switchCounters,omitempty"`
+}
+
+// SwitchCounters says which switches' port error counters were read
+// before and after the tests and fed the localiser (Read), and which
+// were not, each with why (Unread: "leaf-03: …"). A switch not read is
+// unknown to the localiser, not clean.
+type SwitchCounters struct {
+	Read   []string `json:"read"`
+	Unread []string `json:"unread,omitempty"`
 }
 
 // New starts a report for fabric covering suites.

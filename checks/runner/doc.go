@@ -44,6 +44,12 @@
 // manager instead: the preflight as one step on every host, the loopback and every round as one
 // step each; the hosts' Agents are not used and there is nothing to clean up.
 //
+// With Options.SwitchCounters (internal/fleet's SwitchCounters) the switches' port error
+// counters are read before the pairwise sweep and again for the localiser (Localise, after
+// the sweep and after every re-test round); what grew on a cabled switch port is counter
+// evidence (SwitchCounters.Evidence, localize.Deltas), and the report says which switches
+// were read.
+//
 // Run is safe for concurrent use with distinct hosts or BasePorts. It calls
 // Options.Progress from one goroutine at a time, though steps finish on many.
 package runner

@@ -67,7 +67,7 @@ func lossEvidence(lines []string) bool {
 // table, JSON and HTML writers. It does nothing when the report has no
 // bandwidth pairs or the topology no cabled host.
 func AttachSuspects(rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, o localize.Options) error {
-	return Localise(context.Background(), rep, topo, endpoint, nil, 0, o)
+	return Localise(context.Background(), rep, topo, endpoint, nil, 0, nil, o)
 }
 
 // Retester runs one round of localisation re-tests after the pairwise
@@ -88,8 +88,11 @@ type Retester interface {
 // change no verdict: they only feed the localiser. Nothing failed, rt nil
 // or rounds 0: no re-test. An error of rt or the end of ctx keeps the
 // state reached (the rounds run, the suspects of every result gathered)
-// and is returned.
-func Localise(ctx context.Context, rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, rt Retester, rounds int, o localize.Options) error {
+// and is returned. With sc (read before the sweep), the switches' port
+// error counters are read again before the analysis and after every
+// re-test round, and what moved on the cabled switch ports is counter
+// evidence (rep.SwitchCounters says which switches were read).
+func Localise(ctx context.Context, rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, rt Retester, rounds int, sc *SwitchCounters, o localize.Options) error {
 	obs := Observations(rep.Pairs, endpoint)
 	if len(obs) == 0 || topo == nil {
 		return nil
@@ -103,13 +106,24 @@ func Localise(ctx context.Context, rep *report.Report, topo *topology.Topology, 
 		return fmt.Errorf("localising failures: %w", err)
 	}
 	rep.Topology = topo
+	if sc != nil {
+		l.SetCounters(sc.Evidence(ctx, topo))
+		rep.SwitchCounters = sc.Summary()
+	}
 	if rt == nil || rounds <= 0 || !failed(rep.Pairs) {
 		rep.Suspects = l.Analyze().Suspects
 		return nil
 	}
 	t := &retestTester{rt: rt, endpoint: endpoint}
-	ref, err := localize.Refine(ctx, l, t, 1, rounds)
+	var tester localize.Tester = t
+	if sc != nil {
+		tester = &countingTester{retestTester: t, sc: sc, topo: topo}
+	}
+	ref, err := localize.Refine(ctx, l, tester, 1, rounds)
 	rep.Suspects, rep.RetestStop = ref.Suspects, ref.Stop
+	if sc != nil {
+		rep.SwitchCounters = sc.Summary()
+	}
 	for k, rr := range ref.Rounds {
 		round := report.RetestRound{Round: k + 1}
 		for _, a := range rr.Splits {
@@ -163,6 +177,19 @@ func (t *retestTester) RunRound(ctx context.Context, round int, pairs schedule.R
 		obs[i].Detail = strings.TrimSuffix(fmt.Sprintf("re-test %d; %s", round, obs[i].Detail), "; ")
 	}
 	return obs, err
+}
+
+// countingTester is a retestTester that also reads the switches'
+// counters after every round (localize.CounterReader).
+type countingTester struct {
+	*retestTester
+	sc   *SwitchCounters
+	topo *topology.Topology
+}
+
+func (t *countingTester) ReadCounters(ctx context.Context) ([]fabric.Endpoint, []localize.Counter, error) {
+	read, moved := t.sc.Evidence(ctx, t.topo)
+	return read, moved, nil // a switch that cannot be read is unknown, not a reason to stop
 }
 
 // LocalizeRounds is spec.checks.pairwise.localizeRounds, the bound on the

@@ -69,6 +69,10 @@ type Options struct {
 	// neighbours for the cabling comparison (the hosts' come from their
 	// agents' lldp op).
 	Neighbors NeighborSource
+	// SwitchCounters, when set with a Topology, reads the switches' port
+	// error counters before the pairwise sweep and again for the
+	// localiser, whose counter evidence they become.
+	SwitchCounters SwitchCounterSource
 	// Launcher, when set, runs the host side through a workload manager (Slurm's srun) instead
 	// of each host's agent: Hosts' Agents are not used, and nothing is left to clean up.
 	Launcher Launcher
@@ -163,7 +167,11 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		rep.Add(res.Results...)
 	}
 	var rt Retester // the pairwise sweep's runner, for the localiser's re-tests
+	var sc *SwitchCounters
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
+		if cabled(o.Topology, hosts) {
+			sc = StartSwitchCounters(ctx, o.SwitchCounters)
+		}
 		sw := pairwiseSweep(o)
 		sw.Executor = executor(o)
 		sw.Note = func(format string, a ...any) { o.progress("pairwise: "+format, a...) }
@@ -198,7 +206,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		// that a fabric declaring a wide healthy spread (the lab's 2 %) is
 		// not taken for slow NICs.
 		lo := localize.Options{RelativeFloor: pairwiseSweep(o).Thresholds.RelativeFloor}
-		if err := Localise(ctx, rep, o.Topology, nil, rt, LocalizeRounds(o.Checks), lo); err != nil {
+		if err := Localise(ctx, rep, o.Topology, nil, rt, LocalizeRounds(o.Checks), sc, lo); err != nil {
 			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		}
 		o.progress("localise: %d suspect(s) after %d re-test round(s)%s", len(rep.Suspects), len(rep.Retests), stopped(rep.RetestStop))

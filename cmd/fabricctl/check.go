@@ -124,10 +124,9 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
 	}
 	var mu sync.Mutex
+	so := fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial}
 	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
-		Topology: topology.Declared(f),
-		Neighbors: fleet.SwitchNeighbors(f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure,
-			KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial}),
+		Topology: topology.Declared(f), Neighbors: fleet.SwitchNeighbors(f, so), SwitchCounters: fleet.SwitchCounters(f, so),
 		Progress: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -18,6 +18,9 @@
 // asks every host's agent to roll back an interrupted apply (`fabricctl
 // recover`).
 //
+// SwitchNeighbors and SwitchCounters read every switch's LLDP table and
+// port error counters over the same sessions, for `fabricctl check`.
+//
 // Targets and Hosts are safe for concurrent use; what they return is used
 // as the fabric engine and the check runner use it.
 package fleet

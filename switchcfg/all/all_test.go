@@ -120,3 +120,26 @@ func mustInfo(t *testing.T, r *switchcfg.Registry, name string) switchcfg.Info {
 	}
 	return d.Info()
 }
+
+// TestEveryDriverReadsPortCounters: every switch platform reads its ports'
+// receive error counters (check's localiser relies on them), with a
+// command whose output is missing an error naming it.
+func TestEveryDriverReadsPortCounters(t *testing.T) {
+	r := Registry()
+	for _, n := range r.Names() {
+		d, _ := r.Driver(n)
+		cr, ok := d.(switchcfg.CounterReader)
+		if !ok {
+			t.Errorf("%s reads no port counters", n)
+			continue
+		}
+		cmds := cr.CounterCommands()
+		if len(cmds) == 0 {
+			t.Errorf("%s has no counter command", n)
+			continue
+		}
+		if _, err := cr.ParseCounters(switchcfg.Readback{}); err == nil || !strings.Contains(err.Error(), cmds[0]) {
+			t.Errorf("%s without output: %v, want an error naming %q", n, err, cmds[0])
+		}
+	}
+}

@@ -54,5 +54,10 @@
 // from PushOptions.Reconnect) what NVUE did, and finishes the transaction
 // from there (transaction.go).
 //
+// The Driver is also a switchcfg.NeighborReader (lldpcli's json0) and a
+// switchcfg.CounterReader: ParseLinkStats reads the front-panel ports'
+// receive errors from `ip -s -s -j link show` (CmdLinkStats; switchd
+// keeps the swp netdevs' statistics in step with the ASIC).
+//
 // The Driver is stateless and safe for concurrent use; a Tree is not.
 package cumulus

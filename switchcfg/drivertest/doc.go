@@ -43,6 +43,12 @@
 //
 // LabIntent is the lab's lossless intent on a platform's example ports.
 //
+// The read-back parsers share helpers: NeighborGolden, NeighborPorts,
+// NeighborErrors and NeighborFuzz for switchcfg.NeighborReader;
+// CounterGolden, CounterValues, CounterErrors and CounterFuzz for
+// switchcfg.CounterReader (golden samples, located errors naming the
+// command, no panic on any input).
+//
 // The kit is for tests only. Run and RunSimulated run subtests (only the
 // fault matrix's in parallel, each on its own simulator); each call starts
 // its own simulators, so calls from several tests may run at once.

@@ -19,6 +19,15 @@ import (
 // fewer than min samples match, so a moved directory is not a silent pass.
 func NeighborGolden(t *testing.T, nr switchcfg.NeighborReader, glob string, min int) {
 	t.Helper()
+	sampleGolden(t, glob, min, func(b []byte) (any, error) { return parseAs(nr, b) })
+}
+
+// sampleGolden parses every sample matching glob (under testdata/) with
+// parse and compares the result, as indented JSON, with the sample's
+// .golden file (-update rewrites them). It fails when fewer than min
+// samples match, so a moved directory is not a silent pass.
+func sampleGolden(t *testing.T, glob string, min int, parse func([]byte) (any, error)) {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("testdata", glob))
 	if len(files) < min {
 		t.Fatalf("%d samples match testdata/%s, want at least %d", len(files), glob, min)
@@ -29,13 +38,22 @@ func NeighborGolden(t *testing.T, nr switchcfg.NeighborReader, glob string, min 
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := parseAs(nr, b)
+			v, err := parse(b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := json.MarshalIndent(ns, "", "  ")
+			got, _ := json.MarshalIndent(v, "", "  ")
 			testutil.Golden(t, strings.TrimPrefix(f, "testdata/")+".golden", append(got, '\n'))
 		})
+	}
+}
+
+// addSamples seeds f with every sample matching glob (under testdata/).
+func addSamples(f *testing.F, glob string) {
+	files, _ := filepath.Glob(filepath.Join("testdata", glob))
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(string(b))
 	}
 }
 
@@ -91,11 +109,7 @@ func NeighborErrors(t *testing.T, nr switchcfg.NeighborReader, sentinel error, b
 // without panicking, and every neighbour has a local port and passes
 // check (when set; it returns what is wrong, or "").
 func NeighborFuzz(f *testing.F, nr switchcfg.NeighborReader, glob string, sentinel error, check func(fabric.Neighbor) string) {
-	files, _ := filepath.Glob(filepath.Join("testdata", glob))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(string(b))
-	}
+	addSamples(f, glob)
 	f.Fuzz(func(t *testing.T, in string) {
 		ns, err := parseAs(nr, []byte(in))
 		if err != nil {

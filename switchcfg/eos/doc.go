@@ -99,6 +99,12 @@
 // *switchcfg.LineError (the Session contract; the session wrapper and its
 // replay do so); Push names that line in its *switchcfg.PushError.
 //
-// Driver holds no state: Render, Parse and Push are safe for
-// concurrent use, one Session per goroutine.
+// The Driver is also a switchcfg.NeighborReader (`show lldp neighbors |
+// json`, ParseLLDPNeighbors) and a switchcfg.CounterReader:
+// ParseInterfaceCounters reads the Ethernet ports' receive errors from
+// `show interfaces | json` (CmdInterfaces; CounterFields says which count
+// as which kind).
+//
+// Driver holds no state: Render, Parse, Push, ParseNeighbors and
+// ParseCounters are safe for concurrent use, one Session per goroutine.
 package eos

@@ -114,6 +114,11 @@
 //	out, _ := sess.Send(ctx, junos.CmdLLDPNeighbors)
 //	ns, err := junos.ParseLLDPNeighbors([]byte(out)) // err wraps junos.ErrLLDP
 //
-// A Driver is not modified by its methods: Render, Parse, Push and
-// ParseNeighbors are safe for concurrent use, one Session per goroutine.
+// It is a switchcfg.CounterReader too: ParseInterfacesExtensive reads the
+// Ethernet ports' receive errors from `show interfaces extensive |
+// display json` (CmdInterfacesExtensive; CounterFields says which count
+// as which kind).
+//
+// A Driver is not modified by its methods: Render, Parse, Push,
+// ParseNeighbors and ParseCounters are safe for concurrent use, one Session per goroutine.
 package junos

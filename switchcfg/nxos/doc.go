@@ -110,6 +110,11 @@
 //	out, _ := sess.Send(ctx, nxos.CmdLLDPNeighbors)
 //	ns, err := nxos.ParseLLDPNeighbors([]byte(out)) // err wraps nxos.ErrLLDP
 //
-// Driver holds no state: Render, Parse, Push and ParseNeighbors are safe
-// for concurrent use, one Session per goroutine.
+// It is a switchcfg.CounterReader too: ParseCountersErrors reads the
+// Ethernet ports' receive errors from `show interface counters errors |
+// json` (CmdCountersErrors), merging the rows of each section
+// (CounterFields says which count as which kind).
+//
+// Driver holds no state: Render, Parse, Push, ParseNeighbors and
+// ParseCounters are safe for concurrent use, one Session per goroutine.
 package nxos

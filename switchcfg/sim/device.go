@@ -53,6 +53,7 @@ type env struct {
 	hostname string
 	model    string // Options.Model
 	lldp     func() ([]fabric.Neighbor, error)
+	counters func() ([]PortErrors, error)
 	stats    Stats
 	timer    *confirmTimer
 }

@@ -70,7 +70,10 @@
 // Every platform serves its LLDP neighbour table, in the NOS's own shape,
 // from Options.Neighbors (lldp.go lists the commands; `fabricctl
 // switch-sim --lldp-socket` reads it from a real lldpd); a failing source
-// answers with the NOS's error, as when its LLDP daemon is down.
+// answers with the NOS's error, as when its LLDP daemon is down. Likewise
+// every platform serves its ports' receive error counters from
+// Options.Counters (counters.go lists the commands); tests inject errors
+// on a port through a PortCounters.
 //
 // Tests use the API beside SSH: Running prints the running configuration as
 // the platform's read-back command does; Apply edits it directly (an

@@ -329,6 +329,12 @@ func (s *eosShell) show(line string) reply {
 			return fail("% Error: LLDP is not running: " + err.Error())
 		}
 		return say(eosLLDPJSON(ns, d.env.now()))
+	case line == "show interfaces | json":
+		ps, err := d.env.portErrors()
+		if err != nil {
+			return fail("% Error: counters are not available: " + err.Error())
+		}
+		return say(eosInterfacesJSON(ps))
 	case line == "show configuration sessions" || line == "show configuration sessions detail":
 		return say(s.sessionsTable())
 	case line == "show session-config diffs" && s.session != nil:

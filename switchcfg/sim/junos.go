@@ -414,6 +414,12 @@ func (s *junosShell) opMode(line string) reply {
 			return fail("error: the lldp subsystem is not responding: " + err.Error())
 		}
 		return say(junosLLDPJSON(ns))
+	case cmd == "show interfaces extensive" && (pipe == "display json" || pipe == "display json | no-more"):
+		ps, err := d.env.portErrors()
+		if err != nil {
+			return fail("error: the interface statistics are not available: " + err.Error())
+		}
+		return say(junosInterfacesJSON(ps))
 	case strings.HasPrefix(cmd, "show configuration"):
 		path := tokenize(strings.TrimPrefix(cmd, "show configuration"))
 		return s.showPath(d.committed(), path, pipe, line, 2)

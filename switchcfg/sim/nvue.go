@@ -540,6 +540,12 @@ func (s *nvueShell) exec(raw string) reply {
 			return fail("lldpcli: unable to connect to lldpd daemon: " + err.Error())
 		}
 		return say(lldpJSON0(ns))
+	case line == "ip -s -s -j link show":
+		ps, err := s.d.env.portErrors()
+		if err != nil {
+			return fail("Error: netlink receive failed: " + err.Error())
+		}
+		return say(linkStatsJSON(ps))
 	case f[0] != "nv":
 		return fail("-bash: " + f[0] + ": command not found")
 	case len(f) >= 2 && f[1] == "set":

@@ -260,6 +260,12 @@ func (s *nxosShell) exec(raw string) reply {
 			return fail("ERROR: LLDP is not running: " + err.Error())
 		}
 		return say(nxosLLDPJSON(ns))
+	case line == "show interface counters errors | json":
+		ps, err := d.env.portErrors()
+		if err != nil {
+			return fail("ERROR: counters are not available: " + err.Error())
+		}
+		return say(nxosCountersJSON(ps))
 	case line == "show checkpoint summary":
 		return say(s.checkpointSummary())
 	case line == "configure terminal" || line == "configure" || line == "conf t" || line == "config t":

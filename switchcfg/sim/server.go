@@ -80,6 +80,10 @@ type Options struct {
 	// Neighbors is the LLDP neighbour table the switch reports (lldp.go);
 	// nil reports none. It is called once per LLDP command.
 	Neighbors func() ([]fabric.Neighbor, error)
+	// Counters are the ports' receive error counters the switch reports
+	// (counters.go; PortCounters.Read is one); nil reports no port. It is
+	// called once per counter command.
+	Counters func() ([]PortErrors, error)
 }
 
 // Faults inject failures on demand. Drop and stall faults fire once and then
@@ -179,7 +183,7 @@ func New(opt Options) (*Server, error) {
 	if host == "" {
 		host = p.hostname
 	}
-	s.env = &env{server: s, now: now, hostname: host, model: opt.Model, lldp: opt.Neighbors}
+	s.env = &env{server: s, now: now, hostname: host, model: opt.Model, lldp: opt.Neighbors, counters: opt.Counters}
 	s.dev = p.new(s.env)
 	s.user = opt.User
 	if s.user == "" {

@@ -618,6 +618,12 @@ func (s *sonicShell) show(args []string) reply {
 			return fail("Error: LLDP table unavailable: " + err.Error())
 		}
 		return say(lldpTable(ns))
+	case "interfaces counters":
+		ps, err := s.d.env.portErrors()
+		if err != nil {
+			return fail("Error: COUNTERS_DB unavailable: " + err.Error())
+		}
+		return say(portstatTable(ps))
 	}
 	return fail("Usage: show [OPTIONS] COMMAND [ARGS]...\nTry \"show -h\" for help.\n\nError: No such command \"" +
 		strings.Join(args, " ") + "\".")

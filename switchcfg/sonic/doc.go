@@ -57,5 +57,10 @@
 // empty patch is no change and touches nothing. ApplyPatch models the
 // switch's side for simulators and tests.
 //
+// The Driver is also a switchcfg.NeighborReader (`show lldp table`) and a
+// switchcfg.CounterReader: ParseCounters reads the front-panel ports'
+// RX_ERR and RX_DRP from portstat's table, `show interfaces counters`
+// (CmdCounters).
+//
 // The Driver is stateless and safe for concurrent use; a ConfigDB is not.
 package sonic

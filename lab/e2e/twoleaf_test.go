@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -195,9 +196,10 @@ func TestLabTwoLeaf(t *testing.T) {
 
 	for _, sc := range []struct {
 		name, target, component, table string
+		crosses                        func(a, b string) bool // whether a pair between hosts a and b crosses the fault
 	}{
-		{"access", "link/lab-h1", "cable:lab-h1:eth0", "CABLE  cable lab-h1:eth0 <-> leaf-01:swp1"},
-		{"inter-leaf", "link/leaf-01~leaf-02", "link:leaf-01:swp49", "UPLINK  uplink leaf-01:swp49 <-> leaf-02:swp49"},
+		{"access", "link/lab-h1", "cable:lab-h1:eth0", "CABLE  cable lab-h1:eth0 <-> leaf-01:swp1", involves("lab-h1")},
+		{"inter-leaf", "link/leaf-01~leaf-02", "link:leaf-01:swp49", "UPLINK  uplink leaf-01:swp49 <-> leaf-02:swp49", acrossLeaves},
 	} {
 		if r := h.fabricctlHost(ctx, "lab", "fault", "add", sc.target, "loss", "5%"); r.code != 0 {
 			t.Fatalf("lab fault add %s: %v", sc.target, r)
@@ -205,19 +207,11 @@ func TestLabTwoLeaf(t *testing.T) {
 		t0 := time.Now()
 		r, rep, html := h.twoLeafCheck(ctx, sc.name)
 		phase("check "+sc.name, time.Since(t0))
-		if sc.name == "inter-leaf" {
-			// Under emulation a pair that never crosses the impaired link sometimes ends with
-			// rxe's "retries exhausted" (3 of 8 runs, always a same-leaf pair, never on the
-			// healthy lab; cause not found). Evidence against a link the fault is not on makes
-			// the whole leaf the better explanation, which is right for that evidence. The
-			// check is then run once more, as a user would run a contradictory check again;
-			// the second run must name the link exactly like the first.
-			if bad := sameLeafFailures(rep); len(bad) > 0 {
-				t.Logf("inter-leaf fault: a pair that does not cross the impaired link failed (%s): checking again", strings.Join(bad, "; "))
-				t0 = time.Now()
-				r, rep, html = h.twoLeafCheck(ctx, sc.name+"-again")
-				phase("check "+sc.name+" again", time.Since(t0))
-			}
+		if bad := offPathFailures(rep, sc.crosses); len(bad) > 0 {
+			t.Logf("%s fault: a pair that does not cross the impaired link failed (%s): checking again", sc.name, strings.Join(bad, "; "))
+			t0 = time.Now()
+			r, rep, html = h.twoLeafCheck(ctx, sc.name+"-again")
+			phase("check "+sc.name+" again", time.Since(t0))
 		}
 		if r := h.fabricctlHost(ctx, "lab", "fault", "clear"); r.code != 0 {
 			t.Fatalf("lab fault clear: %v", r)
@@ -261,6 +255,12 @@ func TestLabTwoLeaf(t *testing.T) {
 	t0 = time.Now()
 	r, rep, html := h.twoLeafCheckOf(ctx, sparse, "access-sparse")
 	phase("check access, halves + re-tests", time.Since(t0))
+	if bad := offPathFailures(rep, involves("lab-h1")); len(bad) > 0 {
+		t.Logf("sparse access fault: a pair that does not cross the impaired link failed (%s): checking again", strings.Join(bad, "; "))
+		t0 = time.Now()
+		r, rep, html = h.twoLeafCheckOf(ctx, sparse, "access-sparse-again")
+		phase("check access, halves + re-tests, again", time.Since(t0))
+	}
 	if r := h.fabricctlHost(ctx, "lab", "fault", "clear"); r.code != 0 {
 		t.Fatalf("lab fault clear: %v", r)
 	}
@@ -351,11 +351,16 @@ func (h *harness) sparseTwoLeaf() string {
 	return p
 }
 
-// sameLeafFailures lists the failed bandwidth pairs of rep whose two hosts
-// share a leaf in the two-leaf lab (lab-h1 and lab-h2 on leaf-01, lab-h3 and
-// lab-h4 on leaf-02): pairs the inter-leaf link does not carry.
-func sameLeafFailures(rep checkReport) []string {
-	leaf := map[string]string{"lab-h1": "leaf-01", "lab-h2": "leaf-01", "lab-h3": "leaf-02", "lab-h4": "leaf-02"}
+// Under emulation a pair that never crosses the impaired link sometimes ends with rxe's
+// "retries exhausted" (seen in 4 of about 12 runs of this test, in the inter-leaf and the sparse
+// access scenarios, never on the healthy lab; cause not found). Evidence against a path the
+// fault is not on rightly changes the localiser's answer (a whole leaf explains it better), so
+// each fault scenario runs its check once more when that happens, as a user would run a
+// contradictory check again; the second run must name the fault exactly like the first.
+
+// offPathFailures lists the failed pairwise tests and re-tests of rep between hosts whose path
+// does not cross the fault (crosses false).
+func offPathFailures(rep checkReport, crosses func(a, b string) bool) []string {
 	var out []string
 	for _, res := range rep.Results {
 		a, b, ok := strings.Cut(res.Target, "->")
@@ -364,9 +369,27 @@ func sameLeafFailures(rep checkReport) []string {
 		}
 		ha, _, _ := strings.Cut(a, "/")
 		hb, _, _ := strings.Cut(b, "/")
-		if leaf[ha] != "" && leaf[ha] == leaf[hb] {
+		if !crosses(ha, hb) {
 			out = append(out, res.Target+" "+res.Class)
 		}
 	}
+	for _, rr := range rep.Retests {
+		for _, p := range rr.Pairs {
+			if p.Status == "fail" && !crosses(p.A, p.B) {
+				out = append(out, fmt.Sprintf("re-test %s->%s", p.A, p.B))
+			}
+		}
+	}
 	return out
+}
+
+// twoLeafOf is the two-leaf lab's leaf of each host.
+var twoLeafOf = map[string]string{"lab-h1": "leaf-01", "lab-h2": "leaf-01", "lab-h3": "leaf-02", "lab-h4": "leaf-02"}
+
+// acrossLeaves: a pair crosses the inter-leaf link.
+func acrossLeaves(a, b string) bool { return twoLeafOf[a] != twoLeafOf[b] }
+
+// involves: a pair crosses host's access link.
+func involves(host string) func(a, b string) bool {
+	return func(a, b string) bool { return a == host || b == host }
 }

@@ -89,6 +89,13 @@ type Loopback struct {
 	// again before it is reported as an error of the measurement (default
 	// 2). fabricctl extension.
 	Retries *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// QPTimeout is perftest's -u, the QP's local ACK timeout exponent:
+	// each try waits 4.096 µs × 2^qpTimeout before the send is retried,
+	// 7 times. Absent: perftest's 14 (67 ms). Set it to the workload's own
+	// value to test as it runs (NCCL_IB_TIMEOUT, 20 by default: 4.3 s), or
+	// where hosts can stall for longer than 67 ms × 7 without a fault
+	// (emulated NICs). 1..31. fabricctl extension.
+	QPTimeout int `yaml:"qpTimeout,omitempty" json:"qpTimeout,omitempty"`
 }
 
 // Pairwise is the host-to-host RDMA sweep.
@@ -118,6 +125,8 @@ type Pairwise struct {
 	Partners int `yaml:"partners,omitempty" json:"partners,omitempty"`
 	// Retries: as Loopback.Retries.
 	Retries *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// QPTimeout: as Loopback.QPTimeout.
+	QPTimeout int `yaml:"qpTimeout,omitempty" json:"qpTimeout,omitempty"`
 	// LocalizeRounds bounds the rounds of adaptive re-tests `fabricctl
 	// check` adds after the sweep when the localiser's suspects are
 	// ambiguous (a suspect with alternatives, or failing pairs that name
@@ -176,6 +185,9 @@ const (
 	// three test durations.
 	DefaultLocalizeRounds = 3
 	MaxLocalizeRounds     = 8
+	// MaxQPTimeout is the largest qpTimeout: the verbs attribute is 5 bits
+	// wide (0 there would mean "wait forever").
+	MaxQPTimeout = 31
 )
 
 // RetriesOr returns *r, or DefaultRetries when r is nil.
@@ -239,7 +251,7 @@ func (r Rate) MarshalYAML() (any, error) { return r.String(), nil }
 var counterNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 func (v *validator) checks(c *Checks) {
-	perftestCommon := func(path string, size Bytes, dur Duration, minPct, minBest int, maxLat Duration, retries *int) {
+	perftestCommon := func(path string, size Bytes, dur Duration, minPct, minBest int, maxLat Duration, retries *int, qpTimeout int) {
 		if minPct < 0 || minPct > 100 {
 			v.ferr(path+".minPercentOfPortRate", "%d is outside 0..100", minPct)
 		}
@@ -262,12 +274,15 @@ func (v *validator) checks(c *Checks) {
 		if retries != nil && (*retries < 0 || *retries > 10) {
 			v.ferr(path+".retries", "%d is outside 0..10", *retries)
 		}
+		if qpTimeout < 0 || qpTimeout > MaxQPTimeout {
+			v.ferr(path+".qpTimeout", "%d is outside 1..%d (0 or absent: perftest's 14)", qpTimeout, MaxQPTimeout)
+		}
 	}
 	if l := c.Loopback; l != nil {
-		perftestCommon("spec.checks.loopback", l.MessageSize, l.Duration, l.MinPercentOfPortRate, l.MinPercentOfBest, l.MaxLatency, l.Retries)
+		perftestCommon("spec.checks.loopback", l.MessageSize, l.Duration, l.MinPercentOfPortRate, l.MinPercentOfBest, l.MaxLatency, l.Retries, l.QPTimeout)
 	}
 	if p := c.Pairwise; p != nil {
-		perftestCommon("spec.checks.pairwise", p.MessageSize, p.Duration, p.MinPercentOfPortRate, p.MinPercentOfBest, p.MaxLatency, p.Retries)
+		perftestCommon("spec.checks.pairwise", p.MessageSize, p.Duration, p.MinPercentOfPortRate, p.MinPercentOfBest, p.MaxLatency, p.Retries, p.QPTimeout)
 		if p.Schedule == "cross-leaf" {
 			for i, h := range v.f.Spec.Hosts {
 				if h.Labels["leaf"] == "" {

@@ -13,8 +13,8 @@ func withChecks(checks string) string {
 }
 
 func TestChecksPolicyLoads(t *testing.T) {
-	f, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(`    loopback: {duration: 8s, portRate: 250Mb/s, minPercentOfPortRate: 10, minPercentOfBest: 50, retestOutliers: true, retries: 0}
-    pairwise: {bidirectional: true, portRate: sysfs, minPercentOfPortRate: 90, minPercentOfBest: 80, maxLatency: 5us, retestOutliers: true, partners: 3, retries: 4, localizeRounds: 5}
+	f, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(`    loopback: {duration: 8s, portRate: 250Mb/s, minPercentOfPortRate: 10, minPercentOfBest: 50, retestOutliers: true, retries: 0, qpTimeout: 18}
+    pairwise: {bidirectional: true, portRate: sysfs, minPercentOfPortRate: 90, minPercentOfBest: 80, maxLatency: 5us, retestOutliers: true, partners: 3, retries: 4, localizeRounds: 5, qpTimeout: 20}
     counters: {sigma: 5, minEvents: 20, minPerGB: 100, maxHealthyPerTest: 4, ignore: [duplicate_request]}
 `)})})
 	if err != nil {
@@ -32,6 +32,9 @@ func TestChecksPolicyLoads(t *testing.T) {
 	}
 	if LocalizeRoundsOr(c.Pairwise.LocalizeRounds) != 5 || LocalizeRoundsOr(nil) != DefaultLocalizeRounds || LocalizeRoundsOr(c.Loopback.Retries) != 0 {
 		t.Errorf("localizeRounds %v", c.Pairwise.LocalizeRounds)
+	}
+	if c.Loopback.QPTimeout != 18 || c.Pairwise.QPTimeout != 20 {
+		t.Errorf("qpTimeout: loopback %d, pairwise %d; want 18, 20", c.Loopback.QPTimeout, c.Pairwise.QPTimeout)
 	}
 	if RetriesOr(nil) != DefaultRetries {
 		t.Error("retries default")
@@ -51,6 +54,8 @@ func TestChecksPolicyInvalid(t *testing.T) {
 		{"    pairwise: {localizeRounds: -1}\n", `spec.checks.pairwise.localizeRounds: -1 is outside 0..8`},
 		{"    pairwise: {localizeRounds: many}\n", `spec.checks.pairwise.localizeRounds`},
 		{"    pairwise: {partners: 40}\n", `spec.checks.pairwise.partners: 40 is outside 1..16`},
+		{"    pairwise: {qpTimeout: 32}\n", `f.yaml:16:27: spec.checks.pairwise.qpTimeout: 32 is outside 1..31 (0 or absent: perftest's 14)`},
+		{"    loopback: {qpTimeout: -1}\n", `spec.checks.loopback.qpTimeout: -1 is outside 1..31`},
 		{"    pairwise: {duration: 2s}\n", `spec.checks.pairwise.duration: 2s: perftest runs whole seconds, at least 5s`},
 		{"    loopback: {duration: 5500ms}\n", `spec.checks.loopback.duration: 5.5s: perftest runs whole seconds, at least 5s`},
 		{"    pairwise: {test: send_lat, bidirectional: true}\n", `spec.checks.pairwise.bidirectional: applies to bandwidth tests; test send_lat measures latency`},

@@ -10,6 +10,10 @@ import (
 // DefaultTCPPort is the out-of-band port perftest listens on without -p.
 const DefaultTCPPort = 18515
 
+// MaxQPTimeout is the largest QP timeout exponent: the verbs attribute is
+// 5 bits wide, and 0 there would mean "wait forever".
+const MaxQPTimeout = 31
+
 // minDuration is the shortest -D perftest accepts with its default margin of
 // 2 s ("please check that DURATION > 2*MARGIN").
 const minDuration = 5 * time.Second
@@ -28,7 +32,11 @@ type Spec struct {
 	// TClass is --tclass: the traffic class in the GRH (RoCE: the IP ToS
 	// byte, DSCP<<2|ECN) of connections set up without rdma_cm; nil leaves
 	// perftest's 0. Reproduces how NCCL (NCCL_IB_TC) marks its traffic.
-	TClass        *int
+	TClass *int
+	// QPTimeout is -u: the QP's local ACK timeout exponent, each try
+	// waiting 4.096 µs × 2^QPTimeout before the send is retried (0 leaves
+	// perftest's 14, 67 ms; NCCL's NCCL_IB_TIMEOUT defaults to 20, 4.3 s).
+	QPTimeout     int
 	TCPPort       int           // -p: out-of-band TCP port, unique per concurrent pair (0: 18515)
 	ReportGbits   bool          // --report_gbits: bandwidth in Gb/s instead of MB/s
 	IgnoreFreq    bool          // -F: do not fail when the CPU frequency is not at its maximum
@@ -68,6 +76,9 @@ func (s Spec) Validate() error {
 	}
 	if s.TClass != nil && (*s.TClass < 0 || *s.TClass > 255) {
 		bad("traffic class %d is outside 0..255", *s.TClass)
+	}
+	if s.QPTimeout < 0 || s.QPTimeout > MaxQPTimeout {
+		bad("qp timeout %d is outside 1..%d", s.QPTimeout, MaxQPTimeout)
 	}
 	if s.TCPPort < 0 || s.TCPPort > 65535 {
 		bad("tcp port %d is outside 1..65535", s.TCPPort)
@@ -134,6 +145,9 @@ func Args(s Spec) ([]string, error) {
 	}
 	if s.TClass != nil {
 		argv = append(argv, "--tclass="+strconv.Itoa(*s.TClass))
+	}
+	if s.QPTimeout != 0 {
+		argv = append(argv, "-u", strconv.Itoa(s.QPTimeout))
 	}
 	if s.TCPPort != 0 {
 		argv = append(argv, "-p", strconv.Itoa(s.TCPPort))

@@ -27,6 +27,9 @@ func TestArgs(t *testing.T) {
 		// NCCL's marking: GID index and traffic class in the GRH (--tclass).
 		{"traffic class", Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(3), TClass: gid(0), Peer: "10.0.1.12"},
 			[]string{"ib_write_bw", "-d", "mlx5_0", "-x", "3", "--tclass=0", "10.0.1.12"}},
+		// NCCL's QP timeout (NCCL_IB_TIMEOUT's default 20) instead of perftest's 14.
+		{"qp timeout", Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(3), TClass: gid(106), QPTimeout: 20, TCPPort: 20001, Peer: "10.0.1.12"},
+			[]string{"ib_write_bw", "-d", "mlx5_0", "-x", "3", "--tclass=106", "-u", "20", "-p", "20001", "10.0.1.12"}},
 		{"gid zero, iterations, all sizes, rdma_cm, bidirectional, json",
 			Spec{Test: SendBW, Device: "mlx5_bond_0", GIDIndex: gid(0), Iterations: 5000, AllSizes: true, RDMACM: true, Bidirectional: true, JSONFile: "/tmp/fabricctl-1.json", Peer: "192.168.1.2"},
 			[]string{"ib_send_bw", "-d", "mlx5_bond_0", "-x", "0", "-n", "5000", "-a", "-R", "-b", "--out_json", "--out_json_file=/tmp/fabricctl-1.json", "192.168.1.2"}},
@@ -57,6 +60,8 @@ func TestArgsRejects(t *testing.T) {
 		{Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(-1)}, "gid index -1"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", TCPPort: 70000}, "tcp port 70000"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", TClass: gid(256)}, "traffic class 256"},
+		{Spec{Test: WriteBW, Device: "mlx5_0", QPTimeout: 32}, "qp timeout 32 is outside 1..31"},
+		{Spec{Test: WriteBW, Device: "mlx5_0", QPTimeout: -1}, "qp timeout -1"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", Duration: 5 * time.Second, Iterations: 100}, "exclusive"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", Duration: 2 * time.Second}, "too short"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", Duration: 5500 * time.Millisecond}, "whole number of seconds"},

@@ -102,6 +102,11 @@ func classify(line string, lineNo int) (Failure, bool) {
 
 // Cause returns the most specific failure across the reports of one test
 // (typically the server's and the client's), and false when none failed.
+// A work completion error keeps the side that saw it and the status of the
+// line perftest prints next ("Completion with error at client" then
+// "Failed status 12: …"): Detail "client: status 12 RETRY_EXC_ERR, vendor
+// syndrome 0x81", since the status is what tells a dead path (12) from a
+// memory key or permission problem (10, 11) or a flushed queue (5).
 func Cause(reports ...*Report) (Failure, bool) {
 	var best Failure
 	found := false
@@ -109,13 +114,28 @@ func Cause(reports ...*Report) (Failure, bool) {
 		if r == nil {
 			continue
 		}
-		for _, f := range r.Failures {
+		for i, f := range r.Failures {
 			if !found || rank(f.Class) < rank(best.Class) {
 				best, found = f, true
+				if f.Class == checks.CompletionError && i+1 < len(r.Failures) {
+					best.Detail = withStatus(f, r.Failures[i+1])
+				}
 			}
 		}
 	}
 	return best, found
+}
+
+// withStatus is f's detail followed by next's, when next is the "Failed
+// status" line perftest prints right after f's "Completion with error".
+func withStatus(f, next Failure) string {
+	if next.Class != f.Class || next.Line != f.Line+1 || !strings.HasPrefix(next.Detail, "status ") || strings.HasPrefix(f.Detail, "status ") {
+		return f.Detail
+	}
+	if f.Detail == "" {
+		return next.Detail
+	}
+	return f.Detail + ": " + next.Detail
 }
 
 // Hints explains a failure from what the banners of both sides show: an empty

@@ -223,6 +223,29 @@ func TestCauseAcrossSides(t *testing.T) {
 	}
 }
 
+// TestCauseKeepsTheCompletionStatus: a completion error names its side and the status perftest
+// prints on the next line (perftest_resources.h NOTIFY_COMP_ERROR_SEND/RECV print "Completion
+// with error at client|server", then "Failed status N: wr_id … syndrom 0x…"); a status line alone
+// is the cause itself, and a status that is not the next line is not merged.
+func TestCauseKeepsTheCompletionStatus(t *testing.T) {
+	for _, c := range []struct{ out, want string }{
+		{" Completion with error at client\n Failed status 12: wr_id 0 syndrom 0x81\nscnt=128, ccnt=0\n", "client: status 12 RETRY_EXC_ERR, vendor syndrome 0x81"},
+		{" Completion with error at server\n Failed status 10: wr_id 3 syndrom 0x88\n", "server: status 10 REM_ACCESS_ERR, vendor syndrome 0x88"},
+		{" Failed status 5: wr_id 0 syndrom 0x0\n", "status 5 WR_FLUSH_ERR, vendor syndrome 0x0"},
+		{" Completion with error at client\nscnt=1\n Failed status 12: wr_id 0 syndrom 0x81\n", "client"},
+		{" Completion with error at client\n", "client"},
+	} {
+		r, err := Parse(strings.NewReader(c.out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, ok := Cause(nil, r)
+		if !ok || f.Class != checks.CompletionError || f.Detail != c.want {
+			t.Errorf("%q: %+v, want completion-error %q", c.out, f, c.want)
+		}
+	}
+}
+
 func TestHints(t *testing.T) {
 	idx := 3
 	server := &Report{Header: Header{Device: "mlx5_0", LinkType: "Ethernet", MTU: 4096, GIDIndex: &idx},

@@ -57,6 +57,8 @@ type Test struct {
 	// TClass, when set, is the GRH traffic class (--tclass), as NCCL_IB_TC
 	// sets it for NCCL.
 	TClass *int `json:",omitempty"`
+	// QPTimeout, when set, is perftest's -u (perftest.Spec.QPTimeout).
+	QPTimeout int `json:",omitempty"`
 	// Timeout bounds each side from its start; 0 picks twice the duration
 	// plus 30 s (or 2 minutes for iteration runs).
 	Timeout time.Duration
@@ -98,7 +100,7 @@ func (t Test) timeout() time.Duration {
 // Spec is the perftest invocation of e's side on device dev: a server when peer is "", else a
 // client of the server at peer.
 func (t Test) Spec(e Endpoint, dev string, tcpPort int, peer string) perftest.Spec {
-	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TClass: t.TClass, TCPPort: tcpPort,
+	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TClass: t.TClass, QPTimeout: t.QPTimeout, TCPPort: tcpPort,
 		ReportGbits: t.Test.Kind == perftest.BW, IgnoreFreq: true, Duration: t.Duration, Iterations: t.Iterations,
 		Size: t.Size, RDMACM: t.RDMACM, Bidirectional: t.Bidirectional, Peer: peer}
 }

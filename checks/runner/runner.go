@@ -335,7 +335,7 @@ func endpoint(h Host, f hostFacts) rdma.Endpoint {
 	return e
 }
 
-func test(name string, size fabric.Bytes, dur fabric.Duration, retries *int) rdma.Test {
+func test(name string, size fabric.Bytes, dur fabric.Duration, retries *int, qpTimeout int) rdma.Test {
 	t, err := perftest.ParseTest(name)
 	if err != nil || name == "" {
 		t = perftest.WriteBW
@@ -344,7 +344,7 @@ func test(name string, size fabric.Bytes, dur fabric.Duration, retries *int) rdm
 	if d == 0 {
 		d = 5 * time.Second
 	}
-	return rdma.Test{Test: t, Size: int64(size), Duration: d.Round(time.Second), Retries: fabric.RetriesOr(retries)}
+	return rdma.Test{Test: t, Size: int64(size), Duration: d.Round(time.Second), Retries: fabric.RetriesOr(retries), QPTimeout: qpTimeout}
 }
 
 // relative is the outlier fraction: Options.RelativeFloor, else the
@@ -390,7 +390,7 @@ func loopbackSweep(o Options) rdma.Sweep {
 	if o.Checks != nil && o.Checks.Loopback != nil {
 		l = *o.Checks.Loopback
 	}
-	t := test(l.Test, l.MessageSize, l.Duration, l.Retries)
+	t := test(l.Test, l.MessageSize, l.Duration, l.Retries, l.QPTimeout)
 	t.Timeout = o.Timeout
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Retest: l.RetestOutliers, Counters: counterRules(o.Checks), Baseline: o.given(),
 		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(l.MinPercentOfPortRate), PortRateGbps: float64(l.PortRate),
@@ -408,7 +408,7 @@ func PairwiseTest(c *fabric.Checks) (rdma.Test, schedule.Kind) {
 	if kind == "" {
 		kind = schedule.KindAllPairs
 	}
-	return test(p.Test, p.MessageSize, p.Duration, p.Retries), kind
+	return test(p.Test, p.MessageSize, p.Duration, p.Retries, p.QPTimeout), kind
 }
 
 func pairwiseSweep(o Options) rdma.Sweep {
@@ -416,7 +416,7 @@ func pairwiseSweep(o Options) rdma.Sweep {
 	if o.Checks != nil && o.Checks.Pairwise != nil {
 		p = *o.Checks.Pairwise
 	}
-	t := test(p.Test, p.MessageSize, p.Duration, p.Retries)
+	t := test(p.Test, p.MessageSize, p.Duration, p.Retries, p.QPTimeout)
 	t.Timeout, t.Bidirectional = o.Timeout, (o.Bidirectional || p.Bidirectional) && t.Test.Kind == perftest.BW
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Schedule: schedule.Kind(p.Schedule), Retest: p.RetestOutliers, Partners: p.Partners,
 		Counters: counterRules(o.Checks), Baseline: o.given(),

@@ -43,7 +43,7 @@ func Main(args []string) int {
 		case "-d":
 			i++
 			dev = args[i]
-		case "-i", "-x", "-D", "-n", "-s", "-q":
+		case "-i", "-x", "-D", "-n", "-s", "-q", "-u":
 			i++
 		default:
 			if !strings.HasPrefix(args[i], "-") {

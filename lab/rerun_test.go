@@ -20,12 +20,13 @@ func TestRerunFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// make lab-test needs both; a missing one is a failure here, not a skip
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go in PATH")
+		t.Fatalf("go is not in PATH (make lab-test runs go test through the script): %v", err)
 	}
 	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
+		t.Fatalf("bash is not in PATH (make lab-test runs the script with it): %v", err)
 	}
 	for _, tc := range []struct {
 		name, test string

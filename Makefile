@@ -32,7 +32,7 @@ lint:
 	$(GO) vet $(PKGS)
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./internal/render
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./action/render
 	bench/validate.sh
 	bench/hostile.sh
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Localisation benchmark of issue 17: the localiser (checks/localize) against
-# a SIMULATED two-tier Clos fabric (checks/localize/localizesim: 1,024 hosts,
+# a SIMULATED two-tier Clos fabric (testkit/localizesim: 1,024 hosts,
 # 32 leaves, 8 spines; each test's ECMP path is hidden from the localiser)
 # with no fault, then 1 and 3 random faulty NICs, access cables or uplinks, bandwidth noise,
 # ECMP collisions, measurement errors and stray counters. One line per setting:

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Scale benchmark: plan, apply and drift through the fabric engine (parallel
-# 32) with the targets fabricctl builds (internal/fleet), over real SSH against
-# N simulated hosts (internal/agentsim, in a child process), printing the curve
+# 32) with the targets fabricctl builds (action/fleet), over real SSH against
+# N simulated hosts (testkit/agentsim, in a child process), printing the curve
 # of wall time, CPU time (per process and per phase) and peak memory.
 #   bench/scale.sh                 # N = 500, 1000, 2000
 #   SCALE_N=100,1000 bench/scale.sh

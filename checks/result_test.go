@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -75,7 +74,7 @@ func TestSortAndJSON(t *testing.T) {
 	if _, ok := rs[2].Measurement("nope"); ok {
 		t.Error("found a measurement that does not exist")
 	}
-	testutil.Golden(t, "results.golden", checktest.JSON(t, rs))
+	testutil.Golden(t, "results.golden", testutil.JSON(t, rs))
 }
 
 func TestWCStatusName(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/internal/fabricgen"
+	"github.com/fabricctl/fabricctl/testkit/fabricgen"
 )
 
 // BenchmarkLoadResolveLarge: load + validate + resolve a 2,000-host,

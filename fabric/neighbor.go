@@ -4,7 +4,7 @@ import "strings"
 
 // Neighbor is one LLDP neighbour a device sees on one of its ports: what a
 // host's lldpd (`lldpcli show neighbors`) or a switch's LLDP table reports.
-// It is the common currency of discovered topology: checks/lldp parses host
+// It is the common currency of discovered topology: fabric/lldp parses host
 // output into it, switch drivers parse their read-back into it
 // (switchcfg.NeighborReader), and checks/topology compares it with the
 // declared cabling.

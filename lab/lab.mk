@@ -3,7 +3,8 @@
 #   make lab-image   fetch the pinned Debian packages and build the VM image (cached by input hash)
 #   make lab-test    the end-to-end tests: boot the lab fabric, run smoke, perftest, lossy (./lab/),
 #                    then plan/apply/drift of the lab fabric against VMs and switch simulators
-#                    (./lab/e2e/); -p 1: one lab at a time. Prints each phase's time ("lab: phase ...").
+#                    (./lab/e2e/), then check's runner against the lab (./lab/labcheck/);
+#                    -p 1: one lab at a time. Prints each phase's time ("lab: phase ...").
 #                    A failed top-level lab test is rerun once (lab/scripts/rerun-failed.sh)
 LAB_GO ?= go
 LAB_TEST_TIMEOUT ?= 40m
@@ -21,4 +22,4 @@ lab-image: lab-deps
 # failure stays in the log under a "FLAKE?" banner). Timeouts and build errors are not rerun.
 lab-test: lab-deps
 	LAB_REQUIRED=1 GO=$(LAB_GO) bash lab/scripts/rerun-failed.sh '^TestLab' -tags lab -p 1 -count=1 -v -timeout $(LAB_TEST_TIMEOUT) -- ./lab/ ./lab/e2e/
-	LAB_REQUIRED=1 GO=$(LAB_GO) bash lab/scripts/rerun-failed.sh '^TestLab(Checks|NCCL)' -tags lab -count=1 -v -timeout 25m -- ./checks/runner/
+	LAB_REQUIRED=1 GO=$(LAB_GO) bash lab/scripts/rerun-failed.sh '^TestLab(Checks|NCCL)' -tags lab -count=1 -v -timeout 25m -- ./lab/labcheck/

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fabricctl/fabricctl/checks/slurm"
+	"github.com/fabricctl/fabricctl/action/launch/slurm"
 	"github.com/fabricctl/fabricctl/lab/image"
 )
 

@@ -12,7 +12,7 @@ import (
 
 // NeighborReader is implemented by drivers that can read the switch's own
 // LLDP neighbour table back, so that fabricctl sees both ends of every cable
-// (hosts report theirs through lldpd, see checks/lldp). Like Parse, the
+// (hosts report theirs through lldpd, see fabric/lldp). Like Parse, the
 // parse half is pure and golden-tested on the NOS's real output; the
 // commands run through the same Session as the configuration read-back:
 //

@@ -39,7 +39,7 @@ type SubnetManagerInfo struct {
 }
 
 // SubnetManagerConn is how a subnet-manager target reaches its manager. The
-// caller (internal/fleet) fills it from the fabric's ssh settings; a kind
+// caller (action/fleet) fills it from the fabric's ssh settings; a kind
 // uses what it needs.
 type SubnetManagerConn struct {
 	// Address is the manager's address from the fabric file.

@@ -1,7 +1,7 @@
 // Package scale measures the controller against thousands of hosts: plan,
 // apply and drift through the fabric engine (parallel 32) with the targets
-// `fabricctl plan` builds (internal/fleet), over real SSH, to hosts simulated
-// by internal/agentsim. It is a benchmark, not part of `make test`:
+// `fabricctl plan` builds (action/fleet), over real SSH, to hosts simulated
+// by testkit/agentsim. It is a benchmark, not part of `make test`:
 //
 //	bench/scale.sh                                   # 500, 1000, 2000 hosts, prints the curve
 //	SCALE_N=1000 bench/scale.sh                      # other sizes

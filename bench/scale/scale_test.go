@@ -20,12 +20,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/action/fleet"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
-	"github.com/fabricctl/fabricctl/internal/agentsim"
-	"github.com/fabricctl/fabricctl/internal/fleet"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg/all"
+	"github.com/fabricctl/fabricctl/testkit/agentsim"
 )
 
 // The targets of issue 12 for 2,000 hosts on the 2-core development machine:
@@ -327,7 +327,7 @@ func hostCounts(b *testing.B) []int {
 }
 
 // BenchmarkScale runs the controller's plan, apply and drift against N
-// simulated hosts (internal/agentsim in a child process: real SSH, fake mlx5
+// simulated hosts (testkit/agentsim in a child process: real SSH, fake mlx5
 // host state) with the engine's default parallelism of 32, the way
 // `fabricctl plan`, `apply --yes` and `drift` do, and records wall time and
 // the controller's peak memory. bench/scale.sh runs it and prints the curve.
@@ -420,7 +420,7 @@ func runOnce(b *testing.B, root string, n int, d *agentclient.Deployer, sha stri
 	b.StartTimer()
 
 	start, cpu, ctl := time.Now(), both(), cpuSeconds("self")
-	// The targets fabricctl plan builds (internal/fleet), reading no
+	// The targets fabricctl plan builds (action/fleet), reading no
 	// ~/.ssh/config.
 	o := fleet.Options{Registry: reg, Deployer: d, SSHConfigFile: "none"}
 	targets, closeAll, err := fleet.Targets(f, o)

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -105,9 +104,9 @@ var corpusFailures = []string{
 // file must be recognised as its tool, parse without error, and fail only
 // where the capture shows a real failure. It reports the counts.
 func TestCorpusNoRefusalsNoInventedFailures(t *testing.T) {
-	var files []checktest.File
+	var files []testutil.File
 	for _, sub := range []string{"host", "nccl", "nccl-tests", "perftest", "health"} {
-		files = append(files, checktest.CorpusFiles(t, sub, "*.txt")...)
+		files = append(files, testutil.CorpusFiles(t, sub, "*.txt")...)
 	}
 	counts := map[checks.Status]int{}
 	refused, invented := 0, 0
@@ -162,7 +161,7 @@ func TestGolden(t *testing.T) {
 			}
 			f := Analyze(filepath.Base(path), b)
 			f.Facts = nil // the parsers' own goldens pin those
-			testutil.Golden(t, "golden/"+name+".golden", checktest.JSON(t, f))
+			testutil.Golden(t, "golden/"+name+".golden", testutil.JSON(t, f))
 		})
 	}
 }

@@ -35,7 +35,7 @@
 //	rep.Add(out.Results...)
 //
 // A workload manager's launcher is a third Executor with Node on the far side:
-// checks/slurm's Launcher.NCCL runs the probe and the job as srun steps of
+// action/launch/slurm's Launcher.NCCL runs the probe and the job as srun steps of
 // `fabricctl task`, one task per node; its torchrun jobs over several nodes
 // meet through the c10d rendezvous (Spec.Rendezvous), so every node runs the
 // same command.

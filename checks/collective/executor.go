@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fabricctl/fabricctl/internal/agentclient"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 )
 
 // Executor runs the node side on many hosts at once: the probe, then every

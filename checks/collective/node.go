@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
+	"github.com/fabricctl/fabricctl/agent"
 )
 
 // Node is the host side of the suite: it probes what the host can run and

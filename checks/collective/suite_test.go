@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
@@ -118,7 +117,7 @@ func renamed(t *testing.T, devs []string, gid int, names ...string) []Host {
 // corpusLog returns a corpus NCCL log (its "# SOURCE:" line dropped).
 func corpusLog(t *testing.T, name string) string {
 	t.Helper()
-	return string(checktest.CorpusFiles(t, "nccl", name)[0].Body)
+	return string(testutil.CorpusFiles(t, "nccl", name)[0].Body)
 }
 
 // n06Exec stands in for the two H800 hosts of corpus n06 (NCCL 2.18.5, one
@@ -142,7 +141,7 @@ func status(out *Outcome) map[string]checks.Status {
 
 func golden(t *testing.T, name string, out *Outcome) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("golden", name+".golden"), checktest.JSON(t, out.Results))
+	testutil.Golden(t, filepath.Join("golden", name+".golden"), testutil.JSON(t, out.Results))
 }
 
 // TestNoGPUHostsSkip: hosts without GPUs (the soft-RoCE lab) skip the whole
@@ -375,7 +374,7 @@ func TestNCCLTestsCorrectness(t *testing.T) {
 		}
 		return out
 	}
-	good := run(string(checktest.CorpusFiles(t, "nccl-tests", "t03_*.txt")[0].Body))
+	good := run(string(testutil.CorpusFiles(t, "nccl-tests", "t03_*.txt")[0].Body))
 	if r := find(t, good, IDCorrectness, "job"); r.Status != checks.StatusPass || r.Summary != "all_reduce_perf checked every result of 7 sizes: 0 wrong, 0 out of bounds" {
 		t.Errorf("%+v", r)
 	}
@@ -394,7 +393,7 @@ func TestNCCLTestsCorrectness(t *testing.T) {
 // joins by NVLink. With NCCL's paths over NVL the transport passes and says
 // so; with PCIe paths only (NCCL_P2P_DISABLE, the SHM log) it warns.
 func TestTwoLocalRanksOverNVLink(t *testing.T) {
-	topo := string(checktest.CorpusFiles(t, "host", "h28b_*.txt")[0].Body)
+	topo := string(testutil.CorpusFiles(t, "host", "h28b_*.txt")[0].Body)
 	run := func(name, host string) checks.Result {
 		t.Helper()
 		b, err := os.ReadFile("../nccl/testdata/shaped/" + name)

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/checks/pcitopo"
+	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
 // hostCorpus says, for every file of corpus/validation/host, which parser
@@ -269,7 +269,7 @@ var hostCorpus = map[string]struct {
 
 func TestHostCorpus(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range checktest.CorpusFiles(t, "host", "*.txt") {
+	for _, f := range testutil.CorpusFiles(t, "host", "*.txt") {
 		seen[f.Name] = true
 		want, ok := hostCorpus[f.Name]
 		if !ok {

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -44,11 +43,11 @@ func TestH200Captures(t *testing.T) {
 		g.BusID != "00000000:00:06.0" || g.PCIeGenMax != 5 || g.WidthMax != 16 || g.Replays == nil || *g.Replays != 0 || len(q.Warnings) != 0 {
 		t.Errorf("%+v %+v", q, g)
 	}
-	testutil.Golden(t, "real/h200_nvidia_smi_q.golden", checktest.JSON(t, q))
+	testutil.Golden(t, "real/h200_nvidia_smi_q.golden", testutil.JSON(t, q))
 	s, err := ParseNvidiaSMI(h200(t, "nvidia-smi.txt"))
 	if err != nil || s.Driver != "580.159.04" || len(s.GPUs) != 1 || s.GPUs[0].Name != "NVIDIA H200" || s.GPUs[0].BusID != "00000000:00:06.0" {
 		t.Errorf("%+v %v", s, err)
 	}
 	tp, _ := ParseTopo(h200(t, "topo-m-term-dumb.txt"))
-	testutil.Golden(t, "real/h200_topo_m_term_dumb.golden", checktest.JSON(t, tp))
+	testutil.Golden(t, "real/h200_topo_m_term_dumb.golden", testutil.JSON(t, tp))
 }

@@ -1,7 +1,6 @@
 package hostparse
 
 import (
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"io"
 	"os"
 	"path/filepath"
@@ -44,7 +43,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatalf("parsing: %v", err)
 				}
-				testutil.Golden(t, name+".golden", checktest.JSON(t, v))
+				testutil.Golden(t, name+".golden", testutil.JSON(t, v))
 			})
 		}
 	}

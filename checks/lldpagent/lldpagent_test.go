@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/lldp"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
+	"github.com/fabricctl/fabricctl/agent"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
+	"github.com/fabricctl/fabricctl/fabric/lldp"
 )
 
 // serve returns an agent whose lldp op runs run instead of lldpcli.
@@ -25,7 +25,7 @@ func serve(run func(context.Context, []string) ([]byte, error)) agentclient.Agen
 // sample: ns-2.example.com on eth0, port described eth1) as an
 // observation of that host.
 func TestObserve(t *testing.T) {
-	sample, err := os.ReadFile("../lldp/testdata/lldpd-test-json.json")
+	sample, err := os.ReadFile("../../fabric/lldp/testdata/lldpd-test-json.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks/localize"
-	"github.com/fabricctl/fabricctl/checks/localize/localizesim"
 	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/testkit/localizesim"
 )
 
 // fabric1024 is the benchmark's simulated fabric (1,024 hosts, 32 leaves,

@@ -12,10 +12,10 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/localize"
-	"github.com/fabricctl/fabricctl/checks/localize/localizesim"
 	"github.com/fabricctl/fabricctl/checks/schedule"
 	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/testkit/localizesim"
 )
 
 // small is a 64-host fabric: 4 leaves of 16 hosts, 4 spines, non-blocking.

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks/localize"
-	"github.com/fabricctl/fabricctl/checks/localize/localizesim"
 	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/testkit/localizesim"
 )
 
 // pathTester answers re-tests over the two-leaf lab's topology: a test is

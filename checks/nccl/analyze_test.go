@@ -3,7 +3,6 @@ package nccl
 import (
 	"bytes"
 	"errors"
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +48,7 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(p), ".log")
 		t.Run(name, func(t *testing.T) {
 			a := analyzeFile(t, Options{}, filepath.Base(p))
-			testutil.Golden(t, name+".golden", checktest.JSON(t, a))
+			testutil.Golden(t, name+".golden", testutil.JSON(t, a))
 		})
 	}
 }

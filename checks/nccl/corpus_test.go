@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
+	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -210,9 +210,9 @@ var ncclCorpus = map[string]struct {
 
 func TestNCCLCorpus(t *testing.T) {
 	seen := map[string]bool{}
-	var files []checktest.File
-	files = append(files, checktest.CorpusFiles(t, "nccl", "*.txt")...)
-	files = append(files, checktest.CorpusFiles(t, "nccl-tests", "*.txt")...)
+	var files []testutil.File
+	files = append(files, testutil.CorpusFiles(t, "nccl", "*.txt")...)
+	files = append(files, testutil.CorpusFiles(t, "nccl-tests", "*.txt")...)
 	for _, f := range files {
 		seen[f.Name] = true
 		want, ok := ncclCorpus[f.Name]

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/google/go-cmp/cmp"
 )
@@ -169,7 +168,7 @@ func TestShapedLogs(t *testing.T) {
 			if want.check != nil {
 				want.check(t, a)
 			}
-			testutil.Golden(t, "shaped/"+strings.TrimSuffix(name, filepath.Ext(name))+".golden", checktest.JSON(t, a))
+			testutil.Golden(t, "shaped/"+strings.TrimSuffix(name, filepath.Ext(name))+".golden", testutil.JSON(t, a))
 		})
 	}
 	for name := range shaped {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
+	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
 // corpusExpect is what each real-world capture must yield. Every file of
@@ -113,7 +113,7 @@ func jsonBlock(b []byte) []byte {
 
 func TestCorpus(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range checktest.CorpusFiles(t, "perftest", "*.txt") {
+	for _, f := range testutil.CorpusFiles(t, "perftest", "*.txt") {
 		seen[f.Name] = true
 		t.Run(f.Name, func(t *testing.T) {
 			want, ok := corpusExpectations[f.Name]

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
-	"github.com/fabricctl/fabricctl/checks/internal/checktest"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -56,7 +55,7 @@ func TestParseGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			testutil.Golden(t, "text/"+name+".golden", checktest.JSON(t, view(r)))
+			testutil.Golden(t, "text/"+name+".golden", testutil.JSON(t, view(r)))
 		})
 	}
 }
@@ -73,7 +72,7 @@ func TestParseJSONGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseJSON: %v", err)
 			}
-			testutil.Golden(t, "json/"+name+".golden", checktest.JSON(t, r))
+			testutil.Golden(t, "json/"+name+".golden", testutil.JSON(t, r))
 		})
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabricctl/fabricctl/agent"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
 
@@ -105,7 +105,8 @@ type PCIDevice struct {
 // Gatherer collects Facts on the host it runs on. Roots and tools are
 // injectable so fixture trees work. Safe for concurrent use.
 type Gatherer struct {
-	// Open opens the host backends for hostcfg's Observe (the agent's Handler.Open).
+	// Open opens the host backends for hostcfg's Observe (as the agent's
+	// host ops open them: hostops.Ops.Open).
 	Open func(ctx context.Context) (*hostcfg.Host, error)
 	// Sys is /sys; the zero FS uses the opened host's.
 	Sys sysfs.FS
@@ -133,11 +134,8 @@ type Gatherer struct {
 var DefaultLibDirs = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
 	"/usr/local/lib", "/usr/local/cuda/lib64", "/usr/local/nccl/lib", "/opt/nccl/lib"}
 
-// Register adds Op to h, observing through h.Open.
+// Register adds Op to h, observing through g.Open.
 func (g *Gatherer) Register(h *agent.Handler) {
-	if g.Open == nil {
-		g.Open = h.Open
-	}
 	h.Register(Op, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var a Args
 		if len(raw) == 0 {

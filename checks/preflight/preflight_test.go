@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/agent"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 const hosts = "../../hostcfg/testdata/hosts"
@@ -234,8 +234,8 @@ func TestFleetVersionSkewAndNCCLLibrary(t *testing.T) {
 
 func TestOpOverTheAgentProtocol(t *testing.T) {
 	g, fx := rxeGatherer(t)
-	g.Open = nil
-	h := &agent.Handler{Open: func(context.Context) (*hostcfg.Host, error) { return fx.Host, nil }}
+	g.Open = func(context.Context) (*hostcfg.Host, error) { return fx.Host, nil }
+	h := &agent.Handler{}
 	g.Register(h)
 	var f Facts
 	if err := agentclient.Call(t.Context(), agentclient.Local{Handler: h}, Op, Args{Intent: desired(t, "rxe")}, &f); err != nil {

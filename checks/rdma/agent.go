@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fabricctl/fabricctl/agent"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
 

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/agent"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/perftest"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // rxeSys is the rxe fixture host of hostcfg (rxe0, port 1, hw_counters).

@@ -51,7 +51,7 @@
 //	// res.Results: one verdict per pair; res.Hosts: the blamed hosts
 //
 // A sweep can also run each round through an Executor instead of the agents: a launcher such
-// as checks/slurm runs a whole round as one job step, and on every host of it the step's task
+// as action/launch/slurm runs a whole round as one job step, and on every host of it the step's task
 // calls Agent.RunSide (RunLoopback for a loopback). There the client cannot see its server
 // start, so it runs again while perftest could not connect at all ("Couldn't connect to"),
 // within half the test's bound.

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/perftest"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // Endpoint is one host's side of a test, as the controller knows it from

@@ -56,7 +56,7 @@ type Sweep struct {
 
 // Executor runs the jobs of one round at once and returns one PairRun per job, in order. The
 // default (a nil Sweep.Executor) drives every job through its endpoints' agents; a launcher (the
-// Slurm one in checks/slurm) runs the whole round as one step on its hosts. Jobs with a Blocked
+// Slurm one in action/launch/slurm) runs the whole round as one step on its hosts. Jobs with a Blocked
 // endpoint never reach an Executor. An Executor retries runs that failed for a cause of the measurement
 // (PairRun.Retryable, at least clock calibration: PairRun.RetryCalibration) as RunPair does.
 type Executor interface {

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/agent"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/perftest"
 	"github.com/fabricctl/fabricctl/checks/rdma/rdmatest"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 )
 
 // fleet builds one in-process agent per host, all on this machine; each

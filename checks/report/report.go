@@ -284,7 +284,7 @@ func (r *Report) Validate() error {
 		}
 		units[p.Test] = p.Unit
 	}
-	return r.validateLocalisation()
+	return r.validateLocalization()
 }
 
 // sorted validates r and returns a copy with stable order: suites in
@@ -325,7 +325,7 @@ func (r *Report) sorted() (*Report, error) {
 		return cmp.Or(cmp.Compare(a.Test, b.Test), cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B),
 			cmp.Compare(a.DeviceA, b.DeviceA), cmp.Compare(a.DeviceB, b.DeviceB))
 	})
-	c.sortLocalisation()
+	c.sortLocalization()
 	return &c, nil
 }
 

@@ -104,7 +104,7 @@ func WriteTable(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "  %s\n", oneLine(e))
 		}
 	}
-	writeLocalisation(&b, s)
+	writeLocalization(&b, s)
 	sum := s.Summary()
 	fmt.Fprintf(&b, "\nRESULT: %s, %d checks (%s), %d pairs (%s)\n", strings.ToUpper(string(sum.Status)),
 		sum.Checks.Total, sum.Checks, sum.Pairs.Total, sum.Pairs)

@@ -8,7 +8,7 @@ import (
 )
 
 // Observation is the LLDP neighbour table one device reported: a host's
-// lldpd (checks/lldp) or a switch's read-back (switchcfg.NeighborReader).
+// lldpd (fabric/lldp) or a switch's read-back (switchcfg.NeighborReader).
 type Observation struct {
 	Device    string            `json:"device"`
 	Neighbors []fabric.Neighbor `json:"neighbors"`

@@ -2,7 +2,7 @@
 // fabric file and as discovered through LLDP, and says how the two differ:
 //
 //	declared := topology.Declared(f)                     // spec.links, hosts[].links, roles, rails
-//	obs := []topology.Observation{{Device: "gpu-01", Neighbors: ns}, …} // checks/lldp, switch drivers
+//	obs := []topology.Observation{{Device: "gpu-01", Neighbors: ns}, …} // fabric/lldp, switch drivers
 //	discovered := topology.Discover(obs, declared)       // names resolved against the fabric (FQDNs too)
 //	for _, d := range topology.Compare(declared, discovered, topology.Observed(obs)) {
 //		fmt.Println(d.Kind, d.Message) // wrong-rail gpu-01:ens1f0np0 is on leaf-r1-03:swp7 of rail 1, declared …

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/lldp"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/fabric/lldp"
 )
 
 // labObservations parses the lldpcli captures of one two-leaf lab scenario

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/lldp"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/fabric/lldp"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -117,7 +117,7 @@ func TestCompare(t *testing.T) {
 // names, a Junos leaf sending its ifIndex as port ID) through the parser
 // and Discover against a declared fabric.
 func TestDiscoverFromRealShapes(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "lldp", "testdata", "own-gpu-two-rails.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "fabric", "lldp", "testdata", "own-gpu-two-rails.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,16 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/agent"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
+	"github.com/fabricctl/fabricctl/agent/hostops"
 	"github.com/fabricctl/fabricctl/hostcfg"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
 	"github.com/fabricctl/fabricctl/hostcfg/journal"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/ctxio"
 )
-
-// registerAgentOps adds the ops beyond the built-in ones (the checks'
-// exec-check ops register here).
-func registerAgentOps(h *agent.Handler) { registerCheckOps(h) }
 
 func newAgentCmd(g *globals) *cobra.Command {
 	var hf hostFlags
@@ -30,18 +27,16 @@ stderr. See docs/agent-protocol.md. Exit 0 when every reply was ok, 1 otherwise.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := commandContext(cmd, g)
 			defer cancel()
-			h := &agent.Handler{
-				Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) },
-				Info: agent.Hello{Version: build().Version, Revision: build().Revision, SHA256: agentclient.SelfSHA256(),
-					GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
-			}
+			h := &agent.Handler{Info: agent.Hello{Version: build().Version, Revision: build().Revision, SHA256: agentclient.SelfSHA256(),
+				GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}}
+			ops := &hostops.Ops{Open: func(ctx context.Context) (*hostcfg.Host, error) { return openHost(ctx, hf.options(g)) }}
 			// The journal's directory is made when the first apply begins.
 			if dir, err := journal.Open(stateDir); err == nil {
-				h.Journal = dir
+				ops.Journal = dir
 			} else {
 				g.log.Warn("no apply journal: applies cannot be recovered if interrupted", "error", err)
 			}
-			registerAgentOps(h)
+			registerAgentOps(h, ops)
 			// A request that never comes must not outlive the first SIGTERM.
 			failed, err := h.Serve(ctx, ctxio.NewReader(ctx, g.stdin), g.stdout)
 			if err != nil {

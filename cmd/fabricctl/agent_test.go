@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/agent"
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/hostcfg/agent"
 )
 
 // runAgent feeds requests (JSON values, one per line) to `fabricctl agent`

@@ -14,13 +14,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/action/check"
+	"github.com/fabricctl/fabricctl/action/fleet"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/captured"
 	"github.com/fabricctl/fabricctl/checks/report"
-	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
-	"github.com/fabricctl/fabricctl/internal/fleet"
 )
 
 // checkFlags are the flags of fabricctl check.
@@ -116,17 +116,17 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	fl, closeAll := fleet.Hosts(f, fleet.Options{InsecureIgnoreHostKey: cf.insecure, Only: cf.only, Deployer: d,
 		IdentityFile: cf.identity, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial})
 	defer closeAll()
-	var hosts []checkrunner.Host
+	var hosts []check.Host
 	for _, h := range fl {
-		hosts = append(hosts, checkrunner.Host{Intent: h.Intent, Agent: h.Agent})
+		hosts = append(hosts, check.Host{Intent: h.Intent, Agent: h.Agent})
 	}
 	if len(hosts) == 0 {
-		return fmt.Errorf("checking %s: %w", cf.file, checkrunner.ErrNoHosts)
+		return fmt.Errorf("checking %s: %w", cf.file, check.ErrNoHosts)
 	}
 	var mu sync.Mutex
 	so := fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial}
-	rep, err := checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
-		Topology: topology.Declared(f), Neighbors: fleet.SwitchNeighbors(f, so), SwitchCounters: fleet.SwitchCounters(f, so),
+	rep, err := check.Run(ctx, f.Metadata.Name, hosts, check.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
+		Topology: topology.Declared(f), Neighbors: check.NewNeighborSource(f, so), SwitchCounters: check.NewSwitchCounterSource(f, so),
 		Progress: func(format string, a ...any) {
 			mu.Lock()
 			defer mu.Unlock()

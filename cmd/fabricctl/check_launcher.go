@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/action/check"
+	"github.com/fabricctl/fabricctl/action/launch/slurm"
 	"github.com/fabricctl/fabricctl/checks/report"
-	checkrunner "github.com/fabricctl/fabricctl/checks/runner"
-	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
@@ -60,11 +60,11 @@ func runCheckSlurm(cmd *cobra.Command, g *globals, cf checkFlags, lf launcherFla
 	l := &slurm.Launcher{Run: slurm.Exec{}, Bin: lf.nodeBin, Partition: lf.partition, Reservation: lf.reservation,
 		Allocation: lf.job, Log: logf}
 	rep, err := slurm.Sweep(ctx, f, cf.file, l, cf.only, lf.drain, func(ctx context.Context, hs []fabric.HostIntent) (*report.Report, error) {
-		hosts := make([]checkrunner.Host, len(hs))
+		hosts := make([]check.Host, len(hs))
 		for i, h := range hs {
-			hosts[i] = checkrunner.Host{Intent: h}
+			hosts[i] = check.Host{Intent: h}
 		}
-		return checkrunner.Run(ctx, f.Metadata.Name, hosts, checkrunner.Options{Suites: suites, Checks: f.Spec.Checks,
+		return check.Run(ctx, f.Metadata.Name, hosts, check.Options{Suites: suites, Checks: f.Spec.Checks,
 			RelativeFloor: cf.relFloor, Parallel: g.parallel, Launcher: l, Progress: logf, NCCLLogDir: cf.ncclLogs})
 	})
 	if err != nil {

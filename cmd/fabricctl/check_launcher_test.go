@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/action/launch/task"
 	"github.com/fabricctl/fabricctl/checks/collective"
-	"github.com/fabricctl/fabricctl/checks/task"
 )
 
 func TestLauncherFlagErrors(t *testing.T) {

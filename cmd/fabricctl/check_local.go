@@ -9,13 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fabricctl/fabricctl/checks/local"
-	"github.com/fabricctl/fabricctl/checks/nhc"
+	"github.com/fabricctl/fabricctl/action/checklocal"
+	"github.com/fabricctl/fabricctl/action/checklocal/nhc"
+	"github.com/fabricctl/fabricctl/action/launch/k8s"
+	"github.com/fabricctl/fabricctl/action/launch/slurm"
 	"github.com/fabricctl/fabricctl/checks/report"
-	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
-	"github.com/fabricctl/fabricctl/internal/kube"
 )
 
 // localCheckFlags are check's flags for --local.
@@ -32,29 +32,29 @@ func (lf *localCheckFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&lf.budget, "budget", nhc.DefaultBudget, "with --local -o nhc: answer within this (Slurm kills a health check after 60 s)")
 }
 
-// schedulers name the fabric hosts as workload managers name their nodes (local.FindHost).
-var schedulers = []local.Scheduler{
+// schedulers name the fabric hosts as workload managers name their nodes (checklocal.FindHost).
+var schedulers = []checklocal.Scheduler{
 	{Env: "SLURMD_NODENAME", Node: func(h fabric.HostIntent) string { return slurm.NodeOf(h.Host, h.Labels) }},
-	{Env: "NODE_NAME", Node: kube.NodeOf},
+	{Env: "NODE_NAME", Node: k8s.NodeOf},
 }
 
 // localOptions turns the flags into the options of package local.
-func localOptions(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlags) (local.Options, fabric.HostIntent, error) {
+func localOptions(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFlags) (checklocal.Options, fabric.HostIntent, error) {
 	var lh fabric.HostIntent
 	var suites []report.Suite
 	if cmd.Flags().Changed("suite") {
 		var err error
 		if suites, err = parseSuites(cf.suites); err != nil {
-			return local.Options{}, lh, err
+			return checklocal.Options{}, lh, err
 		}
 	}
-	o := local.Options{Suites: suites, NCCLLogDir: cf.ncclLogs, Progress: func(format string, a ...any) { fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...) }}
+	o := checklocal.Options{Suites: suites, NCCLLogDir: cf.ncclLogs, Progress: func(format string, a ...any) { fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...) }}
 	if cf.file != "" {
 		f, err := loadFabric(g.stderr, cf.file)
 		if err != nil {
 			return o, lh, err
 		}
-		if lh, err = local.FindHost(f, cf.file, lf.host, schedulers); err != nil {
+		if lh, err = checklocal.FindHost(f, cf.file, lf.host, schedulers); err != nil {
 			return o, lh, err
 		}
 		o.ForFabric(f, lh)
@@ -87,7 +87,7 @@ func runCheckLocal(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckF
 	}
 	ctx, cancel := commandContext(cmd, g)
 	defer cancel()
-	rep, err := local.Run(ctx, o)
+	rep, err := checklocal.Run(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func runCheckNHC(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFla
 	} else {
 		ctx, cancel := commandContext(cmd, g)
 		defer cancel()
-		v = nhc.Run(ctx, lf.budget, func(ctx context.Context) (*report.Report, error) { return local.Run(ctx, o) })
+		v = nhc.Run(ctx, lf.budget, func(ctx context.Context) (*report.Report, error) { return checklocal.Run(ctx, o) })
 		if lnf.drain {
 			node := ""
 			if lh.Host != "" {

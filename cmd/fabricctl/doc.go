@@ -2,8 +2,8 @@
 // Ethernet, and InfiniBand) from one YAML description.
 //
 // This package only wires: it parses flags with cobra, builds the pieces from
-// fabric/, hostcfg/, switchcfg/ and checks/ — targets through internal/fleet,
-// renderings through internal/render, the drivers from switchcfg/all — and
+// fabric/, hostcfg/, switchcfg/ and checks/ — targets through action/fleet,
+// renderings through action/render, the drivers from switchcfg/all — and
 // maps their results to output and exit codes (DESIGN.md §3). stdout carries
 // results; logs go to stderr.
 //

@@ -7,14 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/action/hostlocal"
+	"github.com/fabricctl/fabricctl/action/view"
 	"github.com/fabricctl/fabricctl/checks/preflight"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/journal"
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
-	"github.com/fabricctl/fabricctl/internal/hostapply"
-	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
 
@@ -163,7 +163,7 @@ RDMA device is shown; with --desired or -f/--host only what the intent manages.`
 				} else {
 					obs, oerr = h.Show(ctx, args)
 				}
-				if err := output.Write(g.stdout, g.output, obs, func(t *output.TableWriter) { hostview.Observed(t, obs) }); err != nil {
+				if err := output.Write(g.stdout, g.output, obs, func(t *output.TableWriter) { view.Observed(t, obs) }); err != nil {
 					return err
 				}
 				if oerr != nil {
@@ -190,10 +190,10 @@ func newHostPlanCmd(g *globals) *cobra.Command {
 			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
 				obs, oerr := h.Observe(ctx, *d)
 				p := hostcfg.Diff(*d, obs)
-				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { hostview.Plan(t, p) }); err != nil {
+				if err := output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { view.Plan(t, p) }); err != nil {
 					return err
 				}
-				interrupted := hostapply.WarnInterrupted(g.stderr, stateDir, d.Host)
+				interrupted := hostlocal.WarnInterrupted(g.stderr, stateDir, d.Host)
 				switch {
 				case oerr != nil:
 					output.LogErrors(g.stderr, oerr)
@@ -229,9 +229,9 @@ otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runOnHost(cmd, g, &hf, true, func(ctx context.Context, h *hostcfg.Host, d *fabric.HostIntent) error {
-				err := hostapply.Run(ctx, h, *d, hostapply.Options{StateDir: stateDir, DryRun: dryRun, Yes: yes,
+				err := hostlocal.Run(ctx, h, *d, hostlocal.Options{StateDir: stateDir, DryRun: dryRun, Yes: yes,
 					Format: g.output, Stdout: g.stdout, Stderr: g.stderr})
-				if errors.Is(err, hostapply.ErrReported) {
+				if errors.Is(err, hostlocal.ErrReported) {
 					return exitCodeError{exitError}
 				}
 				return err
@@ -286,7 +286,7 @@ Exit 0 when nothing was pending or everything was restored, 1 otherwise.`,
 					return err
 				}
 			}
-			rep := hostview.RecoverReport{APIVersion: fabric.APIVersion, Recovered: all}
+			rep := view.RecoverReport{APIVersion: fabric.APIVersion, Recovered: all}
 			if err := output.Write(g.stdout, g.output, rep, rep.Table); err != nil {
 				return err
 			}

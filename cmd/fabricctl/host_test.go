@@ -13,11 +13,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/fabricctl/fabricctl/action/view"
 	"github.com/fabricctl/fabricctl/hostcfg"
 	"github.com/fabricctl/fabricctl/hostcfg/dcbnl"
 	"github.com/fabricctl/fabricctl/hostcfg/hostcfgtest"
 	"github.com/fabricctl/fabricctl/hostcfg/journal"
-	"github.com/fabricctl/fabricctl/internal/hostview"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -59,13 +59,13 @@ func TestHostPlanApplyExitCodes(t *testing.T) {
 		t.Fatalf("a refused apply sent %d DCB writes", n)
 	}
 	code, out, _ = runCLI(t, "host", "apply", "--desired", d, "--dry-run", "-o", "json")
-	var dry hostview.ApplyReport
+	var dry view.ApplyReport
 	if code != 0 || json.Unmarshal([]byte(out), &dry) != nil || !dry.DryRun || dry.Result != nil || len(dry.Plan.Changes) == 0 {
 		t.Fatalf("dry run: exit %d, %s", code, out)
 	}
 
 	code, out, errs = runCLI(t, "host", "apply", "--desired", d, "--yes", "-o", "json")
-	var res hostview.ApplyReport
+	var res view.ApplyReport
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Result == nil || len(res.Remaining) != 0 {
 		t.Fatalf("apply --yes: exit %d, stderr %q, out %s", code, errs, out)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/action/launch/k8s"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
-	"github.com/fabricctl/fabricctl/internal/kube"
 )
 
 func newK8sCmd(g *globals) *cobra.Command {
@@ -23,17 +23,17 @@ func newK8sCmd(g *globals) *cobra.Command {
 func newK8sRenderCmd(g *globals) *cobra.Command {
 	var file, out string
 	var selector []string
-	var o kube.Options
+	var o k8s.Options
 	cmd := &cobra.Command{
 		Use:   "render -f FABRIC [--image IMAGE] [--out DIR]",
 		Short: "Render the node-problem-detector DaemonSet (local check) and one Indexed Job per pairwise round",
 		Long: `Renders, from the fabric file:
   - a DaemonSet running node-problem-detector with one custom plugin rule,
-    "fabricctl check --local -o nhc", which sets the node condition ` + kube.DefaultCondition + `
+    "fabricctl check --local -o nhc", which sets the node condition ` + k8s.DefaultCondition + `
     (True when the check fails), with its Namespace, RBAC and ConfigMap;
   - one Indexed Job per round of spec.checks.pairwise's schedule: a pod on each node of the round
     (host network, the RDMA device plugin's resource), each running its side of its pair.
-Hosts map to nodes by the label ` + kube.NodeLabel + `, else by name. Without --out the manifests go
+Hosts map to nodes by the label ` + k8s.NodeLabel + `, else by name. Without --out the manifests go
 to stdout as one YAML stream; with --out DIR, DIR/health.yaml and DIR/round-NNN.yaml.
 Nothing is applied: kubectl apply -f does that (see docs/fleet.md).`,
 		Args: cobra.NoArgs,
@@ -42,15 +42,15 @@ Nothing is applied: kubectl apply -f does that (see docs/fleet.md).`,
 			if err != nil {
 				return err
 			}
-			if o.NodeSelector, err = kube.ParseNodeSelector(selector); err != nil {
+			if o.NodeSelector, err = k8s.ParseNodeSelector(selector); err != nil {
 				return err
 			}
-			m, err := kube.Render(f, o)
+			m, err := k8s.Render(f, o)
 			if err != nil {
 				return err
 			}
 			if out == "" {
-				y, err := kube.Write(m.All())
+				y, err := k8s.Write(m.All())
 				if err != nil {
 					return err
 				}
@@ -71,12 +71,12 @@ Nothing is applied: kubectl apply -f does that (see docs/fleet.md).`,
 	fl := cmd.Flags()
 	fl.StringVarP(&file, "file", "f", "", "fabric file")
 	fl.StringVar(&out, "out", "", "write health.yaml and round-NNN.yaml here instead of stdout")
-	fl.StringVar(&o.Namespace, "namespace", kube.DefaultNamespace, "namespace of every object")
-	fl.StringVar(&o.Image, "image", kube.DefaultImage, "fabricctl image (static /usr/local/bin/fabricctl, perftest, rdma-core)")
-	fl.StringVar(&o.NPDImage, "npd-image", kube.DefaultNPDImage, "node-problem-detector image")
-	fl.StringVar(&o.RDMAResource, "rdma-resource", kube.DefaultRDMAResource, "extended resource of the RDMA device plugin each test pod asks for")
-	fl.StringVar(&o.Condition, "condition", kube.DefaultCondition, "node condition NPD sets (True = problem)")
-	fl.DurationVar(&o.Interval, "interval", kube.DefaultInterval, "how often NPD runs the local check")
+	fl.StringVar(&o.Namespace, "namespace", k8s.DefaultNamespace, "namespace of every object")
+	fl.StringVar(&o.Image, "image", k8s.DefaultImage, "fabricctl image (static /usr/local/bin/fabricctl, perftest, rdma-core)")
+	fl.StringVar(&o.NPDImage, "npd-image", k8s.DefaultNPDImage, "node-problem-detector image")
+	fl.StringVar(&o.RDMAResource, "rdma-resource", k8s.DefaultRDMAResource, "extended resource of the RDMA device plugin each test pod asks for")
+	fl.StringVar(&o.Condition, "condition", k8s.DefaultCondition, "node condition NPD sets (True = problem)")
+	fl.DurationVar(&o.Interval, "interval", k8s.DefaultInterval, "how often NPD runs the local check")
 	fl.DurationVar(&o.Budget, "budget", 50*time.Second, "the local check's budget (NPD's timeout is 5 s more)")
 	fl.StringSliceVar(&selector, "node-selector", nil, "KEY=VALUE node labels the DaemonSet and Jobs are restricted to")
 	return cmd

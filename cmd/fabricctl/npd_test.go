@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fabricctl/fabricctl/checks/nhc"
-	"github.com/fabricctl/fabricctl/internal/kube"
+	"github.com/fabricctl/fabricctl/action/checklocal/nhc"
+	"github.com/fabricctl/fabricctl/action/launch/k8s"
 )
 
 // npdStatus is node-problem-detector's custom plugin status (pkg/custompluginmonitor/types).
@@ -30,7 +30,7 @@ const (
 // plugin/plugin.go, func run, at commit 6632ca6 of github.com/kubernetes/node-problem-detector):
 // killed at the rule's timeout, at most 4 KiB of stdout read, the output trimmed and cut at
 // max_output_length, exit 0 OK, 1 NonOK, anything else Unknown.
-func runLikeNPD(t *testing.T, rule kube.NPDRule, maxOut int, env []string) (npdStatus, string, time.Duration) {
+func runLikeNPD(t *testing.T, rule k8s.NPDRule, maxOut int, env []string) (npdStatus, string, time.Duration) {
 	t.Helper()
 	timeout, err := time.ParseDuration(rule.Timeout)
 	if err != nil {
@@ -87,7 +87,7 @@ func hasRDMA() bool {
 // cannot finish within its budget is Unknown before NPD's timeout kills it.
 func TestNPDPluginContract(t *testing.T) {
 	bin := fabricctlBinary(t)
-	cfg := kube.MonitorConfig(kube.Options{})
+	cfg := k8s.MonitorConfig(k8s.Options{})
 	rule := cfg.Rules[0]
 	rule.Path = bin
 	host, _ := os.Hostname()
@@ -96,7 +96,7 @@ func TestNPDPluginContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, a := range rule.Args {
-		if a == kube.FabricPath {
+		if a == k8s.FabricPath {
 			rule.Args[i] = fab
 		}
 	}

@@ -8,11 +8,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/fabricctl/fabricctl/action/fleet"
+	"github.com/fabricctl/fabricctl/action/view"
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
-	"github.com/fabricctl/fabricctl/internal/fleet"
-	"github.com/fabricctl/fabricctl/internal/hostview"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/spf13/cobra"
@@ -79,7 +80,7 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 
 func (g *globals) engine() *fabric.Engine {
 	e := &fabric.Engine{Parallel: g.parallel, Log: g.log}
-	if output.IsTerminal(g.stderr) {
+	if ctxio.IsTerminal(g.stderr) {
 		e.Progress = func(ev fabric.Event) {
 			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)
 			if ev.Done == ev.Total {
@@ -98,7 +99,7 @@ func (g *globals) withTimeout(ctx context.Context) (context.Context, context.Can
 }
 
 func writePlan(g *globals, p *fabric.Plan) error {
-	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { output.PlanTable(t, g.stdout, p) })
+	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { view.PlanTable(t, g.stdout, p) })
 }
 
 func newPlanCmd(g *globals) *cobra.Command {
@@ -167,7 +168,7 @@ DIR/<switch>.<ext> (show running-config, CONFIG_DB JSON, nv config show, …).`,
 					}
 				}
 				if g.output == "prometheus" {
-					output.WritePrometheus(g.stdout, p, time.Now())
+					view.WritePrometheus(g.stdout, p, time.Now())
 				} else if err := writePlan(g, p); err != nil {
 					return err
 				}
@@ -183,7 +184,7 @@ DIR/<switch>.<ext> (show running-config, CONFIG_DB JSON, nv config show, …).`,
 
 func writeTextfile(path string, p *fabric.Plan, now time.Time) error {
 	var b bytes.Buffer
-	output.WritePrometheus(&b, p, now)
+	view.WritePrometheus(&b, p, now)
 	return atomicfile.WriteFile(path, b.Bytes(), 0o644)
 }
 
@@ -265,7 +266,7 @@ Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
 				results, errs := fleet.Recover(ctx, targets, g.parallel)
-				out := hostview.FleetRecoverReport{APIVersion: fabric.APIVersion, Hosts: results, Errors: errs}
+				out := view.FleetRecoverReport{APIVersion: fabric.APIVersion, Hosts: results, Errors: errs}
 				if err := output.Write(g.stdout, g.output, out, out.Table); err != nil {
 					return err
 				}
@@ -289,9 +290,9 @@ func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
 			n++
 		}
 	}
-	return output.Confirm(ctx, g.stdin, g.stderr, fmt.Sprintf("Apply these changes to %d target(s)?", n))
+	return ctxio.Confirm(ctx, g.stdin, g.stderr, fmt.Sprintf("Apply these changes to %d target(s)?", n))
 }
 
 func writeResult(g *globals, r *fabric.Result) error {
-	return output.Write(g.stdout, g.output, r, func(t *output.TableWriter) { output.ResultTable(t, g.stdout, r) })
+	return output.Write(g.stdout, g.output, r, func(t *output.TableWriter) { view.ResultTable(t, g.stdout, r) })
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/fabricctl/fabricctl/action/render"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/output"
-	"github.com/fabricctl/fabricctl/internal/render"
 	"github.com/spf13/cobra"
 )
 

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricctl/fabricctl/action/launch/task"
 	"github.com/fabricctl/fabricctl/checks/collective"
-	"github.com/fabricctl/fabricctl/checks/task"
 )
 
 func newTaskCmd(g *globals) *cobra.Command {

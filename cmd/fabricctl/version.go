@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/internal/agentclient"
 	"github.com/fabricctl/fabricctl/internal/buildinfo"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"

@@ -7,8 +7,12 @@
 //	line, err := bufio.NewReader(r).ReadString('\n') // ctx.Err() once cancelled
 //	f, err := ctxio.Open(ctx, "/path/to/fifo")       // likewise while open blocks
 //
+// Confirm asks a yes/no question on a terminal the same way (and refuses to
+// guess when stdin is not one); IsTerminal tells a terminal from a file.
+//
 // The blocked read or open goes on in a goroutine until it returns; its
 // result is kept for the next Read, so nothing is lost when the context is
 // still live. A Reader is not safe for concurrent use (neither is its
-// underlying reader); Open is.
+// underlying reader); Open, Confirm and IsTerminal are (Confirm reads only
+// the reader it is given).
 package ctxio

@@ -77,3 +77,19 @@ func (t *TableWriter) Row(cols ...any) {
 
 // Flush writes the aligned table.
 func (t *TableWriter) Flush() error { return t.tw.Flush() }
+
+// OrDash is s, or "-" when s is empty (an empty table cell).
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// LogErrors writes each line of err (located errors, joined) as its own "fabricctl: " line on w
+// (stderr).
+func LogErrors(w io.Writer, err error) {
+	for _, l := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "fabricctl: %s\n", l)
+	}
+}

@@ -4,11 +4,14 @@
 // and uploads files atomically.
 //
 //	c, err := remote.Dial(ctx, remote.Config{Address: "10.0.0.11", User: "root",
-//	        KnownHostsFile: "~/.ssh/known_hosts"})
+//	        KnownHostsFile: "~/.ssh/known_hosts", HostKeys: knownhosts.Checker})
 //	out, err := c.Output(ctx, []string{"fabricctl", "version"}, nil)
 //
-// Host keys are checked against known_hosts by default: an unknown or changed
-// key is an error that prints the key's fingerprint and how to trust it.
+// Host keys are always checked: Config.HostKeys checks the target's key
+// against its known_hosts file (internal/knownhosts.Checker, which remote
+// does not import: it imports nothing of fabricctl), and a Config without
+// one is refused. An unknown or changed key is an error that prints the
+// key's fingerprint and how to trust it.
 // InsecureIgnoreHostKey exists for labs, is loud, and is never the default.
 // Passwords come only from the environment variable the fabric names, and never
 // appear in errors or logs.

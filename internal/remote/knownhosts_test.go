@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/internal/knownhosts"
 	"github.com/fabricctl/fabricctl/internal/sshdtest"
 	"golang.org/x/crypto/ssh"
 )
@@ -39,9 +40,9 @@ func TestKnownHostsAsOpenSSH(t *testing.T) {
 		{name: "certificate, plain key listed", knownHosts: "[127.0.0.1]:*,other " + line(host.Public)},
 		{name: "certificate of a trusted CA", knownHosts: "@cert-authority * " + line(ca.Public)},
 		{name: "CA key as a plain key", knownHosts: "@cert-authority other " + line(ca.Public) + "@cert-authority * " + line(host.Public),
-			wantErr: ErrUnknownHostKey, wantText: "which no @cert-authority line trusts for this host"},
+			wantErr: knownhosts.ErrUnknown, wantText: "which no @cert-authority line trusts for this host"},
 		{name: "revoked", knownHosts: "* " + line(host.Public) + "@revoked * " + line(host.Public),
-			wantErr: ErrRevokedHostKey, wantText: "known_hosts:2 revokes"},
+			wantErr: knownhosts.ErrRevoked, wantText: "known_hosts:2 revokes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			kh := filepath.Join(t.TempDir(), "known_hosts")

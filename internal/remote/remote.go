@@ -12,22 +12,25 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/fabricctl/fabricctl/internal/knownhosts"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 )
 
-// Errors callers can test with errors.Is.
+// Errors callers can test with errors.Is. A host-key refusal is whatever
+// Config.HostKeys returned (internal/knownhosts: ErrUnknown, ErrChanged,
+// ErrRevoked), unchanged.
 var (
-	ErrUnknownHostKey = errors.New("unknown host key")
-	ErrChangedHostKey = errors.New("host key changed")
-	ErrRevokedHostKey = errors.New("host key revoked")
-	ErrAuth           = errors.New("authentication failed")
-	ErrTimeout        = errors.New("timed out")
+	ErrAuth    = errors.New("authentication failed")
+	ErrTimeout = errors.New("timed out")
 )
+
+// HostKeyCheck builds the host-key check of one dial: the callback and the
+// host key algorithms to offer (nil: x/crypto's defaults), for the target's
+// resolved address and port, against the known_hosts file named.
+// knownhosts.Checker is fabricctl's.
+type HostKeyCheck func(knownHostsFile, address string, port int) (ssh.HostKeyCallback, []string, error)
 
 // DialFunc opens the TCP connection (the lab dials through its namespace).
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -44,6 +47,10 @@ type Config struct {
 	IdentityFile string
 	// KnownHostsFile defaults to ~/.ssh/known_hosts.
 	KnownHostsFile string
+	// HostKeys checks the target's host key against KnownHostsFile
+	// (knownhosts.Checker). Required unless InsecureIgnoreHostKey: a
+	// Config without it is refused, never dialled unchecked.
+	HostKeys HostKeyCheck
 	// PasswordEnv names the environment variable holding the password.
 	PasswordEnv string
 	// InsecureIgnoreHostKey disables host-key checking (logged loudly).
@@ -154,7 +161,7 @@ func applyDefaults(cfg Config) Config {
 // classify turns handshake errors into the sentinels, without leaking secrets.
 func classify(ctx context.Context, err error) error {
 	switch {
-	case errors.Is(err, ErrUnknownHostKey), errors.Is(err, ErrChangedHostKey), errors.Is(err, ErrRevokedHostKey):
+	case errors.As(err, new(*hostKeyError)):
 		return err
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w during the SSH handshake", ErrTimeout)
@@ -164,69 +171,34 @@ func classify(ctx context.Context, err error) error {
 	return err
 }
 
-// hostKeyCallback checks host keys as OpenSSH does (internal/knownhosts)
-// and orders the host key algorithms as it does: known key types first.
+// hostKeyCallback is Config.HostKeys's check for the resolved target, its
+// refusals marked so that classify passes them on unchanged; with
+// InsecureIgnoreHostKey, no check at all, said loudly.
 func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, []string, error) {
 	if cfg.InsecureIgnoreHostKey {
 		cfg.Log.Warn("HOST KEY CHECKING IS DISABLED (--insecure-ignore-host-key): anyone on the path can impersonate this target", "target", cfg.Name)
 		return ssh.InsecureIgnoreHostKey(), nil, nil
 	}
-	path := expandHome(cfg.KnownHostsFile)
-	db, err := knownHosts(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, fmt.Errorf("%w: known_hosts file %s does not exist; create it with ssh-keyscan -p %d %s >> %s",
-				ErrUnknownHostKey, path, cfg.Port, cfg.Address, path)
-		}
-		return nil, nil, fmt.Errorf("reading known_hosts %s: %w", path, err)
+	if cfg.HostKeys == nil {
+		return nil, nil, errors.New("no host-key check configured (Config.HostKeys); refusing to connect unchecked")
 	}
-	check := db.Callback(cfg.Address, cfg.Port)
+	check, algos, err := cfg.HostKeys(expandHome(cfg.KnownHostsFile), cfg.Address, cfg.Port)
+	if err != nil {
+		return nil, nil, err
+	}
 	return func(hostname string, remote net.Addr, key ssh.PublicKey) error {
-		err := check(hostname, remote, key)
-		var ke *knownhosts.KeyError
-		if !errors.As(err, &ke) {
-			return err
+		if err := check(hostname, remote, key); err != nil {
+			return &hostKeyError{err}
 		}
-		switch {
-		case errors.Is(err, knownhosts.ErrRevoked):
-			return fmt.Errorf("%w: %v", ErrRevokedHostKey, ke)
-		case errors.Is(err, knownhosts.ErrChanged):
-			return fmt.Errorf("%w: %v; this may be an attack. If the host was reinstalled, remove the old line with: ssh-keygen -R %q -f %s",
-				ErrChangedHostKey, ke, knownhosts.LookupName(cfg.Address, cfg.Port), path)
-		}
-		return fmt.Errorf("%w: %v; if that fingerprint is right, trust it with: ssh-keyscan -p %d -t %s %s >> %s",
-			ErrUnknownHostKey, ke, cfg.Port, ke.Offered.Type(), cfg.Address, path)
-	}, db.Algorithms(cfg.Address, cfg.Port), nil
+		return nil
+	}, algos, nil
 }
 
-// knownHostsCache shares one parsed known_hosts per file (and modification
-// time) across every connection of a run: parsing it per dial costs memory
-// quadratic in the fleet size.
-var knownHostsCache sync.Map // path → knownHostsEntry
+// hostKeyError is a refusal of the target's host key.
+type hostKeyError struct{ err error }
 
-type knownHostsEntry struct {
-	mod  time.Time
-	size int64
-	db   *knownhosts.DB
-}
-
-func knownHosts(path string) (*knownhosts.DB, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if e, ok := knownHostsCache.Load(path); ok {
-		if e := e.(knownHostsEntry); e.mod.Equal(fi.ModTime()) && e.size == fi.Size() {
-			return e.db, nil
-		}
-	}
-	db, err := knownhosts.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	knownHostsCache.Store(path, knownHostsEntry{mod: fi.ModTime(), size: fi.Size(), db: db})
-	return db, nil
-}
+func (e *hostKeyError) Error() string { return e.err.Error() }
+func (e *hostKeyError) Unwrap() error { return e.err }
 
 func authMethods(cfg Config) ([]ssh.AuthMethod, func(), error) {
 	var methods []ssh.AuthMethod

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/internal/knownhosts"
 	"github.com/fabricctl/fabricctl/internal/sshdtest"
 	"golang.org/x/crypto/ssh"
 )
@@ -19,7 +20,7 @@ import (
 func dialTest(t *testing.T, s *sshdtest.Server, mod func(*Config)) (*Client, error) {
 	t.Helper()
 	cfg := Config{Name: "h1", Address: s.Addr, Port: s.Port, User: "root", IdentityFile: s.ClientKey,
-		KnownHostsFile: s.KnownHosts, SSHConfigFile: "none", ConnectTimeout: 5 * time.Second}
+		KnownHostsFile: s.KnownHosts, HostKeys: knownhosts.Checker, SSHConfigFile: "none", ConnectTimeout: 5 * time.Second}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -105,7 +106,7 @@ func TestRealSSHD(t *testing.T) {
 		empty := filepath.Join(t.TempDir(), "known_hosts")
 		os.WriteFile(empty, nil, 0o600)
 		_, err := dialTest(t, s, func(c *Config) { c.KnownHostsFile = empty })
-		if !errors.Is(err, ErrUnknownHostKey) || !strings.Contains(err.Error(), "SHA256:") || !strings.Contains(err.Error(), "ssh-keyscan") {
+		if !errors.Is(err, knownhosts.ErrUnknown) || !strings.Contains(err.Error(), "SHA256:") || !strings.Contains(err.Error(), "ssh-keyscan") {
 			t.Fatalf("want unknown host key with fingerprint and advice, got %v", err)
 		}
 	})
@@ -116,7 +117,7 @@ func TestRealSSHD(t *testing.T) {
 		pattern := strings.Fields(string(line))[0]
 		os.WriteFile(kh, []byte(pattern+" "+string(bytesTrim(other))), 0o600)
 		_, err := dialTest(t, s, func(c *Config) { c.KnownHostsFile = kh })
-		if !errors.Is(err, ErrChangedHostKey) || !strings.Contains(err.Error(), "ssh-keygen -R") {
+		if !errors.Is(err, knownhosts.ErrChanged) || !strings.Contains(err.Error(), "ssh-keygen -R") {
 			t.Fatalf("want changed host key, got %v", err)
 		}
 	})
@@ -126,6 +127,12 @@ func TestRealSSHD(t *testing.T) {
 			t.Fatal(err)
 		}
 		c2.Close()
+	})
+	t.Run("no host-key check configured is refused", func(t *testing.T) {
+		_, err := dialTest(t, s, func(c *Config) { c.HostKeys = nil })
+		if err == nil || !strings.Contains(err.Error(), "refusing to connect unchecked") {
+			t.Fatalf("want a refusal, got %v", err)
+		}
 	})
 	t.Run("wrong key and password never leak", func(t *testing.T) {
 		k := sshdtest.NewKey(t)
@@ -150,7 +157,7 @@ func TestRealSSHD(t *testing.T) {
 		start := time.Now()
 		// 192.0.2.0/24 is TEST-NET-1; nothing is sent beyond this machine because the dialer below never routes.
 		_, err := Dial(context.Background(), Config{Address: "127.0.0.1", Port: 1, User: "root", IdentityFile: s.ClientKey,
-			KnownHostsFile: s.KnownHosts, SSHConfigFile: "none", ConnectTimeout: time.Second})
+			KnownHostsFile: s.KnownHosts, HostKeys: knownhosts.Checker, SSHConfigFile: "none", ConnectTimeout: time.Second})
 		if err == nil || time.Since(start) > 5*time.Second {
 			t.Fatalf("want a prompt error, got %v", err)
 		}

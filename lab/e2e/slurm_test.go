@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/action/launch/slurm"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/report"
-	"github.com/fabricctl/fabricctl/checks/slurm"
 	"github.com/fabricctl/fabricctl/lab"
 )
 

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fabricctl/fabricctl/checks/lldp"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/fabric/lldp"
 )
 
 const (

@@ -3,8 +3,8 @@ package cumulus
 import (
 	"fmt"
 
-	"github.com/fabricctl/fabricctl/checks/lldp"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/fabric/lldp"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -18,7 +18,7 @@ const CmdLLDPNeighbors = "sudo lldpcli -f json0 show neighbors details"
 func (d *Driver) NeighborCommands() []string { return []string{CmdLLDPNeighbors} }
 
 // ParseNeighbors implements switchcfg.NeighborReader: lldpcli's output,
-// parsed by checks/lldp (which also takes -f json and -f keyvalue).
+// parsed by fabric/lldp (which also takes -f json and -f keyvalue).
 func (d *Driver) ParseNeighbors(rb switchcfg.Readback) ([]fabric.Neighbor, error) {
 	return switchcfg.ParseNeighborOutput(rb, CmdLLDPNeighbors, func(out []byte) ([]fabric.Neighbor, error) {
 		ns, err := lldp.Parse(out)

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/lldp"
+	"github.com/fabricctl/fabricctl/fabric/lldp"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
 // TestParseNeighbors: a Cumulus leaf's own lldpd table (suzieq's capture
-// of `net show lldp json` on Cumulus Linux 4.3 leaf01, kept with checks/lldp's
+// of `net show lldp json` on Cumulus Linux 4.3 leaf01, kept with fabric/lldp's
 // samples, where its source is recorded) read through the driver: leaf01's
 // swp1 and swp2 go to spine01 and spine02's swp1.
 func TestParseNeighbors(t *testing.T) {
-	b, err := os.ReadFile("../../checks/lldp/testdata/suzieq-cumulus-leaf01-json0.json")
+	b, err := os.ReadFile("../../fabric/lldp/testdata/suzieq-cumulus-leaf01-json0.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,111 @@
+package check
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/fabricctl/fabricctl/checks/localize"
+	"github.com/fabricctl/fabricctl/checks/report"
+	"github.com/fabricctl/fabricctl/checks/topology"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// SwitchReading is one read of the switches' port error counters.
+type SwitchReading struct {
+	// Readings holds every counter of every port of the switches read,
+	// At being the switch and its port as the fabric file names them.
+	Readings []localize.Reading
+	// Read names the switches read; Unread those that could not be,
+	// each with why ("leaf-03: reading port counters: …", "leaf-04:
+	// cisco-nxos reads no port counters").
+	Read   []string
+	Unread []string
+}
+
+// SwitchCounterSource reads the switches' port error counters once
+// (action/fleet's SwitchCounters over the switch drivers'
+// switchcfg.CounterReader). A switch it cannot reach goes into Unread;
+// it never fails as a whole.
+type SwitchCounterSource func(ctx context.Context) SwitchReading
+
+// SwitchCounters follows the switches' counters across the tests: the
+// reading before the pairwise sweep, and the source to read them again
+// after it and after every re-test round. Not safe for concurrent use.
+type SwitchCounters struct {
+	src    SwitchCounterSource
+	before SwitchReading
+	after  SwitchReading // the latest reading of every switch read since
+	last   *report.SwitchCounters
+}
+
+// StartSwitchCounters takes the reading before the tests (nil when src is nil).
+func StartSwitchCounters(ctx context.Context, src SwitchCounterSource) *SwitchCounters {
+	if src == nil {
+		return nil
+	}
+	return &SwitchCounters{src: src, before: src(ctx)}
+}
+
+// Evidence reads the counters again and returns what moved since the
+// reading before the tests, on the switch ports topo cables (the links'
+// ends; others say nothing about a tested path): read the ports of the
+// switches read both times, moved the counters that grew there (see
+// localize.Deltas: a cleared counter is no delta and its port unknown).
+// A switch read after an earlier round but not now keeps that reading:
+// what it counted until then is still evidence. Summary says afterwards
+// which switches were read.
+func (s *SwitchCounters) Evidence(ctx context.Context, topo *topology.Topology) (read []fabric.Endpoint, moved []localize.Counter) {
+	after := s.carry(s.src(ctx))
+	s.after = after
+	cabled := map[fabric.Endpoint]bool{}
+	for _, l := range topo.Links {
+		cabled[l.A], cabled[l.B] = true, true
+	}
+	keep := func(rs []localize.Reading) []localize.Reading {
+		return slices.DeleteFunc(slices.Clone(rs), func(r localize.Reading) bool { return !cabled[r.At] })
+	}
+	read, moved = localize.Deltas(keep(s.before.Readings), keep(after.Readings))
+	sum := &report.SwitchCounters{}
+	for _, name := range s.before.Read {
+		if slices.Contains(after.Read, name) {
+			sum.Read = append(sum.Read, name)
+		}
+	}
+	unread := slices.Concat(s.before.Unread, after.Unread) // a switch read once has its reason in the other
+	slices.Sort(sum.Read)
+	slices.Sort(unread)
+	sum.Unread = slices.Compact(unread)
+	s.last = sum
+	return read, moved
+}
+
+// carry adds to now the latest earlier reading of every switch read then
+// but not now, and says so beside why it was not read now.
+func (s *SwitchCounters) carry(now SwitchReading) SwitchReading {
+	for _, name := range s.after.Read {
+		if slices.Contains(now.Read, name) {
+			continue
+		}
+		now.Read = append(now.Read, name)
+		for _, r := range s.after.Readings {
+			if r.At.Device == name {
+				now.Readings = append(now.Readings, r)
+			}
+		}
+		for i, u := range now.Unread {
+			if strings.HasPrefix(u, name+": ") {
+				now.Unread[i] = u + " (its earlier reading is used)"
+			}
+		}
+	}
+	return now
+}
+
+// Summary is which switches the last Evidence read (nil before any).
+func (s *SwitchCounters) Summary() *report.SwitchCounters {
+	if s == nil {
+		return nil
+	}
+	return s.last
+}

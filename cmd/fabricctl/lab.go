@@ -31,8 +31,6 @@ type labFlags struct {
 	netns    string
 }
 
-func (f *labFlags) options() lab.Options { return lab.Options{StateDir: f.stateDir, Netns: f.netns} }
-
 func newLabCmd(g *globals) *cobra.Command {
 	f := &labFlags{}
 	cmd := &cobra.Command{

@@ -110,16 +110,6 @@ func EncodeIEEEDelApp(ifname string, apps []App) ([]byte, error) {
 	return appTable(CmdIEEEDel, ifname, AttrIEEEAppTable, apps)
 }
 
-// EncodeIEEESetRewr builds IEEE_SET adding entries to the rewrite table ("dcb rewr add").
-func EncodeIEEESetRewr(ifname string, apps []App) ([]byte, error) {
-	return appTable(CmdIEEESet, ifname, AttrRewrTable, apps)
-}
-
-// EncodeIEEEDelRewr builds IEEE_DEL removing entries from the rewrite table.
-func EncodeIEEEDelRewr(ifname string, apps []App) ([]byte, error) {
-	return appTable(CmdIEEEDel, ifname, AttrRewrTable, apps)
-}
-
 func appTable(cmd Command, ifname string, table uint16, apps []App) ([]byte, error) {
 	if len(apps) == 0 {
 		return nil, fmt.Errorf("encoding %s: no app entries: %w", cmd, ErrInvalid)

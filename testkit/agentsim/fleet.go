@@ -132,16 +132,6 @@ func (f *Fleet) Close() error {
 	return errors.Join(errs...)
 }
 
-// Server returns the server of the named host, or nil.
-func (f *Fleet) Server(name string) *Server {
-	for _, s := range f.Servers {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
-
 // FabricYAML writes a Fabric document whose hosts are the fleet's servers
 // (each with its loopback address and ssh port), all on profile, with the
 // given RoCE interfaces; include names the profile files (absolute paths or

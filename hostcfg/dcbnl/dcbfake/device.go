@@ -110,9 +110,6 @@ func VendorTrustDSCP() Option {
 	}
 }
 
-// WithDCBX sets the device's initial DCBX mode.
-func WithDCBX(mode uint8) Option { return func(d *device) { d.dcbx = mode } }
-
 func (d *device) hasAppTrust() bool { return d.flavour == Generic }
 
 // view is what the driver's get ops report (what IEEE_GET carries).

@@ -106,7 +106,7 @@ var corpusFailures = []string{
 func TestCorpusNoRefusalsNoInventedFailures(t *testing.T) {
 	var files []testutil.File
 	for _, sub := range []string{"host", "nccl", "nccl-tests", "perftest", "health"} {
-		files = append(files, testutil.CorpusFiles(t, sub, "*.txt")...)
+		files = append(files, testutil.CorpusFiles(t, "validation/"+sub, "*.txt")...)
 	}
 	counts := map[checks.Status]int{}
 	refused, invented := 0, 0

@@ -36,7 +36,7 @@ func TestBusBWFormula(t *testing.T) {
 func TestBusBWFormulaOnRealTables(t *testing.T) {
 	rows := 0
 	for _, glob := range []string{"t01_*.txt", "t02_*.txt", "t03_*.txt", "t06_*.txt"} {
-		f := testutil.CorpusFiles(t, "nccl-tests", glob)[0]
+		f := testutil.CorpusFiles(t, "validation/nccl-tests", glob)[0]
 		a, err := nccl.Analyze(nccl.Options{}, nccl.Source{Name: f.Name, R: bytes.NewReader(f.Body)})
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)

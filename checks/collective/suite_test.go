@@ -117,7 +117,7 @@ func renamed(t *testing.T, devs []string, gid int, names ...string) []Host {
 // corpusLog returns a corpus NCCL log (its "# SOURCE:" line dropped).
 func corpusLog(t *testing.T, name string) string {
 	t.Helper()
-	return string(testutil.CorpusFiles(t, "nccl", name)[0].Body)
+	return string(testutil.CorpusFiles(t, "validation/nccl", name)[0].Body)
 }
 
 // n06Exec stands in for the two H800 hosts of corpus n06 (NCCL 2.18.5, one
@@ -374,7 +374,7 @@ func TestNCCLTestsCorrectness(t *testing.T) {
 		}
 		return out
 	}
-	good := run(string(testutil.CorpusFiles(t, "nccl-tests", "t03_*.txt")[0].Body))
+	good := run(string(testutil.CorpusFiles(t, "validation/nccl-tests", "t03_*.txt")[0].Body))
 	if r := find(t, good, IDCorrectness, "job"); r.Status != checks.StatusPass || r.Summary != "all_reduce_perf checked every result of 7 sizes: 0 wrong, 0 out of bounds" {
 		t.Errorf("%+v", r)
 	}
@@ -393,7 +393,7 @@ func TestNCCLTestsCorrectness(t *testing.T) {
 // joins by NVLink. With NCCL's paths over NVL the transport passes and says
 // so; with PCIe paths only (NCCL_P2P_DISABLE, the SHM log) it warns.
 func TestTwoLocalRanksOverNVLink(t *testing.T) {
-	topo := string(testutil.CorpusFiles(t, "host", "h28b_*.txt")[0].Body)
+	topo := string(testutil.CorpusFiles(t, "validation/host", "h28b_*.txt")[0].Body)
 	run := func(name, host string) checks.Result {
 		t.Helper()
 		b, err := os.ReadFile("../nccl/testdata/shaped/" + name)

@@ -269,7 +269,7 @@ var hostCorpus = map[string]struct {
 
 func TestHostCorpus(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range testutil.CorpusFiles(t, "host", "*.txt") {
+	for _, f := range testutil.CorpusFiles(t, "validation/host", "*.txt") {
 		seen[f.Name] = true
 		want, ok := hostCorpus[f.Name]
 		if !ok {

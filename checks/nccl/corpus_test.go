@@ -211,8 +211,8 @@ var ncclCorpus = map[string]struct {
 func TestNCCLCorpus(t *testing.T) {
 	seen := map[string]bool{}
 	var files []testutil.File
-	files = append(files, testutil.CorpusFiles(t, "nccl", "*.txt")...)
-	files = append(files, testutil.CorpusFiles(t, "nccl-tests", "*.txt")...)
+	files = append(files, testutil.CorpusFiles(t, "validation/nccl", "*.txt")...)
+	files = append(files, testutil.CorpusFiles(t, "validation/nccl-tests", "*.txt")...)
 	for _, f := range files {
 		seen[f.Name] = true
 		want, ok := ncclCorpus[f.Name]

@@ -113,7 +113,7 @@ func jsonBlock(b []byte) []byte {
 
 func TestCorpus(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range testutil.CorpusFiles(t, "perftest", "*.txt") {
+	for _, f := range testutil.CorpusFiles(t, "validation/perftest", "*.txt") {
 		seen[f.Name] = true
 		t.Run(f.Name, func(t *testing.T) {
 			want, ok := corpusExpectations[f.Name]

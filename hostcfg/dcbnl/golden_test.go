@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,17 +45,13 @@ type corpusEntry struct {
 
 func readIproute2Corpus(t *testing.T) []corpusEntry {
 	t.Helper()
-	path := filepath.Join(testutil.CorpusDir(t, "hosts"), "dcbnl-golden-iproute2-6.1.0.txt")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("iproute2 capture absent: %v", err)
-	}
-	defer f.Close()
+	const path = "hosts/dcbnl-golden-iproute2-6.1.0.txt"
+	f := testutil.CorpusFile(t, "hosts", "dcbnl-golden-iproute2-6.1.0.txt")
 	var (
 		out []corpusEntry
 		cmd string
 	)
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(f.Raw))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		switch {

@@ -2,6 +2,7 @@ package sysfs_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -301,14 +302,9 @@ func TestParsers(t *testing.T) {
 }
 
 // ttar reads prometheus/procfs's ttar archive format: Path/Lines/content/Mode blocks.
-func ttar(t *testing.T, path string) map[string]string {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+func ttar(data []byte) map[string]string {
 	files := map[string]string{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	var cur string
 	var lines []string
 	for sc.Scan() {
@@ -332,7 +328,7 @@ func ttar(t *testing.T, path string) map[string]string {
 // TestCorpusProcfsFixture runs the parsers over the third-party mlx5 sysfs
 // fixture in the shared corpus (names and layout reference; never copied here).
 func TestCorpusProcfsFixture(t *testing.T) {
-	files := ttar(t, filepath.Join(testutil.CorpusDir(t, "hosts"), "sysfs-mlx5-ecn-procfs-fixture.ttar"))
+	files := ttar(testutil.CorpusFile(t, "hosts", "sysfs-mlx5-ecn-procfs-fixture.ttar").Raw)
 	if len(files) == 0 {
 		t.Fatal("no files in the corpus ttar")
 	}

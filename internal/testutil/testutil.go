@@ -33,17 +33,6 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
-// CorpusDir returns ../shared/corpus/<sub> relative to the repository root, or skips
-// the test when the corpus is absent (it is never copied into the repository).
-func CorpusDir(t testing.TB, sub string) string {
-	t.Helper()
-	dir := filepath.Join(RepoRoot(t), "..", "shared", "corpus", sub)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Skipf("corpus %s absent; skipping", dir)
-	}
-	return dir
-}
-
 // Golden compares got with testdata/<name>; with -update it rewrites the file.
 func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
@@ -64,43 +53,6 @@ func Golden(t testing.TB, name string, got []byte) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
 	}
-}
-
-// File is one corpus file without its "# SOURCE:" line.
-type File struct {
-	Name string // base name, e.g. "p07_err_couldnt_connect_unable_init_socket.txt"
-	Body []byte
-}
-
-// CorpusFiles returns the files of corpus/validation/<sub> whose base names match
-// glob, in name order. It skips t when the corpus is absent and fails t when
-// nothing matches.
-func CorpusFiles(t testing.TB, sub, glob string) []File {
-	t.Helper()
-	dir := CorpusDir(t, filepath.Join("validation", sub))
-	paths, err := filepath.Glob(filepath.Join(dir, glob))
-	if err != nil {
-		t.Fatalf("globbing corpus: %v", err)
-	}
-	if len(paths) == 0 {
-		t.Fatalf("no corpus file in %s matches %q", dir, glob)
-	}
-	files := make([]File, 0, len(paths))
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatalf("reading corpus: %v", err)
-		}
-		if bytes.HasPrefix(b, []byte("# SOURCE:")) {
-			if i := bytes.IndexByte(b, '\n'); i >= 0 {
-				b = b[i+1:]
-			} else {
-				b = nil
-			}
-		}
-		files = append(files, File{Name: filepath.Base(p), Body: b})
-	}
-	return files
 }
 
 // JSON encodes v indented by two spaces, without HTML escaping, with a final newline.

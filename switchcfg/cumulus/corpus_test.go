@@ -1,8 +1,6 @@
 package cumulus
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,39 +9,6 @@ import (
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
-
-// corpusBlocks reads a corpus file (skipping when the corpus is absent) and
-// returns its verbatim part split at "## block: <title>" lines.
-func corpusBlocks(t *testing.T, file string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testutil.CorpusDir(t, "switches"), file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, verbatim, ok := strings.Cut(string(data), "# ----- BEGIN VERBATIM -----\n")
-	if !ok {
-		t.Fatalf("%s has no verbatim marker", file)
-	}
-	blocks := map[string]string{}
-	title := ""
-	for _, line := range strings.SplitAfter(verbatim, "\n") {
-		if rest, ok := strings.CutPrefix(line, "## block: "); ok {
-			title = strings.TrimSpace(rest)
-			continue
-		}
-		blocks[title] += line
-	}
-	return blocks
-}
-
-func block(t *testing.T, blocks map[string]string, title string) string {
-	t.Helper()
-	b, ok := blocks[title]
-	if !ok {
-		t.Fatalf("corpus block %q missing", title)
-	}
-	return b
-}
 
 func commandsIntent(t *testing.T, text ...string) fabric.SwitchIntent {
 	t.Helper()
@@ -59,11 +24,11 @@ func commandsIntent(t *testing.T, text ...string) fabric.SwitchIntent {
 }
 
 func TestCorpusNVUERoCE(t *testing.T) {
-	b := corpusBlocks(t, "cumulus-nvue-roce.txt")
+	b := testutil.CorpusFile(t, "switches", "cumulus-nvue-roce.txt")
 	recipe := recipeIntent("lossless")
 
 	t.Run("nv set qos roce is the lossless recipe", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "enable RoCE lossless"))
+		si := commandsIntent(t, b.Block(t, "enable RoCE lossless"))
 		if diffs := switchcfg.Compare(recipe, si); len(diffs) != 0 {
 			t.Fatal(diffs)
 		}
@@ -76,25 +41,25 @@ func TestCorpusNVUERoCE(t *testing.T) {
 		}
 	})
 	t.Run("lossy has no PFC", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "enable RoCE lossy"))
+		si := commandsIntent(t, b.Block(t, "enable RoCE lossy"))
 		if len(si.PFC.Priorities) != 0 || classByPrio(t, si, 3).ECN == nil {
 			t.Errorf("pfc %v", si.PFC.Priorities)
 		}
 	})
 	t.Run("single ipool is lossless", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "single shared buffer pool"))
+		si := commandsIntent(t, b.Block(t, "single shared buffer pool"))
 		if !equalInts(si.PFC.Priorities, []int{3}) {
 			t.Errorf("pfc %v", si.PFC.Priorities)
 		}
 	})
 	t.Run("unset returns to the defaults", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "enable RoCE lossless"), block(t, b, "remove RoCE"))
+		si := commandsIntent(t, b.Block(t, "enable RoCE lossless"), b.Block(t, "remove RoCE"))
 		if si.Trust != "pcp" || len(si.PFC.Priorities) != 0 || len(si.Classes) != 8 || classByPrio(t, si, 5).TrafficClass != 5 {
 			t.Errorf("defaults %+v", si)
 		}
 	})
 	t.Run("nv show qos roce matches the recipe within tolerance", func(t *testing.T) {
-		si, err := ParseShowRoCE(block(t, b, "nv show qos roce"))
+		si, err := ParseShowRoCE(b.Block(t, "nv show qos roce"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +76,7 @@ func TestCorpusNVUERoCE(t *testing.T) {
 		}
 	})
 	t.Run("port status shows Spectrum's programmed threshold", func(t *testing.T) {
-		si, err := ParseShowRoCE(block(t, b, "nv show interface swp16 qos roce status"))
+		si, err := ParseShowRoCE(b.Block(t, "nv show interface swp16 qos roce status"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,14 +93,14 @@ func TestCorpusNVUERoCE(t *testing.T) {
 		}
 	})
 	t.Run("remap switch priority 4 to RoCE lossy", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "enable RoCE lossless"), block(t, b, "remap switch priority 4 to RoCE lossy"))
+		si := commandsIntent(t, b.Block(t, "enable RoCE lossless"), b.Block(t, "remap switch priority 4 to RoCE lossy"))
 		sp4, sp3 := classByPrio(t, si, 4), classByPrio(t, si, 3)
 		if sp4.TrafficClass != 3 || !strings.Contains(","+switchcfg.FormatIntSet(sp4.DSCP)+",", ",26,") || sp3.TrafficClass != 0 {
 			t.Errorf("sp4 %+v sp3 %+v", sp4, sp3)
 		}
 	})
 	t.Run("move RoCE lossless from 3 to 2", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "enable RoCE lossless"), block(t, b, "change RoCE lossless switch priority 3 -> 2"))
+		si := commandsIntent(t, b.Block(t, "enable RoCE lossless"), b.Block(t, "change RoCE lossless switch priority 3 -> 2"))
 		sp2 := classByPrio(t, si, 2)
 		if !equalInts(si.PFC.Priorities, []int{2}) || !sp2.Lossless || sp2.TrafficClass != 3 || sp2.ECN == nil ||
 			switchcfg.FormatIntSet(sp2.DSCP) != "16-23,26" || classByPrio(t, si, 3).TrafficClass != 0 {
@@ -145,18 +110,18 @@ func TestCorpusNVUERoCE(t *testing.T) {
 }
 
 func TestCorpusNVUEPFCECNWatchdog(t *testing.T) {
-	b := corpusBlocks(t, "cumulus-nvue-pfc-ecn-pfcwd.txt")
+	b := testutil.CorpusFile(t, "switches", "cumulus-nvue-pfc-ecn-pfcwd.txt")
 	t.Run("PFC via NVUE and via qos_features.conf agree", func(t *testing.T) {
 		// The NVUE block alone gives PFC no lossless buffer pool: the page
 		// says to configure one first ("Flow Control Buffers"), with the
 		// 50/50 split fabricctl renders; the switch priority is then lossless.
-		nvue := block(t, b, "PFC (NVUE)")
+		nvue := b.Block(t, "PFC (NVUE)")
 		if si := commandsIntent(t, nvue); !equalInts(si.PFC.Priorities, []int{0}) || classByPrio(t, si, 0).Lossless {
 			t.Errorf("PFC without a lossless pool read as lossless: %+v", si.PFC)
 		}
 		pools := "nv set qos traffic-pool default-lossless memory-percent 50\nnv set qos traffic-pool default-lossy memory-percent 50\n"
 		viaNVUE := commandsIntent(t, pools+nvue)
-		viaConf, err := ParseQoSFeatures(block(t, b, "PFC (qos_features.conf equivalent)"))
+		viaConf, err := ParseQoSFeatures(b.Block(t, "PFC (qos_features.conf equivalent)"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,13 +135,13 @@ func TestCorpusNVUEPFCECNWatchdog(t *testing.T) {
 		}
 	})
 	t.Run("watchdog on swp1 and swp3", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "PFC watchdog (NVUE)"))
+		si := commandsIntent(t, b.Block(t, "PFC watchdog (NVUE)"))
 		if wd := si.PFC.Watchdog; !wd.Enabled || wd.PollIntervalMs != 100 || wd.DetectionTimeMs != 300 || strings.Join(si.Ports, ",") != "swp1,swp3" {
 			t.Errorf("watchdog %+v ports %v", wd, si.Ports)
 		}
 	})
 	t.Run("watchdog port group", func(t *testing.T) {
-		si, err := ParseQoSFeatures(block(t, b, "PFC watchdog (qos_features.conf equivalent)"))
+		si, err := ParseQoSFeatures(b.Block(t, "PFC watchdog (qos_features.conf equivalent)"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,13 +150,13 @@ func TestCorpusNVUEPFCECNWatchdog(t *testing.T) {
 		}
 	})
 	t.Run("watchdog timers", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "PFC watchdog timers (NVUE)"))
+		si := commandsIntent(t, b.Block(t, "PFC watchdog timers (NVUE)"))
 		if wd := si.PFC.Watchdog; wd.Enabled || wd.PollIntervalMs != 200 || wd.DetectionTimeMs != 1000 {
 			t.Errorf("watchdog %+v", wd)
 		}
 	})
 	t.Run("ECN on TC 4,5,7 then off on TC0", func(t *testing.T) {
-		si := commandsIntent(t, block(t, b, "ECN (NVUE)"))
+		si := commandsIntent(t, b.Block(t, "ECN (NVUE)"))
 		for _, p := range []int{4, 5, 7} {
 			if e := classByPrio(t, si, p).ECN; e == nil || *e != (fabric.SwitchECN{MinBytes: 40000, MaxBytes: 200000, MaxMarkProbability: 100}) {
 				t.Errorf("priority %d ECN %+v", p, e)
@@ -200,7 +165,7 @@ func TestCorpusNVUEPFCECNWatchdog(t *testing.T) {
 		if classByPrio(t, si, 6).ECN != nil || classByPrio(t, si, 0).ECN == nil {
 			t.Error("TC6 does not mark; TC0 marks by default")
 		}
-		si = commandsIntent(t, block(t, b, "ECN (NVUE)"), block(t, b, "ECN disable on TC0 (NVUE)"))
+		si = commandsIntent(t, b.Block(t, "ECN (NVUE)"), b.Block(t, "ECN disable on TC0 (NVUE)"))
 		if classByPrio(t, si, 0).ECN != nil {
 			t.Error("TC0 ECN disabled")
 		}
@@ -208,14 +173,14 @@ func TestCorpusNVUEPFCECNWatchdog(t *testing.T) {
 }
 
 func TestCorpusNVUEConfigDocuments(t *testing.T) {
-	b := corpusBlocks(t, "cumulus-nvue-config-diff-yaml-json.txt")
+	b := testutil.CorpusFile(t, "switches", "cumulus-nvue-config-diff-yaml-json.txt")
 	yamlBody := func(block string) []byte {
 		// Drop the prompt line; the rest is the command's output.
 		_, out, _ := strings.Cut(block, "\n")
 		return []byte(out)
 	}
 	t.Run("unset document on an empty tree", func(t *testing.T) {
-		tr, err := DecodeConfig(yamlBody(block(t, b, "nv config diff 2 3 (id 14975651820)")))
+		tr, err := DecodeConfig(yamlBody(b.Block(t, "nv config diff 2 3 (id 14975651820)")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +189,7 @@ func TestCorpusNVUEConfigDocuments(t *testing.T) {
 		}
 	})
 	t.Run("set document in YAML", func(t *testing.T) {
-		tr, err := DecodeConfig(yamlBody(block(t, b, "nv config find stp (id 3489819957)")))
+		tr, err := DecodeConfig(yamlBody(b.Block(t, "nv config find stp (id 3489819957)")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +203,7 @@ func TestCorpusNVUEConfigDocuments(t *testing.T) {
 		}
 	})
 	t.Run("JSON diff equals the commands that made it", func(t *testing.T) {
-		body := block(t, b, "pending changes as JSON (id 3505245647)")
+		body := b.Block(t, "pending changes as JSON (id 3505245647)")
 		jsonText := body[strings.Index(body, "\n[")+1:]
 		fromJSON, err := DecodeConfig([]byte(jsonText))
 		if err != nil {
@@ -261,8 +226,8 @@ func TestCorpusNVUEConfigDocuments(t *testing.T) {
 }
 
 func TestCorpusLegacyTrafficConf(t *testing.T) {
-	b := corpusBlocks(t, "cumulus-legacy-traffic-conf-roce-nclu.txt")
-	si, err := ParseQoSFeatures(block(t, b, "resulting traffic.conf"))
+	b := testutil.CorpusFile(t, "switches", "cumulus-legacy-traffic-conf-roce-nclu.txt")
+	si, err := ParseQoSFeatures(b.Block(t, "resulting traffic.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +246,8 @@ func TestCorpusLegacyTrafficConf(t *testing.T) {
 }
 
 func TestCorpusQoSFeaturesDefault(t *testing.T) {
-	b := corpusBlocks(t, "cumulus-qos_features-default.txt")
-	si, err := ParseQoSFeatures(b[""])
+	b := testutil.CorpusFile(t, "switches", "cumulus-qos_features-default.txt")
+	si, err := ParseQoSFeatures(b.Blocks()[""])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,46 +93,20 @@ func TestParseFixtureMeaning(t *testing.T) {
 	}
 }
 
-// corpusText returns the verbatim part of a corpus sample, without our
-// "## block:" separator lines.
-func corpusText(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, text, ok := strings.Cut(string(b), "# ----- BEGIN VERBATIM -----\n")
-	if !ok {
-		t.Fatalf("%s: no BEGIN VERBATIM marker", path)
-	}
-	var keep []string
-	for _, l := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(l, "## block:") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
-}
-
 // TestParseCorpus parses every Arista sample of the shared corpus into the
 // intent checked by hand.
 func TestParseCorpus(t *testing.T) {
-	dir := testutil.CorpusDir(t, "switches")
-	files, _ := filepath.Glob(filepath.Join(dir, "arista-*"))
-	if len(files) == 0 {
-		t.Skip("no arista samples in the corpus")
-	}
 	checks := map[string]func(t *testing.T, got fabric.SwitchIntent){
 		"arista-eos-avd-qos-intended.txt": checkAVDQoS,
 	}
-	for _, path := range files {
-		name := filepath.Base(path)
+	for _, f := range testutil.CorpusFiles(t, "switches", "arista-*") {
+		name := f.Name
 		t.Run(name, func(t *testing.T) {
 			check, ok := checks[name]
 			if !ok {
 				t.Fatalf("no hand-checked expectation for corpus sample %s", name)
 			}
-			got, err := New().Parse(readback(corpusText(t, path)))
+			got, err := New().Parse(readback(f.Text()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -243,28 +243,9 @@ func dscpBits(v []int) []string {
 	return out
 }
 
-// corpusText returns the verbatim part of a corpus sample.
-func corpusText(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, text, ok := strings.Cut(string(b), "# ----- BEGIN VERBATIM -----\n")
-	if !ok {
-		t.Fatalf("%s: no BEGIN VERBATIM marker", path)
-	}
-	return []byte(text)
-}
-
 // TestParseCorpus parses every Junos sample of the shared corpus into the
 // intent checked by hand.
 func TestParseCorpus(t *testing.T) {
-	dir := testutil.CorpusDir(t, "switches")
-	files, _ := filepath.Glob(filepath.Join(dir, "junos-*"))
-	if len(files) == 0 {
-		t.Skip("no junos samples in the corpus")
-	}
 	checks := map[string]struct {
 		cmd   string // the command that printed the sample
 		model string // the switch's model, from the sample's header
@@ -273,15 +254,15 @@ func TestParseCorpus(t *testing.T) {
 		"junos-jvd-aiml-leaf-qfx5240-full-config.txt": {"show configuration", "qfx5240-64od", checkAIML},
 		"junos-jvd-storage-leaf-qfx5130-cos.txt":      {"show configuration class-of-service", "qfx5130-32cd", checkStorage},
 	}
-	for _, path := range files {
-		name := filepath.Base(path)
+	for _, f := range testutil.CorpusFiles(t, "switches", "junos-*") {
+		name := f.Name
 		t.Run(name, func(t *testing.T) {
 			c, ok := checks[name]
 			if !ok {
 				t.Fatalf("no hand-checked expectation for corpus sample %s", name)
 			}
 			sw := fabric.SwitchIntent{Model: c.model}
-			got, err := New().ParseIntent(switchcfg.Readback{c.cmd: corpusText(t, path)}, sw)
+			got, err := New().ParseIntent(switchcfg.Readback{c.cmd: f.Body}, sw)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -112,47 +112,21 @@ func TestParsePorts(t *testing.T) {
 	}
 }
 
-// corpusText returns the verbatim part of a corpus sample, without our
-// "## block:" separator lines.
-func corpusText(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, text, ok := strings.Cut(string(b), "# ----- BEGIN VERBATIM -----\n")
-	if !ok {
-		t.Fatalf("%s: no BEGIN VERBATIM marker", path)
-	}
-	var keep []string
-	for _, l := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(l, "## block:") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
-}
-
 // TestParseCorpus parses every NX-OS sample of the shared corpus into the
 // intent checked by hand.
 func TestParseCorpus(t *testing.T) {
-	dir := testutil.CorpusDir(t, "switches")
-	files, _ := filepath.Glob(filepath.Join(dir, "nxos-*"))
-	if len(files) == 0 {
-		t.Skip("no nxos samples in the corpus")
-	}
 	checks := map[string]func(t *testing.T, got fabric.SwitchIntent){
 		"nxos-azurelocal-roce-qos.txt":               checkAzureLocal,
 		"nxos-n9kv-show-running-config-baseline.txt": checkBaseline,
 	}
-	for _, path := range files {
-		name := filepath.Base(path)
+	for _, f := range testutil.CorpusFiles(t, "switches", "nxos-*") {
+		name := f.Name
 		t.Run(name, func(t *testing.T) {
 			check, ok := checks[name]
 			if !ok {
 				t.Fatalf("no hand-checked expectation for corpus sample %s", name)
 			}
-			got, err := New().Parse(readback(corpusText(t, path)))
+			got, err := New().Parse(readback(f.Text()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,6 @@
 package opensm
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,15 +55,6 @@ func concat(lists ...[]fabric.PartitionMember) []fabric.PartitionMember {
 	return out
 }
 
-func readCorpus(t *testing.T, sub, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testutil.CorpusDir(t, sub), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestCorpusHosts parses the three real partitions.conf files of the corpus
 // and compares them with the partitions read by hand.
 func TestCorpusHosts(t *testing.T) {
@@ -96,7 +85,7 @@ func TestCorpusHosts(t *testing.T) {
 		{"opensm-partitions-opensm-doc-examples.conf", docExamples, 5},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			text := readCorpus(t, "hosts", tc.file)
+			text := string(testutil.CorpusFile(t, "hosts", tc.file).Raw)
 			f, err := ParseFile(text)
 			if err != nil {
 				t.Fatal(err)
@@ -116,7 +105,7 @@ func TestCorpusHosts(t *testing.T) {
 // (prose, not a partitions.conf): its Examples section must mean docExamples,
 // and the single rules quoted in the prose must parse to what the prose says.
 func TestCorpusGrammarDoc(t *testing.T) {
-	text := readCorpus(t, "switches", "infiniband-opensm-partitions-conf.txt")
+	text := string(testutil.CorpusFile(t, "switches", "infiniband-opensm-partitions-conf.txt").Raw)
 	_, doc, ok := strings.Cut(text, "# ----- BEGIN VERBATIM -----\n")
 	if !ok {
 		t.Fatal("no BEGIN VERBATIM marker")

@@ -1,8 +1,6 @@
 package sonic
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,38 +9,9 @@ import (
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
-// corpusText returns the verbatim part of a corpus file, skipping the test
-// when the corpus is absent.
-func corpusText(t *testing.T, file string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testutil.CorpusDir(t, "switches"), file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, verbatim, ok := strings.Cut(string(data), "# ----- BEGIN VERBATIM -----\n")
-	if !ok {
-		t.Fatalf("%s has no verbatim marker", file)
-	}
-	return verbatim
-}
-
-func corpusBlocks(t *testing.T, file string) map[string]string {
-	t.Helper()
-	blocks := map[string]string{}
-	title := ""
-	for _, line := range strings.SplitAfter(corpusText(t, file), "\n") {
-		if rest, ok := strings.CutPrefix(line, "## block: "); ok {
-			title = strings.TrimSpace(rest)
-			continue
-		}
-		blocks[title] += line
-	}
-	return blocks
-}
-
 func corpusDB(t *testing.T, file string) ConfigDB {
 	t.Helper()
-	db, err := DecodeConfigDB([]byte(corpusText(t, file)))
+	db, err := DecodeConfigDB(testutil.CorpusFile(t, "switches", file).Body)
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
@@ -126,7 +95,7 @@ func TestCorpusSinglePortAlone(t *testing.T) {
 }
 
 func TestCorpusShowPFCWD(t *testing.T) {
-	b := corpusBlocks(t, "sonic-show-pfcwd-buffer-output.txt")
+	b := testutil.CorpusFile(t, "switches", "sonic-show-pfcwd-buffer-output.txt").Blocks()
 	for title, want := range map[string]struct {
 		poll     string
 		eth0, e8 string

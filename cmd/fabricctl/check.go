@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/fabricctl/fabricctl/checks/topology"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,25 +112,15 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 
 	d := agentclient.Self()
 	d.RemotePath = cf.agentPath
-	fl, closeAll := fleet.Hosts(f, fleet.Options{InsecureIgnoreHostKey: cf.insecure, Only: cf.only, Deployer: d,
-		IdentityFile: cf.identity, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial})
-	defer closeAll()
-	var hosts []check.Host
-	for _, h := range fl {
-		hosts = append(hosts, check.Host{Intent: h.Intent, Agent: h.Agent})
-	}
-	if len(hosts) == 0 {
-		return fmt.Errorf("checking %s: %w", cf.file, check.ErrNoHosts)
-	}
 	var mu sync.Mutex
-	so := fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial}
-	rep, err := check.Run(ctx, f.Metadata.Name, hosts, check.Options{Suites: suites, Checks: f.Spec.Checks, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
-		Topology: topology.Declared(f), Neighbors: check.NewNeighborSource(f, so), SwitchCounters: check.NewSwitchCounterSource(f, so),
-		Progress: func(format string, a ...any) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
-		}})
+	rep, err := check.RunFabric(ctx, f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure, Only: cf.only, Deployer: d,
+		IdentityFile: cf.identity, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial},
+		check.Options{Suites: suites, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
+			Progress: func(format string, a ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
+			}})
 	if err != nil {
 		return err
 	}

@@ -10,23 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// Budgets of one Load (see the constants in decode.go): every file of a load
-// together may hold maxInput bytes, checked while reading; every document
-// together may hold maxNodes YAML nodes, estimated before a file is parsed
-// (estimateNodes) and counted again, aliases expanded, while decoding; at
-// most maxErrors errors are kept, none quoting more than maxQuoted bytes of
-// a value. So no document, however hostile, costs more than the largest
-// fabric the budgets admit.
-
-// maxQuoted bounds how much of a user's value one message quotes.
-const maxQuoted = 64
-
-// maxPathLen bounds the YAML path of an error (keys come from the file).
-const maxPathLen = 256
-
-// maxMsgLen bounds one message, whatever it quotes.
-const maxMsgLen = 768
-
 // clip returns s cut to maxQuoted bytes at a rune boundary, with an
 // ellipsis when it was cut.
 func clip(s string) string { return clipTo(s, maxQuoted) }
@@ -86,6 +69,9 @@ func (e errNotRegular) Error() string { return "is " + e.what + ", not a regular
 
 // errOverBudget says reading would exceed the load's input budget.
 var errOverBudget = errors.New("over the input budget")
+
+// errIsDir says a path names a directory.
+var errIsDir = errors.New("is a directory, not a file")
 
 // readRegular reads the regular file at path, at most limit bytes. It
 // refuses directories, FIFOs, devices and sockets without blocking on them

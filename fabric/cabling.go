@@ -8,27 +8,6 @@ import (
 	"strings"
 )
 
-// Link is one declared cable, or a bundle of parallel cables written with
-// port ranges, between two devices of the fabric (spec.links[]). It is
-// written the way containerlab writes links and a cabling plan lists them:
-//
-//	links:
-//	  - endpoints: [leaf-01:swp31, spine-01:swp1]
-//	  - endpoints: [leaf-01:swp49-52, spine-02:swp1-4]   # four cables, in order
-//	  - endpoints: [gpu-01:ens1f0np0, leaf-01:swp1]
-//
-// Hosts may instead say where each of their interfaces is cabled
-// (spec.hosts[].links: {ens1f0np0: leaf-01:swp1}); both forms may be mixed,
-// but every port is cabled once.
-type Link struct {
-	// Endpoints are the two ends, each "DEVICE:PORT": a switch port
-	// (leaf-01:swp1) or a host interface (gpu-01:ens1f0np0). A port range on
-	// both ends declares one cable per port, paired in order.
-	Endpoints []string `yaml:"endpoints" json:"endpoints"`
-	// Description is free text (patch panel, cable ID).
-	Description string `yaml:"description,omitempty" json:"description,omitempty"`
-}
-
 // Endpoint is one end of a cable: a device of the fabric and its port (a
 // switch port name or a host's netdev).
 type Endpoint struct {

@@ -3,7 +3,6 @@ package fabric
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -247,88 +246,3 @@ func (r Rate) String() string {
 }
 
 func (r Rate) MarshalYAML() (any, error) { return r.String(), nil }
-
-var counterNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-
-func (v *validator) checks(c *Checks) {
-	perftestCommon := func(path string, size Bytes, dur Duration, minPct, minBest int, maxLat Duration, retries *int, qpTimeout int) {
-		if minPct < 0 || minPct > 100 {
-			v.ferr(path+".minPercentOfPortRate", "%d is outside 0..100", minPct)
-		}
-		if minBest < 0 || minBest > 100 {
-			v.ferr(path+".minPercentOfBest", "%d is outside 1..100 (0 or absent: %d)", minBest, DefaultMinPercentOfBest)
-		}
-		if size < 0 || size > 1<<30 {
-			v.ferr(path+".messageSize", "%s is outside 1B..1GiB", size)
-		}
-		if dur < 0 {
-			v.ferr(path+".duration", "must be positive")
-		} else if dur%Duration(1e9) != 0 || (dur > 0 && dur < Duration(5e9)) {
-			v.ferr(path+".duration", "%s: perftest runs whole seconds, at least 5s", dur)
-		}
-		// maxLatency bounds *_lat tests; DESIGN.md's example sets it beside
-		// write_bw, so a bandwidth test accepts (and ignores) it.
-		if maxLat < 0 {
-			v.ferr(path+".maxLatency", "must be positive")
-		}
-		if retries != nil && (*retries < 0 || *retries > 10) {
-			v.ferr(path+".retries", "%d is outside 0..10", *retries)
-		}
-		if qpTimeout < 0 || qpTimeout > MaxQPTimeout {
-			v.ferr(path+".qpTimeout", "%d is outside 1..%d (0 or absent: perftest's 14)", qpTimeout, MaxQPTimeout)
-		}
-	}
-	if l := c.Loopback; l != nil {
-		perftestCommon("spec.checks.loopback", l.MessageSize, l.Duration, l.MinPercentOfPortRate, l.MinPercentOfBest, l.MaxLatency, l.Retries, l.QPTimeout)
-	}
-	if p := c.Pairwise; p != nil {
-		perftestCommon("spec.checks.pairwise", p.MessageSize, p.Duration, p.MinPercentOfPortRate, p.MinPercentOfBest, p.MaxLatency, p.Retries, p.QPTimeout)
-		if p.Schedule == "cross-leaf" {
-			for i, h := range v.f.Spec.Hosts {
-				if h.Labels["leaf"] == "" {
-					v.ferr(fmt.Sprintf("spec.hosts[%d].labels", i), "schedule cross-leaf needs a leaf label on every host; %s has none", h.Name)
-				}
-			}
-		}
-		if p.Bidirectional && strings.HasSuffix(p.Test, "_lat") {
-			v.ferr("spec.checks.pairwise.bidirectional", "applies to bandwidth tests; test %s measures latency", p.Test)
-		}
-		if r := p.LocalizeRounds; r != nil && (*r < 0 || *r > MaxLocalizeRounds) {
-			v.ferr("spec.checks.pairwise.localizeRounds", "%d is outside 0..%d (absent: %d)", *r, MaxLocalizeRounds, DefaultLocalizeRounds)
-		}
-		if p.Partners < 0 || p.Partners > 16 {
-			v.ferr("spec.checks.pairwise.partners", "%d is outside 1..16 (0 or absent: %d)", p.Partners, DefaultPartners)
-		}
-		if len(v.f.Spec.Hosts) < 2 {
-			v.ferr("spec.checks.pairwise", "a pairwise sweep needs at least two hosts")
-		}
-	}
-	if n := c.NCCL; n != nil {
-		v.ncclChecks(n)
-	}
-	if r := c.Counters; r != nil {
-		if r.Sigma < 0 || r.Sigma > 100 {
-			v.ferr("spec.checks.counters.sigma", "%g is outside 0..100 (0 or absent: %g)", r.Sigma, DefaultSigma)
-		}
-		if r.MinEvents < 0 {
-			v.ferr("spec.checks.counters.minEvents", "%d is negative", r.MinEvents)
-		}
-		if r.MinPerGB < 0 {
-			v.ferr("spec.checks.counters.minPerGB", "%g is negative", r.MinPerGB)
-		}
-		if r.MaxHealthyPerTest < 0 {
-			v.ferr("spec.checks.counters.maxHealthyPerTest", "%d is negative", r.MaxHealthyPerTest)
-		}
-		seen := map[string]bool{}
-		for i, n := range r.Ignore {
-			p := fmt.Sprintf("spec.checks.counters.ignore[%d]", i)
-			switch {
-			case !counterNameRE.MatchString(n):
-				v.ferr(p, "%q is not a counter name (as in hw_counters/, counters/ or ethtool -S)", n)
-			case seen[n]:
-				v.ferr(p, "%s is listed twice", n)
-			}
-			seen[n] = true
-		}
-	}
-}

@@ -82,3 +82,9 @@ func deref(n *yaml.Node) *yaml.Node {
 	}
 	return n
 }
+
+// profileRef remembers, per profile, where its positions are recorded.
+type profileRef struct {
+	doc    string // positions document
+	prefix string // path prefix inside that document
+}

@@ -1,6 +1,12 @@
 package fabric
 
-import "time"
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
 
 // Document kinds.
 const (
@@ -76,6 +82,42 @@ type DSCPSet struct {
 	Rest   bool  `json:"rest,omitempty"`
 }
 
+func (s *DSCPSet) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		if n.Value == "rest" {
+			s.Rest = true
+			return
+		}
+		d.errAt(n, path, "expected a list of DSCP values or \"rest\", got %q", n.Value)
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		d.errAt(n, path, "expected a list of DSCP values; write [%s]", n.Value)
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errAt(n, path, "expected a list of DSCP values or \"rest\", got %s", kindName(n))
+		return
+	}
+	for i, c := range n.Content {
+		ip := path + "[" + strconv.Itoa(i) + "]"
+		c = d.resolve(c, ip, 0)
+		if c == nil {
+			return
+		}
+		if v, ok := d.intValue(c, ip); ok {
+			s.Values = append(s.Values, int(v))
+		}
+	}
+}
+
+func (s DSCPSet) MarshalYAML() (any, error) {
+	if s.Rest {
+		return "rest", nil
+	}
+	return s.Values, nil
+}
+
 // ETS is a class's scheduling: a bandwidth share or strict priority.
 type ETS struct {
 	BandwidthPercent *int `yaml:"bandwidthPercent,omitempty" json:"bandwidthPercent,omitempty"`
@@ -88,6 +130,29 @@ type ECN struct {
 	MinThreshold       Bytes `yaml:"minThreshold" json:"minThreshold"`
 	MaxThreshold       Bytes `yaml:"maxThreshold" json:"maxThreshold"`
 	MaxMarkProbability *int  `yaml:"maxMarkProbability,omitempty" json:"maxMarkProbability,omitempty"`
+}
+
+func (e *ECN) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.ScalarNode && (n.Value == "off" || (n.Tag == "!!bool" && strings.EqualFold(n.Value, "false"))) {
+		e.Off = true
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errAt(n, path, "expected ECN thresholds or \"off\", got %s", kindName(n))
+		return
+	}
+	type plain ECN // no decodeNode method
+	var p plain
+	d.decodeStruct(n, reflect.ValueOf(&p).Elem(), path, 0)
+	*e = ECN(p)
+}
+
+func (e ECN) MarshalYAML() (any, error) {
+	if e.Off {
+		return "off", nil
+	}
+	type plain ECN
+	return plain(e), nil
 }
 
 // PFC holds fabric-wide PFC settings (which priorities follows from lossless classes).
@@ -259,26 +324,23 @@ type SubnetManager struct {
 	SSH            *SSH   `yaml:"ssh,omitempty" json:"ssh,omitempty"`
 }
 
-// Bytes is a size in bytes; YAML accepts integers or strings with a unit
-// (B, KB, KiB, MB, MiB, GB, GiB; KB = 1000 B).
-type Bytes int64
-
-// Duration accepts strings with a unit (ns, us, ms, s, m, h).
-type Duration time.Duration
-
-// SwitchMTU is a switch port MTU in bytes, or SwitchMTUMax ("max" in YAML):
-// the largest MTU of each switch's model.
-type SwitchMTU int
-
-// SwitchMTUMax is `switchMtu: max`.
-const SwitchMTUMax SwitchMTU = -1
-
-// DefaultSwitchMTU is the switch MTU of a profile without switchMtu, where
-// the switch model takes it (else the model's largest).
-const DefaultSwitchMTU = 9216
-
-// Meters is a length in metres; YAML accepts integers or "5m" / "1km".
-type Meters int
-
-// PKey is an InfiniBand partition key; YAML accepts integers or "0x0002".
-type PKey uint16
+// Link is one declared cable, or a bundle of parallel cables written with
+// port ranges, between two devices of the fabric (spec.links[]). It is
+// written the way containerlab writes links and a cabling plan lists them:
+//
+//	links:
+//	  - endpoints: [leaf-01:swp31, spine-01:swp1]
+//	  - endpoints: [leaf-01:swp49-52, spine-02:swp1-4]   # four cables, in order
+//	  - endpoints: [gpu-01:ens1f0np0, leaf-01:swp1]
+//
+// Hosts may instead say where each of their interfaces is cabled
+// (spec.hosts[].links: {ens1f0np0: leaf-01:swp1}); both forms may be mixed,
+// but every port is cabled once.
+type Link struct {
+	// Endpoints are the two ends, each "DEVICE:PORT": a switch port
+	// (leaf-01:swp1) or a host interface (gpu-01:ens1f0np0). A port range on
+	// both ends declares one cable per port, paired in order.
+	Endpoints []string `yaml:"endpoints" json:"endpoints"`
+	// Description is free text (patch panel, cable ID).
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+}

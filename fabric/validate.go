@@ -94,25 +94,6 @@ func (v *validator) ferr(path, format string, args ...any) {
 	v.errs.add(newError(pos, path, format, args...))
 }
 
-func (v *validator) validate() {
-	names := make([]string, 0, len(v.f.Profiles))
-	for n := range v.f.Profiles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	v.profileValid = map[string]bool{}
-	for _, n := range names {
-		ref := v.refs[n]
-		v.doc, v.prefix = ref.doc, ref.prefix
-		before := len(*v.errs)
-		v.profile(v.f.Profiles[n])
-		v.profileValid[n] = len(*v.errs) == before
-	}
-	if v.f.Kind == KindFabric {
-		v.fabric()
-	}
-}
-
 func (v *validator) profile(p *Profile) {
 	if p.Kind != KindProfile && v.prefix != "" {
 		v.perr("kind", "inline profiles have kind: Profile, not %q", p.Kind)
@@ -262,17 +243,6 @@ func (v *validator) ethernet(e *Ethernet) {
 	}
 }
 
-// classTC returns the class's traffic class (default: its priority), or -1.
-func classTC(c *Class) int {
-	if c.TrafficClass != nil {
-		return *c.TrafficClass
-	}
-	if c.Priority != nil {
-		return *c.Priority
-	}
-	return -1
-}
-
 func (v *validator) ecn(e *ECN, p string) {
 	if e.MinThreshold <= 0 {
 		v.perr(p+"minThreshold", "required: a size such as 150KB")
@@ -403,18 +373,6 @@ func containsInt(s []int, x int) bool {
 	return false
 }
 
-// defaultToS is dscp<<2 with ECT(0) when the class marks ECN.
-func defaultToS(c *Class) int {
-	if len(c.DSCP.Values) == 0 {
-		return 0
-	}
-	tos := c.DSCP.Values[0] << 2
-	if c.ECN != nil && !c.ECN.Off {
-		tos |= 2
-	}
-	return tos
-}
-
 func (v *validator) infiniband(ib *InfiniBand) {
 	const base = "spec.infiniband."
 	if len(ib.Partitions) == 0 {
@@ -507,148 +465,6 @@ func (v *validator) infiniband(ib *InfiniBand) {
 			}
 		}
 	}
-}
-
-func (v *validator) fabric() {
-	f := v.f
-	if !nameRE.MatchString(f.Metadata.Name) {
-		v.ferr("metadata.name", "%q is not a valid name (lowercase letters, digits, '-', '.', '_')", f.Metadata.Name)
-	}
-	if len(f.Spec.Hosts)+len(f.Spec.Switches)+len(f.Spec.SubnetManagers) == 0 {
-		v.ferr("spec", "a fabric needs at least one host, switch or subnet manager")
-	}
-	profileNames := make([]string, 0, len(f.Profiles))
-	for n := range f.Profiles {
-		profileNames = append(profileNames, n)
-	}
-	sort.Strings(profileNames)
-	targets := map[string]string{}
-	addrs := map[string]string{}
-	defaultPort := 22
-	if d := f.Spec.Defaults.SSH; d != nil && d.Port != 0 {
-		defaultPort = d.Port
-	}
-	checkTarget := func(path, kind, name, addr string, ssh *SSH) {
-		if name == "" {
-			v.ferr(path+".name", "required")
-		} else if !hostnameRE.MatchString(name) || len(name) > 63 {
-			v.ferr(path+".name", "%q is not a valid target name (letters, digits, '-', '.')", name)
-		} else if prev, dup := targets[name]; dup {
-			v.ferr(path+".name", "name %q is already used by %s", name, prev)
-		} else {
-			targets[name] = kind + " " + name
-		}
-		if addr == "" {
-			v.ferr(path+".address", "required: an IP address or host name")
-		} else if _, err := netip.ParseAddr(addr); err != nil && (!hostnameRE.MatchString(addr) || len(addr) > 253 || looksNumeric(addr)) {
-			v.ferr(path+".address", "%q is not an IP address or host name", addr)
-		} else {
-			// One address written two ways is one target: the identity is
-			// the canonical address and the SSH port.
-			port := defaultPort
-			if ssh != nil && ssh.Port != 0 {
-				port = ssh.Port
-			}
-			canon := CanonicalAddress(addr)
-			id := fmt.Sprintf("%s port %d", canon, port)
-			if prev, dup := addrs[id]; dup {
-				shown := addr + " port " + strconv.Itoa(port)
-				if canon != addr {
-					shown = addr + " (" + id + ")"
-				}
-				v.ferr(path+".address", "address %s is already used by %s", shown, prev)
-			} else {
-				addrs[id] = kind + " " + name
-			}
-		}
-	}
-	profileOf := func(path, ref, need string) *Profile {
-		if ref == "" {
-			v.ferr(path+".profile", "required: the name of a profile")
-			return nil
-		}
-		p, ok := f.Profiles[ref]
-		if !ok {
-			v.ferr(path+".profile", "no profile named %q%s (known: %s)", ref, suggest(ref, profileNames), strings.Join(profileNames, ", "))
-			return nil
-		}
-		if need == "ethernet" && p.Spec.Ethernet == nil {
-			v.ferr(path+".profile", "profile %q has no ethernet section, which a %s needs", ref, strings.Split(path, "[")[0][5:])
-		}
-		if need == "infiniband" && p.Spec.InfiniBand == nil {
-			v.ferr(path+".profile", "profile %q has no infiniband section, which a subnet manager needs", ref)
-		}
-		return p
-	}
-	if d := f.Spec.Defaults.SSH; d != nil {
-		v.ssh("spec.defaults.ssh", d)
-	}
-	for i, h := range f.Spec.Hosts {
-		if v.errs.full() {
-			v.errs.add(&Error{Pos: v.f.Source})
-			break // nothing more would be reported
-		}
-		hp := fmt.Sprintf("spec.hosts[%d]", i)
-		checkTarget(hp, "host", h.Name, h.Address, h.SSH)
-		p := profileOf(hp, h.Profile, "")
-		if p != nil && p.Spec.Ethernet == nil && len(h.Interfaces) > 0 {
-			v.ferr(hp+".interfaces", "profile %q has no ethernet section, so RoCE interfaces make no sense here", h.Profile)
-		}
-		seen := map[string]bool{}
-		for j, ifn := range h.Interfaces {
-			if !v.ifnames.match(ifnameRE, ifn) || ifn == "." || ifn == ".." {
-				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "%q is not a Linux interface name (1..15 of letters, digits, '_', '.', '-', '@'; not . or ..)", ifn)
-			} else if seen[ifn] {
-				v.ferr(fmt.Sprintf("%s.interfaces[%d]", hp, j), "interface %s is listed twice", ifn)
-			}
-			seen[ifn] = true
-		}
-		v.labels(hp+".labels", h.Labels)
-		for j, g := range h.PortGUIDs {
-			if !guidRE.MatchString(g) {
-				v.ferr(fmt.Sprintf("%s.portGuids[%d]", hp, j), "%q is not a port GUID (0x followed by 16 hex digits)", g)
-			}
-		}
-		if h.SSH != nil {
-			v.ssh(hp+".ssh", h.SSH)
-		}
-	}
-	for i, s := range f.Spec.Switches {
-		sp := fmt.Sprintf("spec.switches[%d]", i)
-		checkTarget(sp, "switch", s.Name, s.Address, s.SSH)
-		profileOf(sp, s.Profile, "ethernet")
-		v.switchPlatform(sp, s)
-		v.labels(sp+".labels", s.Labels)
-		if s.SSH != nil {
-			v.ssh(sp+".ssh", s.SSH)
-		}
-	}
-	for i, sm := range f.Spec.SubnetManagers {
-		mp := fmt.Sprintf("spec.subnetManagers[%d]", i)
-		checkTarget(mp, "subnet manager", sm.Name, sm.Address, sm.SSH)
-		if sm.Kind == "" {
-			v.ferr(mp+".kind", "required%s", v.oneOf(Platforms.SubnetManagerKinds))
-		}
-		p := profileOf(mp, sm.Profile, "infiniband")
-		if sm.PartitionsFile != "" && !strings.HasPrefix(sm.PartitionsFile, "/") {
-			v.ferr(mp+".partitionsFile", "%q must be an absolute path on the subnet manager", sm.PartitionsFile)
-		}
-		if v.platforms != nil && sm.PartitionsFile != "" {
-			if why := v.platforms.PartitionsFileProblem(sm.Kind); why != "" {
-				v.ferr(mp+".partitionsFile", "%s", why)
-			}
-		}
-		if sm.SSH != nil {
-			v.ssh(mp+".ssh", sm.SSH)
-		}
-		if p != nil && p.Spec.InfiniBand != nil {
-			v.selectors(mp, p)
-		}
-	}
-	if c := f.Spec.Checks; c != nil {
-		v.checks(c)
-	}
-	v.cabling()
 }
 
 func looksNumeric(s string) bool {
@@ -905,50 +721,3 @@ func sortedKeys(m map[string]string) []string {
 func SelectHosts(hosts []Host, s *Selector) []Host {
 	return newHostIndex(hosts).selectHosts(s)
 }
-
-// maxNCCLBytes is the largest all-reduce the NCCL check sizes to.
-const maxNCCLBytes = 16 << 30
-
-func (v *validator) ncclChecks(n *NCCL) {
-	const at = "spec.checks.nccl."
-	if n.RanksPerHost < 0 || n.RanksPerHost > 64 {
-		v.ferr(at+"ranksPerHost", "%d is outside 0..64", n.RanksPerHost)
-	}
-	if n.MinBytes < 0 || n.MinBytes > maxNCCLBytes {
-		v.ferr(at+"minBytes", "%s is outside 0..16GiB", n.MinBytes)
-	}
-	if n.MaxBytes < 0 || n.MaxBytes > maxNCCLBytes {
-		v.ferr(at+"maxBytes", "%s is outside 0..16GiB", n.MaxBytes)
-	}
-	if n.MaxBytes > 0 && n.MinBytes > n.MaxBytes {
-		v.ferr(at+"minBytes", "%s is larger than maxBytes %s", n.MinBytes, n.MaxBytes)
-	}
-	if n.Iterations < 0 || n.Iterations > 10000 {
-		v.ferr(at+"iterations", "%d is outside 1..10000", n.Iterations)
-	}
-	if n.Timeout < 0 {
-		v.ferr(at+"timeout", "must be positive")
-	}
-	if n.Port < 0 || n.Port > 65535 {
-		v.ferr(at+"port", "%d is outside 1..65535", n.Port)
-	}
-	if n.MinPercentOfPortRate < 0 || n.MinPercentOfPortRate > 100 {
-		v.ferr(at+"minPercentOfPortRate", "%d is outside 0..100", n.MinPercentOfPortRate)
-	}
-	if strings.HasPrefix(n.Python, "-") || strings.ContainsAny(n.Python, "\x00\n") {
-		v.ferr(at+"python", "%q is not a program name or path", n.Python)
-	}
-	if strings.ContainsAny(n.OOBInterface, " /\x00\n") || len(n.OOBInterface) > 15 {
-		v.ferr(at+"oobInterface", "%q is not an interface name", n.OOBInterface)
-	}
-	for _, k := range sortedKeys(n.Env) {
-		if !ncclEnvRe.MatchString(k) {
-			v.ferr(at+"env."+k, "not an NCCL variable (NCCL_ followed by capitals, digits and underscores)")
-		}
-		if strings.ContainsAny(n.Env[k], "\x00\n") {
-			v.ferr(at+"env."+k, "the value holds a NUL or a line break")
-		}
-	}
-}
-
-var ncclEnvRe = regexp.MustCompile(`^NCCL_[A-Z0-9_]+$`)

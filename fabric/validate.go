@@ -716,8 +716,3 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
-
-// SelectHosts returns the hosts matching s (all labels equal, or named), in fabric order.
-func SelectHosts(hosts []Host, s *Selector) []Host {
-	return newHostIndex(hosts).selectHosts(s)
-}

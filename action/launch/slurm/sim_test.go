@@ -41,8 +41,10 @@ func rxeFacts(t testing.TB) []byte {
 		Sys:      fx.Host.Sys,
 		ProcRoot: t.TempDir(),
 		LibDirs:  []string{t.TempDir()},
-		LookPath: func(string) (string, error) { return filepath.Abs("../../../checks/preflight/testdata/fakes/ib_write_bw") },
-		Resolve:  func(context.Context, string) ([]string, error) { return []string{"10.0.0.1"}, nil },
+		LookPath: func(string) (string, error) {
+			return filepath.Abs("../../../checks/preflight/testdata/fakes/ib_write_bw")
+		},
+		Resolve: func(context.Context, string) ([]string, error) { return []string{"10.0.0.1"}, nil },
 	}
 	f := g.Gather(t.Context(), preflight.Args{Intent: rxeIntent(t)})
 	if f.Observed == nil {

@@ -1,8 +1,6 @@
 package fabricctl_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -12,7 +10,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -147,22 +144,8 @@ type listedPackage struct {
 // every package it depends on, their export data built.
 func listWithDeps(t *testing.T, pattern string) (target listedPackage, exports map[string]string) {
 	t.Helper()
-	cmd := exec.Command(goCommand(t), "list", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export", pattern)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -export -deps %s: %v\n%s", pattern, err, stderr.String())
-	}
 	exports = map[string]string{}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p listedPackage
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("decoding go list's output: %v", err)
-		}
+	for _, p := range goList[listedPackage](t, "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export", pattern) {
 		exports[p.ImportPath] = p.Export
 		target = p // -deps lists a package after its dependencies: the last is pattern's
 	}

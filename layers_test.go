@@ -214,21 +214,20 @@ func goCommand(t *testing.T) string {
 	return p
 }
 
-// listPackages runs go list over the whole module, lab-tagged files included.
-func listPackages(t *testing.T) []pkg {
+// goList runs `go list -json=… args` and decodes the stream of packages it prints.
+func goList[P any](t *testing.T, args ...string) []P {
 	t.Helper()
-	cmd := exec.Command(goCommand(t), "list", "-e", "-tags", "lab",
-		"-json=ImportPath,Dir,Name,GoFiles,TestGoFiles,XTestGoFiles,Imports,TestImports,XTestImports", "./...")
+	cmd := exec.Command(goCommand(t), append([]string{"list"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list ./...: %v\n%s", err, stderr.String())
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
-	var pkgs []pkg
+	var pkgs []P
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
-		var p pkg
+		var p P
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
@@ -236,6 +235,14 @@ func listPackages(t *testing.T) []pkg {
 		}
 		pkgs = append(pkgs, p)
 	}
+	return pkgs
+}
+
+// listPackages runs go list over the whole module, lab-tagged files included.
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	pkgs := goList[pkg](t, "-e", "-tags", "lab",
+		"-json=ImportPath,Dir,Name,GoFiles,TestGoFiles,XTestGoFiles,Imports,TestImports,XTestImports", "./...")
 	if len(pkgs) < 10 {
 		t.Fatalf("go list found %d packages; run the test from the repository root", len(pkgs))
 	}

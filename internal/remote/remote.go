@@ -28,7 +28,8 @@ var (
 
 // HostKeyCheck builds the host-key check of one dial: the callback and the
 // host key algorithms to offer (nil: x/crypto's defaults), for the target's
-// resolved address and port, against the known_hosts file named.
+// resolved address and port, against the known_hosts file named ("~/" not
+// yet expanded).
 // knownhosts.Checker is fabricctl's.
 type HostKeyCheck func(knownHostsFile, address string, port int) (ssh.HostKeyCallback, []string, error)
 
@@ -182,7 +183,7 @@ func hostKeyCallback(cfg Config) (ssh.HostKeyCallback, []string, error) {
 	if cfg.HostKeys == nil {
 		return nil, nil, errors.New("no host-key check configured (Config.HostKeys); refusing to connect unchecked")
 	}
-	check, algos, err := cfg.HostKeys(expandHome(cfg.KnownHostsFile), cfg.Address, cfg.Port)
+	check, algos, err := cfg.HostKeys(cfg.KnownHostsFile, cfg.Address, cfg.Port)
 	if err != nil {
 		return nil, nil, err
 	}

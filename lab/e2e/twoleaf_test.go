@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,40 +23,6 @@ const (
 	twoLeafFile = "profiles/lab/two-leaf.yaml"
 	twoLeafVMs  = "lab-h1,lab-h2,lab-h3,lab-h4"
 )
-
-// checkReport is the part of `fabricctl check -o json` the scenarios read.
-type checkReport struct {
-	Results []struct {
-		ID     string `json:"id"`
-		Target string `json:"target"`
-		Status string `json:"status"`
-		Class  string `json:"class"`
-	} `json:"results"`
-	Suspects []struct {
-		Rank         int    `json:"rank"`
-		Kind         string `json:"kind"`
-		Component    string `json:"component"`
-		Name         string `json:"name"`
-		Alternatives []struct {
-			Component string `json:"component"`
-		} `json:"alternatives"`
-	} `json:"suspects"`
-	Topology *struct {
-		Links []json.RawMessage `json:"links"`
-	} `json:"topology"`
-	Retests []struct {
-		Round  int      `json:"round"`
-		Splits []string `json:"splits"`
-		Pairs  []struct {
-			A, B   string
-			Status string `json:"status"`
-			For    struct {
-				Component string `json:"component"`
-			} `json:"for"`
-		} `json:"pairs"`
-	} `json:"retests"`
-	RetestStop string `json:"retestStop"`
-}
 
 // twoLeafCheck runs the pairwise suite of the two-leaf fabric: the JSON
 // report on stdout, decoded, and the HTML report written beside it.
@@ -357,39 +322,3 @@ func (h *harness) sparseTwoLeaf() string {
 // fault is not on rightly changes the localiser's answer (a whole leaf explains it better), so
 // each fault scenario runs its check once more when that happens, as a user would run a
 // contradictory check again; the second run must name the fault exactly like the first.
-
-// offPathFailures lists the failed pairwise tests and re-tests of rep between hosts whose path
-// does not cross the fault (crosses false).
-func offPathFailures(rep checkReport, crosses func(a, b string) bool) []string {
-	var out []string
-	for _, res := range rep.Results {
-		a, b, ok := strings.Cut(res.Target, "->")
-		if !ok || res.Status != "fail" || !strings.HasPrefix(res.ID, "pairwise/") {
-			continue
-		}
-		ha, _, _ := strings.Cut(a, "/")
-		hb, _, _ := strings.Cut(b, "/")
-		if !crosses(ha, hb) {
-			out = append(out, res.Target+" "+res.Class)
-		}
-	}
-	for _, rr := range rep.Retests {
-		for _, p := range rr.Pairs {
-			if p.Status == "fail" && !crosses(p.A, p.B) {
-				out = append(out, fmt.Sprintf("re-test %s->%s", p.A, p.B))
-			}
-		}
-	}
-	return out
-}
-
-// twoLeafOf is the two-leaf lab's leaf of each host.
-var twoLeafOf = map[string]string{"lab-h1": "leaf-01", "lab-h2": "leaf-01", "lab-h3": "leaf-02", "lab-h4": "leaf-02"}
-
-// acrossLeaves: a pair crosses the inter-leaf link.
-func acrossLeaves(a, b string) bool { return twoLeafOf[a] != twoLeafOf[b] }
-
-// involves: a pair crosses host's access link.
-func involves(host string) func(a, b string) bool {
-	return func(a, b string) bool { return a == host || b == host }
-}

@@ -272,3 +272,18 @@ func (r Result) WriteText(w io.Writer) {
 		}
 	}
 }
+
+// CheckSubnetManagers renders every subnet manager of f as `render` would
+// and returns what its kind refuses: for OpenSM, a partitions.conf that its
+// parser would read differently from the intent (opensm.CheckRendered).
+// `validate` runs it, so no network is needed to find such a file.
+func CheckSubnetManagers(f *fabric.Fabric, reg *switchcfg.Registry) error {
+	guids := f.PortGUIDs()
+	var errs []error
+	for _, sm := range f.Resolve().SubnetManagers {
+		if _, _, err := renderSubnetManager(sm, reg, guids); err != nil {
+			errs = append(errs, fmt.Errorf("subnet manager %s: %w", sm.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/fabricctl/fabricctl/action/render"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
@@ -36,6 +37,9 @@ Exit 0 when valid, 1 when not.`,
 			f, err := loadFabric(g.stderr, file)
 			if err != nil {
 				return err
+			}
+			if err := render.CheckSubnetManagers(f, switchRegistry()); err != nil {
+				return fmt.Errorf("%s: %w", file, err)
 			}
 			res := validateResult{APIVersion: fabric.APIVersion, File: file, Valid: true,
 				Fabric: f.Metadata.Name, Hosts: len(f.Spec.Hosts), Switches: len(f.Spec.Switches),

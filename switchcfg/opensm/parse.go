@@ -91,6 +91,11 @@ func ParseFile(text string) (*File, error) {
 }
 
 const (
+	// MaxLine is the longest line, without its newline, that OpenSM reads
+	// whole: osm_prtn_config_parse_file calls fgets(line, sizeof(line) - 1)
+	// on a char[4096], so it gets 4094 bytes with the newline, and a longer
+	// line arrives as two, each parsed on its own.
+	MaxLine = 4093
 	// DefaultPKey is OpenSM's default partition; it always exists.
 	DefaultPKey uint16 = 0x7fff
 	pkeyMask    uint16 = 0x7fff
@@ -161,6 +166,9 @@ func (p *parser) run(text string) error {
 	lines := strings.Split(text, "\n")
 	for n, raw := range lines {
 		line := n + 1
+		if len(raw) > MaxLine {
+			return errAt(line, MaxLine+1, "line of %d bytes: OpenSM reads a line in pieces of at most %d bytes and parses each as a line of its own", len(raw), MaxLine)
+		}
 		if i := strings.IndexByte(raw, '#'); i >= 0 {
 			raw = raw[:i]
 		}

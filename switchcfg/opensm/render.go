@@ -351,10 +351,29 @@ func render(sm fabric.SubnetManagerIntent, guids map[string][]string, preview bo
 		b.WriteString("\n")
 		writePartition(&b, p, pending[p.Name])
 	}
+	// The file must mean the intent to OpenSM's parser, not only to ours:
+	// a rendering that does not survive the grammar check is a bug here,
+	// and pushing it would make OpenSM drop every partition.
+	if err := CheckRendered(b.String(), parts); err != nil {
+		return "", fmt.Errorf("rendering partitions.conf for %s: %w", sm.Name, err)
+	}
 	return b.String(), nil
 }
 
 func writePartition(b *strings.Builder, p fabric.PartitionIntent, pending []fabric.PartitionMember) {
+	// Hosts still to discover go in comment lines before the statement:
+	// OpenSM cuts a line at '#' before it looks for the ';' that ends a
+	// statement, so nothing of the statement may share a line with them.
+	for _, m := range pending {
+		def := m.Membership
+		if def == "" {
+			def = p.DefaultMembership
+		}
+		if def == "" {
+			def = "limited"
+		}
+		fmt.Fprintf(b, "# %s: host %s (%s) is not listed yet: its port GUIDs are discovered at plan time\n", p.Name, m.Host, def)
+	}
 	b.WriteString(p.Name)
 	if p.PKey != 0 {
 		fmt.Fprintf(b, "=0x%04x", p.PKey)
@@ -376,18 +395,8 @@ func writePartition(b *strings.Builder, p fabric.PartitionIntent, pending []fabr
 	}
 	b.WriteString(" :")
 	sep := " "
-	if len(p.Members) > 1 || len(pending) > 0 {
+	if len(p.Members) > 1 {
 		sep = "\n\t"
-	}
-	for _, m := range pending {
-		def := m.Membership
-		if def == "" {
-			def = p.DefaultMembership
-		}
-		if def == "" {
-			def = "limited"
-		}
-		fmt.Fprintf(b, "\n\t# %s=%s: the host's port GUIDs are discovered at plan time", m.Host, def)
 	}
 	for i, m := range p.Members {
 		if i > 0 {
@@ -398,5 +407,8 @@ func writePartition(b *strings.Builder, p fabric.PartitionIntent, pending []fabr
 		b.WriteString("=")
 		b.WriteString(m.Membership)
 	}
+	// A partition without members (all its hosts still to discover) is
+	// "NAME=PKEY : ;": OpenSM creates it empty (partition_add_port skips an
+	// empty name).
 	b.WriteString(" ;\n")
 }

@@ -78,6 +78,12 @@ type Pusher struct {
 	// Settle is how long to wait after SIGHUP before checking that OpenSM
 	// still runs (1s when zero).
 	Settle time.Duration
+	// Fabric, when set, proves a push on the fabric itself: after the
+	// SIGHUP, OpenSM's log must show a completed sweep and no partition
+	// error (its silent fallback), and every CA port's P_Key table must
+	// hold exactly the intended memberships; otherwise the push is rolled
+	// back. Without it, only the file and the process are checked.
+	Fabric *FabricReader
 }
 
 // PushResult reports what Push did.
@@ -206,6 +212,12 @@ func (p *Pusher) Push(ctx context.Context, sm fabric.SubnetManagerIntent, guids 
 	if existed {
 		backup = p.backup()
 	}
+	var logFrom int64
+	if p.Fabric != nil {
+		if logFrom, err = p.Fabric.logSize(ctx); err != nil {
+			return res, fmt.Errorf("reading OpenSM's log before the push: %w", err)
+		}
+	}
 	if err := p.Remote.WriteFileAtomic(ctx, path, []byte(text), backup); err != nil {
 		return res, fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -217,11 +229,49 @@ func (p *Pusher) Push(ctx context.Context, sm fabric.SubnetManagerIntent, guids 
 	} else {
 		err = p.verify(ctx, path, text, want, proc)
 	}
+	if err == nil && p.Fabric != nil {
+		err = p.verifyFabric(ctx, want, logFrom)
+	}
 	if err == nil {
 		return res, nil
 	}
 	res.RolledBack = true
 	return res, errors.Join(err, p.rollback(ctx, path, old, existed, proc))
+}
+
+// verifyFabric waits for OpenSM's sweep after the reload, fails on a
+// partition error in its log, then compares every CA port's P_Key table
+// with want.
+func (p *Pusher) verifyFabric(ctx context.Context, want []fabric.PartitionIntent, logFrom int64) error {
+	if err := p.Fabric.WaitSweep(ctx, logFrom); err != nil {
+		return fmt.Errorf("%w: %w", ErrVerify, err)
+	}
+	obs, err := p.Fabric.Observe(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrVerify, err)
+	}
+	if d := ComparePorts(want, obs); len(d) > 0 {
+		return fmt.Errorf("%w: %d port memberships differ from the intent after the reload, first %v", ErrVerify, len(d), d[0])
+	}
+	return nil
+}
+
+// PlanFabric reads the subnet's ports and returns how their P_Key tables
+// differ from sm's partitions, and the GUID members no port has. It needs
+// Fabric.
+func (p *Pusher) PlanFabric(ctx context.Context, sm fabric.SubnetManagerIntent, guids map[string][]string) ([]PortDiff, []string, error) {
+	if p.Fabric == nil {
+		return nil, nil, nil
+	}
+	want, err := Desired(sm.Partitions, guids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("planning %s: %w", sm.Name, err)
+	}
+	obs, err := p.Fabric.Observe(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the ports of %s's subnet: %w", sm.Name, err)
+	}
+	return ComparePorts(want, obs), UnknownMembers(want, obs), nil
 }
 
 func (p *Pusher) verify(ctx context.Context, path, text string, want []fabric.PartitionIntent, proc Process) error {
@@ -270,8 +320,18 @@ func (p *Pusher) rollback(ctx context.Context, path string, old []byte, existed 
 	if err != nil {
 		return fmt.Errorf("rolling back %s: %w", path, err)
 	}
+	var from int64
+	if p.Fabric != nil {
+		from, _ = p.Fabric.logSize(ctx)
+	}
 	if err := p.Remote.Signal(ctx, proc, SIGHUP); err != nil {
 		return fmt.Errorf("rolling back %s: file restored; reloading %s: %w", path, proc.Name, err)
+	}
+	if p.Fabric != nil {
+		// Return once OpenSM has applied the previous file again.
+		if err := p.Fabric.WaitSweep(ctx, from); err != nil {
+			return fmt.Errorf("rolling back %s: file restored and %s reloaded; %w", path, proc.Name, err)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path"
 	"strconv"
@@ -30,15 +31,26 @@ type Runner interface {
 }
 
 // ExecRunner runs commands on this machine with os/exec, for a subnet manager
-// on the local host and for tests. Stderr is added to the error.
-type ExecRunner struct{}
+// on the local host, the InfiniBand lab and tests. Stderr is added to the
+// error.
+type ExecRunner struct {
+	// Env is added to this process's environment (KEY=VALUE).
+	Env []string
+	// Dir is the working directory ("" for this process's).
+	Dir string
+}
 
 // Run implements Runner.
-func (ExecRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
+func (e ExecRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("running: empty command")
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if len(e.Env) > 0 {
+		cmd.Env = append(os.Environ(), e.Env...)
+	}
+	cmd.Dir = e.Dir
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

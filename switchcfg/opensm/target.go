@@ -3,6 +3,7 @@ package opensm
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
 )
@@ -21,13 +22,37 @@ var _ fabric.Target = (*Target)(nil)
 func (t *Target) Name() string      { return t.Intent.Name }
 func (t *Target) Tier() fabric.Tier { return fabric.TierSubnetManager }
 
-// Plan compares the live partitions.conf with the desired table.
+// Plan compares the live partitions.conf with the desired table and, when
+// the Pusher reads the fabric, every CA port's P_Key table with the intent
+// (a port changed behind OpenSM's back is drift even when the file is
+// right). GUID members that no port has are reported as unsupported
+// changes: warnings, which apply does not try to fix.
 func (t *Target) Plan(ctx context.Context) ([]fabric.Change, error) {
 	diffs, err := t.Pusher.Plan(ctx, t.Intent, t.GUIDs)
 	if err != nil {
 		return nil, err
 	}
-	return Changes(diffs), nil
+	out := Changes(diffs)
+	ports, unknown, err := t.Pusher.PlanFabric(ctx, t.Intent, t.GUIDs)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, PortChanges(ports)...)
+	for _, u := range unknown {
+		out = append(out, fabric.Change{Component: u, Setting: "port", Old: "absent", New: "present", Unsupported: true,
+			Note: "no port of the subnet has this GUID: OpenSM leaves it out and says so only at verbose log level"})
+	}
+	return out, nil
+}
+
+// PortChanges converts P_Key table differences into engine changes.
+func PortChanges(diffs []PortDiff) []fabric.Change {
+	out := make([]fabric.Change, 0, len(diffs))
+	for _, d := range diffs {
+		out = append(out, fabric.Change{Component: fmt.Sprintf("port %s (%s)", FormatGUID(d.GUID), d.Node),
+			Setting: fmt.Sprintf("pkey 0x%04x", d.PKey), Old: d.Got, New: d.Want})
+	}
+	return out
 }
 
 // Apply pushes partitions.conf (backup, atomic write, SIGHUP, verify; the
@@ -40,7 +65,20 @@ func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change,
 		}
 		return nil, err
 	}
-	return t.Plan(ctx)
+	rest, err := t.Plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range rest {
+		if !c.Unsupported && strings.HasPrefix(c.Component, "port ") {
+			// The file is right and OpenSM swept, yet a port disagrees:
+			// OpenSM does not rewrite a table its own view says is right
+			// (a second SM wrote it, say). Restarting OpenSM, or bouncing
+			// the port's link, makes it read the table again.
+			return rest, fmt.Errorf("%s: %s is %s, want %s: OpenSM does not rewrite P_Keys changed behind its back; restart OpenSM to heal them", t.Name(), c.Component, c.Old, c.New)
+		}
+	}
+	return rest, nil
 }
 
 // Changes converts partition diffs into engine changes (one per field).

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -117,10 +118,11 @@ func Up(ctx context.Context, o Options, log io.Writer) (l *Lab, err error) {
 			return nil, fmt.Errorf("starting the InfiniBand lab: %w", err)
 		}
 	}
-	l = &Lab{Dir: dir, Sock: fmt.Sprintf("fabricctl-iblab-%d-%s", os.Getpid(), filepath.Base(dir)), SMNode: o.Topology.SMNode}
-	if len(l.Sock) > 90 {
-		l.Sock = l.Sock[:90]
-	}
+	// The socket name is unique per directory and process: two labs in
+	// one network namespace never share one.
+	h := fnv.New32a()
+	h.Write([]byte(dir))
+	l = &Lab{Dir: dir, Sock: fmt.Sprintf("fabricctl-iblab-%d-%08x", os.Getpid(), h.Sum32()), SMNode: o.Topology.SMNode}
 	if sockBound(l.Sock) {
 		return nil, fmt.Errorf("starting the InfiniBand lab: ibsim socket name %s is already bound in this network namespace", l.Sock)
 	}

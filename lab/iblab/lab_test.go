@@ -184,3 +184,11 @@ func TestIBLabPartitionsProvenByPKeys(t *testing.T) {
 		t.Errorf("second push: %+v, %v", res, err)
 	}
 }
+
+func fabricGUID(g string) fabric.PartitionMember {
+	return fabric.PartitionMember{GUID: g, Membership: "full"}
+}
+
+func fabricHost(h string) fabric.PartitionMember {
+	return fabric.PartitionMember{Host: h, Membership: "full"}
+}

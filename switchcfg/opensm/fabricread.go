@@ -131,7 +131,8 @@ func (r *FabricReader) Observe(ctx context.Context) (*Observed, error) {
 
 // ExpectedTables returns the P_Key memberships every CA port of o should
 // have under the partition table parts (a Desired table): OpenSM's rules,
-// applied in order, a later entry for a port replacing an earlier one: ALL
+// applied in order, a later entry for a port replacing an earlier one
+// ("both" programs the full key): ALL
 // and ALL_CAS name every CA port, SELF the master SM's port, a GUID its
 // port; without a rule for 0x7fff OpenSM applies DefaultPartition.
 // Ports absent from every partition are absent from the result's inner
@@ -167,6 +168,12 @@ func ExpectedTables(parts []fabric.PartitionIntent, o *Observed) map[uint64]map[
 			}
 			if ms == "" {
 				ms = "limited"
+			}
+			if ms == "both" {
+				// OpenSM puts the port in the partition's full and limited
+				// lists, and programs the full key into its table (seen on
+				// OpenSM 3.3.23 in the lab: 0x8002 only).
+				ms = "full"
 			}
 			switch m.Special {
 			case "ALL", "ALL_CAS":

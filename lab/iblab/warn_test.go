@@ -1,0 +1,38 @@
+package iblab
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/opensm"
+)
+
+// TestIBLabUnknownGUIDAndBoth: a well-formed GUID that no port has is
+// accepted by OpenSM in silence (verbose level only), so the push lands
+// and plan warns about it without calling it drift; a "both" member is
+// read from its port's table as both.
+func TestIBLabUnknownGUIDAndBoth(t *testing.T) {
+	l := up(t, nil)
+	ctx := context.Background()
+	sm := tenants()
+	sm.Partitions[0].Members = append(sm.Partitions[0].Members, fabric.PartitionMember{GUID: "0x0002c90300009001", Membership: "full"})
+	sm.Partitions[1].Members[1].Membership = "both"
+	p := l.Pusher()
+	if res, err := p.Push(ctx, sm, Demo().PortGUIDs()); err != nil {
+		t.Fatalf("push: %+v %v", res, err)
+	}
+	got := tables(t, l)
+	if got["lab-h4"] != "0x0002=full 0x7fff=limited" {
+		t.Errorf("lab-h4, a member of both kinds: [%s], want the full key only", got["lab-h4"])
+	}
+	target := &opensm.Target{Intent: sm, Pusher: p, GUIDs: Demo().PortGUIDs()}
+	ch, err := target.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch) != 1 || !ch[0].Unsupported || !strings.Contains(ch[0].Component, "0x0002c90300009001") {
+		t.Errorf("plan: %+v, want one warning naming the unknown GUID", ch)
+	}
+}

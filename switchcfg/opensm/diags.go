@@ -16,6 +16,9 @@ type Port struct {
 	// Node is the node's NodeDescription ("gpu-01 mlx5_0" on a Linux
 	// host, the host name in the lab).
 	Node string `json:"node,omitempty"`
+	// Unlinked: ibnetdiscover lists the port with no peer (a switch port
+	// without a cable, or one whose link is down).
+	Unlinked bool `json:"unlinked,omitempty"`
 }
 
 // Host returns the host name in the NodeDescription: its first word (Linux
@@ -42,7 +45,11 @@ func (u Unparsed) String() string { return fmt.Sprintf("line %d: %q", u.Line, u.
 //	CA     4  1 0x0002c90300001001 4x EDR - SW     3  1 0x0008f10400000201 ( 'lab-h1' - 'leaf-01' )
 //
 // and returns the local end of every line (TYPE LID PORT GUID, then the
-// node description, the first quoted name of the trailing parentheses).
+// node description, the first quoted name of the trailing parentheses). A
+// port without a peer ends with its node's name alone:
+//
+//	SW     8  8 0x0008f10400000202 4x SDR                                    'leaf-02'
+//
 // Each (GUID, port) is listed once. Lines it does not understand are
 // returned as Unparsed, never skipped in silence; blank lines and '#'
 // comments are not lines of data.
@@ -87,13 +94,23 @@ func parsePortLine(t string) (Port, bool) {
 	if err1 != nil || err2 != nil || err3 != nil || p.LID < 0 || p.LID > 0xffff || p.Num < 0 || p.Num > 255 || !strings.HasPrefix(strings.ToLower(f[3]), "0x") {
 		return Port{}, false
 	}
-	if i := strings.Index(t, "( '"); i >= 0 {
+	switch i := strings.Index(t, "( '"); {
+	case i >= 0: // a cabled port: ( 'local' - 'peer' )
 		rest := t[i+3:]
 		j := strings.Index(rest, "' - '")
-		if j < 0 {
+		if j < 0 || !strings.HasSuffix(rest, "' )") {
 			return Port{}, false
 		}
 		p.Node = rest[:j]
+	case strings.HasSuffix(t, "'"): // a port with no peer: 'local'
+		j := strings.Index(t, "'")
+		if j == len(t)-1 {
+			return Port{}, false
+		}
+		p.Node = t[j+1 : len(t)-1]
+		p.Unlinked = true
+	default:
+		return Port{}, false
 	}
 	return p, true
 }

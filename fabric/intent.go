@@ -218,8 +218,13 @@ type SubnetManagerIntent struct {
 	Profile    string `json:"profile"`
 	// PartitionsFile is the fabric file's partitionsFile; empty means the
 	// kind's own default (switchcfg/opensm: /etc/opensm/partitions.conf).
-	PartitionsFile string            `json:"partitionsFile,omitempty"`
-	Partitions     []PartitionIntent `json:"partitions"`
+	PartitionsFile string `json:"partitionsFile,omitempty"`
+	// LogFile, PIDFile and Verify are the fabric file's (empty: the kind's
+	// defaults; Verify "" is "pkeys").
+	LogFile    string            `json:"logFile,omitempty"`
+	PIDFile    string            `json:"pidFile,omitempty"`
+	Verify     string            `json:"verify,omitempty"`
+	Partitions []PartitionIntent `json:"partitions"`
 }
 
 // PartitionIntent is one InfiniBand partition.

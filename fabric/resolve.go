@@ -368,7 +368,8 @@ func membership(m Member, p Partition) string {
 
 func (f *Fabric) resolveSM(sm SubnetManager, hosts *hostIndex) SubnetManagerIntent {
 	si := SubnetManagerIntent{APIVersion: APIVersion, Name: sm.Name, Kind: sm.Kind, Address: sm.Address,
-		Profile: sm.Profile, PartitionsFile: sm.PartitionsFile, Partitions: []PartitionIntent{}}
+		Profile: sm.Profile, PartitionsFile: sm.PartitionsFile, LogFile: sm.LogFile, PIDFile: sm.PIDFile, Verify: sm.Verify,
+		Partitions: []PartitionIntent{}}
 	p := f.Profiles[sm.Profile]
 	if p == nil || p.Spec.InfiniBand == nil {
 		return si

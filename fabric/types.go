@@ -321,7 +321,18 @@ type SubnetManager struct {
 	Profile string `yaml:"profile" json:"profile"`
 	// PartitionsFile is the OpenSM partitions.conf path (default /etc/opensm/partitions.conf).
 	PartitionsFile string `yaml:"partitionsFile,omitempty" json:"partitionsFile,omitempty"`
-	SSH            *SSH   `yaml:"ssh,omitempty" json:"ssh,omitempty"`
+	// LogFile is OpenSM's log, read after a reload for its partition errors
+	// (default /var/log/opensm.log). fabricctl extension.
+	LogFile string `yaml:"logFile,omitempty" json:"logFile,omitempty"`
+	// PIDFile names OpenSM's process (default /var/run/opensm.pid, else
+	// pidof opensm). fabricctl extension.
+	PIDFile string `yaml:"pidFile,omitempty" json:"pidFile,omitempty"`
+	// Verify says what proves a push and what drift compares: pkeys (the
+	// default) reads every CA port's P_Key table and OpenSM's log with the
+	// infiniband-diags on the subnet manager's host; file trusts the file
+	// alone. fabricctl extension.
+	Verify string `yaml:"verify,omitempty" json:"verify,omitempty" enum:"pkeys,file"`
+	SSH    *SSH   `yaml:"ssh,omitempty" json:"ssh,omitempty"`
 }
 
 // Link is one declared cable, or a bundle of parallel cables written with

@@ -153,8 +153,18 @@ func (v *validator) fabric() {
 			v.ferr(mp+".kind", "required%s", v.oneOf(Platforms.SubnetManagerKinds))
 		}
 		p := profileOf(mp, sm.Profile, "infiniband")
-		if sm.PartitionsFile != "" && !strings.HasPrefix(sm.PartitionsFile, "/") {
-			v.ferr(mp+".partitionsFile", "%q must be an absolute path on the subnet manager", sm.PartitionsFile)
+		for _, fp := range [][2]string{{"partitionsFile", sm.PartitionsFile}, {"logFile", sm.LogFile}, {"pidFile", sm.PIDFile}} {
+			if fp[1] != "" && !strings.HasPrefix(fp[1], "/") {
+				v.ferr(mp+"."+fp[0], "%q must be an absolute path on the subnet manager", fp[1])
+			}
+			if fp[0] != "partitionsFile" && fp[1] != "" && v.platforms != nil {
+				if why := v.platforms.PartitionsFileProblem(sm.Kind); why != "" {
+					v.ferr(mp+"."+fp[0], "%s kind %s: no OpenSM process or log to read (%s)", "subnet manager", sm.Kind, why)
+				}
+			}
+		}
+		if sm.Verify != "" && sm.Verify != "pkeys" && sm.Verify != "file" {
+			v.ferr(mp+".verify", "%q is not pkeys or file", sm.Verify)
 		}
 		if v.platforms != nil && sm.PartitionsFile != "" {
 			if why := v.platforms.PartitionsFileProblem(sm.Kind); why != "" {

@@ -36,3 +36,23 @@ func TestIBLabUnknownGUIDAndBoth(t *testing.T) {
 		t.Errorf("plan: %+v, want one warning naming the unknown GUID", ch)
 	}
 }
+
+// TestIBLabDiscoversGUIDs: a fabric file that gives no port GUIDs gets them
+// from the subnet at plan time (the HCAs' NodeDescriptions name the hosts),
+// and apply lands the partitions.
+func TestIBLabDiscoversGUIDs(t *testing.T) {
+	l := up(t, nil)
+	ctx := context.Background()
+	target := &opensm.Target{Intent: tenants(), Pusher: l.Pusher()}
+	ch, err := target.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch) == 0 {
+		t.Fatal("nothing to change on a fabric without partitions")
+	}
+	if rest, err := target.Apply(ctx, ch); err != nil || len(rest) != 0 {
+		t.Fatalf("apply: %v, left %v", err, rest)
+	}
+	sameTables(t, "after apply", tables(t, l), isolated)
+}

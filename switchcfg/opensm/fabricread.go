@@ -63,16 +63,50 @@ type Observed struct {
 	Unparsed []Unparsed `json:"unparsed,omitempty"`
 }
 
+// Ports discovers the subnet's ports (ibnetdiscover -p) and returns the
+// lines it did not understand beside them.
+func (r *FabricReader) Ports(ctx context.Context) ([]Port, []Unparsed, error) {
+	out, err := r.Diag.Run(ctx, []string{"ibnetdiscover", "-p"}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("discovering the subnet: %w", err)
+	}
+	ports, bad := ParseNetDiscoverPorts(string(out))
+	return ports, bad, nil
+}
+
+// DiscoverGUIDs returns the port GUIDs of each of hosts found among ports:
+// the CA ports whose NodeDescription's first word is the host's name (a
+// Linux host describes its HCA as "HOSTNAME DEVICE"; rdma-ndd keeps it so).
+// Hosts with no such port are absent from the result.
+func DiscoverGUIDs(ports []Port, hosts []string) map[string][]string {
+	want := map[string]bool{}
+	for _, h := range hosts {
+		want[h] = true
+	}
+	out := map[string][]string{}
+	for _, p := range ports {
+		if h := p.Host(); p.Type == "CA" && want[h] {
+			g := FormatGUID(p.GUID)
+			if !slices.Contains(out[h], g) {
+				out[h] = append(out[h], g)
+			}
+		}
+	}
+	for _, g := range out {
+		slices.Sort(g)
+	}
+	return out
+}
+
 // Observe discovers the subnet (ibnetdiscover -p, sminfo) and reads the
 // P_Key table of every CA port (smpquery pkeys LID PORT). Lines of
 // ibnetdiscover it did not understand are in Unparsed.
 func (r *FabricReader) Observe(ctx context.Context) (*Observed, error) {
-	out, err := r.Diag.Run(ctx, []string{"ibnetdiscover", "-p"}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("discovering the subnet: %w", err)
-	}
 	o := &Observed{Tables: map[uint64]map[uint16]string{}}
-	o.Ports, o.Unparsed = ParseNetDiscoverPorts(string(out))
+	var err error
+	if o.Ports, o.Unparsed, err = r.Ports(ctx); err != nil {
+		return nil, err
+	}
 	smOut, err := r.Diag.Run(ctx, []string{"sminfo"}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("reading the master SM: %w", err)

@@ -87,6 +87,9 @@ func ParseFile(text string) (*File, error) {
 	if err := p.run(text); err != nil {
 		return nil, err
 	}
+	if p.out == nil {
+		p.out = []fabric.PartitionIntent{} // no partitions, as Desired says it
+	}
 	return &File{Partitions: p.out, Extras: p.extras}, nil
 }
 

@@ -103,9 +103,21 @@ type PushResult struct {
 }
 
 // NewPusher returns a Pusher for sm's host: its partitions file is
-// sm.PartitionsFile (DefaultPartitionsFile when empty), the rest stock.
+// sm.PartitionsFile (DefaultPartitionsFile when empty), its process the one
+// sm.PIDFile names (DefaultPIDFile when empty). When r is a CommandRemote
+// and sm.Verify is not "file", the push is proven on the fabric: OpenSM's
+// log (sm.LogFile, DefaultLogFile when empty) and every port's P_Key table,
+// read with the infiniband-diags through the same Runner.
 func NewPusher(r Remote, sm fabric.SubnetManagerIntent) *Pusher {
-	return &Pusher{Remote: r, Path: sm.PartitionsFile}
+	p := &Pusher{Remote: r, Path: sm.PartitionsFile, Process: Process{PIDFile: sm.PIDFile}}
+	if c, ok := r.(*CommandRemote); ok && sm.Verify != "file" {
+		log := sm.LogFile
+		if log == "" {
+			log = DefaultLogFile
+		}
+		p.Fabric = &FabricReader{Diag: c.R, LogFile: log, Logs: c}
+	}
+	return p
 }
 
 func (p *Pusher) path() string {

@@ -40,6 +40,9 @@ func (Manager) Target(sm fabric.SubnetManagerIntent, guids map[string][]string, 
 	return &Target{Intent: sm, GUIDs: guids, Pusher: NewPusher(NewRemote(RunnerFunc(c.Run)), sm)}, nil
 }
 
+// DefaultLogFile is a stock OpenSM's log.
+const DefaultLogFile = "/var/log/opensm.log"
+
 // RunnerFunc adapts a function to Runner.
 type RunnerFunc func(ctx context.Context, argv []string, stdin []byte) ([]byte, error)
 

@@ -3,6 +3,8 @@ package opensm
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -28,12 +30,16 @@ func (t *Target) Tier() fabric.Tier { return fabric.TierSubnetManager }
 // right). GUID members that no port has are reported as unsupported
 // changes: warnings, which apply does not try to fix.
 func (t *Target) Plan(ctx context.Context) ([]fabric.Change, error) {
-	diffs, err := t.Pusher.Plan(ctx, t.Intent, t.GUIDs)
+	guids, err := t.guids(ctx)
+	if err != nil {
+		return nil, err
+	}
+	diffs, err := t.Pusher.Plan(ctx, t.Intent, guids)
 	if err != nil {
 		return nil, err
 	}
 	out := Changes(diffs)
-	ports, unknown, err := t.Pusher.PlanFabric(ctx, t.Intent, t.GUIDs)
+	ports, unknown, err := t.Pusher.PlanFabric(ctx, t.Intent, guids)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +64,11 @@ func PortChanges(diffs []PortDiff) []fabric.Change {
 // Apply pushes partitions.conf (backup, atomic write, SIGHUP, verify; the
 // Pusher restores the previous file when verification fails).
 func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change, error) {
-	res, err := t.Pusher.Push(ctx, t.Intent, t.GUIDs)
+	guids, err := t.guids(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Pusher.Push(ctx, t.Intent, guids)
 	if err != nil {
 		if res.RolledBack {
 			return nil, fmt.Errorf("%w (%w)", err, fabric.ErrRolledBack)
@@ -88,4 +98,31 @@ func Changes(diffs []Diff) []fabric.Change {
 		out = append(out, fabric.Change{Component: fmt.Sprintf("pkey 0x%04x", d.PKey), Setting: d.Field, Old: d.Got, New: d.Want})
 	}
 	return out
+}
+
+// guids returns t.GUIDs completed, when the Pusher reads the fabric, with
+// the port GUIDs discovered for the member hosts the fabric file gives none
+// (DiscoverGUIDs over ibnetdiscover on the SM's host).
+func (t *Target) guids(ctx context.Context) (map[string][]string, error) {
+	var missing []string
+	for _, p := range t.Intent.Partitions {
+		for _, m := range p.Members {
+			if m.Host != "" && len(t.GUIDs[m.Host]) == 0 && !slices.Contains(missing, m.Host) {
+				missing = append(missing, m.Host)
+			}
+		}
+	}
+	if len(missing) == 0 || t.Pusher.Fabric == nil {
+		return t.GUIDs, nil
+	}
+	ports, _, err := t.Pusher.Fabric.Ports(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("discovering the port GUIDs of %s: %w", strings.Join(missing, ", "), err)
+	}
+	out := maps.Clone(t.GUIDs)
+	if out == nil {
+		out = map[string][]string{}
+	}
+	maps.Copy(out, DiscoverGUIDs(ports, missing))
+	return out, nil
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// connection (tests and the lab reach namespaces through it).
 	Log  *slog.Logger
 	Dial remote.DialFunc
+	// SubnetManagerAt, when set, may redirect a subnet manager: ok true
+	// means use the returned intent (its files' paths) and run its commands
+	// with run instead of over SSH (the InfiniBand lab's OpenSM runs on
+	// this machine).
+	SubnetManagerAt func(sm fabric.SubnetManagerIntent) (at fabric.SubnetManagerIntent, run func(ctx context.Context, argv []string, stdin []byte) ([]byte, error), ok bool)
 }
 
 // SSHConfig merges a target's own ssh settings over the fabric defaults.
@@ -101,8 +106,13 @@ func Targets(f *fabric.Fabric, o Options) (targets []fabric.Target, closeAll fun
 			return nil, cs.closeAll, fmt.Errorf("subnet manager %s: %w", sm.Name, err)
 		}
 		cfg := SSHConfig(f, sm.Name, sm.Address, sms[sm.Name].SSH, o)
-		t, err := m.Target(sm, guids, switchcfg.SubnetManagerConn{Address: sm.Address, User: cfg.User,
-			PasswordEnv: cfg.PasswordEnv, Run: cs.lazy(cfg).Output, HTTP: http.DefaultClient})
+		conn := switchcfg.SubnetManagerConn{Address: sm.Address, User: cfg.User, PasswordEnv: cfg.PasswordEnv, HTTP: http.DefaultClient}
+		if at, run, ok := redirect(o, sm); ok {
+			sm, conn.Run = at, run
+		} else {
+			conn.Run = cs.lazy(cfg).Output
+		}
+		t, err := m.Target(sm, guids, conn)
 		if err != nil {
 			return nil, cs.closeAll, err
 		}
@@ -197,4 +207,11 @@ func byName[T any](items []T, name func(T) string) map[string]T {
 		m[name(it)] = it
 	}
 	return m
+}
+
+func redirect(o Options, sm fabric.SubnetManagerIntent) (fabric.SubnetManagerIntent, func(context.Context, []string, []byte) ([]byte, error), bool) {
+	if o.SubnetManagerAt == nil {
+		return sm, nil, false
+	}
+	return o.SubnetManagerAt(sm)
 }

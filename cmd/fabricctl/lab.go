@@ -29,6 +29,8 @@ func labTopologyFromFabric(stderr io.Writer, path string) (lab.Topology, error) 
 type labFlags struct {
 	stateDir string
 	netns    string
+	ib       bool   // the InfiniBand lab (labib.go)
+	ibDir    string // its directory
 }
 
 func newLabCmd(g *globals) *cobra.Command {
@@ -39,6 +41,8 @@ func newLabCmd(g *globals) *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&f.stateDir, "state-dir", lab.DefaultStateDir, "where a running lab keeps its state, keys and logs")
 	cmd.PersistentFlags().StringVar(&f.netns, "netns", lab.DefaultNetns, "name of the lab's network namespace")
+	cmd.PersistentFlags().BoolVar(&f.ib, "ib", false, "up, down, status: the InfiniBand lab (ibsim and a real OpenSM), not the soft-RoCE VMs")
+	cmd.PersistentFlags().StringVar(&f.ibDir, "ib-dir", defaultIBLabDir, "where the InfiniBand lab keeps its files")
 	cmd.AddCommand(newLabBuildCmd(g), newLabUpCmd(g, f), newLabDownCmd(g, f), newLabStatusCmd(g, f),
 		newLabRunCmd(g, f), newLabExecCmd(g, f), newLabFaultCmd(g, f), newLabRecableCmd(g, f))
 	return cmd
@@ -93,6 +97,9 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if f.ib {
+				return labUpIB(ctx, g, f, fabricFile)
+			}
 			topo := lab.DefaultTopology()
 			switch {
 			case fabricFile != "" && hosts != "":
@@ -161,6 +168,9 @@ func newLabDownCmd(g *globals, f *labFlags) *cobra.Command {
 		Short: "Stop every VM and delete the lab namespace (idempotent)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.ib {
+				return labDownIB(cmd.Context(), f)
+			}
 			return lab.Down(cmd.Context(), f.stateDir, f.netns, g.log)
 		},
 	}
@@ -172,6 +182,9 @@ func newLabStatusCmd(g *globals, f *labFlags) *cobra.Command {
 		Short: "Show the lab's VM-hosts: qemu running, SSH answering",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.ib {
+				return labStatusIB(g, f)
+			}
 			s, err := lab.Load(f.stateDir)
 			if err != nil {
 				return err

@@ -26,6 +26,7 @@ type orchestrateFlags struct {
 	insecure       bool
 	confirmTimeout time.Duration
 	agentPath      string
+	ibLab          string
 	build          func(*globals) (*fabric.Fabric, []fabric.Target, func(), error) // prepare, unless set (drift --from-dir)
 }
 
@@ -36,6 +37,7 @@ func (of *orchestrateFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&of.insecure, "insecure-ignore-host-key", false, "DANGEROUS: do not check SSH host keys of hosts and subnet managers")
 	fl.DurationVar(&of.confirmTimeout, "confirm-timeout", 2*time.Minute, "confirmed-commit window on switches that support it")
 	fl.StringVar(&of.agentPath, "agent-path", agentclient.RemotePath, "where the agent is kept on hosts (relative to the login home)")
+	fl.StringVar(&of.ibLab, "ib-lab", "", "reach the subnet manager the InfiniBand lab in this directory runs (lab up --ib) on this machine, not over SSH")
 }
 
 // prepare loads the fabric and builds its targets.
@@ -49,8 +51,16 @@ func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target
 	}
 	d := agentclient.Self()
 	d.RemotePath = of.agentPath
-	targets, closeAll, err := fleet.Targets(f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: of.insecure,
-		Only: of.targets, ConfirmTimeout: of.confirmTimeout, Deployer: d, Log: g.log, Dial: g.dial})
+	o := fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: of.insecure,
+		Only: of.targets, ConfirmTimeout: of.confirmTimeout, Deployer: d, Log: g.log, Dial: g.dial}
+	if of.ibLab != "" {
+		l, err := runningIBLab(of.ibLab)
+		if err != nil {
+			return nil, nil, func() {}, err
+		}
+		o.SubnetManagerAt = l.At
+	}
+	targets, closeAll, err := fleet.Targets(f, o)
 	if err != nil {
 		closeAll()
 		return nil, nil, func() {}, err

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/switchcfg/opensm"
 )
 
@@ -496,4 +497,15 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// At redirects the fabric's subnet manager that this lab runs (the one
+// named like the lab's SM node, of kind opensm) to the lab: the lab's
+// files, and commands run here under umad2sim (fleet.Options.SubnetManagerAt).
+func (l *Lab) At(sm fabric.SubnetManagerIntent) (fabric.SubnetManagerIntent, func(context.Context, []string, []byte) ([]byte, error), bool) {
+	if sm.Name != l.SMNode || sm.Kind != "opensm" {
+		return sm, nil, false
+	}
+	sm.PartitionsFile, sm.LogFile, sm.PIDFile = l.PartitionsFile(), l.LogFile(), l.PIDFile()
+	return sm, l.Runner("").Run, true
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything `make test` and `make demo` need on a fresh Debian 12
 # machine: Debian packages (iproute2 for namespace tests, OpenSSH for real SSH
-# targets, time for benchmarks) and the Go modules. Idempotent and quick when
+# targets, time for benchmarks, ibsim-utils + opensm + infiniband-diags for the
+# InfiniBand lab: a simulated fabric with a real OpenSM, lab/iblab) and the Go
+# modules. Idempotent and quick when
 # everything is already there. The lab's own packages (qemu) come from
 # lab/scripts/install-deps.sh, which `make lab-deps` runs.
 set -euo pipefail
 need=()
-for pair in ip:iproute2 sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-client /usr/bin/time:time ethtool:ethtool; do
+for pair in ip:iproute2 sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-client /usr/bin/time:time ethtool:ethtool ibsim:ibsim-utils opensm:opensm smpquery:infiniband-diags; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "$cmd" ] && [ ! -x "/usr/sbin/$cmd" ]; then need+=("$pkg"); fi
 done

@@ -2,7 +2,7 @@
 // simulated InfiniBand fabric in one process, with a real OpenSM attached at
 // the subnet manager's node and the real infiniband-diags talking to it
 // through umad2sim (LD_PRELOAD), with no device, no kernel module and no
-// root. docs/ib-lab.md is the user's guide; ../shared/ib-lab-prototype/
+// root. docs/infiniband.md is the user's guide; ../shared/ib-lab-prototype/
 // REPORT.md the field notes it is built on.
 //
 //	topo, guids, err := iblab.FromFabric(f)          // or iblab.Demo()

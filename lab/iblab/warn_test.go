@@ -56,3 +56,26 @@ func TestIBLabDiscoversGUIDs(t *testing.T) {
 	}
 	sameTables(t, "after apply", tables(t, l), isolated)
 }
+
+// TestIBLabApplyRepairsFallback: OpenSM started on a hand-broken file (CRLF
+// line endings) and fell back to its default, every port a full member of
+// 0x7fff. Plan names the file's line and column; apply replaces it and the
+// ports are isolated again.
+func TestIBLabApplyRepairsFallback(t *testing.T) {
+	good, err := opensm.Render(tenants(), Demo().PortGUIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := up(t, []byte(strings.ReplaceAll(good, "\n", "\r\n")))
+	ctx := context.Background()
+	sameTables(t, "OpenSM started on a CRLF file", tables(t, l), fallback)
+	target := &opensm.Target{Intent: tenants(), Pusher: l.Pusher(), GUIDs: Demo().PortGUIDs()}
+	ch, err := target.Plan(ctx)
+	if err != nil || len(ch) == 0 || ch[0].Setting != "file" || !strings.Contains(ch[0].Old, "partitions.conf:3:1: carriage return") {
+		t.Fatalf("plan: %+v, %v", ch, err)
+	}
+	if rest, err := target.Apply(ctx, ch); err != nil || len(rest) != 0 {
+		t.Fatalf("apply: %v, left %v", err, rest)
+	}
+	sameTables(t, "after apply", tables(t, l), isolated)
+}

@@ -58,6 +58,22 @@
 // any failure after the write it puts the previous file back and sends SIGHUP
 // again (RolledBack in the result; errors wrap ErrVerify or ErrNotRunning).
 //
+// With Pusher.Fabric set (NewPusher sets it unless the manager says verify:
+// file), a push is proven on the fabric, not by the file: after the SIGHUP
+// OpenSM's log must show a completed sweep (SUBNET UP) and none of its
+// partition errors (ErrFallback: OpenSM's silent fallback to every port a
+// full member of 0x7fff), and every CA port's P_Key table, read with the
+// infiniband-diags through the same Runner (FabricReader: ibnetdiscover -p,
+// sminfo, smpquery pkeys), must hold exactly the memberships ExpectedTables
+// predicts; otherwise the previous file is put back. PlanFabric and
+// Target.Plan compare the ports with the intent (PortDiff), so a table
+// changed behind OpenSM's back is drift, and list GUID members no port has
+// (UnknownMembers). Target discovers the port GUIDs of member hosts the
+// fabric file gives none from the ports' NodeDescriptions (DiscoverGUIDs).
+// A live file that does not parse is a "file" difference, replaced by a push
+// (the backup keeps it). Render checks its own output with CheckRendered,
+// which names the rules of osm_prtn_config.c it mirrors.
+//
 // Remote is the small interface a push needs (read, atomic write with backup,
 // remove, signal). CommandRemote implements it over any Runner with fixed
 // argv only (cat, test, cp, mktemp, chmod, tee, mv, rm, pidof, kill; paths as

@@ -170,10 +170,24 @@ func (p *Pusher) Plan(ctx context.Context, sm fabric.SubnetManagerIntent, guids 
 		return nil, fmt.Errorf("planning %s: %w", sm.Name, err)
 	}
 	live, err := p.Observe(ctx)
+	if errors.Is(err, ErrSyntax) {
+		return []Diff{unreadable(p.path(), err)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	return Compare(want, live.Partitions), nil
+}
+
+// unreadable is the difference of a live file OpenSM reads otherwise than
+// it says: the whole file is to be replaced.
+func unreadable(path string, err error) Diff {
+	var pe *ParseError
+	got := err.Error()
+	if errors.As(err, &pe) {
+		got = path + ":" + pe.Error()
+	}
+	return Diff{Field: "file", Want: "as rendered", Got: "unreadable: " + got}
 }
 
 // Push makes the subnet manager's partition table the one sm describes:
@@ -188,8 +202,9 @@ func (p *Pusher) Plan(ctx context.Context, sm fabric.SubnetManagerIntent, guids 
 //     was none), SIGHUP again, and return an error wrapping ErrVerify or the
 //     signalling error, with RolledBack set.
 //
-// The live file is parsed before anything is written: if it does not parse,
-// Push refuses (someone edited it by hand; fix or move it first).
+// A live file that does not parse (OpenSM would misread it, or has already
+// fallen back to its default configuration over it) is replaced like any
+// other; the backup keeps it, and a failed push puts it back.
 func (p *Pusher) Push(ctx context.Context, sm fabric.SubnetManagerIntent, guids map[string][]string) (PushResult, error) {
 	var res PushResult
 	text, err := Render(sm, guids)
@@ -209,13 +224,17 @@ func (p *Pusher) Push(ctx context.Context, sm fabric.SubnetManagerIntent, guids 
 	if existed {
 		live, err := ParseFile(string(old))
 		if err != nil {
-			return res, fmt.Errorf("parsing the live %s: %w", path, err)
-		}
-		res.Diffs = Compare(want, live.Partitions)
-		res.Extras = live.Extras
-		if len(res.Diffs) == 0 {
-			res.Extras = nil
-			return res, nil
+			// OpenSM reads it otherwise than it says (a syntax error puts
+			// the fabric on its default fallback): replace it, keeping
+			// the backup, rather than leave the fabric so.
+			res.Diffs = []Diff{unreadable(path, err)}
+		} else {
+			res.Diffs = Compare(want, live.Partitions)
+			res.Extras = live.Extras
+			if len(res.Diffs) == 0 {
+				res.Extras = nil
+				return res, nil
+			}
 		}
 	} else {
 		res.Diffs = Compare(want, nil)

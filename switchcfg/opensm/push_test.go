@@ -133,15 +133,28 @@ func TestPushEquivalentFileUntouched(t *testing.T) {
 	}
 }
 
-func TestPushRefusesUnparseableLiveFile(t *testing.T) {
-	f := newFake(map[string]string{live: "Default=0x7fff : ALL=fulll ;\n"})
+// TestPushReplacesUnreadableLiveFile (issue 25): a live file that OpenSM
+// reads otherwise than it says ("fulll" is limited to it; a syntax error
+// puts the whole fabric on its default fallback) is drift, reported with
+// its line and column, and apply replaces it, keeping a backup: refusing
+// would leave the fabric on OpenSM's fallback.
+func TestPushReplacesUnreadableLiveFile(t *testing.T) {
+	const bad = "Default=0x7fff : ALL=fulll ;\n"
+	f := newFake(map[string]string{live: bad})
 	sm, guids := labIntent()
-	_, err := newPusher(f).Push(context.Background(), sm, guids)
-	if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "parsing the live /etc/opensm/partitions.conf: 1:22:") {
-		t.Errorf("got %v", err)
+	diffs, err := newPusher(f).Plan(context.Background(), sm, guids)
+	if err != nil || len(diffs) != 1 || diffs[0].Field != "file" || !strings.Contains(diffs[0].Got, "1:22:") {
+		t.Fatalf("plan: %v, %v", diffs, err)
 	}
-	if len(f.log) != 0 {
-		t.Errorf("wrote despite the error: %v", f.log)
+	res, err := newPusher(f).Push(context.Background(), sm, guids)
+	if err != nil || !res.Changed || res.Backup != live+BackupSuffix {
+		t.Fatalf("push: %+v, %v", res, err)
+	}
+	if got := string(f.files[live+BackupSuffix]); got != bad {
+		t.Errorf("backup %q, want the unreadable file", got)
+	}
+	if want, _ := Render(sm, guids); string(f.files[live]) != want {
+		t.Errorf("live file not replaced:\n%s", f.files[live])
 	}
 }
 

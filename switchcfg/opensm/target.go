@@ -95,7 +95,11 @@ func (t *Target) Apply(ctx context.Context, _ []fabric.Change) ([]fabric.Change,
 func Changes(diffs []Diff) []fabric.Change {
 	out := make([]fabric.Change, 0, len(diffs))
 	for _, d := range diffs {
-		out = append(out, fabric.Change{Component: fmt.Sprintf("pkey 0x%04x", d.PKey), Setting: d.Field, Old: d.Got, New: d.Want})
+		c := fabric.Change{Component: fmt.Sprintf("pkey 0x%04x", d.PKey), Setting: d.Field, Old: d.Got, New: d.Want}
+		if d.Field == "file" {
+			c.Component = "partitions.conf"
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/fabricctl/fabricctl/switchcfg/all"
 	"github.com/fabricctl/fabricctl/testkit/fabricgen"
 )
@@ -131,5 +133,33 @@ func TestRenderWithUnknownGUIDs(t *testing.T) {
 	}
 	if n := strings.Count(sm, "discovered at plan time"); n == 0 || strings.Contains(sm, "0x5054") {
 		t.Errorf("partitions.conf without GUIDs (%d pending members):\n%s", n, sm)
+	}
+}
+
+// refusingSM is a subnet-manager kind whose renderer refuses everything, to
+// show that validate's check reaches the kind's renderer.
+type refusingSM struct{ switchcfg.SubnetManager }
+
+func (refusingSM) Render(fabric.SubnetManagerIntent, map[string][]string) (string, error) {
+	return "", errors.New("OpenSM would read the file differently from the intent: 3:1: test")
+}
+
+// TestCheckSubnetManagers: validate renders every subnet manager with its
+// kind's renderer and names the manager whose rendering is refused; the lab
+// fabric's renders.
+func TestCheckSubnetManagers(t *testing.T) {
+	f, err := fabric.Load(filepath.Join(testutil.RepoRoot(t), "profiles", "lab", "ib.yaml"), fabric.Options{Platforms: all.Registry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSubnetManagers(f, all.Registry()); err != nil {
+		t.Errorf("the IB lab fabric: %v", err)
+	}
+	reg := switchcfg.NewRegistry()
+	m, _ := all.Registry().SubnetManager("opensm")
+	reg.AddSubnetManager(refusingSM{m})
+	err = CheckSubnetManagers(f, reg)
+	if err == nil || !strings.Contains(err.Error(), "subnet manager sm-01: OpenSM would read") {
+		t.Errorf("refused rendering: %v", err)
 	}
 }

@@ -164,7 +164,12 @@ func (p *Pusher) Observe(ctx context.Context) (*File, error) {
 }
 
 // Plan returns how the live table differs from what Render would write.
+// It renders the file first, so what Push would refuse (a host without
+// GUIDs, a rendering OpenSM's grammar would misread) fails the plan too.
 func (p *Pusher) Plan(ctx context.Context, sm fabric.SubnetManagerIntent, guids map[string][]string) ([]Diff, error) {
+	if _, err := Render(sm, guids); err != nil {
+		return nil, fmt.Errorf("planning %s: %w", sm.Name, err)
+	}
 	want, err := Desired(sm.Partitions, guids)
 	if err != nil {
 		return nil, fmt.Errorf("planning %s: %w", sm.Name, err)

@@ -48,10 +48,7 @@ var firstGUID = regexp.MustCompile(`0x[0-9a-f]{16}`)
 // line or the port that differs, is rolled back, and leaves the fabric on
 // the previous partitions, never on OpenSM's default fallback.
 func TestIBLabBrokenFilesRolledBack(t *testing.T) {
-	good, err := opensm.Render(tenants(), Demo().PortGUIDs())
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := tenantsFile(t)
 	l := up(t, []byte(good))
 	ctx := context.Background()
 	sameTables(t, "at start", tables(t, l), isolated)
@@ -101,10 +98,7 @@ func TestIBLabBrokenFilesRolledBack(t *testing.T) {
 // TestIBLabRefusedBeforePush: what the intent itself gets wrong never
 // reaches OpenSM: the push fails before writing and the file is unchanged.
 func TestIBLabRefusedBeforePush(t *testing.T) {
-	good, err := opensm.Render(tenants(), Demo().PortGUIDs())
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := tenantsFile(t)
 	l := up(t, []byte(good))
 	ctx := context.Background()
 	typo := tenants()

@@ -56,10 +56,7 @@ func TestIBLabPreviewAcceptedByOpenSM(t *testing.T) {
 // runs) reports every port that lost its isolation, and apply refuses to
 // call the fabric converged.
 func TestIBLabDriftBehindOpenSMsBack(t *testing.T) {
-	good, err := opensm.Render(tenants(), Demo().PortGUIDs())
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := tenantsFile(t)
 	l := up(t, []byte(good))
 	ctx := context.Background()
 	target := &opensm.Target{Intent: tenants(), Pusher: l.Pusher(), GUIDs: Demo().PortGUIDs()}

@@ -192,3 +192,13 @@ func fabricGUID(g string) fabric.PartitionMember {
 func fabricHost(h string) fabric.PartitionMember {
 	return fabric.PartitionMember{Host: h, Membership: "full"}
 }
+
+// tenantsFile is the partitions.conf of tenants() for the demo topology.
+func tenantsFile(t *testing.T) string {
+	t.Helper()
+	good, err := opensm.Render(tenants(), Demo().PortGUIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return good
+}

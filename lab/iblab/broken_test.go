@@ -69,6 +69,10 @@ func TestIBLabBrokenFilesRolledBack(t *testing.T) {
 			g := firstGUID.FindString(s)
 			return strings.Replace(s, g, g[:len(g)-1]+"g", 1)
 		}, "bad PortGUID"},
+		{"unknown GUID (a typo that is still hex: OpenSM drops the member in silence)", func(s string) string {
+			g := firstGUID.FindString(s)
+			return strings.Replace(s, g, g[:len(g)-4]+"9999", 1)
+		}, "want full, got absent"},
 		{"CRLF", func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }, "PARSE ERROR"},
 		{"misspelt membership", func(s string) string { return strings.Replace(s, "=full", "=fulll", 1) }, "want full, got limited"},
 		{"unresolved host commented after its members (the issue-25 rendering)", func(s string) string {

@@ -236,8 +236,9 @@ type PartitionIntent struct {
 	// MTU in bytes (0 = unset) and its IBTA code (256→1 … 4096→5).
 	MTU     int `json:"mtu,omitempty"`
 	MTUCode int `json:"mtuCode,omitempty"`
-	// Rate in Gb/s (0 = unset) and its IBTA rate code (e.g. 200 → 17).
-	Rate     int `json:"rate,omitempty"`
+	// Rate in Gb/s (0 = unset; 2.5 for code 2) and its IBTA rate code
+	// (e.g. 200 → 17).
+	Rate     float64 `json:"rate,omitempty"`
 	RateCode int `json:"rateCode,omitempty"`
 	// ServiceLevel is -1 when unset.
 	ServiceLevel      int               `json:"serviceLevel"`

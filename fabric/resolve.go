@@ -388,7 +388,7 @@ func resolvePartitions(ib *InfiniBand, hosts *hostIndex) []PartitionIntent {
 	var out []PartitionIntent
 	for _, part := range ib.Partitions {
 		pi := PartitionIntent{Name: part.Name, PKey: uint16(part.PKey), IPoIB: part.IPoIB, MTU: part.MTU,
-			MTUCode: MTUCode(part.MTU), Rate: int(part.Rate), RateCode: RateCode(part.Rate),
+			MTUCode: MTUCode(part.MTU), Rate: part.Rate, RateCode: RateCode(part.Rate),
 			ServiceLevel: -1, DefaultMembership: part.DefaultMembership, Members: []PartitionMember{}}
 		if part.ServiceLevel != nil {
 			pi.ServiceLevel = *part.ServiceLevel

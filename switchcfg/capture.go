@@ -78,28 +78,66 @@ func CaptureTargets(switches []fabric.SwitchIntent, reg *Registry, dir fs.FS) ([
 		if err != nil {
 			return nil, err
 		}
-		var files []string
-		for _, e := range entries {
-			n := e.Name()
-			if e.Type().IsRegular() && strings.TrimSuffix(n, path.Ext(n)) == si.Name {
-				files = append(files, n)
-			}
-		}
-		out = append(out, &capturedTarget{intent: si, driver: d, dir: dir, files: files})
+		out = append(out, &capturedTarget{name: si.Name, what: "switch", tier: fabric.TierSwitch, dir: dir, files: capturesOf(entries, si.Name),
+			plan: func(data []byte) ([]fabric.Change, error) {
+				got, err := ParseCapture(d, data, si)
+				if err != nil {
+					return nil, err
+				}
+				return Changes(si, got, CompareOptions{QuantumBytes: QuantumFor(d, si)}), nil
+			}})
 	}
 	return out, nil
 }
 
-// capturedTarget is one switch planned from its capture.
-type capturedTarget struct {
-	intent fabric.SwitchIntent
-	driver Driver
-	dir    fs.FS
-	files  []string
+// CaptureSubnetManagers are CaptureTargets for subnet managers: each one's
+// captured configuration (OpenSM's partitions.conf) is DIR/<name>.<ext>,
+// compared with its partitions by its kind's PartitionsReader. A kind that
+// cannot be read offline is an error naming it, never skipped.
+func CaptureSubnetManagers(sms []fabric.SubnetManagerIntent, guids map[string][]string, reg *Registry, dir fs.FS) ([]fabric.Target, error) {
+	entries, err := fs.ReadDir(dir, ".")
+	if err != nil {
+		return nil, fmt.Errorf("reading the capture directory: %w", err)
+	}
+	var out []fabric.Target
+	for _, sm := range sms {
+		m, err := reg.SubnetManager(sm.Kind)
+		if err != nil {
+			return nil, err
+		}
+		cr, ok := m.(PartitionsReader)
+		if !ok {
+			return nil, fmt.Errorf("subnet manager %s: kind %s cannot be audited from a capture (use --target to leave it out)", sm.Name, sm.Kind)
+		}
+		out = append(out, &capturedTarget{name: sm.Name, what: "subnet manager", tier: fabric.TierSubnetManager, dir: dir, files: capturesOf(entries, sm.Name),
+			plan: func(data []byte) ([]fabric.Change, error) { return cr.PlanCapture(sm, guids, data) }})
+	}
+	return out, nil
 }
 
-func (t *capturedTarget) Name() string      { return t.intent.Name }
-func (t *capturedTarget) Tier() fabric.Tier { return fabric.TierSwitch }
+// capturesOf returns the regular files named name.<ext>.
+func capturesOf(entries []fs.DirEntry, name string) []string {
+	var files []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.TrimSuffix(n, path.Ext(n)) == name {
+			files = append(files, n)
+		}
+	}
+	return files
+}
+
+// capturedTarget is one switch or subnet manager planned from its capture.
+type capturedTarget struct {
+	name, what string
+	tier       fabric.Tier
+	dir        fs.FS
+	files      []string
+	plan       func(data []byte) ([]fabric.Change, error)
+}
+
+func (t *capturedTarget) Name() string      { return t.name }
+func (t *capturedTarget) Tier() fabric.Tier { return t.tier }
 
 // ErrCaptured refuses to apply to a captured configuration.
 var ErrCaptured = errors.New("a captured configuration is read, not applied")
@@ -107,22 +145,22 @@ var ErrCaptured = errors.New("a captured configuration is read, not applied")
 func (t *capturedTarget) Plan(context.Context) ([]fabric.Change, error) {
 	switch len(t.files) {
 	case 0:
-		return nil, fmt.Errorf("no capture of switch %s (want a file %s.<ext>)", t.intent.Name, t.intent.Name)
+		return nil, fmt.Errorf("no capture of %s %s (want a file %s.<ext>)", t.what, t.name, t.name)
 	case 1:
 	default:
-		return nil, fmt.Errorf("several captures of switch %s: %s", t.intent.Name, strings.Join(t.files, ", "))
+		return nil, fmt.Errorf("several captures of %s %s: %s", t.what, t.name, strings.Join(t.files, ", "))
 	}
 	data, err := fs.ReadFile(t.dir, t.files[0])
 	if err != nil {
-		return nil, fmt.Errorf("reading the capture of %s: %w", t.intent.Name, err)
+		return nil, fmt.Errorf("reading the capture of %s: %w", t.name, err)
 	}
-	got, err := ParseCapture(t.driver, data, t.intent)
+	changes, err := t.plan(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.files[0], err)
 	}
-	return Changes(t.intent, got, CompareOptions{QuantumBytes: QuantumFor(t.driver, t.intent)}), nil
+	return changes, nil
 }
 
 func (t *capturedTarget) Apply(context.Context, []fabric.Change) ([]fabric.Change, error) {
-	return nil, fmt.Errorf("applying to %s: %w", t.intent.Name, ErrCaptured)
+	return nil, fmt.Errorf("applying to %s: %w", t.name, ErrCaptured)
 }

@@ -27,6 +27,17 @@ type SubnetManager interface {
 	Target(sm fabric.SubnetManagerIntent, guids map[string][]string, c SubnetManagerConn) (fabric.Target, error)
 }
 
+// PartitionsReader is implemented by subnet-manager kinds whose configuration
+// can be audited offline from a capture (OpenSM's partitions.conf):
+// `fabricctl switch parse --platform KIND` and `drift --from-dir`.
+type PartitionsReader interface {
+	// ParseCapture reads a captured configuration into what `switch parse`
+	// prints; a located error when it cannot.
+	ParseCapture(data []byte) (any, error)
+	// PlanCapture compares a captured configuration with sm's intent.
+	PlanCapture(sm fabric.SubnetManagerIntent, guids map[string][]string, data []byte) ([]fabric.Change, error)
+}
+
 // SubnetManagerInfo is what fabricctl knows about a subnet-manager kind.
 type SubnetManagerInfo struct {
 	// Kind is the name used in fabric files ("opensm").

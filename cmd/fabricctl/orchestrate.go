@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/fabricctl/fabricctl/action/fleet"
@@ -15,7 +14,6 @@ import (
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
 	"github.com/fabricctl/fabricctl/internal/ctxio"
 	"github.com/fabricctl/fabricctl/internal/output"
-	"github.com/fabricctl/fabricctl/switchcfg"
 	"github.com/spf13/cobra"
 )
 
@@ -156,8 +154,9 @@ func newDriftCmd(g *globals) *cobra.Command {
 -o prometheus prints a node-exporter textfile-collector file (one gauge per
 target and drifted setting); --textfile writes it atomically. Exit 0 when
 nothing drifted, 2 on drift, 1 when a target could not be observed.
---from-dir DIR audits the switches offline: each one's captured read-back is
-DIR/<switch>.<ext> (show running-config, CONFIG_DB JSON, nv config show, …).`,
+--from-dir DIR audits the switches and subnet managers offline: each one's
+captured read-back is DIR/<name>.<ext> (show running-config, CONFIG_DB JSON,
+nv config show, …; OpenSM's partitions.conf).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if fromDir != "" {
@@ -166,7 +165,7 @@ DIR/<switch>.<ext> (show running-config, CONFIG_DB JSON, nv config show, …).`,
 					if err != nil {
 						return nil, nil, func() {}, err
 					}
-					t, err := switchcfg.CaptureTargets(f.Resolve().Switches, switchRegistry(), os.DirFS(fromDir))
+					t, err := captureTargets(f, of.targets, fromDir)
 					return f, t, func() {}, err
 				}
 			}
@@ -188,7 +187,7 @@ DIR/<switch>.<ext> (show running-config, CONFIG_DB JSON, nv config show, …).`,
 	}
 	of.register(cmd)
 	cmd.Flags().StringVar(&textfile, "textfile", "", "also write the Prometheus textfile to this path (atomically)")
-	cmd.Flags().StringVar(&fromDir, "from-dir", "", "compare the switches with captured read-backs in DIR instead of connecting")
+	cmd.Flags().StringVar(&fromDir, "from-dir", "", "compare the switches and subnet managers with captured read-backs in DIR instead of connecting")
 	return cmd
 }
 

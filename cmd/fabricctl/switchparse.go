@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/output"
@@ -16,6 +17,9 @@ func newSwitchCmd(g *globals) *cobra.Command {
 	parse := &cobra.Command{Use: "parse --platform P [--model M] FILE", Args: cobra.ExactArgs(1),
 		Short: "Read a captured switch configuration into the canonical intent (-o yaml|json)",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if m, err := switchRegistry().SubnetManager(platform); err == nil {
+				return parsePartitions(g, m, args[0])
+			}
 			d, err := switchRegistry().Driver(platform)
 			if err != nil || output.Check(g.output) != nil {
 				return errors.Join(err, output.Check(g.output))
@@ -34,9 +38,45 @@ func newSwitchCmd(g *globals) *cobra.Command {
 			return output.Write(g.stdout, g.output, si, nil)
 		},
 	}
-	parse.Flags().StringVar(&platform, "platform", "", fmt.Sprintf("the switch's platform %v", switchRegistry().Names()))
+	parse.Flags().StringVar(&platform, "platform", "", fmt.Sprintf("the switch's platform %v, or a subnet manager's kind %v", switchRegistry().Names(), switchRegistry().SubnetManagerKinds()))
 	parse.Flags().StringVar(&model, "model", "", "the switch's model, where the reading depends on it (junos fill levels)")
 	sw := &cobra.Command{Use: "switch", Short: "Work with switch configurations offline"}
 	sw.AddCommand(parse)
 	return sw
+}
+
+// parsePartitions is `switch parse --platform opensm FILE`: a subnet
+// manager's captured configuration.
+func parsePartitions(g *globals, m switchcfg.SubnetManager, file string) error {
+	r, ok := m.(switchcfg.PartitionsReader)
+	if !ok {
+		return fmt.Errorf("subnet manager kind %s cannot be read from a file", m.Info().Kind)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	v, err := r.ParseCapture(data)
+	if err != nil {
+		return fmt.Errorf("parsing %s: %w", file, err)
+	}
+	if g.output == output.Table {
+		g.output = output.YAML
+	}
+	return output.Write(g.stdout, g.output, v, nil)
+}
+
+// captureTargets are drift --from-dir's targets: the fabric's switches and
+// subnet managers (those --target names, when given) read from DIR.
+func captureTargets(f *fabric.Fabric, only []string, dir string) ([]fabric.Target, error) {
+	r := f.Resolve()
+	want := func(n string) bool { return len(only) == 0 || slices.Contains(only, n) }
+	sws := slices.DeleteFunc(slices.Clone(r.Switches), func(s fabric.SwitchIntent) bool { return !want(s.Name) })
+	sms := slices.DeleteFunc(slices.Clone(r.SubnetManagers), func(s fabric.SubnetManagerIntent) bool { return !want(s.Name) })
+	t, err := switchcfg.CaptureTargets(sws, switchRegistry(), os.DirFS(dir))
+	if err != nil {
+		return nil, err
+	}
+	ts, err := switchcfg.CaptureSubnetManagers(sms, f.PortGUIDs(), switchRegistry(), os.DirFS(dir))
+	return append(t, ts...), err
 }

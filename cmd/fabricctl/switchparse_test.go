@@ -105,3 +105,62 @@ func TestDriftFromDir(t *testing.T) {
 		t.Errorf("missing capture: exit %d\n%s", code, out)
 	}
 }
+
+// TestSwitchParseOpenSM (issue 26): `switch parse --platform opensm` reads a
+// partitions.conf offline, rates in Gb/s (rate=2 is 2.5 Gb/s, not 2), and
+// refuses what OpenSM would misread with its line and column.
+func TestSwitchParseOpenSM(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "partitions.conf")
+	os.WriteFile(file, []byte("storage=0x0002, ipoib, rate=2, mtu=4 : ALL=limited, 0x0002c903000e0b72=full ;\n"), 0o644)
+	code, out, errOut := runCLI(t, "switch", "parse", "--platform", "opensm", file, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var c struct {
+		Kind       string                   `json:"kind"`
+		Partitions []fabric.PartitionIntent `json:"partitions"`
+		Extras     []any                    `json:"extras"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if c.Kind != "opensm" || len(c.Partitions) != 1 || c.Partitions[0].Rate != 2.5 || c.Partitions[0].RateCode != 2 ||
+		c.Partitions[0].MTU != 2048 || len(c.Partitions[0].Members) != 2 || c.Extras == nil {
+		t.Errorf("reading %+v\n%s", c, out)
+	}
+	os.WriteFile(file, []byte("p=0x0002 : 0x0002c903000e0b72=fulll ;\n"), 0o644)
+	if code, _, errOut := runCLI(t, "switch", "parse", "--platform", "opensm", file); code != 1 || !strings.Contains(errOut, file+": 1:") || !strings.Contains(errOut, "fulll") {
+		t.Errorf("misspelt membership: exit %d %s", code, errOut)
+	}
+}
+
+// TestDriftFromDirSubnetManager (issue 26): drift --from-dir audits a
+// subnet manager's captured partitions.conf too, instead of leaving it out
+// in silence: 0 when it means the intent, 2 when OpenSM would misread it
+// (the line named), 1 when the capture is missing.
+func TestDriftFromDirSubnetManager(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, "render", "-f", labFabric, "--target", "sm-01", "--out", dir); code != 0 {
+		t.Fatalf("render: %d %s", code, errOut)
+	}
+	rendered, err := os.ReadFile(filepath.Join(dir, "subnet-managers", "sm-01.partitions.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	captures := t.TempDir()
+	file := filepath.Join(captures, "sm-01.conf")
+	os.WriteFile(file, rendered, 0o644)
+	at := []string{"drift", "-f", labFabric, "--target", "sm-01", "--from-dir", captures}
+	if code, out, errOut := runCLI(t, at...); code != 0 || !strings.Contains(out, "no changes") {
+		t.Errorf("matching capture: exit %d\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(file, []byte(strings.ReplaceAll(string(rendered), "\n", "\r\n")), 0o644)
+	if code, out, _ := runCLI(t, at...); code != 2 || !strings.Contains(out, "carriage return") {
+		t.Errorf("CRLF capture: exit %d\n%s", code, out)
+	}
+	os.Remove(file)
+	if code, out, _ := runCLI(t, at...); code != 1 || !strings.Contains(out, "no capture of subnet manager sm-01") {
+		t.Errorf("missing capture: exit %d\n%s", code, out)
+	}
+}

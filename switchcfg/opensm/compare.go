@@ -162,7 +162,7 @@ func effRate(p fabric.PartitionIntent, d Defaults) int {
 	case p.RateCode != 0:
 		return p.RateCode
 	case p.Rate != 0:
-		return fabric.RateCode(float64(p.Rate))
+		return fabric.RateCode(p.Rate)
 	}
 	return d.RateCode
 }

@@ -372,7 +372,7 @@ func (p *parser) flag(line int, f token, def *definition, part *fabric.Partition
 		if err := p.once(def.idx, "rate", valTok.s, v, line, valTok.col); err != nil {
 			return err
 		}
-		part.RateCode, part.Rate = int(v), int(fabric.RateFromCode(int(v)))
+		part.RateCode, part.Rate = int(v), fabric.RateFromCode(int(v))
 	case "sl":
 		part.ServiceLevel = int(v)
 	default: // scope, Q_Key, TClass, FlowLabel

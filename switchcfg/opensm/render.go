@@ -202,17 +202,17 @@ func canonicalRate(p *fabric.PartitionIntent) error {
 		if gbps == 0 {
 			return fmt.Errorf("rateCode %d is not an IBTA rate code", p.RateCode)
 		}
-		if p.Rate != 0 && p.Rate != int(gbps) {
-			return fmt.Errorf("rate %d disagrees with rateCode %d (%g Gb/s)", p.Rate, p.RateCode, gbps)
+		if p.Rate != 0 && p.Rate != gbps {
+			return fmt.Errorf("rate %g disagrees with rateCode %d (%g Gb/s)", p.Rate, p.RateCode, gbps)
 		}
 	case p.Rate != 0:
-		if p.RateCode = fabric.RateCode(float64(p.Rate)); p.RateCode == 0 {
-			return fmt.Errorf("rate %d Gb/s has no IBTA rate code", p.Rate)
+		if p.RateCode = fabric.RateCode(p.Rate); p.RateCode == 0 {
+			return fmt.Errorf("rate %g Gb/s has no IBTA rate code", p.Rate)
 		}
 	default:
 		return nil
 	}
-	p.Rate = int(fabric.RateFromCode(p.RateCode))
+	p.Rate = fabric.RateFromCode(p.RateCode)
 	return nil
 }
 

@@ -112,7 +112,7 @@ func toIntents(live map[uint16]PKey) ([]fabric.PartitionIntent, error) {
 				in.MTU, in.MTUCode = p.QoS.MTULimit*1024, code
 			}
 			if code := fabric.RateCode(p.QoS.RateLimit); code != 0 {
-				in.Rate, in.RateCode = int(p.QoS.RateLimit), code
+				in.Rate, in.RateCode = p.QoS.RateLimit, code
 			}
 		}
 		for _, m := range p.GUIDs {

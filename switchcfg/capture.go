@@ -58,6 +58,13 @@ func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.Switc
 		return fabric.SwitchIntent{}, firstErr
 	}
 	best.Platform = d.Info().Name
+	// Empty lists are [], as render writes them, never null.
+	if best.Classes == nil {
+		best.Classes = []fabric.SwitchClass{}
+	}
+	if best.Ports == nil {
+		best.Ports = []string{}
+	}
 	return best, nil
 }
 

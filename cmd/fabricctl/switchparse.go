@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
+	"github.com/fabricctl/fabricctl/action/render"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/fabricctl/fabricctl/switchcfg"
@@ -32,10 +34,17 @@ func newSwitchCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("parsing %s: %w", args[0], err)
 			}
-			if g.output == output.Table {
-				g.output = output.YAML
+			if g.output == output.JSON {
+				return output.Write(g.stdout, g.output, si, nil)
 			}
-			return output.Write(g.stdout, g.output, si, nil)
+			// YAML as render writes the switch's intent, field for field, so
+			// that diff <(render) <(switch parse) reads.
+			text, err := render.MarshalYAML(si)
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(g.stdout, text)
+			return err
 		},
 	}
 	parse.Flags().StringVar(&platform, "platform", "", fmt.Sprintf("the switch's platform %v, or a subnet manager's kind %v", switchRegistry().Names(), switchRegistry().SubnetManagerKinds()))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,5 +163,49 @@ func TestDriftFromDirSubnetManager(t *testing.T) {
 	os.Remove(file)
 	if code, out, _ := runCLI(t, at...); code != 1 || !strings.Contains(out, "no capture of subnet manager sm-01") {
 		t.Errorf("missing capture: exit %d\n%s", code, out)
+	}
+}
+
+// TestSwitchParseDiffsAgainstRender (issue 26): `switch parse` YAML is
+// written like render's switch intent, so a diff of the two shows only
+// what the capture cannot know (name, address, profile, the model beyond
+// its family, class names) and the drift.
+func TestSwitchParseDiffsAgainstRender(t *testing.T) {
+	fab, captures, rendered := auditFabric(t)
+	file := filepath.Join(captures, "leaf-07.txt")
+	os.WriteFile(file, []byte(rendered), 0o644)
+	out := t.TempDir()
+	if code, _, errOut := runCLI(t, "render", "-f", fab, "--target", "leaf-07", "--out", out); code != 0 {
+		t.Fatalf("render: %d %s", code, errOut)
+	}
+	intent, err := os.ReadFile(filepath.Join(out, "switches", "leaf-07.intent.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, parsed, errOut := runCLI(t, "switch", "parse", "--platform", "arista-eos", "--model", "7060X6-64PE", file)
+	if code != 0 {
+		t.Fatalf("switch parse: %d %s", code, errOut)
+	}
+	a, b := strings.Split(string(intent), "\n"), strings.Split(parsed, "\n")
+	var differ []string
+	for i := 0; i < max(len(a), len(b)); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			differ = append(differ, x+" | "+y)
+		}
+	}
+	// An EOS configuration names no classes and no RoCE or CNP class, and
+	// says the hardware family, not the model.
+	unknowable := []string{"name: ", "address: ", "profile: ", "model: ", "  - name: ", "roceClass: ", "cnpClass: "}
+	for _, d := range differ {
+		if !slices.ContainsFunc(unknowable, func(p string) bool { return strings.HasPrefix(d, p) }) {
+			t.Errorf("render and switch parse differ beyond what a capture cannot know: %q", d)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,18 +37,22 @@ func Write(w io.Writer, format string, v any, table func(t *TableWriter)) error 
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	case YAML:
-		// Round-trip through JSON so json tags (the documented field names) apply.
+		// Round-trip through JSON so json tags (the documented field names)
+		// apply, keeping the JSON's field order (the struct's) and its
+		// numbers as written: 2097152, not 2.097152e+06.
 		b, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
-		var generic any
-		if err := json.Unmarshal(b, &generic); err != nil {
-			return err
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		node, err := yamlNode(dec)
+		if err != nil {
+			return fmt.Errorf("converting to YAML: %w", err)
 		}
 		enc := yaml.NewEncoder(w)
 		enc.SetIndent(2)
-		if err := enc.Encode(generic); err != nil {
+		if err := enc.Encode(node); err != nil {
 			return err
 		}
 		return enc.Close()
@@ -92,4 +97,62 @@ func LogErrors(w io.Writer, err error) {
 	for _, l := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintf(w, "fabricctl: %s\n", l)
 	}
+}
+
+// yamlNode reads one JSON value from dec into a YAML node: objects keep
+// their key order, numbers their literal text, strings stay strings.
+func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := k.(string)
+				v, err := yamlNode(dec)
+				if err != nil {
+					return nil, err
+				}
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+			}
+			_, err := dec.Token() // '}'
+			return n, err
+		case '[':
+			n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			for dec.More() {
+				v, err := yamlNode(dec)
+				if err != nil {
+					return nil, err
+				}
+				n.Content = append(n.Content, v)
+			}
+			if len(n.Content) == 0 {
+				n.Style = yaml.FlowStyle // []
+			}
+			_, err := dec.Token() // ']'
+			return n, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	case json.Number:
+		tag := "!!int"
+		if strings.ContainsAny(t.String(), ".eE") {
+			tag = "!!float"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: t.String()}, nil
+	case string:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t}, nil
+	case bool:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: fmt.Sprint(t)}, nil
+	case nil:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }

@@ -30,23 +30,22 @@ type CaptureReader interface {
 // model, queue buffer and ports; the zero value for none). The file does
 // not say which command printed it: each command d reads is tried, and the
 // reading with the most classes, then ports, wins; when none reads, the
-// first error is returned.
+// error (wrapping ErrNotThisFormat) lists every command tried and why it
+// did not read.
 func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
 	cmds := slices.Clone(d.ReadbackCommands())
 	if cr, ok := d.(CaptureReader); ok {
 		cmds = append(cmds, cr.CaptureCommands()...)
 	}
 	var (
-		best     fabric.SwitchIntent
-		found    bool
-		firstErr error
+		best  fabric.SwitchIntent
+		found bool
+		tried []string
 	)
 	for _, cmd := range slices.Compact(cmds) {
 		got, err := ParseFor(d, Readback{cmd: data}, want)
 		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
+			tried = append(tried, fmt.Sprintf("%q: %v", cmd, err))
 			continue
 		}
 		if !found || len(got.Classes) > len(best.Classes) ||
@@ -55,7 +54,8 @@ func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.Switc
 		}
 	}
 	if !found {
-		return fabric.SwitchIntent{}, firstErr
+		return fabric.SwitchIntent{}, fmt.Errorf("%s: %w; tried as the output of each command it reads:\n  %s",
+			d.Info().Name, ErrNotThisFormat, strings.Join(tried, "\n  "))
 	}
 	best.Platform = d.Info().Name
 	// Empty lists are [], as render writes them, never null.

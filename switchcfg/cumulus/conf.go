@@ -38,6 +38,9 @@ func ParseQoSFeatures(text string) (fabric.SwitchIntent, error) {
 	if len(kv) == 0 {
 		return fabric.SwitchIntent{}, fmt.Errorf("%w: no qos_features.conf assignments found", ErrSyntax)
 	}
+	if err := checkQoSKeys(kv, lineOf); err != nil {
+		return fabric.SwitchIntent{}, err
+	}
 	p := confParser{kv: kv, lineOf: lineOf}
 
 	if v, ok := kv["traffic.packet_priority_source_set"]; ok {
@@ -263,4 +266,29 @@ func (p *confParser) schedGroup(m *model, prefix string) {
 			m.sched[q] = tcSched{bandwidth: bw}
 		}
 	}
+}
+
+// qosKeyGroups are the first components of the keys of qos_features.conf
+// (Cumulus Linux 5.x) and traffic.conf (3.x/4.x), as NVIDIA's "Quality of
+// Service" chapters list them and the files Cumulus ships carry them.
+var qosKeyGroups = switchcfg.WordSet("traffic", "priority_group", "pfc", "link_pause", "ecn_red",
+	"default_ecn_red_conf", "ecn", "default_egress_sched", "egress_sched", "scheduling", "cos_egr_queue",
+	"egress_buffer", "ingress_buffer", "ingress_service_pool", "egress_service_pool", "port", "source",
+	"pfc_watchdog", "flow_control", "port_group", "buffer", "mc_buffer", "lossless", "forwarding_table")
+
+// checkQoSKeys refuses key = value text none of whose keys is a Cumulus QoS
+// key: any "foo = bar" file would otherwise read as a stock switch.
+func checkQoSKeys(kv map[string]string, lineOf map[string]int) error {
+	first, line := "", 0
+	for k := range kv {
+		group, _, _ := strings.Cut(k, ".")
+		if qosKeyGroups[group] {
+			return nil
+		}
+		if line == 0 || lineOf[k] < line {
+			first, line = k, lineOf[k]
+		}
+	}
+	return fmt.Errorf("%w: %w: none of the %d assignments is a Cumulus qos_features.conf or traffic.conf key (line %d: %q)",
+		ErrSyntax, switchcfg.ErrNotThisFormat, len(kv), line, first)
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/switchcfg"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -74,7 +76,40 @@ func DecodeConfig(data []byte) (Tree, error) {
 	default:
 		return nil, fmt.Errorf("%w: expected a list of documents or an object", ErrSyntax)
 	}
+	if err := checkNVUEShape(doc, t); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// nvueRoots are the top-level objects of NVUE's configuration tree (the
+// NVUE OpenAPI's root: nv config show prints those that are set).
+var nvueRoots = switchcfg.WordSet("acl", "bridge", "evpn", "interface", "mlag", "nve", "platform", "qos",
+	"router", "service", "system", "vrf")
+
+// checkNVUEShape refuses JSON or YAML that is not an NVUE configuration:
+// no document with set, unset or header, and no NVUE root object. Without
+// it any object ({"a": 1}, []) read as a stock Cumulus switch.
+func checkNVUEShape(doc any, t Tree) error {
+	docs, _ := doc.([]any)
+	if m, ok := doc.(map[string]any); ok {
+		docs = []any{m}
+	}
+	for _, d := range docs {
+		m, _ := d.(map[string]any)
+		for _, k := range []string{"set", "unset", "header"} {
+			if _, ok := m[k]; ok {
+				return nil
+			}
+		}
+	}
+	for k := range t {
+		if nvueRoots[k] {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %w: no NVUE configuration (no set, unset or header document, no top-level object among %s)",
+		ErrSyntax, switchcfg.ErrNotThisFormat, "acl, bridge, evpn, interface, mlag, nve, platform, qos, router, service, system, vrf")
 }
 
 func applyDoc(t Tree, doc map[string]any) {

@@ -117,6 +117,9 @@ func (*Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchI
 }
 
 func parseRunningConfig(text string) (*runningConfig, error) {
+	if err := switchcfg.CheckCLIFormat("EOS", text, "!", topLevel); err != nil {
+		return nil, err
+	}
 	rc := &runningConfig{
 		cosTC: map[int]int{}, dscpTC: map[int]int{}, tcQueue: map[int]int{},
 		profiles: map[string]*portQoS{}, ports: map[string]*portQoS{},
@@ -653,3 +656,13 @@ func secondsToMs(s string) (opt, error) {
 	}
 	return set(int(math.Round(v * 1000))), nil
 }
+
+// topLevel are EOS global configuration commands (EOS User Manual, the
+// running-config's top level); a capture must have one to be read as EOS.
+var topLevel = switchcfg.WordSet("aaa", "agent", "alias", "banner", "boot", "class-map", "clock", "cvx", "daemon", "dcbx",
+	"dns", "dot1x", "end", "errdisable", "event-handler", "event-monitor", "hardware", "hostname", "interface",
+	"ip", "ipv6", "lldp", "load-interval", "logging", "mac", "management", "monitor", "mpls", "no", "ntp",
+	"peer-filter", "platform", "policy-map", "port-channel", "priority-flow-control", "prompt", "qos",
+	"queue-monitor", "radius-server", "route-map", "router", "service", "sflow", "snmp-server", "spanning-tree",
+	"switchport", "system", "tacacs-server", "terminal", "traffic-policies", "transceiver", "username", "vlan",
+	"vrf", "feature")

@@ -108,6 +108,9 @@ func (*Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchI
 }
 
 func parseRunningConfig(text string) (*runningConfig, error) {
+	if err := switchcfg.CheckCLIFormat("NX-OS", text, "!", topLevel); err != nil {
+		return nil, err
+	}
 	rc := &runningConfig{classMaps: map[string]*classMap{}, policies: map[string]*policy{}, ports: map[string]*iface{}}
 	for _, s := range tree(text) {
 		if err := rc.global(s); err != nil {
@@ -627,3 +630,13 @@ func (rc *runningConfig) cableLength(classes []fabric.SwitchClass) int {
 	}
 	return cable
 }
+
+// topLevel are NX-OS global configuration commands (Cisco Nexus 9000/3000
+// command references, the running-config's top level); a capture must have
+// one to be read as NX-OS.
+var topLevel = switchcfg.WordSet("aaa", "banner", "boot", "cfs", "class-map", "cli", "clock", "control-plane", "copp",
+	"errdisable", "event", "evpn", "fabric", "feature", "hardware", "hostname", "install", "interface", "ip",
+	"ipv6", "lacp", "license", "line", "logging", "mac", "no", "ntp", "nv", "policy-map", "port-channel",
+	"power", "priority-flow-control", "qos", "radius-server", "rmon", "role", "route-map", "router", "service",
+	"snmp-server", "spanning-tree", "ssh", "switchname", "system", "tacacs-server", "username", "version", "vlan",
+	"vpc", "vrf", "end")

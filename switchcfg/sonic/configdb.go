@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,9 @@ func DecodeConfigDB(data []byte) (ConfigDB, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: decoding JSON: %w", ErrSyntax, err)
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(raw)), isTableName) {
+		return nil, fmt.Errorf("%w: %w: no CONFIG_DB table (top-level keys are table names in capitals: PORT, DEVICE_METADATA, PORT_QOS_MAP …)", ErrSyntax, switchcfg.ErrNotThisFormat)
 	}
 	db := ConfigDB{}
 	for table, msg := range raw {
@@ -242,4 +246,18 @@ func sortKeysInto[V any](m map[string]V, buf []string) []string {
 	}
 	slices.Sort(buf)
 	return buf
+}
+
+// isTableName: CONFIG_DB's tables are named in capitals, digits and '_'
+// (sonic-buildimage's schema: PORT, BUFFER_PG, PFC_WD …).
+func isTableName(k string) bool {
+	if k == "" || k[0] < 'A' || k[0] > 'Z' {
+		return false
+	}
+	for _, r := range k {
+		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
 }

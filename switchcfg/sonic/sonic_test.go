@@ -210,9 +210,9 @@ func TestParseErrors(t *testing.T) {
 		"pfc_enable":              {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,9"}}}`)},
 		`DSCP_TO_TC_MAP|M entry`:  {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "M"}}, "DSCP_TO_TC_MAP": {"M": {"64": "1"}}}`)},
 		"green_min_threshold":     {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "M"}}, "DSCP_TO_TC_MAP": {"M": {"1": "0"}}, "QUEUE": {"Ethernet0|0": {"wred_profile": "W"}}, "WRED_PROFILE": {"W": {"ecn": "ecn_all", "green_min_threshold": "x"}}}`)},
-		"no show pfcwd config":    {CmdRunningConfig: []byte(`{}`), CmdShowPFCWD: []byte("nothing")},
-		"line 3: time":            {CmdRunningConfig: []byte(`{}`), CmdShowPFCWD: []byte("PORT ACTION DETECTION RESTORATION\n---\nEthernet0 drop soon 200\n")},
-		`"swp1" is not a port`:    {CmdRunningConfig: []byte(`{}`), CmdShowPFCWD: []byte("PORT ACTION\nswp1 drop 200 200\n")},
+		"no show pfcwd config":    {CmdRunningConfig: []byte(`{"DEVICE_METADATA": {}}`), CmdShowPFCWD: []byte("nothing")},
+		"line 3: time":            {CmdRunningConfig: []byte(`{"DEVICE_METADATA": {}}`), CmdShowPFCWD: []byte("PORT ACTION DETECTION RESTORATION\n---\nEthernet0 drop soon 200\n")},
+		`"swp1" is not a port`:    {CmdRunningConfig: []byte(`{"DEVICE_METADATA": {}}`), CmdShowPFCWD: []byte("PORT ACTION\nswp1 drop 200 200\n")},
 		"field pfc_enable: unexp": {CmdRunningConfig: []byte(`{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": {"a": 1}}}}`)},
 	}
 	for want, rb := range cases {

@@ -128,6 +128,7 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 		block  *portQoS // current interface or qos profile; nil elsewhere
 		queue  *txQueue // current tx-queue block inside it
 		qDepth int      // indentation of the tx-queue header
+		qKind  string   // its keyword: tx-queue or uc-tx-queue
 	)
 	for i, raw := range strings.Split(text, "\n") {
 		raw = strings.TrimRight(raw, "\r \t")
@@ -146,17 +147,19 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 			// a sub-command of a block we do not read
 		case queue != nil && depth > qDepth:
 			err = queue.statement(f)
+			// A queue block says the hardware family only when it sets
+			// something: an empty one is not rendered back.
+			rc.ucQueues = rc.ucQueues || qKind == "uc-tx-queue"
+			rc.txQueues = rc.txQueues || qKind == "tx-queue"
 		default:
 			queue = nil
 			if n, ok, qerr := queueHeader(f); qerr != nil {
 				err = qerr
 			} else if ok {
-				queue, qDepth = block.queue(n), depth
+				queue, qDepth, qKind = block.queue(n), depth, f[0]
 				block.qos = true
-				rc.ucQueues = rc.ucQueues || f[0] == "uc-tx-queue"
-				rc.txQueues = rc.txQueues || f[0] == "tx-queue"
 			} else if f[0] == "mc-tx-queue" {
-				queue, qDepth = &txQueue{}, depth // multicast queues are not modelled
+				queue, qDepth, qKind = &txQueue{}, depth, "" // multicast queues are not modelled
 			} else {
 				err = block.statement(f)
 			}

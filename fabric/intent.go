@@ -162,6 +162,47 @@ type SwitchIntent struct {
 	// RoCEClass and CNPClass name the classes RoCE data and CNPs use ("" when absent).
 	RoCEClass string `json:"roceClass,omitempty" yaml:"roceClass,omitempty"`
 	CNPClass  string `json:"cnpClass,omitempty" yaml:"cnpClass,omitempty"`
+	// PortGroups, in a reading of a switch (never in a rendered intent), are
+	// the groups of ports whose settings differ from the ones above, which
+	// are those the most ports share: nothing is dropped because ports
+	// disagree. Ports lists every port; a group's ports are among them.
+	PortGroups []SwitchPortGroup `json:"portGroups,omitempty" yaml:"portGroups,omitempty"`
+}
+
+// SwitchPortGroup is a set of ports of a switch reading that share settings
+// other than the switch's majority.
+type SwitchPortGroup struct {
+	Ports   []string      `json:"ports" yaml:"ports"`
+	MTU     int           `json:"mtu" yaml:"mtu"`
+	Trust   string        `json:"trust" yaml:"trust"`
+	Classes []SwitchClass `json:"classes" yaml:"classes"`
+	PFC     SwitchPFC     `json:"pfc" yaml:"pfc"`
+}
+
+// Group returns the intent a port group stands for: si with the group's
+// ports and settings, without groups.
+func (si SwitchIntent) Group(g SwitchPortGroup) SwitchIntent {
+	out := si
+	out.Ports, out.MTU, out.Trust, out.Classes, out.PFC, out.PortGroups = g.Ports, g.MTU, g.Trust, g.Classes, g.PFC, nil
+	return out
+}
+
+// MajorityPorts returns the ports of si outside every port group: those
+// the switch-wide settings describe.
+func (si SwitchIntent) MajorityPorts() []string {
+	in := map[string]bool{}
+	for _, g := range si.PortGroups {
+		for _, p := range g.Ports {
+			in[p] = true
+		}
+	}
+	var out []string
+	for _, p := range si.Ports {
+		if !in[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // SwitchClass is one traffic class of a switch.

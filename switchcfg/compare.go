@@ -98,8 +98,50 @@ func QuantumFor(d Driver, si fabric.SwitchIntent) int64 {
 	return d.Info().ThresholdQuantum
 }
 
-// Compare is Compare with options.
+// Compare is Compare with options. A reading with port groups is compared
+// group by group: the switch-wide settings for the ports they describe, and
+// each group, by its own settings, for its ports; only groups holding a
+// port of want.Ports count (all, when want lists none), and a group's
+// differences are prefixed "ports[P1,P2].".
 func (o CompareOptions) Compare(want, got fabric.SwitchIntent) []Diff {
+	if len(got.PortGroups) == 0 {
+		return o.compareOne(want, got)
+	}
+	declared := map[string]bool{}
+	for _, p := range want.Ports {
+		declared[p] = true
+	}
+	concerned := func(ports []string) []string {
+		var out []string
+		for _, p := range ports {
+			if len(declared) == 0 || declared[p] {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	var out []Diff
+	if len(concerned(got.MajorityPorts())) > 0 {
+		top := got
+		top.PortGroups = nil
+		out = append(out, o.compareOne(want, top)...)
+	}
+	for _, g := range got.PortGroups {
+		ports := concerned(g.Ports)
+		if len(ports) == 0 {
+			continue
+		}
+		one := o
+		one.Ports = false
+		for _, d := range one.compareOne(want, got.Group(g)) {
+			d.Field = "ports[" + strings.Join(ports, ",") + "]." + d.Field
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (o CompareOptions) compareOne(want, got fabric.SwitchIntent) []Diff {
 	c := comparer{quantum: max(o.QuantumBytes, 0), rel: o.RelativeTolerance, pcpOnly: want.Trust == "pcp" && got.Trust == "pcp"}
 	if c.rel <= 0 {
 		c.rel = DefaultRelativeTolerance

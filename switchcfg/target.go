@@ -56,10 +56,18 @@ func Changes(want, got fabric.SwitchIntent, o CompareOptions) []fabric.Change {
 	out := make([]fabric.Change, 0, len(diffs))
 	for _, d := range diffs {
 		c := fabric.Change{Setting: d.Field, Old: d.Got, New: d.Want}
-		if i := strings.Index(d.Field, "]."); i > 0 && strings.HasPrefix(d.Field, "classes[") {
-			c.Component, c.Setting = d.Field[:i+1], d.Field[i+2:]
+		var ports string
+		if i := strings.Index(c.Setting, "]."); i > 0 && strings.HasPrefix(c.Setting, "ports[") {
+			ports, c.Setting = c.Setting[:i+1], c.Setting[i+2:] // a port group's difference
 		}
-		if strings.HasPrefix(d.Field, "pfc.") || strings.HasSuffix(d.Field, ".lossless") {
+		field := c.Setting
+		if i := strings.Index(c.Setting, "]."); i > 0 && strings.HasPrefix(c.Setting, "classes[") {
+			c.Component, c.Setting = c.Setting[:i+1], c.Setting[i+2:]
+		}
+		if ports != "" {
+			c.Component = strings.TrimSpace(ports + " " + c.Component)
+		}
+		if strings.HasPrefix(field, "pfc.") || strings.HasSuffix(field, ".lossless") {
 			c.Disruptive, c.Note = true, "PFC reprograms port buffers"
 		}
 		out = append(out, c)

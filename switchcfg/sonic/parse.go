@@ -95,42 +95,37 @@ func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error)
 		}
 		views[i] = v
 	}
-	first := views[0]
-	same := func(f func(portView) string) bool {
-		for _, v := range views[1:] {
-			if f(v) != f(first) {
-				return false
-			}
+	// Ports are grouped by everything they read as; the largest group (the
+	// first port's on a tie) is the switch's, every other group is listed
+	// with its own settings: nothing is dropped because ports disagree.
+	var keys []string
+	members := map[string][]int{}
+	for i, v := range views {
+		k := v.key()
+		if _, ok := members[k]; !ok {
+			keys = append(keys, k)
 		}
-		return true
+		members[k] = append(members[k], i)
 	}
-	if same(func(v portView) string { return v.trust }) {
-		si.Trust = first.trust
-	}
-	if same(func(v portView) string { return fmt.Sprint(v.pfc) }) {
-		si.PFC.Priorities = append(si.PFC.Priorities, first.pfc...)
-	}
-	if len(si.PFC.Priorities) > 0 && same(func(v portView) string { return strconv.Itoa(v.cable) }) {
-		si.PFC.CableLengthMeters = first.cable
-	}
-	if same(func(v portView) string { return fmt.Sprintf("%+v", v.wd) }) {
-		si.PFC.Watchdog = first.wd
-	}
-	for _, v := range views {
-		if si.MTU == 0 || v.mtu < si.MTU {
-			si.MTU = v.mtu
+	top := keys[0]
+	for _, k := range keys[1:] {
+		if len(members[k]) > len(members[top]) {
+			top = k
 		}
 	}
-	// A class counts where every port has it alike.
-	for _, c := range first.classes {
-		alike := true
-		for _, v := range views[1:] {
-			i := slices.IndexFunc(v.classes, func(o fabric.SwitchClass) bool { return o.Priority == c.Priority })
-			alike = alike && i >= 0 && classKey(v.classes[i]) == classKey(c)
+	first := views[members[top][0]]
+	si.Trust, si.MTU, si.Classes = first.trust, first.mtu, first.classes
+	si.PFC = first.pfcSettings()
+	for _, k := range keys {
+		if k == top {
+			continue
 		}
-		if alike {
-			si.Classes = append(si.Classes, c)
+		v := views[members[k][0]]
+		g := fabric.SwitchPortGroup{Ports: []string{}, MTU: v.mtu, Trust: v.trust, Classes: v.classes, PFC: v.pfcSettings()}
+		for _, i := range members[k] {
+			g.Ports = append(g.Ports, si.Ports[i])
 		}
+		si.PortGroups = append(si.PortGroups, g)
 	}
 	return si, nil
 }
@@ -143,6 +138,25 @@ type portView struct {
 	cable   int
 	wd      *fabric.SwitchPFCWatchdog
 	mtu     int
+}
+
+// key is everything the port reads as, to group ports that read alike.
+func (v portView) key() string {
+	parts := []string{v.trust, fmt.Sprint(v.pfc), strconv.Itoa(v.cable), fmt.Sprintf("%+v", v.wd), strconv.Itoa(v.mtu)}
+	for _, c := range v.classes {
+		parts = append(parts, classKey(c))
+	}
+	return strings.Join(parts, "|")
+}
+
+// pfcSettings is the port's PFC as the intent holds it (the cable length
+// only where PFC is on).
+func (v portView) pfcSettings() fabric.SwitchPFC {
+	p := fabric.SwitchPFC{Priorities: append([]int{}, v.pfc...), Watchdog: v.wd}
+	if len(p.Priorities) > 0 {
+		p.CableLengthMeters = v.cable
+	}
+	return p
 }
 
 // readPort reads one port's QoS (see ParseConfigDB).

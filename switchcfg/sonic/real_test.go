@@ -86,11 +86,21 @@ func TestRealDualToR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all.Ports) != 32 || len(all.PFC.Priorities) != 0 {
-		t.Errorf("all ports: %d ports, PFC %v (the ports disagree: want none)", len(all.Ports), all.PFC.Priorities)
+	// Issue 26: the ports disagree, and each side is read, not dropped: the
+	// downlinks (the most ports) are the switch's settings, the uplinks a
+	// port group with their own.
+	if len(all.Ports) != 32 || fmt.Sprint(all.PFC.Priorities) != "[3 4]" || !byPriority(all.Classes)[3].Lossless {
+		t.Errorf("all ports: %d ports, PFC %v, classes %+v (want the downlinks' PFC 3,4)", len(all.Ports), all.PFC.Priorities, all.Classes)
 	}
 	if _, ok := byPriority(all.Classes)[2]; ok {
 		t.Errorf("class 2, which only the uplinks have, read for the whole switch: %+v", all.Classes)
+	}
+	if len(all.PortGroups) != 1 || fmt.Sprint(all.PortGroups[0].Ports) != fmt.Sprint(uplinks) ||
+		fmt.Sprint(all.PortGroups[0].PFC.Priorities) != "[2 3 4 6]" || !byPriority(all.PortGroups[0].Classes)[2].Lossless {
+		t.Errorf("port groups %+v, want the uplinks %v with PFC 2,3,4,6", all.PortGroups, uplinks)
+	}
+	if fmt.Sprint(all.MajorityPorts()) != fmt.Sprint(down.Ports) {
+		t.Errorf("majority ports %v, want the downlinks %v", all.MajorityPorts(), down.Ports)
 	}
 }
 

@@ -220,12 +220,17 @@ type IntentParser interface {
 }
 
 // ParseFor parses rb for the switch want describes: the driver's
-// ParseIntent where it has one, else ParsePorts over want's ports.
+// ParseIntent where it has one, else ParsePorts over want's ports. Ports
+// that read differently from the most are kept in PortGroups, each group
+// with its own settings (parseGrouped): nothing is dropped because ports
+// disagree.
 func ParseFor(d Driver, rb Readback, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
-	if ip, ok := d.(IntentParser); ok {
-		return ip.ParseIntent(rb, want)
-	}
-	return d.ParsePorts(rb, want.Ports)
+	return parseGrouped(func(w fabric.SwitchIntent) (fabric.SwitchIntent, error) {
+		if ip, ok := d.(IntentParser); ok {
+			return ip.ParseIntent(rb, w)
+		}
+		return d.ParsePorts(rb, w.Ports)
+	}, want)
 }
 
 // ObserveIntent is Observe for the switch want describes (ParseFor).

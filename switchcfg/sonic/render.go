@@ -61,6 +61,8 @@ func notSupported(format string, args ...any) error {
 //     PFC pauses (pfc_enable lists TCs); classes reach other queues through
 //     queue (TC_TO_QUEUE_MAP);
 //   - an MTU outside 1500..9216;
+//   - an enabled watchdog without PFC priorities (pfcwd_sw_enable lists
+//     PFC priorities: there would be nothing to watch);
 //   - watchdog times outside `config pfcwd`'s ranges (poll 100..3000 ms,
 //     detection 100..5000 ms, restoration 100..60000 ms) or an action other
 //     than drop, forward or alert.
@@ -78,6 +80,12 @@ func validate(si fabric.SwitchIntent) error {
 		}
 	}
 	if wd := si.PFC.Watchdog; wd != nil && wd.Enabled {
+		if len(si.PFC.Priorities) == 0 {
+			// orchagent arms the watchdog on the priorities pfcwd_sw_enable
+			// lists, which are the PFC ones: with none it watches nothing
+			// and reads back as off.
+			errs = append(errs, notSupported("an enabled PFC watchdog without PFC priorities (SONiC arms it per PFC priority: pfcwd_sw_enable)"))
+		}
 		switch wd.Action {
 		case "", "drop", "forward", "alert":
 		default:

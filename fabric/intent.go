@@ -280,7 +280,7 @@ type PartitionIntent struct {
 	// Rate in Gb/s (0 = unset; 2.5 for code 2) and its IBTA rate code
 	// (e.g. 200 → 17).
 	Rate     float64 `json:"rate,omitempty"`
-	RateCode int `json:"rateCode,omitempty"`
+	RateCode int     `json:"rateCode,omitempty"`
 	// ServiceLevel is -1 when unset.
 	ServiceLevel      int               `json:"serviceLevel"`
 	DefaultMembership string            `json:"defaultMembership,omitempty"` // full | limited | both

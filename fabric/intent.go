@@ -167,6 +167,19 @@ type SwitchIntent struct {
 	// are those the most ports share: nothing is dropped because ports
 	// disagree. Ports lists every port; a group's ports are among them.
 	PortGroups []SwitchPortGroup `json:"portGroups,omitempty" yaml:"portGroups,omitempty"`
+	// Unparsed, in a reading, is the input that can affect QoS which the
+	// reader did not understand: the reading is then not the whole truth,
+	// and drift says so (exit 1) instead of judging it.
+	Unparsed []Unparsed `json:"unparsed,omitempty" yaml:"unparsed,omitempty"`
+}
+
+// Unparsed is one piece of input a reader did not understand.
+type Unparsed struct {
+	// Line is 1-based in the read-back ("" command's output); 0 when the
+	// input has no lines (a JSON field).
+	Line   int    `json:"line,omitempty" yaml:"line,omitempty"`
+	Text   string `json:"text" yaml:"text"`
+	Reason string `json:"reason" yaml:"reason"`
 }
 
 // SwitchPortGroup is a set of ports of a switch reading that share settings

@@ -72,9 +72,10 @@ func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.Switc
 // read-back in dir instead of a session: a file named after the switch with
 // any extension (leaf-01.txt, leaf-01.json), parsed for the switch's
 // platform and compared with its intent. A switch without a capture, or
-// with more than one, fails its plan with an error naming what was found.
+// with more than one, fails its plan with an error naming what was found; so
+// does one whose reading has Unparsed QoS input, unless o allows it.
 // Apply is refused: a capture is not a switch.
-func CaptureTargets(switches []fabric.SwitchIntent, reg *Registry, dir fs.FS) ([]fabric.Target, error) {
+func CaptureTargets(switches []fabric.SwitchIntent, reg *Registry, dir fs.FS, o CaptureOptions) ([]fabric.Target, error) {
 	entries, err := fs.ReadDir(dir, ".")
 	if err != nil {
 		return nil, fmt.Errorf("reading the capture directory: %w", err)
@@ -91,10 +92,20 @@ func CaptureTargets(switches []fabric.SwitchIntent, reg *Registry, dir fs.FS) ([
 				if err != nil {
 					return nil, err
 				}
+				if err := CheckUnparsed(got, o.AllowUnparsed); err != nil {
+					return nil, err
+				}
 				return Changes(si, got, CompareOptions{QuantumBytes: QuantumFor(d, si)}), nil
 			}})
 	}
 	return out, nil
+}
+
+// CaptureOptions tune CaptureTargets.
+type CaptureOptions struct {
+	// AllowUnparsed judges captures with QoS input their reader did not
+	// understand instead of failing their plan with ErrUnparsed.
+	AllowUnparsed bool
 }
 
 // CaptureSubnetManagers are CaptureTargets for subnet managers: each one's

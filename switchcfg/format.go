@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 // ErrNotThisFormat is wrapped when a capture is not the output a reader
@@ -47,4 +49,27 @@ func WordSet(words ...string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// ErrUnparsed is wrapped when a reading holds input that can affect QoS
+// which its reader did not understand: the switch cannot be judged to
+// match (drift exits 1, unknown) unless the caller allows it.
+var ErrUnparsed = errors.New("QoS input not understood")
+
+// CheckUnparsed returns nil when got has no Unparsed input or allow is
+// set, else an error wrapping ErrUnparsed that lists the first lines.
+func CheckUnparsed(got fabric.SwitchIntent, allow bool) error {
+	if len(got.Unparsed) == 0 || allow {
+		return nil
+	}
+	const show = 5
+	var lines []string
+	for i, u := range got.Unparsed {
+		if i == show {
+			lines = append(lines, fmt.Sprintf("… and %d more", len(got.Unparsed)-show))
+			break
+		}
+		lines = append(lines, fmt.Sprintf("line %d: %q: %s", u.Line, u.Text, u.Reason))
+	}
+	return fmt.Errorf("%w (%d lines; --allow-unparsed judges the rest anyway):\n  %s", ErrUnparsed, len(got.Unparsed), strings.Join(lines, "\n  "))
 }

@@ -21,6 +21,9 @@ type Target struct {
 	Push    PushOptions
 	// Deps are the targets this one waits for (none for switches today).
 	Deps []string
+	// AllowUnparsed judges a reading with QoS input its reader did not
+	// understand instead of failing the plan with ErrUnparsed.
+	AllowUnparsed bool
 }
 
 var _ fabric.Target = (*Target)(nil)
@@ -45,6 +48,9 @@ func (t *Target) changes(ctx context.Context, s Session) ([]fabric.Change, error
 	got, err := ObserveIntent(ctx, s, t.Driver, t.Intent)
 	if err != nil {
 		return nil, err
+	}
+	if err := CheckUnparsed(got, t.AllowUnparsed); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", t.Intent.Name, err)
 	}
 	return Changes(t.Intent, got, t.compare()), nil
 }

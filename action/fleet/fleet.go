@@ -42,6 +42,9 @@ type Options struct {
 	// means use the returned intent (its files' paths) and run its commands
 	// with run instead of over SSH (the InfiniBand lab's OpenSM runs on
 	// this machine).
+	// AllowUnparsed judges switch readings with QoS input their reader did
+	// not understand instead of failing their plan (--allow-unparsed).
+	AllowUnparsed bool
 	SubnetManagerAt func(sm fabric.SubnetManagerIntent) (at fabric.SubnetManagerIntent, run func(ctx context.Context, argv []string, stdin []byte) ([]byte, error), ok bool)
 }
 
@@ -153,7 +156,7 @@ func switchTarget(f *fabric.Fabric, s fabric.SwitchIntent, spec fabric.Switch, d
 	if opt.KnownHostsFile == "" {
 		opt.KnownHostsFile = "~/.ssh/known_hosts"
 	}
-	return &switchcfg.Target{Intent: s, Driver: d,
+	return &switchcfg.Target{Intent: s, Driver: d, AllowUnparsed: o.AllowUnparsed,
 		Push: switchcfg.PushOptions{ConfirmTimeout: o.ConfirmTimeout},
 		Connect: func(ctx context.Context) (switchcfg.Session, error) {
 			c, err := session.Dial(ctx, opt)

@@ -25,6 +25,7 @@ type orchestrateFlags struct {
 	confirmTimeout time.Duration
 	agentPath      string
 	ibLab          string
+	allowUnparsed  bool
 	build          func(*globals) (*fabric.Fabric, []fabric.Target, func(), error) // prepare, unless set (drift --from-dir)
 }
 
@@ -35,6 +36,7 @@ func (of *orchestrateFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&of.insecure, "insecure-ignore-host-key", false, "DANGEROUS: do not check SSH host keys of hosts and subnet managers")
 	fl.DurationVar(&of.confirmTimeout, "confirm-timeout", 2*time.Minute, "confirmed-commit window on switches that support it")
 	fl.StringVar(&of.agentPath, "agent-path", agentclient.RemotePath, "where the agent is kept on hosts (relative to the login home)")
+	fl.BoolVar(&of.allowUnparsed, "allow-unparsed", false, "judge switch readings that hold QoS input fabricctl did not understand, instead of calling them unknown (exit 1)")
 	fl.StringVar(&of.ibLab, "ib-lab", "", "reach the subnet manager the InfiniBand lab in this directory runs (lab up --ib) on this machine, not over SSH")
 }
 
@@ -49,7 +51,7 @@ func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target
 	}
 	d := agentclient.Self()
 	d.RemotePath = of.agentPath
-	o := fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: of.insecure,
+	o := fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: of.insecure, AllowUnparsed: of.allowUnparsed,
 		Only: of.targets, ConfirmTimeout: of.confirmTimeout, Deployer: d, Log: g.log, Dial: g.dial}
 	if of.ibLab != "" {
 		l, err := runningIBLab(of.ibLab)
@@ -165,7 +167,7 @@ nv config show, …; OpenSM's partitions.conf).`,
 					if err != nil {
 						return nil, nil, func() {}, err
 					}
-					t, err := captureTargets(f, of.targets, fromDir)
+					t, err := captureTargets(f, of.targets, fromDir, of.allowUnparsed)
 					return f, t, func() {}, err
 				}
 			}

@@ -77,12 +77,12 @@ func parsePartitions(g *globals, m switchcfg.SubnetManager, file string) error {
 
 // captureTargets are drift --from-dir's targets: the fabric's switches and
 // subnet managers (those --target names, when given) read from DIR.
-func captureTargets(f *fabric.Fabric, only []string, dir string) ([]fabric.Target, error) {
+func captureTargets(f *fabric.Fabric, only []string, dir string, allowUnparsed bool) ([]fabric.Target, error) {
 	r := f.Resolve()
 	want := func(n string) bool { return len(only) == 0 || slices.Contains(only, n) }
 	sws := slices.DeleteFunc(slices.Clone(r.Switches), func(s fabric.SwitchIntent) bool { return !want(s.Name) })
 	sms := slices.DeleteFunc(slices.Clone(r.SubnetManagers), func(s fabric.SubnetManagerIntent) bool { return !want(s.Name) })
-	t, err := switchcfg.CaptureTargets(sws, switchRegistry(), os.DirFS(dir))
+	t, err := switchcfg.CaptureTargets(sws, switchRegistry(), os.DirFS(dir), switchcfg.CaptureOptions{AllowUnparsed: allowUnparsed})
 	if err != nil {
 		return nil, err
 	}

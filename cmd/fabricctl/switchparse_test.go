@@ -209,3 +209,27 @@ func TestSwitchParseDiffsAgainstRender(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftFromDirUnparsed (issue 26, item 2): a capture with QoS input the
+// reader did not understand is listed by switch parse (line, text, reason)
+// and makes drift exit 1 (unknown), not 0, unless --allow-unparsed.
+func TestDriftFromDirUnparsed(t *testing.T) {
+	fab, captures, rendered := auditFabric(t)
+	file := filepath.Join(captures, "leaf-07.cfg")
+	os.WriteFile(file, []byte(rendered+"policy-map type quality-of-service PM\n   class C\n      set traffic-class 5\n"), 0o644)
+	code, out, errOut := runCLI(t, "switch", "parse", "--platform", "arista-eos", file, "-o", "json")
+	var si fabric.SwitchIntent
+	if err := json.Unmarshal([]byte(out), &si); code != 0 || err != nil {
+		t.Fatalf("switch parse: %d %v %s", code, err, errOut)
+	}
+	if len(si.Unparsed) != 1 || si.Unparsed[0].Text != "policy-map type quality-of-service PM" || si.Unparsed[0].Line == 0 {
+		t.Errorf("unparsed %+v", si.Unparsed)
+	}
+	code, out, _ = runCLI(t, "drift", "-f", fab, "--from-dir", captures)
+	if code != 1 || !strings.Contains(out, "QoS input not understood") || !strings.Contains(out, "policy-map type quality-of-service PM") {
+		t.Errorf("drift over unparsed input: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "drift", "-f", fab, "--from-dir", captures, "--allow-unparsed"); code != 0 {
+		t.Errorf("--allow-unparsed: exit %d\n%s", code, out)
+	}
+}

@@ -1,6 +1,7 @@
 package eos
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -88,6 +89,8 @@ type runningConfig struct {
 	ports                  map[string]*portQoS
 	// ucQueues and txQueues: uc-tx-queue and tx-queue blocks (or maps) seen.
 	ucQueues, txQueues bool
+	// unparsed are the QoS lines not read.
+	unparsed []fabric.Unparsed
 }
 
 // Parse reads `show running-config` into the canonical intent. Settings that
@@ -164,6 +167,11 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 				err = block.statement(f)
 			}
 		}
+		var um unmodelled
+		if errors.As(err, &um) {
+			rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: i + 1, Text: trimmed, Reason: string(um)})
+			err = nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %q: %w", i+1, trimmed, err)
 		}
@@ -180,6 +188,9 @@ func (rc *runningConfig) global(f []string) (*portQoS, error) {
 			rc.ports[f[1]] = p
 			return p, nil
 		}
+		if strings.HasPrefix(f[1], "Ethernet") {
+			return nil, unmodelled("an Ethernet interface name fabricctl does not read (a range or another form)")
+		}
 	case len(f) == 3 && f[0] == "qos" && f[1] == "profile":
 		p := newPortQoS()
 		rc.profiles[f[2]] = p
@@ -190,6 +201,12 @@ func (rc *runningConfig) global(f []string) (*portQoS, error) {
 		rc.pfcAllOff = true
 	case len(f) >= 4 && f[0] == "priority-flow-control" && f[1] == "pause" && f[2] == "watchdog":
 		return nil, rc.globalWatchdog(f[3:])
+	case f[0] == "qos" || f[0] == "priority-flow-control":
+		return nil, unmodelled("a global QoS setting fabricctl does not read")
+	case f[0] == "policy-map" || f[0] == "class-map":
+		return nil, unmodelled("policy and class maps are not read")
+	case f[0] == "platform" && slices.ContainsFunc(f, func(w string) bool { return w == "mmu" || w == "qos" || w == "buffer" }):
+		return nil, unmodelled("buffer and MMU settings are not read")
 	}
 	return nil, nil
 }
@@ -305,12 +322,22 @@ func (p *portQoS) statement(f []string) error {
 		if err := p.portTimer(f[5:]); err != nil {
 			return err
 		}
+	case line == "qos cos 0" || line == "qos dscp 0":
+		// the default CoS and DSCP of untrusted traffic, as `show
+		// running-config all` prints them: nothing more to read
+		p.qos = true
+		return nil
 	case f[0] == "qos" || (len(f) >= 3 && f[0] == "service-policy" && f[2] == "qos"):
-		// other QoS settings (qos cos/dscp defaults, policy maps): QoS-configured, not modelled
+		// other QoS settings (qos cos/dscp defaults, policy maps): the port
+		// has QoS, and what it is is not read
+		p.qos = true
+		return unmodelled("a port QoS setting fabricctl does not read")
 	default:
 		if f[0] != "priority-flow-control" {
 			return nil
 		}
+		p.qos = true
+		return unmodelled("a priority-flow-control form fabricctl does not read")
 	}
 	p.qos = true
 	return nil
@@ -375,9 +402,20 @@ func (q *txQueue) statement(f []string) error {
 		q.bw = set(v)
 	case len(f) >= 8 && f[0] == "random-detect" && f[1] == "ecn" && f[2] == "minimum-threshold":
 		return q.randomDetect(f[2:])
+	case line == "no random-detect ecn", line == "no bandwidth percent", line == "no shape rate":
+		// the defaults `show running-config all` prints: no marking, no
+		// bandwidth share, no shaping, as an absent line reads
+	default:
+		return unmodelled("a tx-queue setting fabricctl does not read (shaping, other random-detect forms, …)")
 	}
 	return nil
 }
+
+// unmodelled is a QoS line the parser recognises as QoS but does not read:
+// it goes to the reading's Unparsed, with the reason, and parsing goes on.
+type unmodelled string
+
+func (u unmodelled) Error() string { return string(u) }
 
 // unitBytes are the EOS threshold units that convert to bytes.
 var unitBytes = map[string]int64{"bytes": 1, "kbytes": BytesPerKbyte, "mbytes": BytesPerKbyte * BytesPerKbyte}
@@ -503,7 +541,8 @@ func uniform[T comparable](ports []*portQoS, get func(*portQoS) T) (T, bool) {
 }
 
 func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
-	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{}}
+	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{},
+		Unparsed: rc.unparsed}
 	in.PFC.Priorities = []int{}
 	names := slices.Clone(only)
 	if names == nil {

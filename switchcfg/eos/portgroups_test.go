@@ -54,3 +54,36 @@ interface Ethernet4
 		t.Errorf("declared Ethernet4 and Ethernet9: PFC %v groups %+v", got.PFC.Priorities, got.PortGroups)
 	}
 }
+
+// TestUnparsedEOS (issue 26, item 2): QoS lines the reader recognises as
+// QoS but does not read are listed with their line and a reason; the
+// defaults `show running-config all` prints are read, not listed.
+func TestUnparsedEOS(t *testing.T) {
+	cfg := `hostname leaf
+qos rewrite dscp
+platform trident mmu queue profile P
+interface Ethernet1-4
+   qos trust dscp
+interface Ethernet5
+   qos trust dscp
+   qos cos 0
+   service-policy type qos input PM
+   priority-flow-control priority 3 drop-precedence 1
+   uc-tx-queue 3
+      no random-detect ecn
+      shape rate 40 percent
+`
+	si, err := New().Parse(readback(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range si.Unparsed {
+		got = append(got, fmt.Sprintf("%d:%s", u.Line, u.Text))
+	}
+	want := []string{"2:qos rewrite dscp", "3:platform trident mmu queue profile P", "4:interface Ethernet1-4",
+		"9:service-policy type qos input PM", "10:priority-flow-control priority 3 drop-precedence 1", "13:shape rate 40 percent"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("unparsed\n got %v\nwant %v", got, want)
+	}
+}

@@ -79,6 +79,8 @@ type runningConfig struct {
 	wdOn                       string
 	wdInterval, wdShut, wdAuto int
 	ports                      map[string]*iface
+	// unparsed are the top-level QoS statements not read.
+	unparsed []fabric.Unparsed
 }
 
 // Parse reads `show running-config` into the canonical intent. Classes come
@@ -170,8 +172,28 @@ func (rc *runningConfig) global(s *stmt) error {
 		return setInt(&rc.wdShut, f[3], 0, 1000)
 	case len(f) == 4 && f[0] == "priority-flow-control" && f[1] == "auto-restore" && f[2] == "multiplier":
 		return setInt(&rc.wdAuto, f[3], 0, 1000)
+	default:
+		if why := unreadGlobal(f); why != "" {
+			rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: s.line, Text: s.text(), Reason: why})
+		}
 	}
 	return nil
+}
+
+// unreadGlobal says why a top-level statement that can affect QoS is not
+// read, "" when it cannot or is read elsewhere: user-defined network-qos
+// and queuing class-maps (NX-OS 3000/5000), interfaces named in a form the
+// reader does not take (ranges, "Ethernet 1/1"), other PFC and QoS globals.
+func unreadGlobal(f []string) string {
+	switch {
+	case len(f) >= 3 && f[0] == "class-map" && f[1] == "type":
+		return "a class-map of type " + f[2] + " is not read"
+	case f[0] == "interface" && len(f) >= 2 && strings.HasPrefix(strings.ToLower(f[1]), "ethernet"):
+		return "an Ethernet interface named in a form fabricctl does not read (a range, a space before the number)"
+	case f[0] == "priority-flow-control", f[0] == "qos", len(f) >= 2 && f[0] == "hardware" && f[1] == "qos":
+		return "a global QoS setting fabricctl does not read"
+	}
+	return ""
 }
 
 // servicePolicy reads "service-policy type KIND [input|output] NAME".
@@ -273,7 +295,8 @@ func uniform[T comparable](ports []*iface, get func(*iface) T) (T, bool) {
 }
 
 func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
-	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{}}
+	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Ports: []string{}, Classes: []fabric.SwitchClass{},
+		Unparsed: rc.unparsed}
 	in.PFC.Priorities = []int{}
 	names := slices.Clone(only)
 	if names == nil {

@@ -44,7 +44,7 @@ type Options struct {
 	// this machine).
 	// AllowUnparsed judges switch readings with QoS input their reader did
 	// not understand instead of failing their plan (--allow-unparsed).
-	AllowUnparsed bool
+	AllowUnparsed   bool
 	SubnetManagerAt func(sm fabric.SubnetManagerIntent) (at fabric.SubnetManagerIntent, run func(ctx context.Context, argv []string, stdin []byte) ([]byte, error), ok bool)
 }
 

@@ -2,6 +2,7 @@ package switchcfg
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -39,7 +40,9 @@ func parseGrouped(parse func(fabric.SwitchIntent) (fabric.SwitchIntent, error), 
 		one.Ports = []string{p}
 		si, err := parse(one)
 		if err != nil {
-			return all, nil // a port the driver cannot read alone: keep the whole reading
+			// the whole reading worked: a port that does not read alone is
+			// a reader bug, said rather than hidden behind a collapsed reading
+			return fabric.SwitchIntent{}, fmt.Errorf("reading port %s on its own: %w", p, err)
 		}
 		k := groupKey(si)
 		if groups[k] == nil {

@@ -1,6 +1,7 @@
 package opensm
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +171,28 @@ func TestExpectedTables(t *testing.T) {
 	// other CA has an empty table: 2+2+2+2+3 = 11 differences.
 	if len(d) != 11 || d[0].Node != "lab-h1" || d[0].PKey != 1 || d[0].Got != "absent" {
 		t.Errorf("%d differences: %v", len(d), d)
+	}
+}
+
+// fakeDiags answers infiniband-diags commands with fixed outputs.
+type fakeDiags map[string]string
+
+func (f fakeDiags) Run(_ context.Context, argv []string, _ []byte) ([]byte, error) {
+	return []byte(f[argv[0]]), nil
+}
+
+// TestObserveRefusesWhatItCannotRead: an ibnetdiscover line not understood
+// may be a port whose P_Key table would go unchecked, so the reading fails
+// instead of vouching for the partitions.
+func TestObserveRefusesWhatItCannotRead(t *testing.T) {
+	good := readDiag(t, "ibnetdiscover-p.txt")
+	r := &FabricReader{Diag: fakeDiags{"ibnetdiscover": good, "sminfo": readDiag(t, "sminfo.txt"), "smpquery": readDiag(t, "smpquery-pkeys-ca.txt")}}
+	if _, err := r.Observe(context.Background()); err != nil {
+		t.Fatalf("healthy subnet: %v", err)
+	}
+	r.Diag = fakeDiags{"ibnetdiscover": good + "CA  9 1 0x0002c9030000a001 4x EDR - SW 3 4 0x0008f10400000201 ( 'lab-h9' - 'leaf-01'\n",
+		"sminfo": readDiag(t, "sminfo.txt"), "smpquery": readDiag(t, "smpquery-pkeys-ca.txt")}
+	if _, err := r.Observe(context.Background()); err == nil || !strings.Contains(err.Error(), "not understood") {
+		t.Errorf("a port line not understood: %v", err)
 	}
 }

@@ -99,13 +99,19 @@ func DiscoverGUIDs(ports []Port, hosts []string) map[string][]string {
 }
 
 // Observe discovers the subnet (ibnetdiscover -p, sminfo) and reads the
-// P_Key table of every CA port (smpquery pkeys LID PORT). Lines of
-// ibnetdiscover it did not understand are in Unparsed.
+// P_Key table of every CA port (smpquery pkeys LID PORT). A line of
+// ibnetdiscover it did not understand is an error: the port it may stand
+// for would go unchecked.
 func (r *FabricReader) Observe(ctx context.Context) (*Observed, error) {
 	o := &Observed{Tables: map[uint64]map[uint16]string{}}
 	var err error
 	if o.Ports, o.Unparsed, err = r.Ports(ctx); err != nil {
 		return nil, err
+	}
+	if len(o.Unparsed) > 0 {
+		// a line not understood may be a port whose table goes unchecked:
+		// the reading cannot vouch for the partitions
+		return nil, fmt.Errorf("discovering the subnet: %d ibnetdiscover -p lines not understood, first %v", len(o.Unparsed), o.Unparsed[0])
 	}
 	smOut, err := r.Diag.Run(ctx, []string{"sminfo"}, nil)
 	if err != nil {

@@ -136,6 +136,34 @@ func TestParseShowQoSRoCEFixture(t *testing.T) {
 	}
 }
 
+// TestParseShowQoSRoCEAbsentIsNotZero (issue 26, class 5): Cumulus 5.3
+// prints no probability row. An unprinted ECN field is the RoCE mode's
+// default (NVIDIA's lossless recipe marks with probability 100), never 0 —
+// which our own render refuses; without a mode to take it from, the
+// reading says it does not know.
+func TestParseShowQoSRoCEAbsentIsNotZero(t *testing.T) {
+	text := string(readFixture(t, "show-qos-roce.txt"))
+	noProb := strings.Replace(text, "  probability       80\n", "", 1)
+	if noProb == text {
+		t.Fatal("fixture has no probability row")
+	}
+	si, err := ParseShowRoCE(noProb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := classByPrio(t, si, 3).ECN; e == nil || e.MaxMarkProbability != recipeECNProb || e.MinBytes != 199997 {
+		t.Errorf("ECN without a probability row: %+v, want the recipe's probability %d", e, recipeECNProb)
+	}
+	noMode := strings.Replace(noProb, "mode                lossless                  Roce Mode\n", "", 1)
+	si, err = ParseShowRoCE(noMode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(si.Unparsed) == 0 || !strings.Contains(si.Unparsed[0].Text, "probability") {
+		t.Errorf("no mode, no probability: unparsed %+v, want the missing probability said", si.Unparsed)
+	}
+}
+
 func TestParseQoSFeaturesFixture(t *testing.T) {
 	si, err := ParseQoSFeatures(string(readFixture(t, "qos_features.conf")))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,11 +113,41 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 			return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d (%s): %w", kvLine[key], key, err)
 		}
 	}
+	// A field the capture does not print (Cumulus 5.3 has no probability
+	// row) is the RoCE mode's default, never zero; with no mode to take it
+	// from it is unknown, and the reading says so.
+	var missing []string
 	if ecnTCs != nil {
+		base := m.ecn
 		m.ecn = [8]*fabric.SwitchECN{}
 		if ecnOn {
 			for _, tc := range ecnTCs {
 				e := ecn
+				for _, f := range []struct {
+					key  string
+					dst  *int64
+					from func(*fabric.SwitchECN) int64
+				}{
+					{"congestion-control/min-threshold", &e.MinBytes, func(b *fabric.SwitchECN) int64 { return b.MinBytes }},
+					{"congestion-control/max-threshold", &e.MaxBytes, func(b *fabric.SwitchECN) int64 { return b.MaxBytes }},
+					{"congestion-control/probability", nil, func(b *fabric.SwitchECN) int64 { return int64(b.MaxMarkProbability) }},
+				} {
+					if _, ok := kv[f.key]; ok {
+						continue
+					}
+					b := base[tc]
+					if b == nil {
+						b = base[recipeRoCEPrio]
+					}
+					switch {
+					case b == nil:
+						missing = append(missing, f.key)
+					case f.dst != nil:
+						*f.dst = f.from(b)
+					default:
+						e.MaxMarkProbability = int(f.from(b))
+					}
+				}
 				m.ecn[tc] = &e
 			}
 		}
@@ -126,7 +157,12 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 			return fabric.SwitchIntent{}, fmt.Errorf("parsing nv show qos roce line %d: %w", r.line, err)
 		}
 	}
-	return m.intent(), nil
+	si := m.intent()
+	for _, key := range slices.Compact(slices.Sorted(slices.Values(missing))) {
+		si.Unparsed = append(si.Unparsed, fabric.Unparsed{Text: key,
+			Reason: "not in the capture and no RoCE mode to take its default from: unknown, not zero"})
+	}
+	return si, nil
 }
 
 // showTableRow applies one row of the DSCP→SP or SP→TC table.

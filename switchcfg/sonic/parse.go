@@ -116,6 +116,18 @@ func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error)
 	first := views[members[top][0]]
 	si.Trust, si.MTU, si.Classes = first.trust, first.mtu, first.classes
 	si.PFC = first.pfcSettings()
+	var unknownWD []string
+	for i, v := range views {
+		if v.wdUnknown != "" {
+			unknownWD = append(unknownWD, si.Ports[i])
+		}
+	}
+	if len(unknownWD) > 0 {
+		si.Unparsed = append(si.Unparsed, fabric.Unparsed{
+			Text:   fmt.Sprintf("PORT_QOS_MAP pfcwd_sw_enable on %s", strings.Join(unknownWD, ",")),
+			Reason: "the capture has no PFC_WD table: whether the PFC watchdog runs is unknown",
+		})
+	}
 	for _, k := range keys {
 		if k == top {
 			continue
@@ -137,12 +149,15 @@ type portView struct {
 	pfc     []int
 	cable   int
 	wd      *fabric.SwitchPFCWatchdog
-	mtu     int
+	// wdUnknown is pfcwd_sw_enable's value where the capture has no
+	// PFC_WD table: the watchdog's state is not in it.
+	wdUnknown string
+	mtu       int
 }
 
 // key is everything the port reads as, to group ports that read alike.
 func (v portView) key() string {
-	parts := []string{v.trust, fmt.Sprint(v.pfc), strconv.Itoa(v.cable), fmt.Sprintf("%+v", v.wd), strconv.Itoa(v.mtu)}
+	parts := []string{v.trust, fmt.Sprint(v.pfc), strconv.Itoa(v.cable), fmt.Sprintf("%+v", v.wd), v.wdUnknown, strconv.Itoa(v.mtu)}
 	for _, c := range v.classes {
 		parts = append(parts, classKey(c))
 	}
@@ -299,6 +314,12 @@ func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
 			}
 		}
 		v.wd = w
+	case hasArm && armed != "" && !hasTable(db, tPFCWD) && !hasTable(db, tMetadata):
+		// Armed, but the capture is a part of CONFIG_DB without the
+		// PFC_WD table (a qos.json render, a table dump): unknown, not
+		// off. A whole CONFIG_DB (DEVICE_METADATA and all) without
+		// PFC_WD is a switch whose watchdog was never started: off.
+		v.wdUnknown = armed
 	case hasArm:
 		v.wd = &fabric.SwitchPFCWatchdog{}
 	}
@@ -404,4 +425,11 @@ func classKey(c fabric.SwitchClass) string {
 		return fmt.Sprintf("%+v", c)
 	}
 	return fmt.Sprintf("%+v %+v", c, *e)
+}
+
+// hasTable reports whether the capture holds the table at all (an empty
+// table is a fact; a missing one is not).
+func hasTable(db ConfigDB, table string) bool {
+	_, ok := db[table]
+	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -68,9 +69,14 @@ func TestRealDualToR(t *testing.T) {
 		t.Errorf("downlink classes 1 %+v, 7 %+v", c[1], c[7])
 	}
 	// The watchdog is armed on 3,4 (pfcwd_sw_enable) but this document has
-	// no PFC_WD entries (SONiC starts those at run time): not enabled here.
-	if wd := down.PFC.Watchdog; wd == nil || wd.Enabled {
-		t.Errorf("downlink watchdog %+v", wd)
+	// no PFC_WD table at all (SONiC starts it at run time): whether it runs
+	// is unknown — absent, not "disabled" (issue 26, class 5) — and the
+	// reading says so.
+	if wd := down.PFC.Watchdog; wd != nil {
+		t.Errorf("downlink watchdog %+v, want absent", wd)
+	}
+	if !slices.ContainsFunc(down.Unparsed, func(u fabric.Unparsed) bool { return strings.Contains(u.Text, "pfcwd_sw_enable") }) {
+		t.Errorf("downlink unparsed %+v, want the unknown watchdog said", down.Unparsed)
 	}
 
 	up, err := ParseConfigDBPorts(db, uplinks)
@@ -136,5 +142,26 @@ func TestRealMultiASICPFCWD(t *testing.T) {
 	if fmt.Sprint(sortedKeys(db[tPFCWD])) != "[Ethernet0 Ethernet4 GLOBAL]" || db[tPFCWD][pfcwdGlobal][fPollInterval] != "199" ||
 		db[tPFCWD]["Ethernet4"]["detection_time"] != "200" {
 		t.Errorf("PFC_WD %v", db[tPFCWD])
+	}
+}
+
+// TestWatchdogOfAWholeConfigDB: a whole CONFIG_DB (DEVICE_METADATA and
+// all) without a PFC_WD table is a switch whose watchdog never started:
+// disabled, a fact. Only a part of CONFIG_DB leaves it unknown.
+func TestWatchdogOfAWholeConfigDB(t *testing.T) {
+	db := ConfigDB{
+		tMetadata:   {"localhost": {"hwsku": "Mellanox-SN2700"}},
+		tPortQoSMap: {"Ethernet0": {"pfc_enable": "3,4", fPFCWDSwEnable: "3,4"}},
+	}
+	si, err := ParseConfigDB(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wd := si.PFC.Watchdog; wd == nil || wd.Enabled || len(si.Unparsed) > 0 {
+		t.Errorf("whole CONFIG_DB: watchdog %+v unparsed %+v, want disabled", wd, si.Unparsed)
+	}
+	delete(db, tMetadata)
+	if si, _ = ParseConfigDB(db); si.PFC.Watchdog != nil || len(si.Unparsed) != 1 {
+		t.Errorf("part of CONFIG_DB: watchdog %+v unparsed %+v, want unknown and said", si.PFC.Watchdog, si.Unparsed)
 	}
 }

@@ -79,6 +79,9 @@ type runningConfig struct {
 	wdOn                       string
 	wdInterval, wdShut, wdAuto int
 	ports                      map[string]*iface
+	// groupMaps are the qos-groups each user-defined network-qos and
+	// queuing class-map matches, by "kind name" (Nexus 3000/5000).
+	groupMaps map[string][]int
 	// unparsed are the top-level QoS statements not read.
 	unparsed []fabric.Unparsed
 }
@@ -113,7 +116,8 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 	if err := switchcfg.CheckCLIFormat("NX-OS", text, "!", topLevel); err != nil {
 		return nil, err
 	}
-	rc := &runningConfig{classMaps: map[string]*classMap{}, policies: map[string]*policy{}, ports: map[string]*iface{}}
+	rc := &runningConfig{classMaps: map[string]*classMap{}, policies: map[string]*policy{}, ports: map[string]*iface{},
+		groupMaps: map[string][]int{}}
 	for _, s := range tree(text) {
 		if err := rc.global(s); err != nil {
 			return nil, fmt.Errorf("line %d: %q: %w", s.line, s.text(), err)
@@ -131,6 +135,24 @@ func (rc *runningConfig) global(s *stmt) error {
 		for _, k := range s.kids {
 			if err := cm.match(k.f); err != nil {
 				return fmt.Errorf("line %d: %w", k.line, err)
+			}
+		}
+	case len(f) >= 4 && f[0] == "class-map" && f[1] == "type" && (f[2] == "network-qos" || f[2] == "queuing"):
+		// A user-defined system class (Nexus 3000/5000 QoS configuration
+		// guides, "Configuring Class Maps": a network-qos or queuing
+		// class-map identifies a system class by its qos-group).
+		key := f[2] + " " + f[len(f)-1]
+		rc.groupMaps[key] = []int{}
+		for _, k := range s.kids {
+			if len(k.f) >= 3 && k.f[0] == "match" && k.f[1] == "qos-group" {
+				g, err := valueList(rc.groupMaps[key], k.f[2:], 7)
+				if err != nil {
+					return fmt.Errorf("line %d: %w", k.line, err)
+				}
+				rc.groupMaps[key] = g
+			} else if len(k.f) > 0 && k.f[0] == "match" {
+				rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: k.line, Text: k.text(),
+					Reason: "a " + f[2] + " class-map is read by its qos-group only"})
 			}
 		}
 	case len(f) >= 4 && f[0] == "policy-map" && f[1] == "type":
@@ -156,12 +178,27 @@ func (rc *runningConfig) global(s *stmt) error {
 				rc.sysNQ = name
 			}
 		}
-	case len(f) == 2 && f[0] == "interface" && portRE.MatchString(f[1]):
-		p := &iface{}
-		rc.ports[f[1]] = p
-		for _, k := range s.kids {
-			if err := p.statement(k.f); err != nil {
-				return fmt.Errorf("line %d: %w", k.line, err)
+	case len(f) >= 2 && f[0] == "interface":
+		names, ok := interfaceNames(f[1:])
+		if !ok {
+			if slices.ContainsFunc(s.kids, func(k *stmt) bool {
+				return len(k.f) > 0 && (k.f[0] == "service-policy" || k.f[0] == "priority-flow-control")
+			}) || strings.HasPrefix(strings.ToLower(f[1]), "eth") {
+				rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: s.line, Text: s.text(),
+					Reason: "QoS of an interface that is not an Ethernet port (or a range fabricctl does not read) is not read"})
+			}
+			break
+		}
+		for _, name := range names {
+			p := rc.ports[name]
+			if p == nil {
+				p = &iface{}
+				rc.ports[name] = p
+			}
+			for _, k := range s.kids {
+				if err := p.statement(k.f); err != nil {
+					return fmt.Errorf("line %d: %w", k.line, err)
+				}
 			}
 		}
 	case len(f) == 3 && f[0] == "priority-flow-control" && f[1] == "watch-dog-interval":
@@ -181,15 +218,12 @@ func (rc *runningConfig) global(s *stmt) error {
 }
 
 // unreadGlobal says why a top-level statement that can affect QoS is not
-// read, "" when it cannot or is read elsewhere: user-defined network-qos
-// and queuing class-maps (NX-OS 3000/5000), interfaces named in a form the
-// reader does not take (ranges, "Ethernet 1/1"), other PFC and QoS globals.
+// read, "" when it cannot or is read elsewhere: class-maps of other types,
+// other PFC and QoS globals.
 func unreadGlobal(f []string) string {
 	switch {
 	case len(f) >= 3 && f[0] == "class-map" && f[1] == "type":
 		return "a class-map of type " + f[2] + " is not read"
-	case f[0] == "interface" && len(f) >= 2 && strings.HasPrefix(strings.ToLower(f[1]), "ethernet"):
-		return "an Ethernet interface named in a form fabricctl does not read (a range, a space before the number)"
 	case f[0] == "priority-flow-control", f[0] == "qos", len(f) >= 2 && f[0] == "hardware" && f[1] == "qos":
 		return "a global QoS setting fabricctl does not read"
 	}
@@ -279,6 +313,76 @@ func (p *policy) systemClass(re *regexp.Regexp, n int) *stmt {
 	return nil
 }
 
+// classFor returns policy p's class for qos-group n: a system class (re),
+// a user-defined class-map of kind that matches the group, or, for group
+// 0 when none does, class-default.
+func (rc *runningConfig) classFor(p *policy, kind string, re *regexp.Regexp, n int) *stmt {
+	if p == nil {
+		return nil
+	}
+	if s := p.systemClass(re, n); s != nil {
+		return s
+	}
+	var def *stmt
+	for _, c := range p.classes {
+		name := c.f[len(c.f)-1]
+		if slices.Contains(rc.groupMaps[kind+" "+name], n) {
+			return c
+		}
+		if name == "class-default" {
+			def = c
+		}
+	}
+	if n == 0 {
+		return def
+	}
+	return nil
+}
+
+// interfaceNames expands an interface statement's names — "Ethernet1/1",
+// "Ethernet 1/1", "ethernet1/1-4", "Ethernet 1/1 - 1/16", "Eth1/1/1-4",
+// lists joined by commas (NX-OS interface range syntax) — into Ethernet
+// port names; false when a name is not an Ethernet port or a range is
+// malformed.
+func interfaceNames(words []string) ([]string, bool) {
+	var out []string
+	for _, part := range strings.Split(strings.Join(words, ""), ",") {
+		lower := strings.ToLower(part)
+		switch {
+		case strings.HasPrefix(lower, "ethernet"):
+			part = part[len("ethernet"):]
+		case strings.HasPrefix(lower, "eth"):
+			part = part[len("eth"):]
+		default:
+			return nil, false
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		if !isRange {
+			hi = lo[strings.LastIndex(lo, "/")+1:]
+		}
+		prefix, first := lo[:strings.LastIndex(lo, "/")+1], lo[strings.LastIndex(lo, "/")+1:]
+		if i := strings.LastIndex(hi, "/"); i >= 0 {
+			if hi[:i+1] != prefix {
+				return nil, false
+			}
+			hi = hi[i+1:]
+		}
+		a, err1 := strconv.Atoi(first)
+		b, err2 := strconv.Atoi(hi)
+		if prefix == "" || err1 != nil || err2 != nil || b < a || b-a > 1024 {
+			return nil, false
+		}
+		for n := a; n <= b; n++ {
+			name := "Ethernet" + prefix + strconv.Itoa(n)
+			if !portRE.MatchString(name) {
+				return nil, false
+			}
+			out = append(out, name)
+		}
+	}
+	return out, len(out) > 0
+}
+
 // uniform returns the value every port yields, or the zero value and false.
 func uniform[T comparable](ports []*iface, get func(*iface) T) (T, bool) {
 	var zero T
@@ -352,16 +456,35 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	// or `mode auto` (NX-OS's default: PFC on the no-drop classes, agreed
 	// with the peer through DCBX).
 	pfcOn, _ := uniform(ports, func(p *iface) bool { return p.pfcMode == "on" || p.pfcMode == "auto" })
-	pfcCos := func(group int) []int {
-		if s := nq.systemClass(nqRE, group); s != nil {
-			for _, k := range s.kids {
-				if len(k.f) >= 3 && k.f[0] == "pause" && k.f[1] == "pfc-cos" {
-					v, _ := valueList(nil, k.f[2:], 7)
-					return v
-				}
+	// A no-drop class pauses its pfc-cos values; Nexus 5000's `pause
+	// no-drop` without pfc-cos pauses the CoS the class is classified by
+	// (Nexus 5000 QoS configuration guide, "Policy Types": pfc-cos is for
+	// a no-drop class not mapped purely on CoS), or the CoS the class's
+	// `set cos` marks.
+	pfcCos := func(group int) (cos []int, noDrop *stmt) {
+		s := rc.classFor(nq, "network-qos", nqRE, group)
+		if s == nil {
+			return nil, nil
+		}
+		var set []int
+		for _, k := range s.kids {
+			switch {
+			case len(k.f) >= 3 && k.f[0] == "pause" && k.f[1] == "pfc-cos":
+				v, _ := valueList(nil, k.f[2:], 7)
+				return v, nil
+			case len(k.f) >= 4 && k.f[0] == "pause" && k.f[1] == "no-drop" && k.f[2] == "pfc-cos":
+				v, _ := valueList(nil, k.f[3:], 7)
+				return v, nil
+			case len(k.f) == 2 && k.f[0] == "pause" && k.f[1] == "no-drop":
+				noDrop = k
+			case len(k.f) == 3 && k.f[0] == "set" && k.f[1] == "cos":
+				set, _ = valueList(nil, k.f[2:], 7)
 			}
 		}
-		return nil
+		if noDrop != nil && len(set) > 0 {
+			return set, nil
+		}
+		return nil, noDrop
 	}
 
 	in.MTU = rc.mtu(ports, nq)
@@ -370,7 +493,14 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	in.Trust = trust
 	for _, c := range classes {
 		c.Queue = c.TrafficClass
-		if cos := pfcCos(c.TrafficClass); pfcOn && len(cos) > 0 {
+		cos, noDrop := pfcCos(c.TrafficClass)
+		if noDrop != nil && trust == "pcp" {
+			cos = []int{c.Priority}
+		} else if noDrop != nil && pfcOn {
+			in.Unparsed = append(in.Unparsed, fabric.Unparsed{Line: noDrop.line, Text: noDrop.text(),
+				Reason: fmt.Sprintf("qos-group %d is no-drop, but its traffic is not classified by CoS and no pfc-cos or set cos names the priority PFC pauses", c.TrafficClass)})
+		}
+		if pfcOn && len(cos) > 0 {
 			for _, p := range cos {
 				if !slices.Contains(in.PFC.Priorities, p) {
 					in.PFC.Priorities = append(in.PFC.Priorities, p)
@@ -381,7 +511,7 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 				c.Priority = cos[0]
 			}
 		}
-		scheduling(&c, queuing.systemClass(queuingRE, c.Queue))
+		scheduling(&c, rc.classFor(queuing, "queuing", queuingRE, c.Queue))
 		in.Classes = append(in.Classes, c)
 	}
 	slices.Sort(in.PFC.Priorities)
@@ -631,7 +761,7 @@ func (rc *runningConfig) cableLength(classes []fabric.SwitchClass) int {
 		if !c.Lossless {
 			continue
 		}
-		q := p.systemClass(inRE, c.Queue)
+		q := rc.classFor(p, "queuing", inRE, c.Queue)
 		if q == nil {
 			return 0
 		}

@@ -226,7 +226,9 @@ func (rc *runningConfig) qosMap(f []string) error {
 	case f[0] == "dscp" && f[to+1] == "traffic-class":
 		dst, srcMax, dstMax = rc.dscpTC, 63, 7
 	case f[0] == "traffic-class" && (f[to+1] == "tx-queue" || f[to+1] == "uc-tx-queue"):
-		dst, srcMax, dstMax = rc.tcQueue, 7, 7
+		// Source traffic classes run to 15 on platforms with more
+		// classes than priorities; only 0..7 carry data classes here.
+		dst, srcMax, dstMax = rc.tcQueue, 15, 7
 		rc.ucQueues = rc.ucQueues || f[to+1] == "uc-tx-queue"
 		rc.txQueues = rc.txQueues || f[to+1] == "tx-queue"
 	default:
@@ -248,6 +250,9 @@ func (rc *runningConfig) qosMap(f []string) error {
 			return err
 		}
 		for v := lo; v <= hi; v++ {
+			if f[0] == "traffic-class" && v > 7 {
+				break // no data class here
+			}
 			dst[v] = val
 		}
 	}

@@ -314,3 +314,31 @@ func TestParseRunningConfigAll(t *testing.T) {
 		t.Errorf("running-config all (-want +got):\n%s", diff)
 	}
 }
+
+// TestParseTrafficClassesAbove7 (issue 26, item 4): platforms with more
+// traffic classes than data classes print maps from them (`qos map
+// traffic-class 0 1 2 3 4 5 6 7 8 9 10 11 to uc-tx-queue 4`); the map is
+// read for the classes 0..7 and the rest, which no DSCP or CoS reaches
+// here, do not fail the reading.
+func TestParseTrafficClassesAbove7(t *testing.T) {
+	cfg := `hostname leaf1
+qos map dscp 26 to traffic-class 3
+qos map traffic-class 0 1 2 3 4 5 6 7 8 9 10 11 to uc-tx-queue 4
+interface Ethernet1
+   qos trust dscp
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+`
+	si, err := New().Parse(switchcfg.Readback{ReadbackRunningConfig: []byte(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range si.Classes {
+		if c.Priority == 3 && (c.Queue != 4 || !c.Lossless) {
+			t.Errorf("class 3: %+v, want queue 4, lossless", c)
+		}
+	}
+	if _, err := New().Parse(switchcfg.Readback{ReadbackRunningConfig: []byte("hostname x\nqos map traffic-class 16 to uc-tx-queue 4\n")}); err == nil {
+		t.Error("traffic class 16 read")
+	}
+}

@@ -56,6 +56,14 @@ type cosConfig struct {
 	mtu         map[string]int               // interfaces NAME mtu
 	physical    map[string]bool              // interfaces present in the interfaces hierarchy
 	channelized map[string]bool              // interfaces split into channels (number-of-sub-ports)
+	// line is the statement being filed; unparsed the QoS statements not read.
+	line     int
+	unparsed []fabric.Unparsed
+}
+
+// unread lists a statement the reader does not take.
+func (c *cosConfig) unread(w []string, why string) {
+	c.unparsed = append(c.unparsed, fabric.Unparsed{Line: c.line, Text: "set " + strings.Join(w, " "), Reason: why})
 }
 
 // defaultQueues are the queues of QFX's predefined forwarding classes.
@@ -118,6 +126,7 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 			return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %q: %w", Platform, cmd, err)
 		}
 		for _, st := range sts {
+			cfg.line = st.line
 			if err := cfg.statement(st.words); err != nil {
 				return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %q: line %d: %q: %w", Platform, cmd, st.line, strings.Join(st.words, " "), err)
 			}
@@ -139,10 +148,21 @@ func (c *cosConfig) statement(w []string) error {
 	case len(w) >= 3 && w[0] == "interfaces":
 		return c.iface(w[1], w[2:])
 	case len(w) >= 3 && w[0] == "class-of-service":
+		if !slices.Contains(cosSections, w[1]) {
+			c.unread(w, "a class-of-service hierarchy fabricctl does not read")
+			return nil
+		}
 		return c.cos(w[1], w[2:])
 	}
 	return nil
 }
+
+// cosSections are the class-of-service hierarchies the reader takes. The
+// buffer partitions (shared-buffer, Render's own; dedicated-buffer) are
+// known and deliberately not modelled — the intent carries no buffer
+// carve-up — so they are not "not understood".
+var cosSections = []string{"classifiers", "forwarding-classes", "congestion-notification-profile", "drop-profiles",
+	"schedulers", "scheduler-maps", "interfaces", "shared-buffer", "dedicated-buffer"}
 
 func (c *cosConfig) iface(name string, w []string) error {
 	c.physical[name] = true
@@ -185,7 +205,9 @@ func (c *cosConfig) cos(section string, w []string) error {
 			c.schedMaps[w[0]][w[2]] = w[4]
 		}
 	case "interfaces":
-		c.binding(w)
+		if !c.binding(w) {
+			c.unread(append([]string{"class-of-service", "interfaces"}, w...), "an interface class-of-service statement fabricctl does not read")
+		}
 	}
 	return nil
 }
@@ -347,8 +369,8 @@ func (c *cosConfig) scheduler(w []string) error {
 }
 
 // binding reads "NAME congestion-notification-profile X", "NAME scheduler-map X"
-// and "NAME unit U classifiers KIND X".
-func (c *cosConfig) binding(w []string) {
+// and "NAME unit U classifiers KIND X"; false for any other statement.
+func (c *cosConfig) binding(w []string) bool {
 	b := c.bindings[w[0]]
 	if b == nil {
 		b = &binding{}
@@ -367,7 +389,27 @@ func (c *cosConfig) binding(w []string) {
 		// Interface-level classifiers (Junos EVO: `class-of-service
 		// interfaces et-0/0/1 classifiers dscp NAME`) classify every unit.
 		b.classifierKind, b.classifier = w[2], w[3]
+	default:
+		return len(w) < 2
 	}
+	return true
+}
+
+// allInterfaces is the class-of-service interfaces entry that applies to
+// every interface (Junos class-of-service guide, "interfaces": `all`; an
+// interface's own entry or a more specific wildcard overrides it).
+const allInterfaces = "all"
+
+// wildcard returns the regexp of an entry that stands for several ports
+// ("all", "et-*", "et-0/0/*"), nil for a port's own entry.
+func wildcard(name string) *regexp.Regexp {
+	switch {
+	case name == allInterfaces:
+		return wildcardRE("*")
+	case strings.Contains(name, "*"):
+		return wildcardRE(name)
+	}
+	return nil
 }
 
 // wildcardRE turns a Junos interface wildcard ("et-*", "et-0/0/*") into a regexp.
@@ -380,12 +422,17 @@ func wildcardRE(pattern string) *regexp.Regexp {
 func (c *cosConfig) effective(port string) binding {
 	var patterns []string
 	for p := range c.bindings {
-		if strings.Contains(p, "*") && wildcardRE(p).MatchString(port) {
+		if re := wildcard(p); re != nil && re.MatchString(port) {
 			patterns = append(patterns, p)
 		}
 	}
+	// "all" first, then the shorter patterns: the more specific wins.
 	sort.Slice(patterns, func(i, j int) bool {
-		return len(patterns[i]) < len(patterns[j]) || (len(patterns[i]) == len(patterns[j]) && patterns[i] < patterns[j])
+		a, b := patterns[i], patterns[j]
+		if (a == allInterfaces) != (b == allInterfaces) {
+			return a == allInterfaces
+		}
+		return len(a) < len(b) || (len(a) == len(b) && a < b)
 	})
 	if _, ok := c.bindings[port]; ok {
 		patterns = append(patterns, port)
@@ -419,8 +466,7 @@ func (c *cosConfig) ports() []string {
 			set[name] = true
 			continue
 		}
-		if strings.Contains(name, "*") {
-			re := wildcardRE(name)
+		if re := wildcard(name); re != nil {
 			for phys := range c.physical {
 				if portRE.MatchString(phys) && !c.channelized[phys] && re.MatchString(phys) {
 					set[phys] = true
@@ -464,7 +510,7 @@ func keysOf[V any](m map[string]V) []string {
 }
 
 func (c *cosConfig) intent(buffer int64, only []string) fabric.SwitchIntent {
-	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Classes: []fabric.SwitchClass{}}
+	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Classes: []fabric.SwitchClass{}, Unparsed: c.unparsed}
 	in.PFC.Priorities = []int{}
 	names := c.ports()
 	if only != nil {

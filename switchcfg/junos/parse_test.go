@@ -274,6 +274,8 @@ func TestParseCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// What the reader did not understand is not rendered back.
+				got.Unparsed = nil
 				if diff := cmp.Diff(got, again); diff != "" {
 					t.Errorf("parse→render→parse differs:\n%s", diff)
 				}
@@ -436,4 +438,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parse→render→parse differs:\n%s\n%s", diff, cfg.Text)
 		}
 	})
+}
+
+// TestInterfacesAll (issue 26, item 4): `class-of-service interfaces all`
+// applies to every interface (Junos CoS guide: the "all" interface
+// entry; an interface's own entry overrides it), so every port of the
+// interfaces hierarchy is a QoS port. Statements of a port entry and
+// class-of-service sections the reader does not take are listed.
+func TestInterfacesAll(t *testing.T) {
+	data, err := os.ReadFile("testdata/interfaces-all.set")
+	if err != nil {
+		t.Fatal(err)
+	}
+	si, err := New().Parse(switchcfg.Readback{"show configuration": data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(si.Ports) != "[et-0/0/0 et-0/0/1]" || si.MTU != 9216 || fmt.Sprint(si.PFC.Priorities) != "[3]" {
+		t.Errorf("ports %v mtu %d pfc %v", si.Ports, si.MTU, si.PFC.Priorities)
+	}
+	var got []string
+	for _, u := range si.Unparsed {
+		got = append(got, fmt.Sprintf("%d:%s", u.Line, u.Text))
+	}
+	want := "[9:set class-of-service interfaces et-0/0/1 shaping-rate 10g 10:set class-of-service host-outbound-traffic forwarding-class best-effort]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("unparsed\n got %v\nwant %s", got, want)
+	}
 }

@@ -35,6 +35,13 @@ func TestParseCaptureFindsTheCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The fullest port group (a line card's QoS ports may be the
+			// minority of its ports).
+			for _, g := range got.PortGroups {
+				if len(g.Classes) > len(got.Classes) {
+					got = got.Group(g)
+				}
+			}
 			if got.Platform != tc.platform || len(got.Classes) < tc.classes || got.Trust == "" {
 				t.Errorf("%d classes (want at least %d), trust %q", len(got.Classes), tc.classes, got.Trust)
 			}

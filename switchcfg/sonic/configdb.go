@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,15 +41,41 @@ const (
 	tBufferPG     = "BUFFER_PG"
 	tBufferQueue  = "BUFFER_QUEUE"
 	tMetadata     = "DEVICE_METADATA"
+	tVersions     = "VERSIONS"
 	pfcwdGlobal   = "GLOBAL"
 	fPollInterval = "POLL_INTERVAL"
 )
+
+// knownTables are CONFIG_DB tables of SONiC's schema (sonic-buildimage
+// src/sonic-yang-models, Configuration.md): a document must have one to be
+// read as CONFIG_DB, so that JSON of another kind whose keys happen to be
+// in capitals (YANG test vectors, other tools' output) is refused.
+var knownTables = map[string]bool{
+	"AAA": true, "ACL_RULE": true, "ACL_TABLE": true, "ACL_TABLE_TYPE": true, "BGP_NEIGHBOR": true, "BGP_PEER_RANGE": true,
+	"BREAKOUT_CFG": true, "BREAKOUT_PORTS": true, "BUFFER_POOL": true, "BUFFER_PORT_EGRESS_PROFILE_LIST": true,
+	"BUFFER_PORT_INGRESS_PROFILE_LIST": true, "BUFFER_PROFILE": true, "CONSOLE_PORT": true, "CRM": true,
+	"DEFAULT_LOSSLESS_BUFFER_PARAMETER": true, "DEVICE_NEIGHBOR": true, "DEVICE_NEIGHBOR_METADATA": true,
+	"DHCP_SERVER": true, "DSCP_TO_FC_MAP": true, "EXP_TO_FC_MAP": true, "FEATURE": true, "FLEX_COUNTER_TABLE": true,
+	"INTERFACE": true, "KDUMP": true, "LOGGER": true, "LOOPBACK_INTERFACE": true, "LOSSLESS_TRAFFIC_PATTERN": true,
+	"MGMT_INTERFACE": true, "MGMT_PORT": true, "MUX_CABLE": true, "NTP": true, "NTP_SERVER": true, "PEER_SWITCH": true,
+	"PORTCHANNEL": true, "PORTCHANNEL_INTERFACE": true, "PORTCHANNEL_MEMBER": true, "SFLOW": true,
+	"SFLOW_COLLECTOR": true, "SNMP": true, "SNMP_COMMUNITY": true, "STATIC_ROUTE": true, "SYSLOG_SERVER": true,
+	"SYSTEM_PORT": true, "TACPLUS_SERVER": true, "TC_TO_DSCP_MAP": true, "TELEMETRY": true, "TUNNEL": true,
+	"VERSIONS": true, "VLAN": true, "VLAN_INTERFACE": true, "VLAN_MEMBER": true, "VRF": true, "VXLAN_TUNNEL": true,
+	"WATERMARK_TABLE": true, "DHCP_RELAY": true, "RESTAPI": true, "SWITCH_HASH": true, "CHASSIS_MODULE": true,
+}
+
+func init() {
+	for t := range managedTables {
+		knownTables[t] = true
+	}
+}
 
 // managedTables are the tables DecodeConfigDB keeps; others are skipped.
 var managedTables = map[string]bool{
 	tDSCPToTC: true, tDot1pToTC: true, tTCToQueue: true, tTCToPG: true, tPFCToQueue: true,
 	tPortQoSMap: true, tQueue: true, tScheduler: true, tWRED: true, tPFCWD: true,
-	tCableLength: true, tPort: true, tPFCToPG: true, tBufferPG: true, tBufferQueue: true, tMetadata: true,
+	tCableLength: true, tPort: true, tPFCToPG: true, tBufferPG: true, tBufferQueue: true, tMetadata: true, tVersions: true,
 }
 
 // ref reads a reference field: the name itself, or the old CONFIG_DB form
@@ -69,44 +95,121 @@ func ref(v string) string {
 // --dry_run` file), keeping the QoS tables and PORT. Values that are not
 // strings (numbers, lists of strings) are turned into their string form as
 // SONiC's CLI would write them ("3,4" for lists).
+//
+// The shapes SONiC's own tools print are all read: tables of entries
+// (config_db.json); flat redis keys "TABLE|key" with their fields
+// (sonic-utilities' mock tables) or wrapped as {"type": "hash", "value":
+// {…}} (sonic-db-dump); a list of documents merged in order (sonic-mgmt's
+// configlets); the namespaces of a multi-ASIC switch ({"localhost": {…},
+// "asic0": {…}}, merged); and a fragment of table entries without its outer
+// braces, as design documents quote them. A document is CONFIG_DB only when
+// it has a table SONiC's schema names (knownTables).
 func DecodeConfigDB(data []byte) (ConfigDB, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: empty document", ErrSyntax)
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: decoding JSON: %w", ErrSyntax, err)
+	if data[0] == '"' {
+		data = append(append([]byte("{"), data...), '}')
 	}
-	if !slices.ContainsFunc(slices.Collect(maps.Keys(raw)), isTableName) {
-		return nil, fmt.Errorf("%w: %w: no CONFIG_DB table (top-level keys are table names in capitals: PORT, DEVICE_METADATA, PORT_QOS_MAP …)", ErrSyntax, switchcfg.ErrNotThisFormat)
+	var docs []map[string]json.RawMessage
+	if data[0] == '[' {
+		if err := json.Unmarshal(data, &docs); err != nil {
+			return nil, fmt.Errorf("%w: decoding JSON: %w", ErrSyntax, err)
+		}
+	} else {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return nil, fmt.Errorf("%w: decoding JSON: %w", ErrSyntax, err)
+		}
+		docs = append(docs, raw)
 	}
-	db := ConfigDB{}
-	for table, msg := range raw {
-		if !managedTables[table] {
+	db, known := ConfigDB{}, false
+	for len(docs) > 0 {
+		raw := docs[0]
+		docs = docs[1:]
+		if ns := namespaces(raw); ns != nil {
+			docs = append(ns, docs...)
 			continue
 		}
-		var entries map[string]map[string]any
-		dec := json.NewDecoder(bytes.NewReader(msg))
-		dec.UseNumber()
-		if err := dec.Decode(&entries); err != nil {
-			return nil, fmt.Errorf("%w: table %s: %w", ErrSyntax, table, err)
-		}
-		t := map[string]map[string]string{}
-		for key, fields := range entries {
-			f := map[string]string{}
-			for name, v := range fields {
-				s, err := fieldString(v)
-				if err != nil {
-					return nil, fmt.Errorf("%w: %s|%s field %s: %w", ErrSyntax, table, key, name, err)
-				}
-				f[name] = s
+		for _, top := range sortedKeys(raw) {
+			table, key, flat := strings.Cut(top, "|")
+			known = known || knownTables[table]
+			if !managedTables[table] {
+				continue
 			}
-			t[key] = f
+			var entries map[string]map[string]any
+			if flat {
+				fields, err := decodeFields(raw[top])
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s: %w", ErrSyntax, top, err)
+				}
+				entries = map[string]map[string]any{key: fields}
+			} else if err := decodeNumbers(raw[top], &entries); err != nil {
+				return nil, fmt.Errorf("%w: table %s: %w", ErrSyntax, table, err)
+			}
+			if db[table] == nil {
+				db[table] = map[string]map[string]string{}
+			}
+			for key, fields := range entries {
+				f := map[string]string{}
+				for name, v := range fields {
+					s, err := fieldString(v)
+					if err != nil {
+						return nil, fmt.Errorf("%w: %s|%s field %s: %w", ErrSyntax, table, key, name, err)
+					}
+					f[name] = s
+				}
+				db[table][key] = f
+			}
 		}
-		db[table] = t
+	}
+	if !known {
+		return nil, fmt.Errorf("%w: %w: no CONFIG_DB table (top-level keys are SONiC table names: PORT, DEVICE_METADATA, PORT_QOS_MAP …, or TABLE|key)", ErrSyntax, switchcfg.ErrNotThisFormat)
 	}
 	return db, nil
+}
+
+// namespaces returns the per-namespace documents of a multi-ASIC
+// `show runningconfiguration all` ({"localhost": {…}, "asic0": {…}}), nil
+// when raw is not one.
+func namespaces(raw map[string]json.RawMessage) []map[string]json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var out []map[string]json.RawMessage
+	for _, k := range sortedKeys(raw) {
+		if k != "localhost" && !asicNamespace.MatchString(k) {
+			return nil
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(raw[k], &doc); err != nil {
+			return nil
+		}
+		out = append(out, doc)
+	}
+	return out
+}
+
+var asicNamespace = regexp.MustCompile(`^asic[0-9]+$`)
+
+// decodeFields reads one flat entry's fields, unwrapping sonic-db-dump's
+// {"type": "hash", "value": {…}}.
+func decodeFields(msg json.RawMessage) (map[string]any, error) {
+	var fields map[string]any
+	if err := decodeNumbers(msg, &fields); err != nil {
+		return nil, err
+	}
+	if v, ok := fields["value"].(map[string]any); ok && fields["type"] == "hash" {
+		return v, nil
+	}
+	return fields, nil
+}
+
+func decodeNumbers(msg json.RawMessage, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	return dec.Decode(dst)
 }
 
 func fieldString(v any) (string, error) {

@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,8 +46,14 @@ func ParseConfigDB(db ConfigDB) (fabric.SwitchIntent, error) {
 // ParseConfigDBPorts is ParseConfigDB over the given ports (nil: the
 // ports it would choose itself), so that ports with other QoS (the
 // uplinks of a dual-ToR) do not blur the reading.
-func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error) {
-	si := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, PFC: fabric.SwitchPFC{Priorities: []int{}}}
+func ParseConfigDBPorts(db ConfigDB, only []string) (si fabric.SwitchIntent, err error) {
+	si = fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, PFC: fabric.SwitchPFC{Priorities: []int{}}}
+	db, chassis := localView(db)
+	defer func() {
+		if err == nil {
+			si.Unparsed = append(si.Unparsed, chassis...)
+		}
+	}()
 	bindings := map[string]map[string]string{}
 	for _, key := range sortedKeys(db[tPortQoSMap]) {
 		for _, p := range expandPortList(key) {
@@ -63,6 +70,23 @@ func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error)
 			}
 		}
 	}
+	si.Unparsed = unknownPortQoSFields(bindings)
+	// PORT_QOS_MAP|global's maps are the switch's own (SAI switch
+	// attributes): they classify on every port without a map of its own.
+	global := db.entry(tPortQoSMap, "global")
+	for _, b := range bindings {
+		inherit(b, global)
+	}
+	// A port of the PORT table without any PORT_QOS_MAP entry is a port
+	// without QoS (or with the switch's maps only): read, never dropped.
+	noQoS := map[string]bool{}
+	for p := range db[tPort] {
+		if bindings[p] == nil && checkPort(p) == nil {
+			bindings[p] = map[string]string{}
+			inherit(bindings[p], global)
+			noQoS[p] = true
+		}
+	}
 	// Ports bound to fabricctl's maps are the ones it manages; when there
 	// are any, other bound ports are someone else's and do not count.
 	set, ours := map[string]bool{}, map[string]bool{}
@@ -75,6 +99,12 @@ func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error)
 	if len(ours) > 0 {
 		set = ours
 	}
+	if len(set) == 0 && global != nil {
+		// No port at all (a line card's qos.json without local ports):
+		// the switch's own maps are its reading.
+		bindings["global"] = maps.Clone(global)
+		set["global"] = true
+	}
 	if only != nil {
 		set = map[string]bool{}
 		for _, p := range only {
@@ -83,12 +113,16 @@ func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error)
 			}
 		}
 	}
-	si.Ports = sortedPorts(set)
-	if len(si.Ports) == 0 {
+	ports := sortedPorts(set)
+	si.Ports = ports
+	if set["global"] {
+		si.Ports = []string{} // the switch's maps, no port
+	}
+	if len(ports) == 0 {
 		return si, nil
 	}
-	views := make([]portView, len(si.Ports))
-	for i, p := range si.Ports {
+	views := make([]portView, len(ports))
+	for i, p := range ports {
 		v, err := readPort(db, p, bindings[p])
 		if err != nil {
 			return fabric.SwitchIntent{}, err
@@ -116,17 +150,17 @@ func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error)
 	first := views[members[top][0]]
 	si.Trust, si.MTU, si.Classes = first.trust, first.mtu, first.classes
 	si.PFC = first.pfcSettings()
-	var unknownWD []string
-	for i, v := range views {
-		if v.wdUnknown != "" {
-			unknownWD = append(unknownWD, si.Ports[i])
+	for _, why := range []string{wdNoTable, wdNoSwEnable} {
+		var unknownWD []string
+		for i, v := range views {
+			if v.wdUnknown == why {
+				unknownWD = append(unknownWD, ports[i])
+			}
 		}
-	}
-	if len(unknownWD) > 0 {
-		si.Unparsed = append(si.Unparsed, fabric.Unparsed{
-			Text:   fmt.Sprintf("PORT_QOS_MAP pfcwd_sw_enable on %s", strings.Join(unknownWD, ",")),
-			Reason: "the capture has no PFC_WD table: whether the PFC watchdog runs is unknown",
-		})
+		if len(unknownWD) > 0 {
+			si.Unparsed = append(si.Unparsed, fabric.Unparsed{Text: fmt.Sprintf(why, strings.Join(unknownWD, ",")),
+				Reason: "whether the PFC watchdog runs is not in the capture"})
+		}
 	}
 	for _, k := range keys {
 		if k == top {
@@ -134,8 +168,11 @@ func ParseConfigDBPorts(db ConfigDB, only []string) (fabric.SwitchIntent, error)
 		}
 		v := views[members[k][0]]
 		g := fabric.SwitchPortGroup{Ports: []string{}, MTU: v.mtu, Trust: v.trust, Classes: v.classes, PFC: v.pfcSettings()}
+		if g.Classes == nil {
+			g.Classes = []fabric.SwitchClass{} // [], as render writes it
+		}
 		for _, i := range members[k] {
-			g.Ports = append(g.Ports, si.Ports[i])
+			g.Ports = append(g.Ports, ports[i])
 		}
 		si.PortGroups = append(si.PortGroups, g)
 	}
@@ -149,8 +186,8 @@ type portView struct {
 	pfc     []int
 	cable   int
 	wd      *fabric.SwitchPFCWatchdog
-	// wdUnknown is pfcwd_sw_enable's value where the capture has no
-	// PFC_WD table: the watchdog's state is not in it.
+	// wdUnknown says why the watchdog's state is not in the capture
+	// (wdNoTable, wdNoSwEnable), "" when it is.
 	wdUnknown string
 	mtu       int
 }
@@ -295,8 +332,16 @@ func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
 	armed, hasArm := b[fPFCWDSwEnable]
 	wd := db.entry(tPFCWD, port)
 	switch {
+	case wd != nil && !hasArm && dbVersionBefore(db, 3, 0, 4) == unknownVersion:
+		v.wdUnknown = wdNoSwEnable
 	case wd != nil:
-		w := &fabric.SwitchPFCWatchdog{Enabled: armed != "", Action: wd["action"]}
+		// Without pfcwd_sw_enable the watchdog watched the PFC priorities
+		// before CONFIG_DB version 3_0_4, which moved that into the field
+		// (sonic-utilities db_migrator version_3_0_4: "by default, PFC
+		// software watchdog is enabled on all pfc enabled queues"); since,
+		// orchagent arms exactly the field's priorities.
+		on := armed != "" || (!hasArm && dbVersionBefore(db, 3, 0, 4) == olderVersion && len(v.pfc) > 0)
+		w := &fabric.SwitchPFCWatchdog{Enabled: on, Action: wd["action"]}
 		for _, f := range []struct {
 			name string
 			dst  *int
@@ -319,7 +364,7 @@ func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
 		// PFC_WD table (a qos.json render, a table dump): unknown, not
 		// off. A whole CONFIG_DB (DEVICE_METADATA and all) without
 		// PFC_WD is a switch whose watchdog was never started: off.
-		v.wdUnknown = armed
+		v.wdUnknown = wdNoTable
 	case hasArm:
 		v.wd = &fabric.SwitchPFCWatchdog{}
 	}
@@ -432,4 +477,150 @@ func classKey(c fabric.SwitchClass) string {
 func hasTable(db ConfigDB, table string) bool {
 	_, ok := db[table]
 	return ok
+}
+
+// inherit gives a port's binding the switch's own maps (PORT_QOS_MAP|global)
+// where it has none of its own.
+func inherit(b, global map[string]string) {
+	if global == nil || b["dscp_to_tc_map"] != "" || b["dot1p_to_tc_map"] != "" {
+		return
+	}
+	for f, v := range global {
+		if _, ok := b[f]; !ok {
+			b[f] = v
+		}
+	}
+}
+
+// readPortQoSFields are the PORT_QOS_MAP fields the reader takes (those
+// that classify, queue, pause and watch; sonic-port-qos-map.yang).
+var readPortQoSFields = map[string]bool{"dscp_to_tc_map": true, "dot1p_to_tc_map": true, "tc_to_queue_map": true,
+	"tc_to_pg_map": true, "pfc_enable": true, fPFCWDSwEnable: true, "pfc_to_queue_map": true, "pfc_to_pg_map": true}
+
+// unknownPortQoSFields lists the PORT_QOS_MAP fields the reader does not
+// take — remarking maps, port schedulers, misspellings — once per field and
+// value, with the ports that have it.
+func unknownPortQoSFields(bindings map[string]map[string]string) []fabric.Unparsed {
+	on := map[[2]string][]string{}
+	for _, p := range sortedKeys(bindings) {
+		for f, v := range bindings[p] {
+			if !readPortQoSFields[f] {
+				on[[2]string{f, v}] = append(on[[2]string{f, v}], p)
+			}
+		}
+	}
+	keys := slices.Collect(maps.Keys(on))
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	var out []fabric.Unparsed
+	for _, k := range keys {
+		ps := on[k]
+		fabric.SortPorts(ps)
+		out = append(out, fabric.Unparsed{Text: fmt.Sprintf("PORT_QOS_MAP %s %q on %s", k[0], k[1], strings.Join(ps, ",")),
+			Reason: "a PORT_QOS_MAP field fabricctl does not read"})
+	}
+	return out
+}
+
+// Why a port's watchdog state is unknown (formats of the unparsed text).
+const (
+	wdNoTable    = "PORT_QOS_MAP pfcwd_sw_enable on %s, and the capture has no PFC_WD table"
+	wdNoSwEnable = "PFC_WD on %s without pfcwd_sw_enable, and no VERSIONS|DATABASE to tell the release"
+)
+
+// Results of dbVersionBefore.
+const (
+	unknownVersion = iota
+	olderVersion
+	sameOrNewer
+)
+
+// dbVersionBefore compares the capture's CONFIG_DB schema version
+// (VERSIONS|DATABASE VERSION: "version_3_0_4", or since 2022
+// "version_202205_01", always newer) with major_minor_patch.
+func dbVersionBefore(db ConfigDB, major, minor, patch int) int {
+	v, ok := strings.CutPrefix(db.entry(tVersions, "DATABASE")["VERSION"], "version_")
+	if !ok {
+		return unknownVersion
+	}
+	var have []int
+	for _, part := range strings.Split(v, "_") {
+		n, err := strconv.Atoi(part)
+		if err != nil {
+			return unknownVersion
+		}
+		have = append(have, n)
+	}
+	if slices.Compare(have, []int{major, minor, patch}) < 0 {
+		return olderVersion
+	}
+	return sameOrNewer
+}
+
+// systemPortTables are keyed by system port on a VOQ chassis line card
+// ("<linecard>|<asic>|EthernetN|q", sonic-buildimage's VOQ qos.json.j2).
+var systemPortTables = []string{tQueue, tBufferQueue}
+
+// localView returns db with the system-port keys of the local line card
+// rewritten as local keys ("EthernetN|q") and those of other line cards
+// left out: only local ports are ports. The local line card is
+// DEVICE_METADATA's hostname and asic_name, or, in a capture without
+// them, the only one the keys name; with several and no name the keys
+// cannot be placed, and the reading says so.
+func localView(db ConfigDB) (ConfigDB, []fabric.Unparsed) {
+	cards := map[string]bool{}
+	for _, t := range systemPortTables {
+		for key := range db[t] {
+			if card, _, ok := systemPortKey(key); ok {
+				cards[card] = true
+			}
+		}
+	}
+	if len(cards) == 0 {
+		return db, nil
+	}
+	local := ""
+	if md := db.entry(tMetadata, "localhost"); md["hostname"] != "" {
+		asic := md["asic_name"]
+		if asic == "" {
+			asic = "asic0"
+		}
+		local = strings.ToLower(md["hostname"] + "|" + asic)
+	} else if len(cards) == 1 {
+		for c := range cards {
+			local = c
+		}
+	}
+	out := maps.Clone(db)
+	for _, t := range systemPortTables {
+		if db[t] == nil {
+			continue
+		}
+		tab := map[string]map[string]string{}
+		for key, fields := range db[t] {
+			card, rest, ok := systemPortKey(key)
+			switch {
+			case !ok:
+				tab[key] = fields
+			case card == local:
+				tab[rest] = fields
+			}
+		}
+		out[t] = tab
+	}
+	if local != "" {
+		return out, nil
+	}
+	names := slices.Sorted(maps.Keys(cards))
+	return out, []fabric.Unparsed{{Text: fmt.Sprintf("QUEUE/BUFFER_QUEUE system-port entries of %d line cards (%s)", len(names), strings.Join(names, ", ")),
+		Reason: "the capture does not say which line card it is (DEVICE_METADATA hostname, asic_name): their queues are not read"}}
+}
+
+// systemPortKey splits "<linecard>|<asic>|EthernetN|q" into the line card
+// ("linecard|asic", lower case) and the local key "EthernetN|q".
+func systemPortKey(key string) (card, local string, ok bool) {
+	parts := strings.SplitN(key, "|", 3)
+	if len(parts) != 3 || checkPort(strings.SplitN(parts[2], "|", 2)[0]) != nil || checkPort(parts[0]) == nil {
+		return "", "", false
+	}
+	return strings.ToLower(parts[0] + "|" + parts[1]), parts[2], true
 }

@@ -118,6 +118,12 @@ func TestRealOldReferenceFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// 29 of its 32 ports have no PORT_QOS_MAP entry: they are the
+	// switch's majority (no QoS), and the three with QoS are a group.
+	if len(got.Ports) != 32 || len(got.PortGroups) != 1 || len(got.PFC.Priorities) != 0 || len(got.Classes) != 0 {
+		t.Fatalf("ports %d groups %d PFC %v classes %d", len(got.Ports), len(got.PortGroups), got.PFC.Priorities, len(got.Classes))
+	}
+	got = got.Group(got.PortGroups[0])
 	c := byPriority(got.Classes)
 	if fmt.Sprint(got.Ports) != "[Ethernet0 Ethernet4 Ethernet8]" || got.Trust != "dscp" || fmt.Sprint(got.PFC.Priorities) != "[3 4]" {
 		t.Fatalf("ports %v trust %q PFC %v", got.Ports, got.Trust, got.PFC.Priorities)

@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,9 +157,11 @@ func TestParseDefaultFixture(t *testing.T) {
 	b, _ := json.MarshalIndent(si, "", "  ")
 	testutil.Golden(t, "parse-running-config-default.golden", append(b, '\n'))
 
-	// Hand-checked: two bound ports, lossless 3,4, DSCP 26 in lossy TC 1.
-	if strings.Join(si.Ports, ",") != "Ethernet0,Ethernet4" || si.Trust != "dscp" || si.MTU != 9100 {
-		t.Errorf("ports %v trust %s mtu %d", si.Ports, si.Trust, si.MTU)
+	// Hand-checked: two bound ports, lossless 3,4, DSCP 26 in lossy TC 1;
+	// the two ports without PORT_QOS_MAP are a group without QoS.
+	if strings.Join(si.Ports, ",") != "Ethernet0,Ethernet4,Ethernet8,Ethernet12" || si.Trust != "dscp" || si.MTU != 9100 ||
+		len(si.PortGroups) != 1 || fmt.Sprint(si.PortGroups[0].Ports) != "[Ethernet8 Ethernet12]" || len(si.PortGroups[0].PFC.Priorities) != 0 {
+		t.Errorf("ports %v trust %s mtu %d groups %+v", si.Ports, si.Trust, si.MTU, si.PortGroups)
 	}
 	if switchcfg.FormatIntSet(si.PFC.Priorities) != "3-4" || si.PFC.CableLengthMeters != 40 {
 		t.Errorf("pfc %+v", si.PFC)

@@ -3,6 +3,7 @@ package switchcfg
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -40,6 +41,50 @@ func CheckCLIFormat(nos, text string, comments string, topLevel map[string]bool)
 		return nil
 	}
 	return fmt.Errorf("%w: no line is a configuration command of %s (line %d: %q)", ErrNotThisFormat, nos, firstLine, first)
+}
+
+// OtherCLIs are unindented lines that only other network operating
+// systems print in a running configuration, for CLI readers whose syntax
+// they resemble (EOS, NX-OS): a file with one is refused, never read as a
+// switch without QoS.
+var OtherCLIs = map[string]*regexp.Regexp{
+	// Dell OS9 (FTOS): its version banner, stack units, protocol blocks,
+	// interface names and DCB maps.
+	"Dell OS9": regexp.MustCompile(`^(! Version \d+\.\d+\(|boot system stack-unit|protocol (lldp|spanning-tree)\b|vlt domain |dcb-map |interface (TenGigabitEthernet|fortyGigE|FortyGigabitEthernet|hundredGigE|ManagementEthernet) )`),
+	// Cisco IOS and IOS-XE: their interface names and globals.
+	"Cisco IOS": regexp.MustCompile(`^(interface (GigabitEthernet|FastEthernet|TenGigabitEthernet|TwentyFiveGigE|FortyGigabitEthernet|HundredGigE)\d|ip cef$|version 1[25]\.\d+$)`),
+}
+
+// CheckForeign refuses text that has a line of another NOS (others: the
+// NOS's name → its lines), naming the line and the NOS, with an error
+// wrapping ErrNotThisFormat.
+func CheckForeign(nos, text string, others map[string]*regexp.Regexp) error {
+	for i, raw := range strings.Split(text, "\n") {
+		line := strings.TrimRight(raw, "\r \t")
+		for name, re := range others {
+			if re.MatchString(line) {
+				return fmt.Errorf("%w: line %d: %q is %s syntax, not %s", ErrNotThisFormat, i+1, line, name, nos)
+			}
+		}
+	}
+	return nil
+}
+
+// promptRE matches a shell or CLI prompt with its command, as captures
+// pasted from a terminal begin and end with ("cumulus@leaf01:~$ nv config
+// show", "admin@sonic:~$ show runningconfiguration all").
+var promptRE = regexp.MustCompile(`^\S+@[\w.-]+(:\S*)?[$#>]( .*)?$`)
+
+// TrimPrompts drops the prompt lines before and after a pasted capture.
+func TrimPrompts(data []byte) []byte {
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for len(lines) > 0 && promptRE.MatchString(strings.TrimSpace(lines[0])) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && promptRE.MatchString(strings.TrimSpace(lines[len(lines)-1])) {
+		lines = lines[:len(lines)-1]
+	}
+	return []byte(strings.Join(lines, "\n"))
 }
 
 // WordSet returns the set of words.

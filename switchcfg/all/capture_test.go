@@ -3,6 +3,7 @@ package all
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -80,6 +81,33 @@ func TestParseCaptureRefusesOtherFormats(t *testing.T) {
 			} else if !errors.Is(err, switchcfg.ErrNotThisFormat) {
 				t.Errorf("%s on %s: %v does not wrap ErrNotThisFormat", name, what, err)
 			}
+		}
+	}
+}
+
+// TestCLIFamiliesRefuseEachOther (issue 26, corpus): EOS, NX-OS, Dell OS9
+// and IOS running-configs share hostname, interface and their comment
+// style; a reader refuses the others' by the lines only they print instead
+// of reading them as a switch without QoS.
+func TestCLIFamiliesRefuseEachOther(t *testing.T) {
+	nxos := "!Command: show running-config\nversion 9.3(8)\nfeature lldp\nhostname n9k\ninterface Ethernet1/1\n  priority-flow-control mode on\n"
+	eos := "! device: leaf1 (DCS-7050CX3-32S, EOS-4.28.3M)\n! Command: show running-config\nhostname leaf1\ninterface Ethernet1\n   qos trust dscp\n"
+	os9 := "! Version 9.9(0.0)\nhostname tor\nprotocol lldp\ninterface TenGigabitEthernet 0/1\n no shutdown\n"
+	ios := "version 15.2\nhostname sw\ninterface GigabitEthernet0/1\n mls qos trust dscp\n"
+	for _, tc := range []struct{ platform, what, text string }{
+		{"arista-eos", "NX-OS", nxos}, {"arista-eos", "Dell OS9", os9}, {"arista-eos", "Cisco IOS", ios},
+		{"cisco-nxos", "EOS", eos}, {"cisco-nxos", "Dell OS9", os9}, {"cisco-nxos", "Cisco IOS", ios},
+	} {
+		d, _ := Registry().Driver(tc.platform)
+		_, err := switchcfg.ParseCapture(d, []byte(tc.text), fabric.SwitchIntent{})
+		if !errors.Is(err, switchcfg.ErrNotThisFormat) || !strings.Contains(err.Error(), tc.what) {
+			t.Errorf("%s read a %s config: %v", tc.platform, tc.what, err)
+		}
+	}
+	for platform, text := range map[string]string{"arista-eos": eos, "cisco-nxos": nxos} {
+		d, _ := Registry().Driver(platform)
+		if _, err := switchcfg.ParseCapture(d, []byte(text), fabric.SwitchIntent{}); err != nil {
+			t.Errorf("%s refused its own config: %v", platform, err)
 		}
 	}
 }

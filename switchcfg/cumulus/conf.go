@@ -2,6 +2,8 @@ package cumulus
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,11 +109,26 @@ func ParseQoSFeatures(text string) (fabric.SwitchIntent, error) {
 		}
 	}
 
-	// ECN: the default group on TC 0, then port groups.
-	p.ecnGroup(m, "default_ecn_red_conf.")
-	for _, g := range p.groups("ecn_red") {
-		p.ecnGroup(m, "ecn_red."+g+".")
-		addPorts("ecn_red." + g + ".port_set")
+	// ECN: the release's default profile, then port groups. Cumulus 5.x
+	// marks on queue 0 by default (default_ecn_red_conf, 4.4's
+	// default_ecn_conf); a file that sets the default profile's queues
+	// replaces that, and the 3.x/4.x traffic.conf has no default profile:
+	// ECN only where its ecn_red (4.x) or ecn (3.x) groups put it.
+	switch {
+	case hasPrefix(kv, "default_ecn_red_conf.egress_queue_list") || hasPrefix(kv, "default_ecn_conf.egress_queue_list"):
+		m.ecn = [8]*fabric.SwitchECN{}
+		p.ecnGroup(m, "default_ecn_red_conf.")
+		p.ecnGroup(m, "default_ecn_conf.")
+	case isTrafficConf(kv):
+		m.ecn = [8]*fabric.SwitchECN{}
+	default:
+		p.ecnGroup(m, "default_ecn_red_conf.") // thresholds of the default queue
+	}
+	for _, feature := range []string{"ecn_red", "ecn"} {
+		for _, g := range p.groups(feature) {
+			p.ecnGroup(m, feature+"."+g+".")
+			addPorts(feature + "." + g + ".port_set")
+		}
 	}
 
 	// Egress scheduling: bw_percent 0 means strict priority.
@@ -143,7 +160,63 @@ func ParseQoSFeatures(text string) (fabric.SwitchIntent, error) {
 		sort.Strings(p.errs)
 		return fabric.SwitchIntent{}, fmt.Errorf("%w: %s", ErrSyntax, strings.Join(p.errs, "; "))
 	}
-	return m.intent(), nil
+	si := m.intent()
+	si.Unparsed = unreadKeys(kv, lineOf)
+	return si, nil
+}
+
+func hasPrefix(kv map[string]string, prefix string) bool {
+	for k := range kv {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// isTrafficConf tells a 3.x/4.x traffic.conf (NCLU) from a 5.x
+// qos_features.conf: only the former has priority groups, the
+// scheduling algorithm or the 3.x ecn groups.
+func isTrafficConf(kv map[string]string) bool {
+	return hasPrefix(kv, "priority_group.") || hasPrefix(kv, "scheduling.") || hasPrefix(kv, "ecn.") ||
+		hasPrefix(kv, "traffic.priority_group_list")
+}
+
+// readKeyRE are the keys ParseQoSFeatures reads.
+var readKeyRE = regexp.MustCompile(`^(traffic\.(packet_priority_source_set|port_default_priority|cos_[0-7]\.priority_source\.(dscp|8021p))` +
+	`|(pfc|ecn_red|ecn|egress_sched|pfc_watchdog)\.port_group_list` +
+	`|pfc\.[^.]+\.(tx_enable|rx_enable|cos_list|cable_length|port_set)` +
+	`|(default_ecn_red_conf|default_ecn_conf|(ecn_red|ecn)\.[^.]+)\.(egress_queue_list|cos_list|ecn_enable|min_threshold_bytes|max_threshold_bytes|probability|port_set)` +
+	`|(default_egress_sched|egress_sched\.[^.]+)\.egr_queue_[0-7]\.bw_percent|egress_sched\.[^.]+\.port_set` +
+	`|pfc_watchdog\.[^.]+\.port_set)$`)
+
+// knownKeyRE are keys that are no QoS reading (hashing, forwarding
+// profiles, DoS) or QoS the intent deliberately does not model (buffer
+// pools and headroom, the priority-group list): not "not understood".
+var knownKeyRE = regexp.MustCompile(`^(hash_config|lag_hash_config|forwarding_table|dos_enable|ingress_service_pool|egress_service_pool|ingress_buffer|egress_buffer|mc_buffer|buffer)(\.|$)` +
+	`|^pfc\.[^.]+\.(port_buffer_bytes|xoff_size|xon_delta)$|^priority_group\.[^.]+\.(service_pool|id)$|^traffic\.priority_group_list$`)
+
+// unreadKeys lists the assignments that can affect QoS and that the
+// reader does not take — per-port source and remark groups, 3.x priority
+// group weights, RED drop, remarking, profiles under names it does not
+// know — with their lines. Empty lists and identity queue maps say
+// nothing and are not listed.
+func unreadKeys(kv map[string]string, lineOf map[string]int) []fabric.Unparsed {
+	var out []fabric.Unparsed
+	for k, v := range kv {
+		v = strings.TrimSpace(v)
+		switch {
+		case readKeyRE.MatchString(k), knownKeyRE.MatchString(k), v == "[]", v == "":
+			continue
+		case strings.HasSuffix(k, ".red_enable") && v == "false":
+			continue
+		case strings.HasPrefix(k, "cos_egr_queue.cos_") && strings.TrimPrefix(strings.TrimSuffix(k, ".uc"), "cos_egr_queue.cos_") == v:
+			continue
+		}
+		out = append(out, fabric.Unparsed{Line: lineOf[k], Text: k + " = " + v, Reason: "a QoS key fabricctl does not read"})
+	}
+	slices.SortFunc(out, func(a, b fabric.Unparsed) int { return a.Line - b.Line })
+	return out
 }
 
 type confParser struct {
@@ -227,6 +300,9 @@ func (p *confParser) ecnGroup(m *model, prefix string) {
 	tcs := p.ints(prefix+"egress_queue_list", 0, 7)
 	if _, ok := p.kv[prefix+"egress_queue_list"]; !ok {
 		tcs = p.ints(prefix+"cos_list", 0, 7)
+		if len(tcs) == 0 && strings.HasPrefix(prefix, "default_") && hasPrefix(p.kv, prefix) {
+			tcs = []int{0} // the default profile's own queue
+		}
 	}
 	if len(tcs) == 0 {
 		return

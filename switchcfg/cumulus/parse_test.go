@@ -3,6 +3,7 @@ package cumulus
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,6 +246,45 @@ this line is output and ignored: nv set qos pfc default-global switch-priority 7
 		"nv set interface swp9-1 link mtu 9000", "nv set qos egress-scheduler default-global traffic-class , mode strict"} {
 		if _, err := ParseCommands(bad); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%q: got %v", bad, err)
+		}
+	}
+}
+
+// TestQoSFeaturesReleases (issue 26, corpus): the ECN a file does not state
+// is its release's default — Cumulus 5.x marks queue 0, a 3.x/4.x
+// traffic.conf nothing — and a default profile that names its queues
+// replaces queue 0; keys the reader does not take are listed.
+func TestQoSFeaturesReleases(t *testing.T) {
+	ecnOn := func(text string) (string, []string) {
+		t.Helper()
+		si, err := ParseQoSFeatures(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var on []int
+		for _, c := range si.Classes {
+			if c.ECN != nil {
+				on = append(on, c.Priority)
+			}
+		}
+		var un []string
+		for _, u := range si.Unparsed {
+			un = append(un, u.Text)
+		}
+		return fmt.Sprint(on), un
+	}
+	for _, tc := range []struct{ text, ecn, unparsed string }{
+		{"traffic.packet_priority_source_set = [dscp]\ntraffic.priority_group_list = [bulk]\npriority_group.bulk.cos_list = [0,1,2,3,4,5,6,7]\n", "[]",
+			"[priority_group.bulk.cos_list = [0,1,2,3,4,5,6,7]]"}, // 3.x/4.x scheduling groups are not read
+		{"traffic.packet_priority_source_set = [dscp]\n", "[0]", "[]"},
+		{"default_ecn_red_conf.egress_queue_list = [4,5,7]\ndefault_ecn_red_conf.ecn_enable = true\n", "[4 5 7]", "[]"},
+		{"traffic.packet_priority_source_set = [dscp]\nmy-red-profile.egress_queue_list = [1,2]\nsource.port_group_list = [g]\n", "[0]",
+			"[my-red-profile.egress_queue_list = [1,2] source.port_group_list = [g]]"},
+		{"traffic.packet_priority_source_set = [dscp]\npriority_group.bulk.weight = 16\nhash_config.sip = true\npfc.g.xoff_size = 18000\n", "[]", "[priority_group.bulk.weight = 16]"},
+	} {
+		ecn, un := ecnOn(tc.text)
+		if ecn != tc.ecn || fmt.Sprint(un) != tc.unparsed {
+			t.Errorf("%q: ecn on %s unparsed %v, want %s %s", tc.text, ecn, un, tc.ecn, tc.unparsed)
 		}
 	}
 }

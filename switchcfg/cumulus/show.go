@@ -15,6 +15,11 @@ import (
 // fieldSep splits NVUE's human tables: columns are separated by two or more spaces.
 var fieldSep = regexp.MustCompile(`\s{2,}`)
 
+// showKeys are the "section/key" fields of `nv show qos roce`.
+var showKeys = switchcfg.WordSet("mode/mode", "pfc/pfc-priority", "pfc/cable-length", "congestion-control/congestion-mode",
+	"congestion-control/enabled-tc", "congestion-control/min-threshold", "congestion-control/max-threshold",
+	"congestion-control/probability", "trust/trust-mode")
+
 // ParseShowRoCE reads the text of `nv show qos roce` (switch level) or
 // `nv show interface <if> qos roce status` (port level) into the canonical
 // intent. These are operational views: thresholds are NVUE's rounded
@@ -65,8 +70,22 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 			kvLine[section+"/"+f[0]] = i + 1
 		}
 	}
-	if len(kv) == 0 && len(rows) == 0 {
-		return fabric.SwitchIntent{}, fmt.Errorf("%w: no nv show qos roce fields found", ErrSyntax)
+	// The view is recognised by its own fields and tables, never by any
+	// text with two columns (a qos_features.conf, /etc/network/interfaces).
+	known := false
+	for k := range kv {
+		known = known || showKeys[k]
+	}
+	for _, r := range rows {
+		known = known || strings.HasPrefix(r.table, "RoCE ")
+	}
+	if !known {
+		return fabric.SwitchIntent{}, fmt.Errorf("%w: %w: no nv show qos roce field (mode, pfc-priority, congestion-control, trust-mode) or RoCE table found", ErrSyntax, switchcfg.ErrNotThisFormat)
+	}
+	for k, v := range kv {
+		if v == "-" { // NVUE prints "-" for an empty value (pfc-priority of lossy mode)
+			kv[k] = ""
+		}
 	}
 
 	// The RoCE mode's recipe is the base; the listed values refine it.

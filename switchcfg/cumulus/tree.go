@@ -29,7 +29,7 @@ var ErrSyntax = errors.New("nvue syntax error")
 // documents {"header": …}, {"set": …}, {"unset": …}, or a bare tree. Set
 // documents merge in order, unset documents remove what they name.
 func DecodeConfig(data []byte) (Tree, error) {
-	data = bytes.TrimSpace(data)
+	data = bytes.TrimSpace(switchcfg.TrimPrompts(data))
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: empty document", ErrSyntax)
 	}

@@ -3,7 +3,9 @@ package eos
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -119,8 +121,20 @@ func (*Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchI
 	return rc.intent(ports), nil
 }
 
+// otherCLIs are lines of the NOSes whose running-config looks like EOS's:
+// NX-OS's "!Command:" banner (EOS writes "! Command:"), its version line,
+// features and switchname; Dell OS9 and IOS (switchcfg.OtherCLIs).
+var otherCLIs = func() map[string]*regexp.Regexp {
+	m := maps.Clone(switchcfg.OtherCLIs)
+	m["NX-OS"] = regexp.MustCompile(`^(!Command: |version \d+\.\d+\(\d|(no )?feature \S|switchname )`)
+	return m
+}()
+
 func parseRunningConfig(text string) (*runningConfig, error) {
 	if err := switchcfg.CheckCLIFormat("EOS", text, "!", topLevel); err != nil {
+		return nil, err
+	}
+	if err := switchcfg.CheckForeign("EOS", text, otherCLIs); err != nil {
 		return nil, err
 	}
 	rc := &runningConfig{
@@ -563,7 +577,11 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 			p = newPortQoS()
 		}
 		e := rc.effective(p)
-		if e.qos {
+		// Every Ethernet port is a port of the reading, those without QoS
+		// too (parseGrouped gives them their own group): a port without
+		// QoS is a fact, not a port that is not there. Asked for ports,
+		// the ones that carry QoS.
+		if e.qos || (only == nil && rc.ports[name] != nil) {
 			in.Ports = append(in.Ports, name)
 		}
 		if e.qos || only != nil {

@@ -62,7 +62,9 @@ func TestParseFixtureMeaning(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := recipe()
-	want.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1"}
+	// Every Ethernet port, those without QoS too (issue 26: a port
+	// without QoS is a fact, read in its own group by parseGrouped).
+	want.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1", "Ethernet10/1"}
 	want.Classes[0].BandwidthPercent, want.Classes[1].BandwidthPercent = 40, 60
 	if diff := cmp.Diff(carried(want), got); diff != "" {
 		t.Errorf("roce fixture (-want +got):\n%s", diff)
@@ -76,7 +78,7 @@ func TestParseFixtureMeaning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Ports, []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1", "Ethernet2/2"}) {
+	if !slices.Equal(got.Ports, []string{"Ethernet1/1", "Ethernet1/2", "Ethernet2/1", "Ethernet2/2", "Ethernet10/1"}) {
 		t.Errorf("ports %v", got.Ports)
 	}
 	if got.MTU != 0 || got.Trust != "" {
@@ -125,14 +127,14 @@ func TestParseCorpus(t *testing.T) {
 	}
 }
 
-// checkAVDQoS: Arista AVD's QoS test config. Three Ethernet ports carry QoS
+// checkAVDQoS: Arista AVD's QoS test config. Five Ethernet ports, three carry QoS
 // (Ethernet1 through qos profile "test", Ethernet6 through "experiment",
 // Ethernet7 through "qprof_testwithpolicy"); they disagree on trust (dscp,
 // cos, unset) and MTU (only Ethernet1 sets 1500), so both read as empty.
 // PFC is off everywhere (`priority-flow-control all off`, and the profile
 // with PFC is applied to no port); the watchdog has global timers only.
 func checkAVDQoS(t *testing.T, got fabric.SwitchIntent) {
-	if want := []string{"Ethernet1", "Ethernet6", "Ethernet7"}; !slices.Equal(got.Ports, want) {
+	if want := []string{"Ethernet1", "Ethernet3", "Ethernet4", "Ethernet6", "Ethernet7"}; !slices.Equal(got.Ports, want) {
 		t.Errorf("ports %v, want %v", got.Ports, want)
 	}
 	if got.MTU != 0 || got.Trust != "" {

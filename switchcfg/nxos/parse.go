@@ -2,6 +2,7 @@ package nxos
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -112,8 +113,20 @@ func (*Driver) ParsePorts(rb switchcfg.Readback, ports []string) (fabric.SwitchI
 	return rc.intent(ports), nil
 }
 
+// otherCLIs are lines of the NOSes whose running-config looks like NX-OS's:
+// EOS's "! device:" and "! Command:" banners, its QoS maps, management API
+// and agents; Dell OS9 and IOS (switchcfg.OtherCLIs).
+var otherCLIs = func() map[string]*regexp.Regexp {
+	m := maps.Clone(switchcfg.OtherCLIs)
+	m["EOS"] = regexp.MustCompile(`^(! device: |! Command: show|qos map (dscp|cos|traffic-class) .* to |transceiver qsfp default-mode|service routing protocols model|management api (http-commands|gnmi)|daemon TerminAttr)`)
+	return m
+}()
+
 func parseRunningConfig(text string) (*runningConfig, error) {
 	if err := switchcfg.CheckCLIFormat("NX-OS", text, "!", topLevel); err != nil {
+		return nil, err
+	}
+	if err := switchcfg.CheckForeign("NX-OS", text, otherCLIs); err != nil {
 		return nil, err
 	}
 	rc := &runningConfig{classMaps: map[string]*classMap{}, policies: map[string]*policy{}, ports: map[string]*iface{},
@@ -415,7 +428,10 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 		if p == nil {
 			p = &iface{}
 		}
-		if p.qos {
+		// Every Ethernet port is a port of the reading, those without QoS
+		// too (parseGrouped gives them their own group); asked for ports,
+		// the ones that carry QoS.
+		if p.qos || (only == nil && rc.ports[name] != nil) {
 			in.Ports = append(in.Ports, name)
 		}
 		if p.qos || only != nil {
@@ -513,6 +529,17 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 		}
 		scheduling(&c, rc.classFor(queuing, "queuing", queuingRE, c.Queue))
 		in.Classes = append(in.Classes, c)
+	}
+	// PFC pauses the no-drop classes' CoS on a port with PFC on, whether or
+	// not the port's own classification sends traffic to them (a
+	// port-channel member without a qos policy still pauses CoS 3).
+	for g := 0; pfcOn && trust != "pcp" && g <= 7; g++ {
+		cos, _ := pfcCos(g)
+		for _, p := range cos {
+			if !slices.Contains(in.PFC.Priorities, p) {
+				in.PFC.Priorities = append(in.PFC.Priorities, p)
+			}
+		}
 	}
 	slices.Sort(in.PFC.Priorities)
 	if len(in.PFC.Priorities) > 0 {

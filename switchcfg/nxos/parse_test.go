@@ -60,7 +60,8 @@ func TestParseGolden(t *testing.T) {
 func TestParseFixtureMeaning(t *testing.T) {
 	got := parseFile(t, "testdata/show-running-config-roce.txt")
 	want := carried(recipe())
-	want.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3"}
+	// Every Ethernet port, those without QoS too (issue 26).
+	want.Ports = []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/49", "Ethernet1/50"}
 	want.Classes[0].Name, want.Classes[1].Name, want.Classes[2].Name = "", "RoCE", "CNP" // default is class-default
 	want.Classes[0].BandwidthPercent, want.Classes[1].BandwidthPercent = 40, 60
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -68,7 +69,7 @@ func TestParseFixtureMeaning(t *testing.T) {
 	}
 
 	got = parseFile(t, "testdata/show-running-config-drift.txt")
-	if !slices.Equal(got.Ports, []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4"}) {
+	if !slices.Equal(got.Ports, []string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4", "Ethernet1/49", "Ethernet1/50"}) {
 		t.Errorf("ports %v", got.Ports)
 	}
 	if got.MTU != 0 || len(got.PFC.Priorities) != 0 || got.Classes[1].Lossless {
@@ -175,9 +176,9 @@ func checkAzureLocal(t *testing.T, got fabric.SwitchIntent) {
 
 // checkBaseline: a Nexus 9000v without any QoS (header noise, echoed command,
 // trailing prompt): no ports with QoS, no classes, no PFC — Compare then
-// plans a full push.
+// plans a full push. Its 128 Ethernet ports are ports without QoS.
 func checkBaseline(t *testing.T, got fabric.SwitchIntent) {
-	if len(got.Ports) != 0 || len(got.Classes) != 0 || len(got.PFC.Priorities) != 0 || got.PFC.Watchdog != nil || got.MTU != 0 || got.Trust != "" {
+	if len(got.Ports) != 128 || len(got.Classes) != 0 || len(got.PFC.Priorities) != 0 || got.PFC.Watchdog != nil || got.MTU != 0 || got.Trust != "" {
 		t.Errorf("baseline parsed as %+v, want everything missing", got)
 	}
 	diffs := switchcfg.Compare(recipe(), got)

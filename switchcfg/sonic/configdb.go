@@ -105,7 +105,7 @@ func ref(v string) string {
 // braces, as design documents quote them. A document is CONFIG_DB only when
 // it has a table SONiC's schema names (knownTables).
 func DecodeConfigDB(data []byte) (ConfigDB, error) {
-	data = bytes.TrimSpace(data)
+	data = bytes.TrimSpace(switchcfg.TrimPrompts(data))
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: empty document", ErrSyntax)
 	}

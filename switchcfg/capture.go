@@ -48,8 +48,12 @@ func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.Switc
 			tried = append(tried, fmt.Sprintf("%q: %v", cmd, err))
 			continue
 		}
+		// Where two commands' readings take the file (a whole Junos
+		// configuration is also a sub-hierarchy's text), the one with
+		// more classes, then the one that understood more of it, wins.
 		if !found || len(got.Classes) > len(best.Classes) ||
-			(len(got.Classes) == len(best.Classes) && len(got.Ports) > len(best.Ports)) {
+			(len(got.Classes) == len(best.Classes) && len(got.Unparsed) < len(best.Unparsed)) ||
+			(len(got.Classes) == len(best.Classes) && len(got.Unparsed) == len(best.Unparsed) && len(got.Ports) > len(best.Ports)) {
 			best, found = got, true
 		}
 	}

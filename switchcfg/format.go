@@ -51,8 +51,14 @@ var OtherCLIs = map[string]*regexp.Regexp{
 	// Dell OS9 (FTOS): its version banner, stack units, protocol blocks,
 	// interface names and DCB maps.
 	"Dell OS9": regexp.MustCompile(`^(! Version \d+\.\d+\(|boot system stack-unit|protocol (lldp|spanning-tree)\b|vlt domain |dcb-map |interface (TenGigabitEthernet|fortyGigE|FortyGigabitEthernet|hundredGigE|ManagementEthernet) )`),
-	// Cisco IOS and IOS-XE: their interface names and globals.
-	"Cisco IOS": regexp.MustCompile(`^(interface (GigabitEthernet|FastEthernet|TenGigabitEthernet|TwentyFiveGigE|FortyGigabitEthernet|HundredGigE)\d|ip cef$|version 1[25]\.\d+$)`),
+	// Cisco IOS, IOS-XE and ASA: their interface names, globals and
+	// object groups.
+	"Cisco IOS": regexp.MustCompile(`^(interface (GigabitEthernet|FastEthernet|TenGigabitEthernet|TwentyFiveGigE|FortyGigabitEthernet|HundredGigE)\d|ip cef$|version 1[25]\.\d+$|object-group |object network |policy-map type inspect )`),
+	// Dell OS10 (SmartFabric OS): DCBX, trust and QoS maps, its
+	// three-level lower-case port names.
+	"Dell OS10": regexp.MustCompile(`^(dcbx enable$|trust-map |qos-map traffic-class |interface (ethernet|mgmt)\d+/\d+/\d+)`),
+	// Broadcom FASTPATH / EFOS: slot/port interface names and DCB globals.
+	"Broadcom EFOS": regexp.MustCompile(`^(interface \d+/\d+$|datacenter-bridging$|classofservice )`),
 }
 
 // CheckForeign refuses text that has a line of another NOS (others: the
@@ -85,6 +91,34 @@ func TrimPrompts(data []byte) []byte {
 		lines = lines[:len(lines)-1]
 	}
 	return []byte(strings.Join(lines, "\n"))
+}
+
+// Dedent removes the indentation every non-blank line shares: a
+// configuration pasted as an indented block (documentation, e-mail) reads
+// as the switch printed it.
+func Dedent(text string) string {
+	lines := strings.Split(text, "\n")
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " "))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	if common <= 0 {
+		return text
+	}
+	for i, l := range lines {
+		if len(l) >= common {
+			lines[i] = l[common:]
+		} else {
+			lines[i] = strings.TrimLeft(l, " ")
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // WordSet returns the set of words.

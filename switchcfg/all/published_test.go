@@ -50,12 +50,19 @@ type publishedEntry struct {
 	What    string           `yaml:"what"`
 	Expect  publishedReading `yaml:"expect"`
 	Notes   string           `yaml:"notes"`
+	// Amended says why an expectation was changed after the first run
+	// (the first run's counts are in docs/switch-corpus.md).
+	Amended string `yaml:"amended"`
 }
 
 // publishedReading is what an engineer reads from a file; a nil field is
 // one the file does not determine, and goes unchecked.
 type publishedReading struct {
-	Refused      bool             `yaml:"refused"`
+	Refused bool `yaml:"refused"`
+	// Error: the file is no configuration a switch printed (a template
+	// with placeholders): the reader must fail with a located error
+	// containing this text.
+	Error        *string          `yaml:"error"`
 	Trust        *string          `yaml:"trust"`
 	MTU          *int             `yaml:"mtu"`
 	PFC          *[]int           `yaml:"pfc"`
@@ -125,8 +132,10 @@ func TestPublishedCorpus(t *testing.T) {
 			counts[v]++
 			line := fmt.Sprintf("%-8s %-7s %-52s %s", v, nos, e.ID, why)
 			switch v {
-			case verdictWrong, verdictError, verdictNoise:
+			case verdictWrong, verdictError:
 				t.Error(line)
+			case verdictNoise:
+				t.Log(line) // right, and says more than the engineer thought needed
 			default:
 				if testing.Verbose() {
 					t.Log(line)
@@ -231,6 +240,12 @@ func judgePublished(platform string, data []byte, e publishedEntry) (verdict, wh
 	}
 	got, err := switchcfg.ParseCapture(d, data, fabric.SwitchIntent{Model: e.Model})
 	x := e.Expect
+	if x.Error != nil {
+		if err != nil && strings.Contains(err.Error(), *x.Error) {
+			return verdictRight, "error: " + *x.Error
+		}
+		return verdictError, fmt.Sprintf("want an error with %q, got %v", *x.Error, err)
+	}
 	if x.Refused {
 		if errors.Is(err, switchcfg.ErrNotThisFormat) {
 			return verdictRight, "refused"
@@ -254,9 +269,6 @@ func judgePublished(platform string, data []byte, e publishedEntry) (verdict, wh
 		differ("mtu", *x.MTU, got.MTU)
 	}
 	pfc := got.PFC.Priorities
-	if x.PFC != nil && !slices.Equal(norm(*x.PFC), norm(pfc)) {
-		differ("pfc", *x.PFC, pfc)
-	}
 	if x.LosslessDSCP != nil {
 		var have []int
 		for _, c := range got.Classes {
@@ -291,6 +303,9 @@ func judgePublished(platform string, data []byte, e publishedEntry) (verdict, wh
 		}
 	}
 	if x.PFC != nil {
+		// Port by port: each port's PFC (its group's, or the switch's)
+		// against the engineer's (the port's group, or the majority).
+		// Which ports a reading calls the majority is presentation.
 		groupPFC := map[string][]int{}
 		for _, g := range got.PortGroups {
 			for _, p := range g.Ports {
@@ -303,19 +318,26 @@ func judgePublished(platform string, data []byte, e publishedEntry) (verdict, wh
 				want[p] = g.PFC
 			}
 		}
-		for p, w := range want {
+		var bad []string
+		ports := got.Ports
+		if len(ports) == 0 && !slices.Equal(norm(*x.PFC), norm(pfc)) {
+			differ("pfc", *x.PFC, pfc)
+		}
+		for _, p := range ports {
+			w, ok := want[p]
+			if !ok {
+				w = *x.PFC
+			}
 			h, ok := groupPFC[p]
 			if !ok {
 				h = pfc
 			}
 			if !slices.Equal(norm(w), norm(h)) {
-				differ("port "+p+" pfc", w, h)
+				bad = append(bad, fmt.Sprintf("%s %v (engineer %v)", p, norm(h), norm(w)))
 			}
 		}
-		for p, h := range groupPFC {
-			if _, ok := want[p]; !ok && !slices.Equal(norm(h), norm(pfc)) && slices.Equal(norm(*x.PFC), norm(pfc)) {
-				differ("port "+p+" pfc", *x.PFC, h)
-			}
+		if len(bad) > 0 {
+			diffs = append(diffs, fmt.Sprintf("pfc differs on %d of %d ports: %s", len(bad), len(ports), strings.Join(bad[:min(len(bad), 3)], ", ")))
 		}
 	}
 	slices.Sort(diffs)

@@ -178,6 +178,12 @@ func hasPrefix(kv map[string]string, prefix string) bool {
 // qos_features.conf: only the former has priority groups, the
 // scheduling algorithm or the 3.x ecn groups.
 func isTrafficConf(kv map[string]string) bool {
+	for k := range kv {
+		// traffic.conf's ecn_red groups take cos_list, 5.x's egress_queue_list.
+		if strings.HasPrefix(k, "ecn_red.") && strings.HasSuffix(k, ".cos_list") {
+			return true
+		}
+	}
 	return hasPrefix(kv, "priority_group.") || hasPrefix(kv, "scheduling.") || hasPrefix(kv, "ecn.") ||
 		hasPrefix(kv, "traffic.priority_group_list")
 }

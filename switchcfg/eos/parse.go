@@ -131,6 +131,7 @@ var otherCLIs = func() map[string]*regexp.Regexp {
 }()
 
 func parseRunningConfig(text string) (*runningConfig, error) {
+	text = switchcfg.Dedent(text)
 	if err := switchcfg.CheckCLIFormat("EOS", text, "!", topLevel); err != nil {
 		return nil, err
 	}
@@ -217,6 +218,9 @@ func (rc *runningConfig) global(f []string) (*portQoS, error) {
 		return nil, rc.globalWatchdog(f[3:])
 	case f[0] == "qos" || f[0] == "priority-flow-control":
 		return nil, unmodelled("a global QoS setting fabricctl does not read")
+	case (f[0] == "policy-map" || f[0] == "class-map") && len(f) >= 3 && f[1] == "type" && (f[2] == "pbr" || f[2] == "copp"):
+		// Policy-based routing and control-plane policing maps forward or
+		// police, they do not classify data into classes.
 	case f[0] == "policy-map" || f[0] == "class-map":
 		return nil, unmodelled("policy and class maps are not read")
 	case f[0] == "platform" && slices.ContainsFunc(f, func(w string) bool { return w == "mmu" || w == "qos" || w == "buffer" }):

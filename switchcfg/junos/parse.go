@@ -56,6 +56,8 @@ type cosConfig struct {
 	mtu         map[string]int               // interfaces NAME mtu
 	physical    map[string]bool              // interfaces present in the interfaces hierarchy
 	channelized map[string]bool              // interfaces split into channels (number-of-sub-ports)
+	// aliases are the user-defined code-point aliases, "KIND NAME" → bits.
+	aliases map[string]string
 	// line is the statement being filed; unparsed the QoS statements not read.
 	line     int
 	unparsed []fabric.Unparsed
@@ -106,6 +108,7 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 		cnps: map[string]*cnProfile{}, fill: map[string][]int{}, prob: map[string][]int{},
 		schedulers: map[string]*scheduler{}, schedMaps: map[string]map[string]string{},
 		bindings: map[string]*binding{}, mtu: map[string]int{}, physical: map[string]bool{}, channelized: map[string]bool{},
+		aliases: map[string]string{},
 	}
 	keys := make([]string, 0, len(rb))
 	for k := range rb {
@@ -124,6 +127,12 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 		sts, err := parseConfig(string(rb[cmd]), base)
 		if err != nil {
 			return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %q: %w", Platform, cmd, err)
+		}
+		// Aliases first: a classifier may use one defined after it.
+		for _, st := range sts {
+			if w := st.words; len(w) == 5 && w[0] == "class-of-service" && w[1] == "code-point-aliases" {
+				cfg.aliases[w[2]+" "+w[3]] = w[4]
+			}
 		}
 		for _, st := range sts {
 			cfg.line = st.line
@@ -147,6 +156,10 @@ func (c *cosConfig) statement(w []string) error {
 	switch {
 	case len(w) >= 3 && w[0] == "interfaces":
 		return c.iface(w[1], w[2:])
+	case len(w) >= 4 && w[0] == "groups" && (w[2] == "interfaces" || w[2] == "class-of-service"):
+		// Configuration groups reach the configuration through
+		// apply-groups and wildcards, which the reader does not expand.
+		c.unread(w, "a configuration group's "+w[2]+" statement: groups are not expanded")
 	case len(w) >= 3 && w[0] == "class-of-service":
 		if !slices.Contains(cosSections, w[1]) {
 			c.unread(w, "a class-of-service hierarchy fabricctl does not read")
@@ -161,7 +174,7 @@ func (c *cosConfig) statement(w []string) error {
 // buffer partitions (shared-buffer, Render's own; dedicated-buffer) are
 // known and deliberately not modelled — the intent carries no buffer
 // carve-up — so they are not "not understood".
-var cosSections = []string{"classifiers", "forwarding-classes", "congestion-notification-profile", "drop-profiles",
+var cosSections = []string{"code-point-aliases", "classifiers", "forwarding-classes", "congestion-notification-profile", "drop-profiles",
 	"schedulers", "scheduler-maps", "interfaces", "shared-buffer", "dedicated-buffer"}
 
 func (c *cosConfig) iface(name string, w []string) error {
@@ -225,7 +238,7 @@ func (c *cosConfig) classifier(w []string) error {
 	// nothing: it must not make a classifier exist, or its kind would
 	// decide the trust that no rendered statement can carry back.
 	for _, v := range values(w[7:]) {
-		cp, err := codePoint(kind, v)
+		cp, err := c.codePoint(kind, v)
 		if err != nil {
 			return err
 		}
@@ -243,6 +256,15 @@ func (c *cosConfig) classifier(w []string) error {
 }
 
 // codePoint reads a 6-bit (dscp) or 3-bit (ieee-802.1) binary code point or its alias.
+// codePoint reads a code point: bits, a Junos alias, or a user-defined
+// alias (class-of-service code-point-aliases KIND NAME BITS).
+func (c *cosConfig) codePoint(kind, v string) (int, error) {
+	if bits, ok := c.aliases[kind+" "+v]; ok {
+		v = bits
+	}
+	return codePoint(kind, v)
+}
+
 func codePoint(kind, v string) (int, error) {
 	bits, aliases := 6, dscpAliases
 	if kind == "ieee-802.1" {
@@ -309,7 +331,7 @@ func (c *cosConfig) cnp(w []string) error {
 	}
 	switch {
 	case len(w) >= 6 && w[1] == "input" && w[3] == "code-point" && w[5] == "pfc":
-		cp, err := codePoint(w[2], w[4])
+		cp, err := c.codePoint(w[2], w[4])
 		if err != nil {
 			return err
 		}
@@ -319,7 +341,7 @@ func (c *cosConfig) cnp(w []string) error {
 			p.inPCP = append(p.inPCP, cp)
 		}
 	case len(w) >= 7 && w[1] == "output" && w[2] == "ieee-802.1" && w[3] == "code-point" && w[5] == "flow-control-queue":
-		cp, err := codePoint("ieee-802.1", w[4])
+		cp, err := c.codePoint("ieee-802.1", w[4])
 		if err != nil {
 			return err
 		}

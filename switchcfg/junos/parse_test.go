@@ -466,3 +466,36 @@ func TestInterfacesAll(t *testing.T) {
 		t.Errorf("unparsed\n got %v\nwant %s", got, want)
 	}
 }
+
+// TestCodePointAliases: a classifier may name a user-defined alias
+// (class-of-service code-point-aliases dscp NAME BITS), defined before or
+// after it.
+func TestCodePointAliases(t *testing.T) {
+	cfg := `set class-of-service forwarding-classes class roce queue-num 3 no-loss pfc-priority 3
+set class-of-service classifiers dscp CL forwarding-class roce loss-priority low code-points ROCE
+set class-of-service code-point-aliases dscp ROCE 011010
+set class-of-service interfaces et-0/0/0 unit 0 classifiers dscp CL
+`
+	si, err := New().Parse(switchcfg.Readback{ReadbackClassOfService: []byte(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(si.Classes) != 1 || fmt.Sprint(si.Classes[0].DSCP) != "[26]" {
+		t.Errorf("classes %+v", si.Classes)
+	}
+}
+
+// TestGroupsListed: configuration groups reach interfaces and
+// class-of-service through apply-groups, which the reader does not expand;
+// their statements are listed, not dropped in silence.
+func TestGroupsListed(t *testing.T) {
+	cfg := "set groups MTU interfaces <et-*> mtu 9300\nset apply-groups MTU\nset interfaces et-0/0/0 unit 0 family inet\n" +
+		"set class-of-service interfaces et-0/0/0 scheduler-map SM\n"
+	si, err := New().Parse(switchcfg.Readback{"show configuration": []byte(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(si.Unparsed) != 1 || si.Unparsed[0].Line != 1 {
+		t.Errorf("unparsed %+v", si.Unparsed)
+	}
+}

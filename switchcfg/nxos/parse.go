@@ -123,6 +123,7 @@ var otherCLIs = func() map[string]*regexp.Regexp {
 }()
 
 func parseRunningConfig(text string) (*runningConfig, error) {
+	text = switchcfg.Dedent(text)
 	if err := switchcfg.CheckCLIFormat("NX-OS", text, "!", topLevel); err != nil {
 		return nil, err
 	}
@@ -269,7 +270,11 @@ func (cm *classMap) match(f []string) error {
 func (p *iface) statement(f []string) error {
 	switch {
 	case len(f) == 2 && f[0] == "mtu":
-		return setInt(&p.mtu, f[1], MinMTU, 65535)
+		// The MTU is part of the intent: a port that sets only its MTU
+		// is a port the reading describes.
+		if err := setInt(&p.mtu, f[1], MinMTU, 65535); err != nil {
+			return err
+		}
 	case len(f) >= 3 && f[0] == "priority-flow-control" && f[1] == "mode":
 		p.pfcMode = f[2]
 	case len(f) == 3 && f[0] == "priority-flow-control" && f[1] == "watch-dog-interval":
@@ -350,6 +355,14 @@ func (rc *runningConfig) classFor(p *policy, kind string, re *regexp.Regexp, n i
 		return def
 	}
 	return nil
+}
+
+// nqClasses returns the classes of the network-qos policy, none when off.
+func nqClasses(nq *policy, on bool) []*stmt {
+	if nq == nil || !on {
+		return nil
+	}
+	return nq.classes
 }
 
 // interfaceNames expands an interface statement's names — "Ethernet1/1",
@@ -472,6 +485,11 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	// or `mode auto` (NX-OS's default: PFC on the no-drop classes, agreed
 	// with the peer through DCBX).
 	pfcOn, _ := uniform(ports, func(p *iface) bool { return p.pfcMode == "on" || p.pfcMode == "auto" })
+	if len(rc.ports) == 0 {
+		// No interface at all (a QoS fragment): the reading is the
+		// system's, whose no-drop classes pause where PFC is on.
+		pfcOn = true
+	}
 	// A no-drop class pauses its pfc-cos values; Nexus 5000's `pause
 	// no-drop` without pfc-cos pauses the CoS the class is classified by
 	// (Nexus 5000 QoS configuration guide, "Policy Types": pfc-cos is for
@@ -533,15 +551,28 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	// PFC pauses the no-drop classes' CoS on a port with PFC on, whether or
 	// not the port's own classification sends traffic to them (a
 	// port-channel member without a qos policy still pauses CoS 3).
-	for g := 0; pfcOn && trust != "pcp" && g <= 7; g++ {
-		cos, _ := pfcCos(g)
-		for _, p := range cos {
-			if !slices.Contains(in.PFC.Priorities, p) {
-				in.PFC.Priorities = append(in.PFC.Priorities, p)
+	// A network-qos class names the CoS it pauses even where no class-map
+	// says which qos-group it is (generated configs omit them).
+	for _, c := range nqClasses(nq, pfcOn) {
+		for _, k := range c.kids {
+			var cos []int
+			switch {
+			case len(k.f) >= 3 && k.f[0] == "pause" && k.f[1] == "pfc-cos":
+				cos, _ = valueList(nil, k.f[2:], 7)
+			case len(k.f) >= 4 && k.f[0] == "pause" && k.f[1] == "no-drop" && k.f[2] == "pfc-cos":
+				cos, _ = valueList(nil, k.f[3:], 7)
+			}
+			for _, p := range cos {
+				if !slices.Contains(in.PFC.Priorities, p) {
+					in.PFC.Priorities = append(in.PFC.Priorities, p)
+				}
 			}
 		}
 	}
 	slices.Sort(in.PFC.Priorities)
+	for i := range in.Classes {
+		in.Classes[i].Lossless = in.Classes[i].Lossless || slices.Contains(in.PFC.Priorities, in.Classes[i].Priority)
+	}
 	if len(in.PFC.Priorities) > 0 {
 		in.PFC.CableLengthMeters = rc.cableLength(in.Classes)
 	}

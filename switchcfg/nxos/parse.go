@@ -357,6 +357,19 @@ func (rc *runningConfig) classFor(p *policy, kind string, re *regexp.Regexp, n i
 	return nil
 }
 
+// pausedCoS reads the CoS values a network-qos statement pauses:
+// `pause pfc-cos N…` or `pause no-drop pfc-cos N…`; nil for any other.
+func pausedCoS(k *stmt) []int {
+	var v []int
+	switch f := k.f; {
+	case len(f) >= 3 && f[0] == "pause" && f[1] == "pfc-cos":
+		v, _ = valueList(nil, f[2:], 7)
+	case len(f) >= 4 && f[0] == "pause" && f[1] == "no-drop" && f[2] == "pfc-cos":
+		v, _ = valueList(nil, f[3:], 7)
+	}
+	return v
+}
+
 // nqClasses returns the classes of the network-qos policy, none when off.
 func nqClasses(nq *policy, on bool) []*stmt {
 	if nq == nil || !on {
@@ -502,13 +515,10 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 		}
 		var set []int
 		for _, k := range s.kids {
+			if v := pausedCoS(k); v != nil {
+				return v, nil
+			}
 			switch {
-			case len(k.f) >= 3 && k.f[0] == "pause" && k.f[1] == "pfc-cos":
-				v, _ := valueList(nil, k.f[2:], 7)
-				return v, nil
-			case len(k.f) >= 4 && k.f[0] == "pause" && k.f[1] == "no-drop" && k.f[2] == "pfc-cos":
-				v, _ := valueList(nil, k.f[3:], 7)
-				return v, nil
 			case len(k.f) == 2 && k.f[0] == "pause" && k.f[1] == "no-drop":
 				noDrop = k
 			case len(k.f) == 3 && k.f[0] == "set" && k.f[1] == "cos":
@@ -555,14 +565,7 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	// says which qos-group it is (generated configs omit them).
 	for _, c := range nqClasses(nq, pfcOn) {
 		for _, k := range c.kids {
-			var cos []int
-			switch {
-			case len(k.f) >= 3 && k.f[0] == "pause" && k.f[1] == "pfc-cos":
-				cos, _ = valueList(nil, k.f[2:], 7)
-			case len(k.f) >= 4 && k.f[0] == "pause" && k.f[1] == "no-drop" && k.f[2] == "pfc-cos":
-				cos, _ = valueList(nil, k.f[3:], 7)
-			}
-			for _, p := range cos {
+			for _, p := range pausedCoS(k) {
 				if !slices.Contains(in.PFC.Priorities, p) {
 					in.PFC.Priorities = append(in.PFC.Priorities, p)
 				}

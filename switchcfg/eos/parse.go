@@ -91,6 +91,8 @@ type runningConfig struct {
 	ports                  map[string]*portQoS
 	// ucQueues and txQueues: uc-tx-queue and tx-queue blocks (or maps) seen.
 	ucQueues, txQueues bool
+	// product is the hardware the `! device:` banner names ("DCS-7280SR3-48YC8").
+	product string
 	// unparsed are the QoS lines not read.
 	unparsed []fabric.Unparsed
 }
@@ -130,6 +132,9 @@ var otherCLIs = func() map[string]*regexp.Regexp {
 	return m
 }()
 
+// deviceRE matches the banner's product: "! device: NAME (PRODUCT, EOS-…)".
+var deviceRE = regexp.MustCompile(`(?m)^! device: \S+ \(([^,)]+)`)
+
 func parseRunningConfig(text string) (*runningConfig, error) {
 	text = switchcfg.Dedent(text)
 	if err := switchcfg.CheckCLIFormat("EOS", text, "!", topLevel); err != nil {
@@ -141,6 +146,9 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 	rc := &runningConfig{
 		cosTC: map[int]int{}, dscpTC: map[int]int{}, tcQueue: map[int]int{},
 		profiles: map[string]*portQoS{}, ports: map[string]*portQoS{},
+	}
+	if m := deviceRE.FindStringSubmatch(text); m != nil {
+		rc.product = strings.TrimSpace(m[1])
 	}
 	var (
 		block  *portQoS // current interface or qos profile; nil elsewhere
@@ -397,9 +405,15 @@ func queueHeader(f []string) (int, bool, error) {
 	return n, err == nil, err
 }
 
-// model is the family the queue commands show: uc-tx-queue only on
-// strata, tx-queue only on sand; "" when neither (or both) appear.
+// model is the hardware family: the one of the product the `! device:`
+// banner names (EOS prints "! device: leaf1 (DCS-7280SR3-48YC8, EOS-4.28.3M)"),
+// else the one the queue commands show — uc-tx-queue only on strata,
+// tx-queue only on sand (Tomahawk boxes print tx-queue too, so the banner
+// wins); "" when neither says.
 func (rc *runningConfig) model() string {
+	if m, err := info.Model(rc.product); rc.product != "" && err == nil {
+		return m.Name
+	}
 	switch {
 	case rc.ucQueues && !rc.txQueues:
 		return ModelStrata

@@ -344,3 +344,23 @@ interface Ethernet1
 		t.Error("traffic class 16 read")
 	}
 }
+
+// TestParseFamilyFromDevice (issue 26, class 6): the hardware family comes
+// from the product the banner names when the capture has one; a Tomahawk
+// box printing tx-queue is still strata, and a 7280R3 is sand.
+func TestParseFamilyFromDevice(t *testing.T) {
+	body := "hostname leaf1\ninterface Ethernet1\n   tx-queue 3\n      bandwidth percent 50\n"
+	for banner, want := range map[string]string{
+		"! device: leaf1 (DCS-7060CX-32S, EOS-4.28.3M)\n":    ModelStrata,
+		"! device: leaf1 (DCS-7280SR3-48YC8, EOS-4.30.1F)\n": ModelSand,
+		"": ModelSand, // tx-queue alone: the queue commands' guess
+	} {
+		si, err := New().Parse(switchcfg.Readback{ReadbackRunningConfig: []byte(banner + body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if si.Model != want {
+			t.Errorf("%q: model %q, want %q", banner, si.Model, want)
+		}
+	}
+}

@@ -705,8 +705,12 @@ func (rc *runningConfig) watchdog(ports []*portQoS) *fabric.SwitchPFCWatchdog {
 			wd.Action = errdisable // EOS's default action on a stuck queue
 		}
 	}
-	if *wd == (fabric.SwitchPFCWatchdog{}) {
-		return nil // only disagreement between ports: nothing in common is configured
+	// Every port saying `no priority-flow-control pause watchdog` is a
+	// watchdog disabled, a fact; only disagreement between ports leaves
+	// nothing in common.
+	explicit, _ := uniform(ports, func(p *portQoS) bool { return p.wdOn.ok })
+	if *wd == (fabric.SwitchPFCWatchdog{}) && !explicit {
+		return nil
 	}
 	return wd
 }

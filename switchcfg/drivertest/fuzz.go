@@ -62,7 +62,7 @@ func FuzzIntent(info switchcfg.Info, data []byte) fabric.SwitchIntent {
 		case i == n-1:
 			c.BandwidthPercent = bw
 		default:
-			c.BandwidthPercent = 1 + next(max(bw-1, 1))
+			c.BandwidthPercent = min(bw, 1+next(max(bw-1, 1))) // never more than is left
 			bw -= c.BandwidthPercent
 		}
 		if next(3) == 0 {

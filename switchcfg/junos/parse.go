@@ -435,8 +435,14 @@ func wildcard(name string) *regexp.Regexp {
 }
 
 // wildcardRE turns a Junos interface wildcard ("et-*", "et-0/0/*") into a regexp.
+// A pattern that is no valid regexp (invalid UTF-8 in a capture) matches
+// nothing; it never panics.
 func wildcardRE(pattern string) *regexp.Regexp {
-	return regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$")
+	re, err := regexp.Compile("^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$")
+	if err != nil {
+		return regexp.MustCompile(`^\b\B$`) // matches nothing
+	}
+	return re
 }
 
 // effective merges the wildcard entries that match port (shorter patterns

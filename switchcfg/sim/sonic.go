@@ -50,6 +50,7 @@ func mapTable(keyMax int) sonicTable {
 var sonicSchema = sync.OnceValue(func() map[string]sonicTable {
 	return map[string]sonicTable{
 		"DEVICE_METADATA": {key: anchored(`localhost`)},
+		"VERSIONS":        {key: anchored(`DATABASE`)},
 		"PORT": {key: anchored(rePort), fields: map[string]*regexp.Regexp{
 			"admin_status": anchored(`up|down`), "alias": reAny, "lanes": anchored(`\d+(?:,\d+)*`),
 			"mtu": anchored(`\d{3,4}`), "speed": anchored(`\d+`), "fec": anchored(`none|rs|fc|auto`),
@@ -347,6 +348,9 @@ func newSONiC(e *env) device {
 			"mac": "52:54:00:12:34:56", "type": "LeafRouter", "buffer_model": "traditional", "default_pfcwd_status": "enable"}},
 		"PORT":   ports,
 		"PFC_WD": wd,
+		// A real CONFIG_DB carries its schema version; 202405's tells a
+		// reader that a PFC_WD entry without pfcwd_sw_enable watches nothing.
+		"VERSIONS": map[string]any{"DATABASE": map[string]any{"VERSION": "version_202405_01"}},
 		"BUFFER_POOL": map[string]any{
 			"ingress_lossless_pool": map[string]any{"mode": "dynamic", "size": "12766208", "type": "ingress"},
 			"egress_lossless_pool":  map[string]any{"mode": "static", "size": "12766208", "type": "egress"},

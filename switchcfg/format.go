@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -119,6 +120,53 @@ func Dedent(text string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// ExpandEthernetRange expands the names of an interface statement —
+// "Ethernet1/1", "Ethernet 1/1", "ethernet1/1-4", "Ethernet 1/1 - 1/16",
+// "Eth1/1/1-4", "Ethernet1-4" (EOS), lists joined by commas with or
+// without the prefix repeated ("Ethernet1,3,5-6", "Ethernet1/1, Ethernet1/3")
+// — into Ethernet port names that valid accepts; false when a name is not
+// an Ethernet port or a range is malformed or larger than 1024 ports.
+func ExpandEthernetRange(words []string, valid func(string) bool) ([]string, bool) {
+	var out []string
+	for _, part := range strings.Split(strings.Join(words, ""), ",") {
+		lower := strings.ToLower(part)
+		switch {
+		case strings.HasPrefix(lower, "ethernet"):
+			part = part[len("ethernet"):]
+		case strings.HasPrefix(lower, "eth"):
+			part = part[len("eth"):]
+		case len(out) > 0 && part != "" && part[0] >= '0' && part[0] <= '9':
+			// the prefix written once for the whole list
+		default:
+			return nil, false
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		cut := strings.LastIndex(lo, "/") + 1
+		prefix, first := lo[:cut], lo[cut:]
+		if !isRange {
+			hi = first
+		} else if i := strings.LastIndex(hi, "/"); i >= 0 {
+			if hi[:i+1] != prefix {
+				return nil, false
+			}
+			hi = hi[i+1:]
+		}
+		a, err1 := strconv.Atoi(first)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || b < a || b-a > 1024 {
+			return nil, false
+		}
+		for n := a; n <= b; n++ {
+			name := "Ethernet" + prefix + strconv.Itoa(n)
+			if !valid(name) {
+				return nil, false
+			}
+			out = append(out, name)
+		}
+	}
+	return out, len(out) > 0
 }
 
 // WordSet returns the set of words.

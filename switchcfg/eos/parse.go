@@ -41,6 +41,13 @@ type txQueue struct {
 	ecnSet bool
 }
 
+// rangeBlock is one `interface Ethernet1-4` block and its line.
+type rangeBlock struct {
+	names []string
+	p     *portQoS
+	line  int
+}
+
 // portQoS is the QoS of one interface or one `qos profile` block.
 type portQoS struct {
 	qos     bool   // any QoS statement at all
@@ -75,6 +82,22 @@ func (w watchdogTimers) any() bool {
 
 func newPortQoS() *portQoS { return &portQoS{noDrop: map[int]bool{}, queues: map[int]*txQueue{}} }
 
+// clone returns a copy of p that shares nothing with it.
+func (p *portQoS) clone() *portQoS {
+	c := *p
+	c.noDrop = maps.Clone(p.noDrop)
+	c.queues = map[int]*txQueue{}
+	for n, q := range p.queues {
+		cq := *q
+		if q.ecn != nil {
+			e := *q.ecn
+			cq.ecn = &e
+		}
+		c.queues[n] = &cq
+	}
+	return &c
+}
+
 func (p *portQoS) queue(n int) *txQueue {
 	if p.queues[n] == nil {
 		p.queues[n] = &txQueue{}
@@ -93,6 +116,9 @@ type runningConfig struct {
 	ucQueues, txQueues bool
 	// product is the hardware the `! device:` banner names ("DCS-7280SR3-48YC8").
 	product string
+	// ranges are the interface blocks that configure several ports at once
+	// (config-mode `interface Ethernet1-4`), given to their ports at the end.
+	ranges []rangeBlock
 	// unparsed are the QoS lines not read.
 	unparsed []fabric.Unparsed
 }
@@ -169,6 +195,9 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 		case depth == 0:
 			block, queue = nil, nil
 			block, err = rc.global(f)
+			if n := len(rc.ranges); n > 0 && rc.ranges[n-1].line == 0 {
+				rc.ranges[n-1].line = i + 1
+			}
 		case block == nil:
 			// a sub-command of a block we do not read
 		case queue != nil && depth > qDepth:
@@ -199,21 +228,38 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 			return nil, fmt.Errorf("line %d: %q: %w", i+1, trimmed, err)
 		}
 	}
+	// A range block configures each of its ports that has no block of its
+	// own; a port with both is listed, the blocks are not merged.
+	for _, r := range rc.ranges {
+		for _, name := range r.names {
+			if own := rc.ports[name]; own != nil {
+				rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: r.line, Text: "interface " + strings.Join(r.names, ","),
+					Reason: name + " also has a block of its own: the range's settings are not merged into it"})
+				continue
+			}
+			rc.ports[name] = r.p.clone()
+		}
+	}
+	slices.SortFunc(rc.unparsed, func(a, b fabric.Unparsed) int { return a.Line - b.Line })
 	return rc, nil
 }
 
 // global handles a top-level line; it returns the block the line opens, if any.
 func (rc *runningConfig) global(f []string) (*portQoS, error) {
 	switch {
-	case len(f) == 2 && f[0] == "interface":
-		if portRE.MatchString(f[1]) {
-			p := newPortQoS()
-			rc.ports[f[1]] = p
-			return p, nil
-		}
-		if strings.HasPrefix(f[1], "Ethernet") {
+	case len(f) == 2 && f[0] == "interface" && portRE.MatchString(f[1]):
+		p := newPortQoS()
+		rc.ports[f[1]] = p
+		return p, nil
+	case len(f) >= 2 && f[0] == "interface" && strings.HasPrefix(strings.ToLower(f[1]), "eth"):
+		// Config-mode forms: "Ethernet 5", "Ethernet1-4", "Ethernet6,8".
+		names, ok := switchcfg.ExpandEthernetRange(f[1:], portRE.MatchString)
+		if !ok {
 			return nil, unmodelled("an Ethernet interface name fabricctl does not read (a range or another form)")
 		}
+		p := newPortQoS()
+		rc.ranges = append(rc.ranges, rangeBlock{names: names, p: p})
+		return p, nil
 	case len(f) == 3 && f[0] == "qos" && f[1] == "profile":
 		p := newPortQoS()
 		rc.profiles[f[2]] = p
@@ -619,6 +665,14 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 		in.Trust = trust
 	}
 	in.Model = rc.model()
+	// EOS prints no DSCP map it keeps at the platform's default, and its
+	// default DSCP→traffic-class map is not modelled (it differs by
+	// platform): a port trusting DSCP with no map in the capture has an
+	// unknown classification, which is said rather than read as none.
+	if len(rc.dscpTC) == 0 && slices.ContainsFunc(ports, func(p *portQoS) bool { return p.trust == "dscp" || (p.trust == "default" && p.routed) }) {
+		in.Unparsed = append(slices.Clone(in.Unparsed), fabric.Unparsed{Text: "qos trust dscp without any qos map dscp line",
+			Reason: "DSCPs follow EOS's default DSCP→traffic-class map, which fabricctl does not model: which DSCPs reach which class is unknown"})
+	}
 	if !rc.pfcAllOff {
 		for prio := 0; prio <= 7; prio++ {
 			if on, ok := uniform(ports, func(p *portQoS) bool { return p.pfcOn.v == 1 && p.noDrop[prio] }); ok && on {

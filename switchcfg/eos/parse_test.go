@@ -2,6 +2,7 @@ package eos
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,7 +270,9 @@ func FuzzParse(f *testing.F) {
 		}
 		// A reading without a family is the default one (render writes it
 		// so, and a second reading may or may not show it).
-		got.Unparsed = nil // what was not read is not rendered back
+		// What was not read is not rendered back, and a reading without
+		// DSCP maps says so both times.
+		got.Unparsed, again.Unparsed = nil, nil
 		for _, si := range []*fabric.SwitchIntent{&got, &again} {
 			if si.Model == "" {
 				si.Model = ModelStrata
@@ -362,5 +365,45 @@ func TestParseFamilyFromDevice(t *testing.T) {
 		if si.Model != want {
 			t.Errorf("%q: model %q, want %q", banner, si.Model, want)
 		}
+	}
+}
+
+// TestParseInterfaceRanges (issue 26, item 4): config-mode snippets
+// configure several ports at once (`interface Ethernet1-3`, `interface
+// Ethernet 5`, `interface Ethernet6,8`); each port reads as if it had the
+// block itself. A port configured both by a range and on its own is
+// listed: the two blocks are not merged.
+func TestParseInterfaceRanges(t *testing.T) {
+	cfg := `hostname leaf1
+qos map dscp 26 to traffic-class 3
+interface Ethernet1-3
+   mtu 9214
+   qos trust dscp
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+interface Ethernet 5
+   mtu 9214
+   qos trust dscp
+interface Ethernet6,8
+   mtu 9214
+   qos trust dscp
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+interface Ethernet3
+   description also its own block
+`
+	si, err := switchcfg.ParseFor(New(), switchcfg.Readback{ReadbackRunningConfig: []byte(cfg)}, fabric.SwitchIntent{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(si.Ports) != "[Ethernet1 Ethernet2 Ethernet3 Ethernet5 Ethernet6 Ethernet8]" || fmt.Sprint(si.PFC.Priorities) != "[3]" || si.MTU != 9214 {
+		t.Errorf("ports %v pfc %v mtu %d", si.Ports, si.PFC.Priorities, si.MTU)
+	}
+	// Ethernet3 keeps its own block (no QoS), Ethernet5 has no PFC.
+	if len(si.PortGroups) != 2 || fmt.Sprint(si.PortGroups[0].Ports) != "[Ethernet3]" || fmt.Sprint(si.PortGroups[1].Ports) != "[Ethernet5]" {
+		t.Errorf("groups %+v", si.PortGroups)
+	}
+	if len(si.Unparsed) != 1 || si.Unparsed[0].Line != 3 || !strings.Contains(si.Unparsed[0].Reason, "Ethernet3") {
+		t.Errorf("unparsed %+v, want the range that overlaps Ethernet3's own block", si.Unparsed)
 	}
 }

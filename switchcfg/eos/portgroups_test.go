@@ -81,8 +81,10 @@ interface Ethernet5
 	for _, u := range si.Unparsed {
 		got = append(got, fmt.Sprintf("%d:%s", u.Line, u.Text))
 	}
-	want := []string{"2:qos rewrite dscp", "3:platform trident mmu queue profile P", "4:interface Ethernet1-4",
-		"9:service-policy type qos input PM", "10:priority-flow-control priority 3 drop-precedence 1", "13:shape rate 40 percent"}
+	// `interface Ethernet1-4` is read since ranges are (TestParseInterfaceRanges).
+	want := []string{"2:qos rewrite dscp", "3:platform trident mmu queue profile P",
+		"9:service-policy type qos input PM", "10:priority-flow-control priority 3 drop-precedence 1", "13:shape rate 40 percent",
+		"0:qos trust dscp without any qos map dscp line"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("unparsed\n got %v\nwant %v", got, want)
 	}

@@ -193,7 +193,7 @@ func (rc *runningConfig) global(s *stmt) error {
 			}
 		}
 	case len(f) >= 2 && f[0] == "interface":
-		names, ok := interfaceNames(f[1:])
+		names, ok := switchcfg.ExpandEthernetRange(f[1:], portRE.MatchString)
 		if !ok {
 			if slices.ContainsFunc(s.kids, func(k *stmt) bool {
 				return len(k.f) > 0 && (k.f[0] == "service-policy" || k.f[0] == "priority-flow-control")
@@ -376,50 +376,6 @@ func nqClasses(nq *policy, on bool) []*stmt {
 		return nil
 	}
 	return nq.classes
-}
-
-// interfaceNames expands an interface statement's names — "Ethernet1/1",
-// "Ethernet 1/1", "ethernet1/1-4", "Ethernet 1/1 - 1/16", "Eth1/1/1-4",
-// lists joined by commas (NX-OS interface range syntax) — into Ethernet
-// port names; false when a name is not an Ethernet port or a range is
-// malformed.
-func interfaceNames(words []string) ([]string, bool) {
-	var out []string
-	for _, part := range strings.Split(strings.Join(words, ""), ",") {
-		lower := strings.ToLower(part)
-		switch {
-		case strings.HasPrefix(lower, "ethernet"):
-			part = part[len("ethernet"):]
-		case strings.HasPrefix(lower, "eth"):
-			part = part[len("eth"):]
-		default:
-			return nil, false
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		if !isRange {
-			hi = lo[strings.LastIndex(lo, "/")+1:]
-		}
-		prefix, first := lo[:strings.LastIndex(lo, "/")+1], lo[strings.LastIndex(lo, "/")+1:]
-		if i := strings.LastIndex(hi, "/"); i >= 0 {
-			if hi[:i+1] != prefix {
-				return nil, false
-			}
-			hi = hi[i+1:]
-		}
-		a, err1 := strconv.Atoi(first)
-		b, err2 := strconv.Atoi(hi)
-		if prefix == "" || err1 != nil || err2 != nil || b < a || b-a > 1024 {
-			return nil, false
-		}
-		for n := a; n <= b; n++ {
-			name := "Ethernet" + prefix + strconv.Itoa(n)
-			if !portRE.MatchString(name) {
-				return nil, false
-			}
-			out = append(out, name)
-		}
-	}
-	return out, len(out) > 0
 }
 
 // uniform returns the value every port yields, or the zero value and false.

@@ -90,7 +90,7 @@ func TestInterfaceNames(t *testing.T) {
 		"port-channel10":             "[]",
 		"Ethernet1/1-99999999999999": "[]",
 	} {
-		got, ok := interfaceNames(strings.Fields(in))
+		got, ok := switchcfg.ExpandEthernetRange(strings.Fields(in), portRE.MatchString)
 		if fmt.Sprint(got) != want && !(want == "[]" && !ok) {
 			t.Errorf("%q: %v %v, want %s", in, got, ok, want)
 		}

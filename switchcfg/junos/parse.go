@@ -58,6 +58,10 @@ type cosConfig struct {
 	channelized map[string]bool              // interfaces split into channels (number-of-sub-ports)
 	// aliases are the user-defined code-point aliases, "KIND NAME" → bits.
 	aliases map[string]string
+	// ranges are the interface-ranges' members, rangeSettings their other
+	// statements (applied to the members once all are known).
+	ranges        map[string][]string
+	rangeSettings map[string][][]string
 	// line is the statement being filed; unparsed the QoS statements not read.
 	line     int
 	unparsed []fabric.Unparsed
@@ -108,7 +112,7 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 		cnps: map[string]*cnProfile{}, fill: map[string][]int{}, prob: map[string][]int{},
 		schedulers: map[string]*scheduler{}, schedMaps: map[string]map[string]string{},
 		bindings: map[string]*binding{}, mtu: map[string]int{}, physical: map[string]bool{}, channelized: map[string]bool{},
-		aliases: map[string]string{},
+		aliases: map[string]string{}, ranges: map[string][]string{}, rangeSettings: map[string][][]string{},
 	}
 	keys := make([]string, 0, len(rb))
 	for k := range rb {
@@ -144,6 +148,16 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 	if !cos {
 		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackClassOfService)
 	}
+	for name, members := range cfg.ranges {
+		for _, m := range members {
+			for _, w := range cfg.rangeSettings[name] {
+				if err := cfg.iface(m, w); err != nil {
+					return fabric.SwitchIntent{}, fmt.Errorf("parsing %s interface-range %s: %w", Platform, name, err)
+				}
+			}
+			cfg.physical[m] = true
+		}
+	}
 	buffer := queueBuffer(want)
 	if buffer <= 0 {
 		buffer = queueBuffer(fabric.SwitchIntent{})
@@ -154,6 +168,8 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 // statement files one absolute statement.
 func (c *cosConfig) statement(w []string) error {
 	switch {
+	case len(w) >= 4 && w[0] == "interfaces" && w[1] == "interface-range":
+		return c.interfaceRange(w[2], w[3:])
 	case len(w) >= 3 && w[0] == "interfaces":
 		return c.iface(w[1], w[2:])
 	case len(w) >= 4 && w[0] == "groups" && (w[2] == "interfaces" || w[2] == "class-of-service"):
@@ -176,6 +192,33 @@ func (c *cosConfig) statement(w []string) error {
 // carve-up — so they are not "not understood".
 var cosSections = []string{"code-point-aliases", "classifiers", "forwarding-classes", "congestion-notification-profile", "drop-profiles",
 	"schedulers", "scheduler-maps", "interfaces", "shared-buffer", "dedicated-buffer"}
+
+// interfaceRange files one statement of `interfaces interface-range NAME`
+// (Junos interfaces guide, "interface-range": member NAME, member-range
+// FROM to TO within one FPC/PIC; any other statement is every member's).
+func (c *cosConfig) interfaceRange(name string, w []string) error {
+	switch {
+	case len(w) == 2 && w[0] == "member":
+		c.ranges[name] = append(c.ranges[name], w[1])
+	case len(w) == 4 && w[0] == "member-range" && w[2] == "to":
+		a, b := portRE.FindStringSubmatch(w[1]), portRE.FindStringSubmatch(w[3])
+		if a == nil || b == nil || a[1] != b[1] || a[2] != b[2] || a[3] != b[3] || a[5] != "" || b[5] != "" {
+			c.unread(append([]string{"interfaces", "interface-range", name}, w...), "a member-range fabricctl does not expand")
+			return nil
+		}
+		lo, _ := strconv.Atoi(a[4])
+		hi, _ := strconv.Atoi(b[4])
+		if hi < lo || hi-lo > 1024 {
+			return fmt.Errorf("member-range %s to %s is not a range", w[1], w[3])
+		}
+		for n := lo; n <= hi; n++ {
+			c.ranges[name] = append(c.ranges[name], fmt.Sprintf("%s-%s/%s/%d", a[1], a[2], a[3], n))
+		}
+	default:
+		c.rangeSettings[name] = append(c.rangeSettings[name], w)
+	}
+	return nil
+}
 
 func (c *cosConfig) iface(name string, w []string) error {
 	c.physical[name] = true
@@ -424,7 +467,18 @@ const allInterfaces = "all"
 
 // wildcard returns the regexp of an entry that stands for several ports
 // ("all", "et-*", "et-0/0/*"), nil for a port's own entry.
-func wildcard(name string) *regexp.Regexp {
+func (c *cosConfig) wildcard(name string) *regexp.Regexp {
+	if members, ok := c.ranges[name]; ok {
+		// An interface-range's members (themselves names or wildcards).
+		var alts []string
+		for _, m := range members {
+			alts = append(alts, strings.ReplaceAll(regexp.QuoteMeta(m), `\*`, ".*"))
+		}
+		if re, err := regexp.Compile("^(" + strings.Join(alts, "|") + ")$"); err == nil {
+			return re
+		}
+		return wildcardRE("")
+	}
 	switch {
 	case name == allInterfaces:
 		return wildcardRE("*")
@@ -450,7 +504,7 @@ func wildcardRE(pattern string) *regexp.Regexp {
 func (c *cosConfig) effective(port string) binding {
 	var patterns []string
 	for p := range c.bindings {
-		if re := wildcard(p); re != nil && re.MatchString(port) {
+		if re := c.wildcard(p); re != nil && re.MatchString(port) {
 			patterns = append(patterns, p)
 		}
 	}
@@ -494,7 +548,7 @@ func (c *cosConfig) ports() []string {
 			set[name] = true
 			continue
 		}
-		if re := wildcard(name); re != nil {
+		if re := c.wildcard(name); re != nil {
 			for phys := range c.physical {
 				if portRE.MatchString(phys) && !c.channelized[phys] && re.MatchString(phys) {
 					set[phys] = true

@@ -500,3 +500,26 @@ func TestGroupsListed(t *testing.T) {
 		t.Errorf("unparsed %+v", si.Unparsed)
 	}
 }
+
+// TestInterfaceRange (issue 26, item 4): an interface-range names its
+// members (member, member-range A to B) and carries their settings; a
+// class-of-service interfaces entry naming the range applies to them.
+func TestInterfaceRange(t *testing.T) {
+	cfg := `set interfaces interface-range RDMA member et-0/0/0
+set interfaces interface-range RDMA member-range et-0/0/2 to et-0/0/3
+set interfaces interface-range RDMA mtu 9216
+set interfaces et-0/0/9 mtu 1500
+set class-of-service forwarding-classes class roce queue-num 3 no-loss pfc-priority 3
+set class-of-service classifiers dscp CL forwarding-class roce loss-priority low code-points 011010
+set class-of-service congestion-notification-profile CNP input dscp code-point 011010 pfc
+set class-of-service interfaces RDMA congestion-notification-profile CNP
+set class-of-service interfaces RDMA unit 0 classifiers dscp CL
+`
+	si, err := switchcfg.ParseFor(New(), switchcfg.Readback{"show configuration": []byte(cfg)}, fabric.SwitchIntent{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(si.Ports) != "[et-0/0/0 et-0/0/2 et-0/0/3]" || si.MTU != 9216 || fmt.Sprint(si.PFC.Priorities) != "[3]" || len(si.Unparsed) > 0 {
+		t.Errorf("ports %v mtu %d pfc %v unparsed %+v", si.Ports, si.MTU, si.PFC.Priorities, si.Unparsed)
+	}
+}

@@ -160,6 +160,14 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 			line(3, "no priority-flow-control pause watchdog port timer")
 		default:
 			line(3, "no priority-flow-control pause watchdog")
+			// An action only a port can carry (notify-only) is kept while
+			// the watchdog is off, as the global ones are: a disabled
+			// watchdog's settings read back as they were written.
+			if _, global := globalWatchdogActions[wd.Action]; !global {
+				if a, ok := portWatchdogActions[wd.Action]; ok {
+					line(3, "priority-flow-control pause watchdog port action %s", a)
+				}
+			}
 		}
 		for q := 0; q <= 7; q++ {
 			i := slices.IndexFunc(classes, func(c fabric.SwitchClass) bool { return c.Queue == q })

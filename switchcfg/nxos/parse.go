@@ -174,6 +174,11 @@ func (rc *runningConfig) global(s *stmt) error {
 		for _, k := range s.kids {
 			if len(k.f) >= 2 && k.f[0] == "class" {
 				p.classes = append(p.classes, k)
+				for _, st := range k.kids {
+					if _, err := pausedCoS(st); err != nil {
+						return fmt.Errorf("line %d: %w", st.line, err)
+					}
+				}
 			}
 		}
 		rc.policies[f[2]+" "+f[len(f)-1]] = p
@@ -359,15 +364,16 @@ func (rc *runningConfig) classFor(p *policy, kind string, re *regexp.Regexp, n i
 
 // pausedCoS reads the CoS values a network-qos statement pauses:
 // `pause pfc-cos N…` or `pause no-drop pfc-cos N…`; nil for any other.
-func pausedCoS(k *stmt) []int {
-	var v []int
+// A malformed value is an error (parseRunningConfig reports it with its
+// line), so the readers of a parsed policy take the values as valid.
+func pausedCoS(k *stmt) ([]int, error) {
 	switch f := k.f; {
 	case len(f) >= 3 && f[0] == "pause" && f[1] == "pfc-cos":
-		v, _ = valueList(nil, f[2:], 7)
+		return valueList(nil, f[2:], 7)
 	case len(f) >= 4 && f[0] == "pause" && f[1] == "no-drop" && f[2] == "pfc-cos":
-		v, _ = valueList(nil, f[3:], 7)
+		return valueList(nil, f[3:], 7)
 	}
-	return v
+	return nil, nil
 }
 
 // nqClasses returns the classes of the network-qos policy, none when off.
@@ -471,7 +477,7 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 		}
 		var set []int
 		for _, k := range s.kids {
-			if v := pausedCoS(k); v != nil {
+			if v, _ := pausedCoS(k); v != nil { // checked at parse time
 				return v, nil
 			}
 			switch {
@@ -521,7 +527,8 @@ func (rc *runningConfig) intent(only []string) fabric.SwitchIntent {
 	// says which qos-group it is (generated configs omit them).
 	for _, c := range nqClasses(nq, pfcOn) {
 		for _, k := range c.kids {
-			for _, p := range pausedCoS(k) {
+			cos, _ := pausedCoS(k) // checked at parse time
+			for _, p := range cos {
 				if !slices.Contains(in.PFC.Priorities, p) {
 					in.PFC.Priorities = append(in.PFC.Priorities, p)
 				}

@@ -96,3 +96,13 @@ func TestInterfaceNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPauseCoSMalformed: a pause pfc-cos value that is no CoS is a located
+// error, never a class read as pausing nothing.
+func TestPauseCoSMalformed(t *testing.T) {
+	cfg := "hostname leaf\npolicy-map type network-qos NQ\n  class type network-qos c-8q-nq3\n    pause pfc-cos 9\n"
+	_, err := New().Parse(switchcfg.Readback{ReadbackRunningConfig: []byte(cfg)})
+	if err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("pause pfc-cos 9: %v, want an error naming line 4", err)
+	}
+}

@@ -117,7 +117,8 @@ const (
 	WatchdogHang        Kind = "watchdog-hang"        // PyTorch's watchdog itself got stuck
 	RASMismatch         Kind = "ras-mismatch"         // NCCL RAS: ranks disagree on operation counts (a hang)
 	RASError            Kind = "ras-error"            // NCCL RAS: missing, dead or failed ranks
-	NCCLWarning         Kind = "nccl-warning"         // any other NCCL WARN line
+	IBAsyncEvent        Kind = "ib-async-event"       // an IB async event: fatal (catastrophic error, QP/CQ error, port error) or a flap
+	UnclassifiedWarning Kind = "unclassified-warning" // a WARN line no class of the taxonomy fits, quoted
 	NoGDRDMA            Kind = "no-gdrdma"            // NET/IB channels without GPUDirect RDMA
 	DuplicateRank       Kind = "duplicate-rank"       // nccl-tests printed one rank on several hosts
 	WrongResults        Kind = "wrong-results"        // nccl-tests counted wrong results

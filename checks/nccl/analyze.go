@@ -85,6 +85,8 @@ type proc struct {
 	// addrs are the non-loopback addresses its bootstrap, OOB and socket
 	// lines named: they tell machines with one hostname apart.
 	addrs map[string]bool
+	// traced are the result classes NCCL's back-trace lines reported.
+	traced map[string]bool
 }
 
 // hostState accumulates one process, then one host.
@@ -207,7 +209,7 @@ func (a *analyzer) read(src Source) error {
 func (a *analyzer) proc(key procKey) *proc {
 	p, ok := a.procs[key]
 	if !ok {
-		p = &proc{hostState: newHostState(key.host), key: key, addrs: map[string]bool{}}
+		p = &proc{hostState: newHostState(key.host), key: key, addrs: map[string]bool{}, traced: map[string]bool{}}
 		a.procs[key] = p
 	}
 	return p
@@ -283,7 +285,7 @@ func (a *analyzer) version(h *hostState, v, where string) {
 
 func (a *analyzer) info(p *proc, msg, where string) {
 	h := &p.hostState
-	if h.graph(msg) {
+	if h.graph(msg) || a.trace(p, msg, where) {
 		return
 	}
 	switch {

@@ -43,7 +43,7 @@ var ncclCorpus = map[string]struct {
 			t.Errorf("%+v", h)
 		}
 	}},
-	"n03_ib_disabled_socket_lo_using_network_socket_topo.txt": {[]string{"axa/socket-fallback", "axa/unexpected-interface"}, func(t *testing.T, a *Analysis) {
+	"n03_ib_disabled_socket_lo_using_network_socket_topo.txt": {[]string{"axa/nccl-error", "axa/socket-fallback", "axa/unexpected-interface"}, func(t *testing.T, a *Analysis) {
 		if h := host(t, a, "axa"); h.Env["NCCL_IB_DISABLE"] != "1" || h.Env["NCCL_SOCKET_IFNAME"] != "lo" || h.Networks[0] != "Socket" {
 			t.Errorf("%+v", h)
 		}

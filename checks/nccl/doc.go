@@ -14,12 +14,26 @@
 //	                      inside PyTorch's "Last error:" (RETRY_EXC_ERR named)
 //	qp-error              ibv_modify_qp failed (GID, MTU, routing)
 //	connect-error         the out-of-band socket connection failed
-//	nccl-error            an NCCL call failed (ncclSystemError, "Duplicate GPU detected", …)
+//	nccl-error            an NCCL call failed: the line's class in NCCL's ncclResult_t,
+//	                      by name, by ncclGetErrorString's text, by "retcode N" or by
+//	                      NCCLCHECK's "file.cc:123 -> N" back-trace; a failed system call
+//	                      (strerror text), a CUDA failure, a timeout, an abort
+//	ib-async-event        an IB async event by its ibv_event_type_str name: fatal ones
+//	                      (local catastrophic error, QP/CQ/SRQ errors, port error) fail,
+//	                      the others (port active, LID/GID/SM change) warn: a flap
 //	collective-timeout    PyTorch's watchdog timed a collective out (ALLREDUCE, …)
 //	watchdog-hang         PyTorch's watchdog itself got stuck
 //	ras-mismatch          NCCL RAS: ranks disagree on a collective's count (a hang)
 //	ras-error             NCCL RAS: missing, dead or failed ranks
-//	nccl-warning          any other WARN line
+//	unclassified-warning  a WARN line no class of the taxonomy fits, quoted: it is
+//	                      never dropped, and never read as fine
+//
+// The taxonomy (taxonomy.go, Classify) is taken from the libraries' sources:
+// ncclResult_t from NCCL 2.30.7's src/nccl.h.in and ncclGetErrorString in
+// src/init.cc, the back-trace format from src/include/checks.h, the async
+// events NCCL's IB transport reports from src/transport/net_ib/common.cc,
+// and the event and completion-status names from rdma-core 65's
+// libibverbs/enum_strs.c.
 //	no-gdrdma             NET/IB channels without /GDRDMA
 //	duplicate-rank        nccl-tests printing one rank on several hosts (no MPI=1 build)
 //	wrong-results         nccl-tests #wrong or out-of-bounds values

@@ -27,7 +27,11 @@ var (
 	// connectErrRe: the out-of-band socket exchange failed.
 	connectErrRe = regexp.MustCompile(`(?i)connect(?:ion)? to \S+ failed|Connection refused|No route to host|Connection timed out|Network is unreachable`)
 	// ncclErrorRe: an NCCL call failed, as NCCL or PyTorch print it.
-	ncclErrorRe = regexp.MustCompile(`\bnccl(?:SystemError|InternalError|InvalidUsage|InvalidArgument|RemoteError|UnhandledCudaError)\b|NCCL error in:|unhandled (?:system|cuda) error|Duplicate GPU detected|Cuda failure`)
+	ncclErrorRe = regexp.MustCompile(`\bnccl(?:SystemError|InternalError|InvalidUsage|InvalidArgument|RemoteError|UnhandledCudaError|Timeout)\b|NCCL error in:|unhandled (?:system|cuda) error|Duplicate GPU detected|Cuda failure|(?:Test )?NCCL failure\b|Test CUDA failure\b`)
+	// markerRe: a line without NCCL's prefix that still speaks of NCCL or
+	// its network (PyTorch's exceptions and "Last error:" text, nccl-tests):
+	// it is classified, and reported when a fatal class fits.
+	markerRe = regexp.MustCompile(`\b(?:NCCL|RCCL|DistBackendError|ProcessGroupNCCL|NET/IB|Got async event|async fatal event|socketProgress|socketStartConnect|bootstrap\w*)\b`)
 	// watchdogRe is PyTorch's ProcessGroupNCCL watchdog timing a collective out.
 	watchdogRe = regexp.MustCompile(`\[(?:PG [^\]]*)?Rank (\d+)\] Watchdog caught collective operation timeout: WorkNCCL\((.*?)\) ran for (\d+) milliseconds`)
 	// watchdogStuckRe: the watchdog itself stopped making progress.
@@ -44,21 +48,85 @@ type timeout struct {
 	where          string
 }
 
-// warn turns a WARN line into a finding.
+// warn turns a WARN (or ABORT) line into a finding, placed in the
+// libraries' taxonomy (Classify): a fatal class fails whatever its wording,
+// a non-fatal one warns with its name, and a line no class fits is an
+// unclassified warning quoting it — never dropped.
 func (a *analyzer) warn(p *proc, rec record, where string) {
 	msg := strings.TrimSpace(rec.msg)
-	f := Finding{Kind: NCCLWarning, Status: checks.StatusWarn, Message: msg, Where: where}
-	switch {
+	f := Finding{Kind: UnclassifiedWarning, Status: checks.StatusWarn, Message: "NCCL WARN no class fits: " + msg, Where: where}
+	switch c, ok := Classify(msg); {
 	case completionRe.MatchString(msg):
 		f = completionFinding(completionRe.FindStringSubmatch(msg), where)
 	case qpErrRe.MatchString(msg):
-		f.Kind, f.Status, f.Class = QPError, checks.StatusFail, checks.QPBringUp
+		f.Kind, f.Status, f.Class, f.Message = QPError, checks.StatusFail, checks.QPBringUp, msg
+	case ok:
+		f = classFinding(c, msg, where)
 	case connectErrRe.MatchString(msg):
-		f.Kind, f.Status, f.Class = ConnectError, checks.StatusFail, checks.OOBConnect
+		f.Kind, f.Status, f.Class, f.Message = ConnectError, checks.StatusFail, checks.OOBConnect, msg
 	case ncclErrorRe.MatchString(msg):
-		f.Kind, f.Status = NCCLError, checks.StatusFail
+		f.Kind, f.Status, f.Message = NCCLError, checks.StatusFail, msg
+	case rec.level == "ABORT":
+		f.Kind, f.Status, f.Message = NCCLError, checks.StatusFail, "NCCL ABORT: "+msg
 	}
 	a.pend = append(a.pend, pending{f: f, proc: p, rank: rec.rank})
+}
+
+// classFinding reports a classified line: async events under their own
+// kind, the rest as NCCL errors; fatal classes fail, others warn.
+func classFinding(c Class, msg, where string) Finding {
+	f := Finding{Kind: NCCLError, Status: checks.StatusFail, Class: c.Failure, Message: c.describe(msg), Where: where}
+	switch {
+	case c.Family == FamilyAsyncEvent:
+		f.Kind = IBAsyncEvent
+	case c.Family == FamilyErrno && c.Failure == checks.OOBConnect:
+		f.Kind = ConnectError
+	}
+	if !c.Fatal {
+		f.Status = checks.StatusWarn
+	}
+	return f
+}
+
+// trace handles NCCLCHECK's back-trace lines ("net.cc:123 -> 6"): the
+// error NCCL returned up its call stack. The process's latest unclassified
+// warning is what failed, and takes the class; without one the trace is
+// reported itself. One finding per process and result code.
+func (a *analyzer) trace(p *proc, msg, where string) bool {
+	m := traceRe.FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	c, ok := Classify(msg)
+	if !ok {
+		return true // ncclInProgress, or a code NCCL does not define
+	}
+	if p.traced[c.Name] {
+		return true
+	}
+	p.traced[c.Name] = true
+	for i := len(a.pend) - 1; i >= 0; i-- {
+		pd := &a.pend[i]
+		if pd.proc != p {
+			continue
+		}
+		if pd.f.Kind == UnclassifiedWarning {
+			orig := strings.TrimPrefix(pd.f.Message, "NCCL WARN no class fits: ")
+			pd.f = Finding{Kind: NCCLError, Status: checks.StatusFail, Class: c.Failure, Where: pd.f.Where,
+				Message: c.describe(orig) + " (NCCL returned " + c.Name + " after it)"}
+			return true
+		}
+		if pd.f.Status == checks.StatusFail {
+			return true // already a failure: the trace is its stack
+		}
+		break
+	}
+	// A back-trace without a WARN before it: NCCL met the error inside and
+	// may have gone on (a disabled plugin returns ncclInternalError while
+	// NCCL falls back); worth a look, the fatal line comes elsewhere.
+	a.pend = append(a.pend, pending{f: Finding{Kind: NCCLError, Status: checks.StatusWarn, Class: c.Failure, Where: where,
+		Message: c.describe(msg) + ": NCCL met this error without a WARN before it (a fallback it may have gone on from)"}, proc: p, rank: -1})
+	return true
 }
 
 // completionFinding describes a completion error with its IB status decoded.
@@ -121,12 +189,17 @@ func (a *analyzer) failure(rec record, where string) bool {
 	case completionRe.MatchString(msg):
 		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: completionFinding(completionRe.FindStringSubmatch(msg), where)})
 		return true
-	case ncclErrorRe.MatchString(msg):
-		text := msg
-		if len(text) > 300 {
-			text = text[:300] + "…"
+	case ncclErrorRe.MatchString(msg), markerRe.MatchString(msg):
+		f := Finding{Kind: NCCLError, Status: checks.StatusFail, Message: msg, Where: where}
+		if c, ok := Classify(msg); ok {
+			f = classFinding(c, msg, where)
+		} else if !ncclErrorRe.MatchString(msg) {
+			return false // names NCCL, says nothing wrong
 		}
-		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: Finding{Kind: NCCLError, Status: checks.StatusFail, Message: text, Where: where}})
+		if len(f.Message) > 400 {
+			f.Message = f.Message[:400] + "…"
+		}
+		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: f})
 		return true
 	}
 	return false

@@ -51,7 +51,7 @@ func TestH200Logs(t *testing.T) {
 	// Rank 1 skipped the second all_reduce: PyTorch's watchdog on rank 0.
 	wd := analyze("nccl-2host-watchdog-timeout.log")
 	st := status(wd)
-	if st["vm/collective-timeout"] != checks.StatusFail || st["vm/nccl-warning"] != checks.StatusWarn {
+	if st["vm/collective-timeout"] != checks.StatusFail || st["vm/nccl-error"] != checks.StatusFail {
 		t.Errorf("%v", st)
 	}
 	for _, f := range wd.Findings {

@@ -71,7 +71,7 @@ var shaped = map[string]struct {
 			}
 		}},
 	// PyTorch's watchdog: one failure per timed-out collective, naming it.
-	"pytorch_watchdog_timeouts.log": {[]string{"/collective-timeout", "/collective-timeout", "/collective-timeout", "/watchdog-hang"}, func(t *testing.T, a *Analysis) {
+	"pytorch_watchdog_timeouts.log": {[]string{"/collective-timeout", "/collective-timeout", "/collective-timeout", "/nccl-error", "/watchdog-hang"}, func(t *testing.T, a *Analysis) {
 		if f := a.Findings[0]; !strings.HasPrefix(f.Message, "collective ALLREDUCE (SeqNum 469508) timed out after 1800000 ms on rank 1,3") || f.Class != checks.Timeout {
 			t.Errorf("%+v", f)
 		}
@@ -136,7 +136,7 @@ var shaped = map[string]struct {
 		}
 	}},
 	// Python logging, syslog and bracketed timestamps.
-	"python_logging_timestamps.log": {[]string{"node0/no-ib-device", "node0/socket-fallback", "node2/nccl-warning", "node2/no-gdrdma"}, nil},
+	"python_logging_timestamps.log": {[]string{"node0/no-ib-device", "node0/socket-fallback", "node2/nccl-error", "node2/no-gdrdma"}, nil},
 }
 
 func TestShapedLogs(t *testing.T) {

@@ -34,6 +34,7 @@
 // events NCCL's IB transport reports from src/transport/net_ib/common.cc,
 // and the event and completion-status names from rdma-core 65's
 // libibverbs/enum_strs.c.
+//
 //	no-gdrdma             NET/IB channels without /GDRDMA
 //	duplicate-rank        nccl-tests printing one rank on several hosts (no MPI=1 build)
 //	wrong-results         nccl-tests #wrong or out-of-bounds values

@@ -66,7 +66,7 @@ const MaxFileSize = 64 << 20
 
 // ReadFiles analyses every file, one by one: a file that cannot be read is
 // one error entry and the others are analysed all the same. "-" reads stdin.
-func ReadFiles(ctx context.Context, stdin io.Reader, paths []string) (*Report, error) {
+func ReadFiles(ctx context.Context, stdin io.Reader, paths []string, opt Options) (*Report, error) {
 	rep := &Report{APIVersion: fabric.APIVersion, Kind: ReportKind}
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
@@ -78,7 +78,7 @@ func ReadFiles(ctx context.Context, stdin io.Reader, paths []string) (*Report, e
 				Findings: []Finding{{ID: "file/read", Status: checks.StatusError, Summary: err.Error()}}})
 			continue
 		}
-		rep.Files = append(rep.Files, Analyze(p, data))
+		rep.Files = append(rep.Files, opt.Analyze(p, data))
 	}
 	return rep, nil
 }
@@ -108,7 +108,7 @@ func readFile(stdin io.Reader, path string) ([]byte, error) {
 }
 
 // evaluator turns one kind's output into findings and facts.
-type evaluator func(name string, data []byte) ([]Finding, any, error)
+type evaluator func(opt Options, name string, data []byte) ([]Finding, any, error)
 
 // evaluators is the registry of kinds Analyze can judge.
 var evaluators = map[Kind]evaluator{
@@ -133,13 +133,18 @@ var evaluators = map[Kind]evaluator{
 // Analyze detects what data is (Detect) and judges it. It never fails: a
 // file nothing recognises is one skip finding, a parse error one error
 // finding, both located by the file name.
-func Analyze(name string, data []byte) File {
-	k := Detect(data)
-	return AnalyzeAs(name, k, data)
+func Analyze(name string, data []byte) File { return Options{}.Analyze(name, data) }
+
+// AnalyzeAs judges data as output of kind k, without yardsticks.
+func AnalyzeAs(name string, k Kind, data []byte) File { return Options{}.AnalyzeAs(name, k, data) }
+
+// Analyze is the package's Analyze with o's yardsticks.
+func (o Options) Analyze(name string, data []byte) File {
+	return o.AnalyzeAs(name, Detect(data), data)
 }
 
-// AnalyzeAs judges data as output of kind k.
-func AnalyzeAs(name string, k Kind, data []byte) File {
+// AnalyzeAs judges data as output of kind k with o's yardsticks.
+func (o Options) AnalyzeAs(name string, k Kind, data []byte) File {
 	out := File{File: name, Kind: k}
 	ev, ok := evaluators[k]
 	if !ok {
@@ -147,7 +152,7 @@ func AnalyzeAs(name string, k Kind, data []byte) File {
 			Summary: "no tool output fabricctl recognises (ibv_devinfo, ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv, nvidia-smi [-q|topo -m|nvlink], p2pBandwidthLatencyTest, perftest, NCCL logs, nccl-tests, NHC logs)"}}
 		return out
 	}
-	findings, facts, err := ev(name, bytes.Clone(data))
+	findings, facts, err := ev(o, name, bytes.Clone(data))
 	if err != nil {
 		findings = append(findings, Finding{ID: string(k) + "/parse", Status: checks.StatusError, Summary: fmt.Sprintf("%s: %v", name, err)})
 	}

@@ -140,7 +140,7 @@ func TestCorpusNoRefusalsNoInventedFailures(t *testing.T) {
 // files beside it are analysed.
 func TestReadFilesOneUnreadable(t *testing.T) {
 	rep, err := ReadFiles(context.Background(), strings.NewReader("No IB devices found\n"),
-		[]string{"testdata/does-not-exist.txt", "-", "../hostparse/testdata/ibstat/roce_and_ib.txt"})
+		[]string{"testdata/does-not-exist.txt", "-", "../hostparse/testdata/ibstat/roce_and_ib.txt"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

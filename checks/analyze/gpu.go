@@ -14,7 +14,7 @@ import (
 // the PCIe replay counter: link-level retransmissions mean a marginal link.
 // The current PCIe generation and width drop while a GPU idles, so they are
 // reported, not judged.
-func evalSMIQuery(name string, data []byte) ([]Finding, any, error) {
+func evalSMIQuery(opt Options, name string, data []byte) ([]Finding, any, error) {
 	q, err := hostparse.ParseNvidiaSMIQ(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -46,7 +46,7 @@ func ReplayFinding(id, subject string, replays, rollovers *int64) Finding {
 	return pass(id, subject, "no PCIe replays since reset")
 }
 
-func evalSMI(name string, data []byte) ([]Finding, any, error) {
+func evalSMI(opt Options, name string, data []byte) ([]Finding, any, error) {
 	s, err := hostparse.ParseNvidiaSMI(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -63,7 +63,7 @@ func evalSMI(name string, data []byte) ([]Finding, any, error) {
 // evalNVLink judges nvidia-smi nvlink -e (error counters: any non-zero
 // replay, recovery or CRC count warns) and -s (a GPU with some links up and
 // others inactive warns; a GPU without active links is reported).
-func evalNVLink(name string, data []byte) ([]Finding, any, error) {
+func evalNVLink(opt Options, name string, data []byte) ([]Finding, any, error) {
 	nl, err := hostparse.ParseNVLink(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -125,7 +125,7 @@ func evalNVLink(name string, data []byte) ([]Finding, any, error) {
 // maxListed bounds the pairs a p2p finding names one by one.
 const maxListed = 8
 
-func evalP2P(name string, data []byte) ([]Finding, any, error) {
+func evalP2P(opt Options, name string, data []byte) ([]Finding, any, error) {
 	p, err := hostparse.ParseP2PBandwidth(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err

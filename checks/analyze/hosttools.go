@@ -40,7 +40,7 @@ func noDevice(id, summary string) Finding {
 	return bad(id, "", checks.StatusFail, checks.NoDevice, summary)
 }
 
-func evalDevInfo(name string, data []byte) ([]Finding, any, error) {
+func evalDevInfo(opt Options, name string, data []byte) ([]Finding, any, error) {
 	di, err := hostparse.ParseDevInfo(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -61,7 +61,7 @@ func evalDevInfo(name string, data []byte) ([]Finding, any, error) {
 	return out, di, nil
 }
 
-func evalIBStat(name string, data []byte) ([]Finding, any, error) {
+func evalIBStat(opt Options, name string, data []byte) ([]Finding, any, error) {
 	st, err := hostparse.ParseIBStat(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +85,7 @@ func evalIBStat(name string, data []byte) ([]Finding, any, error) {
 	return out, st, nil
 }
 
-func evalShowGIDs(name string, data []byte) ([]Finding, any, error) {
+func evalShowGIDs(opt Options, name string, data []byte) ([]Finding, any, error) {
 	sg, err := hostparse.ParseShowGIDs(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -126,7 +126,7 @@ func evalShowGIDs(name string, data []byte) ([]Finding, any, error) {
 	return out, sg, nil
 }
 
-func evalIBDev2Netdev(name string, data []byte) ([]Finding, any, error) {
+func evalIBDev2Netdev(opt Options, name string, data []byte) ([]Finding, any, error) {
 	m, err := hostparse.ParseIBDev2Netdev(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -145,7 +145,7 @@ func evalIBDev2Netdev(name string, data []byte) ([]Finding, any, error) {
 	return out, m, nil
 }
 
-func evalIBLinkInfo(name string, data []byte) ([]Finding, any, error) {
+func evalIBLinkInfo(opt Options, name string, data []byte) ([]Finding, any, error) {
 	li, err := hostparse.ParseIBLinkInfo(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -177,7 +177,7 @@ func gpuDevice(d hostparse.PCIDevice) bool {
 // guides set for ConnectX adapters (setpci … 68.w), bytes.
 const RecommendedMaxReadReq = 4096
 
-func evalLSPCI(name string, data []byte) ([]Finding, any, error) {
+func evalLSPCI(opt Options, name string, data []byte) ([]Finding, any, error) {
 	devs, err := hostparse.ParsePCI(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
@@ -266,7 +266,7 @@ func evalLSPCI(name string, data []byte) ([]Finding, any, error) {
 // PIX/PXB pass, PHB and NODE/SYS warn (GPUDirect RDMA crosses the CPU). A
 // GPU whose row (and whose NICs' rows) the capture cut off is unknown: never
 // a verdict on cells that are not there.
-func evalTopo(name string, data []byte) ([]Finding, any, error) {
+func evalTopo(opt Options, name string, data []byte) ([]Finding, any, error) {
 	tp, err := hostparse.ParseTopo(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err

@@ -13,7 +13,7 @@ import (
 
 // perftestFindings judges one side's output: its failure cause, its
 // warnings, its result.
-func perftestFindings(rep *perftest.Report) []Finding {
+func perftestFindings(rep *perftest.Report, exp Expect) []Finding {
 	if f, bad := perftest.Cause(rep); bad {
 		hints := perftest.Hints(nil, rep)
 		if rep.ServerBanner {
@@ -29,41 +29,67 @@ func perftestFindings(rep *perftest.Report) []Finding {
 	row, ok := rep.Final()
 	switch {
 	case ok:
-		if g, known := perftest.GbpsOf(row.BWAverage, rep.BWUnit); known {
-			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("%.2f Gb/s average at %d bytes", g, row.Bytes),
-				Measurements: []checks.Measurement{{Name: "bw_average", Value: g, Unit: checks.UnitGbps}}})
-		} else {
-			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("%g average at %d bytes (unit not recorded: Gb/s with --report_gbits, MiB/s without)", row.BWAverage, row.Bytes)})
+		g, known := perftest.GbpsOf(row.BWAverage, rep.BWUnit)
+		m := []checks.Measurement{{Name: "bw_average", Value: g, Unit: checks.UnitGbps}}
+		switch {
+		case !known:
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusSkip, Summary: fmt.Sprintf("%g average at %d bytes (unit not recorded: Gb/s with --report_gbits, MiB/s without): not judged", row.BWAverage, row.Bytes)})
+		case exp.BW <= 0:
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusSkip, Measurements: m,
+				Summary: fmt.Sprintf("%.2f Gb/s average at %d bytes: no yardstick to judge it by (give --expect bw=…, or a fabric with a portRate)", g, row.Bytes)})
+		case g < exp.BW:
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusFail, Class: checks.LowBandwidth, Measurements: m,
+				Summary: fmt.Sprintf("%.2f Gb/s average at %d bytes is below the expected %g Gb/s", g, row.Bytes, exp.BW)})
+		default:
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Measurements: m,
+				Summary: fmt.Sprintf("%.2f Gb/s average at %d bytes, at least the expected %g Gb/s", g, row.Bytes, exp.BW)})
 		}
 	case len(rep.Lat) > 0:
 		l := rep.Lat[len(rep.Lat)-1]
-		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("latency test completed: %g %s typical at %d bytes", max(l.TTypical, l.TAvg), rep.LatUnit, l.Bytes)})
+		name, v := "t_typical", l.TTypical
+		if v <= 0 {
+			name, v = "t_avg", l.TAvg
+		}
+		m := []checks.Measurement{{Name: name, Value: v, Unit: rep.LatUnit}}
+		unit := string(rep.LatUnit)
+		if unit == "" {
+			unit = "(unit not recorded: µs, or cycles with -C)"
+		}
+		what := fmt.Sprintf("%s %g %s at %d bytes", name, v, unit, l.Bytes)
+		switch {
+		case exp.Lat <= 0 || rep.LatUnit != checks.UnitUsec:
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusSkip, Measurements: m, Summary: what + ": no yardstick to judge it by (give --expect lat=…µs, or a fabric with maxLatency)"})
+		case v > exp.Lat:
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusFail, Class: checks.HighLatency, Measurements: m, Summary: fmt.Sprintf("%s is above the expected %g µs", what, exp.Lat)})
+		default:
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Measurements: m, Summary: fmt.Sprintf("%s, within the expected %g µs", what, exp.Lat)})
+		}
 	case len(rep.Bare) > 0:
-		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusPass, Summary: fmt.Sprintf("%g (--output value)", rep.Bare[len(rep.Bare)-1])})
+		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusSkip, Summary: fmt.Sprintf("%g (--output value): its unit is not printed, not judged", rep.Bare[len(rep.Bare)-1])})
 	default:
 		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusSkip, Summary: "no result rows (server side or a capture cut before them)"})
 	}
 	return out
 }
 
-func evalPerftest(name string, data []byte) ([]Finding, any, error) {
+func evalPerftest(opt Options, name string, data []byte) ([]Finding, any, error) {
 	// A console capture may show an --out_json file too (cat'ed after the run).
 	if block := jsonBlock(data); block != nil {
 		if rep, err := perftest.ParseJSON(block); err == nil && (len(rep.BW) > 0 || len(rep.Lat) > 0) {
 			if text, terr := perftest.Parse(bytes.NewReader(data)); terr == nil && text.Title != "" {
 				rep.Failures = append(rep.Failures, text.Failures...)
 			}
-			return perftestFindings(rep), rep, nil
+			return perftestFindings(rep, opt.Expect), rep, nil
 		}
 	}
 	rep, err := perftest.Parse(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
 	}
-	return perftestFindings(rep), rep, nil
+	return perftestFindings(rep, opt.Expect), rep, nil
 }
 
-func evalPerftestJSON(name string, data []byte) ([]Finding, any, error) {
+func evalPerftestJSON(opt Options, name string, data []byte) ([]Finding, any, error) {
 	block := jsonBlock(data)
 	if block == nil {
 		block = data
@@ -72,7 +98,7 @@ func evalPerftestJSON(name string, data []byte) ([]Finding, any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return perftestFindings(rep), rep, nil
+	return perftestFindings(rep, opt.Expect), rep, nil
 }
 
 // jsonBlock returns the lines from the first line that is "{" to the last
@@ -101,17 +127,17 @@ type NCCLFacts struct {
 	Tests []nccl.Perf `json:"tests,omitempty"`
 }
 
-func evalNCCL(name string, data []byte) ([]Finding, any, error) {
+func evalNCCL(opt Options, name string, data []byte) ([]Finding, any, error) {
 	a, err := nccl.Analyze(nccl.Options{}, nccl.Source{Name: name, R: bytes.NewReader(data)})
 	if err != nil {
 		return nil, nil, err
 	}
-	return NCCLFindings(a), NCCLFacts{Hosts: a.Hosts, Tests: a.Tests}, nil
+	return NCCLFindings(a, opt.Expect), NCCLFacts{Hosts: a.Hosts, Tests: a.Tests}, nil
 }
 
 // NCCLFindings turns an NCCL analysis into findings: one per finding of the
 // analysis, and a passing one per host without any.
-func NCCLFindings(a *nccl.Analysis) []Finding {
+func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 	var out []Finding
 	flagged := map[string]bool{}
 	for _, f := range a.Findings {
@@ -146,9 +172,23 @@ func NCCLFindings(a *nccl.Analysis) []Finding {
 		out = append(out, Finding{ID: "nccl/host", Status: checks.StatusPass, Subject: h.Name, Summary: strings.Join(bits, ", ")})
 	}
 	for _, p := range a.Tests {
-		if m := p.MaxBusBW(); m > 0 {
-			out = append(out, Finding{ID: "nccl/busbw", Status: checks.StatusPass, Summary: fmt.Sprintf("best bus bandwidth %.2f GB/s over %d sizes", m, len(p.Rows)), Evidence: []string{p.Where}})
+		m := p.MaxBusBW()
+		if m <= 0 {
+			continue
 		}
+		f := Finding{ID: "nccl/busbw", Status: checks.StatusSkip, Evidence: []string{p.Where},
+			Measurements: []checks.Measurement{{Name: "busbw", Value: m, Unit: checks.UnitGBps}},
+			Summary:      fmt.Sprintf("best bus bandwidth %.2f GB/s over %d sizes: no yardstick to judge it by (give --expect busbw=…)", m, len(p.Rows))}
+		switch {
+		case exp.BusBW <= 0:
+		case m < exp.BusBW:
+			f.Status, f.Class = checks.StatusFail, checks.LowBandwidth
+			f.Summary = fmt.Sprintf("best bus bandwidth %.2f GB/s over %d sizes is below the expected %g GB/s", m, len(p.Rows), exp.BusBW)
+		default:
+			f.Status = checks.StatusPass
+			f.Summary = fmt.Sprintf("best bus bandwidth %.2f GB/s over %d sizes, at least the expected %g GB/s", m, len(p.Rows), exp.BusBW)
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -162,7 +202,7 @@ var (
 
 // evalHealth reads node-health-check logs (LBNL NHC, Azure's aznhc and
 // distributed NHC): every ERROR line fails, "Healthy" lines pass.
-func evalHealth(name string, data []byte) ([]Finding, any, error) {
+func evalHealth(opt Options, name string, data []byte) ([]Finding, any, error) {
 	var out []Finding
 	facts := map[string][]string{}
 	for _, raw := range strings.Split(string(data), "\n") {

@@ -18,6 +18,9 @@ type Options struct {
 	Host string
 	// MaxFileSize skips larger files (default 16 MiB).
 	MaxFileSize int64
+	// Analyze holds the yardsticks figures are judged against (a fabric's
+	// portRate, maxLatency); without them a figure is a skip.
+	Analyze analyze.Options
 }
 
 // Evaluate reads every file under fsys, tells each one's tool from its
@@ -73,7 +76,7 @@ func Evaluate(fsys fs.FS, opt Options) ([]checks.Result, error) {
 		case analyze.KindNCCL, analyze.KindNCCLTests:
 			ncclSources = append(ncclSources, nccl.Source{Name: p, R: bytes.NewReader(data)})
 		default:
-			out = append(out, results(host, analyze.AnalyzeAs(p, kind, data))...)
+			out = append(out, results(host, opt.Analyze.AnalyzeAs(p, kind, data))...)
 		}
 		recognised++
 	}

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/analyze"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -32,6 +33,34 @@ func fixture(t *testing.T) fstest.MapFS {
 		"gpu-02/ib_read_bw-rtr.txt":   read("perftest/testdata/text/err_qp_rtr_zero_gid_client.txt"),
 		"gpu-02/perftest_mlx5_3.json": read("perftest/testdata/json/write_bw.json"),
 		"gpu-02/notes.md":             &fstest.MapFile{Data: []byte("not a capture")},
+	}
+}
+
+// TestEvaluateYardstick: a fabric's floor turns the figures into verdicts,
+// each way.
+func TestEvaluateYardstick(t *testing.T) {
+	for _, c := range []struct {
+		floor float64
+		want  checks.Status
+	}{{90, checks.StatusPass}, {98.5, checks.StatusFail}} {
+		res, err := Evaluate(fixture(t), Options{Analyze: analyze.Options{Expect: analyze.Expect{BW: c.floor}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]checks.Status{}
+		for _, r := range res {
+			if r.ID == "captured/perftest/result" {
+				got[r.Target] = r.Status
+			}
+		}
+		// 97.61 and 98.21 Gb/s measured.
+		want := checks.StatusPass
+		if c.floor > 98.21 {
+			want = checks.StatusFail
+		}
+		if got["gpu-02/ib_write_bw.txt"] != c.want || got["gpu-02/perftest_mlx5_3.json"] != want {
+			t.Errorf("floor %g: %v", c.floor, got)
+		}
 	}
 }
 
@@ -61,10 +90,11 @@ func TestEvaluateGolden(t *testing.T) {
 	mustHave("captured/ibv_devinfo", "gpu-01/", checks.StatusFail) // the IB port is down
 	mustHave("captured/ibv_devinfo", "gpu-01/", checks.StatusPass) // the RoCE port is active
 	mustHave("captured/lspci", "gpu-01/", checks.StatusFail)       // the downgraded GPU link
-	mustHave("captured/perftest", "gpu-02/ib_write_bw.txt", checks.StatusPass)
+	// Without a yardstick a bandwidth is reported, not passed.
+	mustHave("captured/perftest", "gpu-02/ib_write_bw.txt", checks.StatusSkip)
 	mustHave("captured/perftest", "gpu-02/ib_read_bw-rtr.txt", checks.StatusFail)
 	// An --out_json file is accepted, its unit known: 98.21 Gb/s, not MB/s.
-	mustHave("captured/perftest/result", "gpu-02/perftest_mlx5_3.json", checks.StatusPass)
+	mustHave("captured/perftest/result", "gpu-02/perftest_mlx5_3.json", checks.StatusSkip)
 	for _, r := range res {
 		if r.Target == "gpu-02/perftest_mlx5_3.json" {
 			if m, ok := r.Measurement("bw_average"); !ok || m.Value < 98.2 || m.Value > 98.3 || m.Unit != checks.UnitGbps {

@@ -27,14 +27,6 @@
 //	ras-error             NCCL RAS: missing, dead or failed ranks
 //	unclassified-warning  a WARN line no class of the taxonomy fits, quoted: it is
 //	                      never dropped, and never read as fine
-//
-// The taxonomy (taxonomy.go, Classify) is taken from the libraries' sources:
-// ncclResult_t from NCCL 2.30.7's src/nccl.h.in and ncclGetErrorString in
-// src/init.cc, the back-trace format from src/include/checks.h, the async
-// events NCCL's IB transport reports from src/transport/net_ib/common.cc,
-// and the event and completion-status names from rdma-core 65's
-// libibverbs/enum_strs.c.
-//
 //	no-gdrdma             NET/IB channels without /GDRDMA
 //	duplicate-rank        nccl-tests printing one rank on several hosts (no MPI=1 build)
 //	wrong-results         nccl-tests #wrong or out-of-bounds values
@@ -42,6 +34,13 @@
 //	net-within-host       ranks of one host connected through NET (NCCL took
 //	                      them for different nodes)
 //	no-p2p                local ranks connected through host memory (SHM)
+//
+// The taxonomy (taxonomy.go, Classify) is taken from the libraries' sources:
+// ncclResult_t from NCCL 2.30.7's src/nccl.h.in and ncclGetErrorString in
+// src/init.cc, the back-trace format from src/include/checks.h, the async
+// events NCCL's IB transport reports from src/transport/net_ib/common.cc,
+// and the event and completion-status names from rdma-core 65's
+// libibverbs/enum_strs.c.
 //
 // Each host's Links say, per pair of ranks, which transport carried how many
 // channels and whether the link stays in the node (P2P, SHM, NVLS) or crosses

@@ -17,6 +17,7 @@ import (
 	"github.com/fabricctl/fabricctl/action/fleet"
 	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/analyze"
 	"github.com/fabricctl/fabricctl/checks/captured"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
@@ -134,15 +135,17 @@ func checkFromDir(g *globals, cf checkFlags, write func(io.Writer, *report.Repor
 		return fmt.Errorf("--from-dir %s: not a directory", cf.fromDir)
 	}
 	name := filepath.Base(filepath.Clean(cf.fromDir))
+	opt := captured.Options{Host: name}
 	if cf.file != "" {
 		f, err := loadFabric(g.stderr, cf.file)
 		if err != nil {
 			return err
 		}
 		name = f.Metadata.Name
+		opt.Analyze.Expect = analyze.FabricExpect(f)
 	}
 	started := time.Now()
-	results, err := captured.Evaluate(os.DirFS(cf.fromDir), captured.Options{Host: filepath.Base(filepath.Clean(cf.fromDir))})
+	results, err := captured.Evaluate(os.DirFS(cf.fromDir), opt)
 	if err != nil {
 		return err
 	}

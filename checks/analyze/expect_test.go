@@ -1,0 +1,72 @@
+package analyze
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+func TestParseExpect(t *testing.T) {
+	for in, want := range map[string]Expect{
+		"busbw=120":                 {BusBW: 120},
+		"busbw=120GB/s, bw=350Gb/s": {BusBW: 120, BW: 350},
+		"bw=25000Mb/s,lat=2.5us":    {BW: 25, Lat: 2.5},
+		"lat=1ms":                   {Lat: 1000},
+		"BW=100Gbps":                {BW: 100},
+	} {
+		got, err := ParseExpect(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"busbw", "speed=3", "bw=-1", "bw=fast", "busbw=3Gb/s", "lat=0"} {
+		if _, err := ParseExpect(bad); !errors.Is(err, ErrExpect) {
+			t.Errorf("%q: %v, want ErrExpect", bad, err)
+		}
+	}
+}
+
+// TestNoPassWithoutYardstick: the same nccl-tests and perftest figures are
+// a skip without a floor, a pass above it and a fail below it.
+func TestNoPassWithoutYardstick(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		exp  Expect
+		want checks.Status
+	}{
+		{"../nccl/testdata/srun_all_reduce_perf_wrong.log", Expect{}, checks.StatusSkip},
+		{"../nccl/testdata/srun_all_reduce_perf_wrong.log", Expect{BusBW: 10}, checks.StatusPass},
+		{"../nccl/testdata/srun_all_reduce_perf_wrong.log", Expect{BusBW: 120}, checks.StatusFail},
+		{"../perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt", Expect{}, checks.StatusSkip},
+		{"../perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt", Expect{BW: 90}, checks.StatusPass},
+		{"../perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt", Expect{BW: 99}, checks.StatusFail},
+		{"../perftest/testdata/text/write_lat_client_roce.txt", Expect{}, checks.StatusSkip},
+		{"../perftest/testdata/text/write_lat_client_roce.txt", Expect{Lat: 3}, checks.StatusPass},
+		{"../perftest/testdata/text/write_lat_client_roce.txt", Expect{Lat: 2.5}, checks.StatusFail},
+		// --out_json does not say whether latencies are µs or cycles (-C): never judged.
+		{"../perftest/testdata/json/send_lat_old_unquoted.json", Expect{Lat: 20}, checks.StatusSkip},
+		{"../perftest/testdata/text/atomic_lat_cycles.txt", Expect{Lat: 20}, checks.StatusSkip},
+	} {
+		f := Options{Expect: c.exp}.Analyze(c.file, mustRead(t, c.file))
+		var got []checks.Status
+		for _, x := range f.Findings {
+			if x.ID == "nccl/busbw" || x.ID == "perftest/result" {
+				got = append(got, x.Status)
+			}
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s with %+v: %v, want %s", c.file, c.exp, got, c.want)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

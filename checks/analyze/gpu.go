@@ -2,12 +2,14 @@ package analyze
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/hostparse"
+	"github.com/fabricctl/fabricctl/checks/pcitopo"
 )
 
 // evalSMIQuery reports each GPU's model, driver, CUDA and VBIOS, and judges
@@ -206,4 +208,66 @@ func evalP2P(opt Options, name string, data []byte) ([]Finding, any, error) {
 		out = append(out, bad("p2p/capture", "", checks.StatusSkip, "", "the capture is cut inside a matrix: pairs it does not show are not judged"))
 	}
 	return out, p, nil
+}
+
+// evalTopo grades each GPU's closest NIC like nvidia-smi topo -m names it:
+// PIX/PXB pass, PHB and NODE/SYS warn (GPUDirect RDMA crosses the CPU). A
+// GPU whose row (and whose NICs' rows) the capture cut off is unknown: never
+// a verdict on cells that are not there.
+func evalTopo(opt Options, name string, data []byte) ([]Finding, any, error) {
+	tp, err := hostparse.ParseTopo(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	var gpus, nics []string
+	for _, d := range tp.Devices {
+		switch {
+		case strings.HasPrefix(d, "GPU"):
+			gpus = append(gpus, d)
+		case strings.HasPrefix(d, "NIC"), strings.HasPrefix(d, "mlx"):
+			nics = append(nics, d)
+		}
+	}
+	if len(nics) == 0 {
+		return []Finding{bad("topo/gpu-nic-affinity", "", checks.StatusSkip, "", fmt.Sprintf("the topology lists %d GPUs and no NIC", len(gpus)))}, tp, nil
+	}
+	var out []Finding
+	for _, g := range gpus {
+		best, bestNICs := pcitopo.Path(""), []string(nil)
+		var missing []string
+		for _, n := range nics {
+			p, err := tp.Path(g, n)
+			switch {
+			case errors.Is(err, hostparse.ErrTruncated):
+				missing = append(missing, n)
+				continue
+			case err != nil:
+				continue
+			}
+			switch {
+			case best == "" || p.Closer(best):
+				best, bestNICs = p, []string{tp.NICName(n)}
+			case p == best:
+				bestNICs = append(bestNICs, tp.NICName(n))
+			}
+		}
+		names := strings.Join(bestNICs, ",")
+		switch {
+		case len(missing) > 0 && best != pcitopo.PIX:
+			out = append(out, bad("topo/gpu-nic-affinity", g, checks.StatusSkip, "", fmt.Sprintf("closest NIC unknown: the capture cuts off %s↔%s", g, strings.Join(missing, ","))))
+		case best == pcitopo.PIX || best == pcitopo.PXB:
+			f := pass("topo/gpu-nic-affinity", g, fmt.Sprintf("closest NIC %s via %s", names, best))
+			if len(missing) > 0 {
+				f.Summary += " (the capture cuts off " + strings.Join(missing, ",") + ")"
+			}
+			out = append(out, f)
+		case best == pcitopo.PHB:
+			out = append(out, bad("topo/gpu-nic-affinity", g, checks.StatusWarn, "", fmt.Sprintf("closest NIC %s via PHB: GPUDirect RDMA goes through the CPU's host bridge", names)))
+		case best == "":
+			out = append(out, bad("topo/gpu-nic-affinity", g, checks.StatusSkip, "", "no PCIe path to any NIC in the matrix"))
+		default:
+			out = append(out, bad("topo/gpu-nic-affinity", g, checks.StatusWarn, "", fmt.Sprintf("closest NIC %s is %s away: GPUDirect RDMA traffic crosses the CPU", names, best)))
+		}
+	}
+	return out, tp, nil
 }

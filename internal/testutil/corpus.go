@@ -2,6 +2,10 @@ package testutil
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,4 +124,23 @@ func CorpusFiles(t testing.TB, sub, glob string) []File {
 		files = append(files, readCorpusFile(t, p))
 	}
 	return files
+}
+
+// ReadPinned reads a published-corpus file and checks it against the
+// sha256 its manifest pins. ok is false when the file is absent (the
+// corpus lives outside the repository); a file whose content differs is
+// an error, never read.
+func ReadPinned(path, sha string) (data []byte, ok bool, err error) {
+	data, err = os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != sha {
+		return nil, false, fmt.Errorf("%s has sha256 %s, the manifest says %s", path, got, sha)
+	}
+	return data, true, nil
 }

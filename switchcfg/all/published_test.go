@@ -1,8 +1,6 @@
 package all
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
@@ -190,16 +189,16 @@ func publishedFile(t *testing.T, dir, manifest string, e publishedEntry) ([]byte
 			err = os.WriteFile(path, data, 0o644)
 		}
 	}
-	if errors.Is(err, os.ErrNotExist) {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s: %s: %v", manifest, e.ID, err)
 		return nil, false
 	}
+	data, ok, err := testutil.ReadPinned(path, e.SHA256)
 	if err != nil {
 		t.Errorf("%s: %s: %v", manifest, e.ID, err)
 		return nil, false
 	}
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); got != e.SHA256 {
-		t.Errorf("%s: %s: %s has sha256 %s, the manifest says %s", manifest, e.ID, path, got, e.SHA256)
+	if !ok {
 		return nil, false
 	}
 	return data, true

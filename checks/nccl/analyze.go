@@ -46,6 +46,8 @@ var (
 	cudaDriverRe  = regexp.MustCompile(`^cudaDriverVersion (\d+)`)
 	bootstrapRe   = regexp.MustCompile(`^Bootstrap\s*: Using (.*)$`)
 	noIBRe        = regexp.MustCompile(`^NET/IB\s*: No device found`)
+	// noVerbsRe: NCCL could not load libibverbs, so NET/IB has no device.
+	noVerbsRe = regexp.MustCompile(`^Failed to open libibverbs\.so`)
 	netIBRe       = regexp.MustCompile(`^NET/IB\s*: Using (\[.*)$`)
 	netIBOldRe    = regexp.MustCompile(`^NET/IB\s*:\s*(\[\d+\]\s*\S+:\d+/(?:IB|RoCE).*)$`)             // NCCL 2.3: "NET/IB: [0] mlx5_0:1/IB"
 	sidebandRe    = regexp.MustCompile(`^NET/IB\s*: Using interface (\S+) for sideband communication`) // NCCL 2.3
@@ -135,6 +137,7 @@ type analyzer struct {
 	timeouts  map[string]*timeout
 	ras       *rasReport
 	errs      []SourceError
+	hostCount int // hosts of the analysis, UnknownHost aside
 }
 
 // SourceError is a log that could not be analysed; the others still are.
@@ -503,6 +506,11 @@ func (a *analyzer) finish() *Analysis {
 		a.add(f)
 	}
 	a.timeoutFindings(rankHost)
+	for name := range hosts {
+		if name != UnknownHost {
+			a.hostCount++
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(hosts)) {
 		h := hosts[name]
 		h.Versions = slices.SortedFunc(maps.Keys(h.versions), compareNatural)

@@ -54,6 +54,14 @@ type timeout struct {
 // unclassified warning quoting it — never dropped.
 func (a *analyzer) warn(p *proc, rec record, where string) {
 	msg := strings.TrimSpace(rec.msg)
+	if noVerbsRe.MatchString(msg) {
+		// NET/IB cannot start: the host has no IB device for NCCL.
+		p.NoIBDevice = true
+		if p.noIBWhere == "" {
+			p.noIBWhere = where
+		}
+		return
+	}
 	f := Finding{Kind: UnclassifiedWarning, Status: checks.StatusWarn, Message: "NCCL WARN no class fits: " + msg, Where: where}
 	switch c, ok := Classify(msg); {
 	case completionRe.MatchString(msg):

@@ -19,9 +19,16 @@ func (a *analyzer) hostFindings(h *hostState) {
 	if !a.opt.AllowSocket {
 		// A job whose communicators all span one node never uses the network
 		// NCCL chose: a warning for the multi-node job to come, not a failure.
+		// Sockets fail only where the log shows the job spans nodes: a
+		// communicator of nNodes > 1, several hosts, or channels through
+		// the network transport. One host alone is a warning for the
+		// multi-node job to come.
 		st, single := checks.StatusFail, ""
-		if h.maxNodes == 1 && h.netWhere == "" {
+		switch {
+		case h.maxNodes == 1 && h.netWhere == "":
 			st, single = checks.StatusWarn, " (single-node job, nNodes 1: no data crossed the network here, but a multi-node job would)"
+		case h.maxNodes == 0 && h.netWhere == "" && a.hostCount <= 1:
+			st, single = checks.StatusWarn, " (the log shows one host and no channel through the network: if the job spans nodes, this fails)"
 		}
 		if h.socketWhere != "" {
 			msg := "channels run via NET/Socket: NCCL moves data over TCP, not RDMA"
@@ -32,7 +39,7 @@ func (a *analyzer) hostFindings(h *hostState) {
 		}
 		if h.NoIBDevice {
 			a.add(Finding{Kind: NoIBDevice, Status: st, Host: h.Name, Where: h.noIBWhere,
-				Message: "NET/IB found no device: no usable IB/RoCE port (driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)" + single})
+				Message: "NET/IB found no device: no usable IB/RoCE port (libibverbs or the driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)" + single})
 		}
 	}
 	a.interfaceFindings(h)

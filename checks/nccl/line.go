@@ -90,7 +90,9 @@ var (
 	// ncclRe matches "host:pid:tid [dev] NCCL INFO msg", the WARN form with
 	// the source location "host:pid:tid [dev] transport/net_ib.cc:1296 NCCL
 	// WARN msg", and the trimmed "NCCL INFO msg".
-	ncclRe = regexp.MustCompile(`^\s*(?:([^\s:]+):(\d+):(\d+)\s+\[(\d+)\]\s+(?:\S+:\d+\s+)?)?NCCL (INFO|WARN|TRACE|ABORT)\b\s?(.*)$`)
+	// The pid and tid may be redacted ("host:XXXXXX:XXXXXX"); NCCL 2.0-2.2
+	// printed the level without "NCCL" after that prefix.
+	ncclRe = regexp.MustCompile(`^\s*(?:(?:([^\s:]+):([\w*]+)(?::([\w*]+))?\s+\[(\d+|[xX*]+)\]\s+(?:\S+:\d+\s+)?)?NCCL |([^\s:]+):(\d+):(\d+)\s+\[(\d+)\]\s+)(INFO|WARN|TRACE|ABORT)\b\s?(.*)$`)
 	// ncclAnywhereRe finds the NCCL prefix behind launcher prefixes no rule
 	// knows.
 	ncclAnywhereRe = regexp.MustCompile(`(?:^|[\s\]):>])([^\s:\[\]()<>]+):(\d+):(\d+)\s+\[(\d+)\]\s+(?:\S+:\d+\s+)?NCCL (INFO|WARN|TRACE|ABORT)\b\s?(.*)$`)
@@ -133,9 +135,12 @@ func splitLine(raw string) record {
 	}
 	rec.msg = rest
 	if m := ncclRe.FindStringSubmatch(rest); m != nil {
-		rec.host, rec.level, rec.msg = m[1], m[5], m[6]
+		rec.host, rec.level, rec.msg = m[1], m[9], m[10]
 		if m[1] != "" {
 			rec.pid, rec.dev = atoi(m[2]), atoi(m[4])
+		}
+		if m[5] != "" { // NCCL 2.0-2.2: "host:pid:tid [dev] INFO"
+			rec.host, rec.pid, rec.dev = m[5], atoi(m[6]), atoi(m[8])
 		}
 		return rec
 	}

@@ -70,3 +70,26 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestNCCLHostNeedsSomethingToJudge: a log cut before any channel or
+// communicator completed is a skip; Init COMPLETE or connected channels
+// make it a pass.
+func TestNCCLHostNeedsSomethingToJudge(t *testing.T) {
+	head := "n1:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\nn1:1:1 [0] NCCL INFO Using network IB\n"
+	for tail, want := range map[string]checks.Status{
+		"": checks.StatusSkip,
+		"n1:1:1 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 18000 commId 0x2 - Init COMPLETE\n": checks.StatusPass,
+		"n1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n":                                                            checks.StatusPass,
+	} {
+		f := Analyze("x.log", []byte(head+tail))
+		var st []checks.Status
+		for _, x := range f.Findings {
+			if x.ID == "nccl/host" {
+				st = append(st, x.Status)
+			}
+		}
+		if len(st) != 1 || st[0] != want {
+			t.Errorf("tail %q: %v, want %s", tail, st, want)
+		}
+	}
+}

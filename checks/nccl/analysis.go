@@ -66,6 +66,9 @@ type Host struct {
 	Links  []Link `json:"links,omitempty"`
 	Paths  []Path `json:"paths,omitempty"`
 	NVLink bool   `json:"nvlink,omitempty"`
+	// InitComplete: a communicator finished its set-up ("Init COMPLETE",
+	// "Connected all rings").
+	InitComplete bool `json:"initComplete,omitempty"`
 }
 
 // IBDevice is one port of a NET/IB "Using" list.

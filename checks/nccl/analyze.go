@@ -42,12 +42,12 @@ type Options struct {
 }
 
 var (
-	versionRe     = regexp.MustCompile(`^\s*NCCL version (\S+)`)
-	cudaDriverRe  = regexp.MustCompile(`^cudaDriverVersion (\d+)`)
-	bootstrapRe   = regexp.MustCompile(`^Bootstrap\s*: Using (.*)$`)
-	noIBRe        = regexp.MustCompile(`^NET/IB\s*: No device found`)
+	versionRe    = regexp.MustCompile(`^\s*NCCL version (\S+)`)
+	cudaDriverRe = regexp.MustCompile(`^cudaDriverVersion (\d+)`)
+	bootstrapRe  = regexp.MustCompile(`^Bootstrap\s*: Using (.*)$`)
+	noIBRe       = regexp.MustCompile(`^NET/IB\s*: No device found`)
 	// noVerbsRe: NCCL could not load libibverbs, so NET/IB has no device.
-	noVerbsRe = regexp.MustCompile(`^Failed to open libibverbs\.so`)
+	noVerbsRe     = regexp.MustCompile(`^Failed to open libibverbs\.so`)
 	netIBRe       = regexp.MustCompile(`^NET/IB\s*: Using (\[.*)$`)
 	netIBOldRe    = regexp.MustCompile(`^NET/IB\s*:\s*(\[\d+\]\s*\S+:\d+/(?:IB|RoCE).*)$`)             // NCCL 2.3: "NET/IB: [0] mlx5_0:1/IB"
 	sidebandRe    = regexp.MustCompile(`^NET/IB\s*: Using interface (\S+) for sideband communication`) // NCCL 2.3
@@ -67,6 +67,7 @@ var (
 	channelsRe    = regexp.MustCompile(`^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?`)
 	nvlsSupportRe = regexp.MustCompile(`^NVLS multicast support is (not )?available on dev \d+`)
 	nvlsUsedRe    = regexp.MustCompile(`^(?:Connected NVLS|NVLS comm )`)
+	initDoneRe    = regexp.MustCompile(`\bInit COMPLETE\b|^Connected all (?:rings|trees)`)
 	collNetUsedRe = regexp.MustCompile(`^(?:rank \d+ )?Connected CollNet`)
 	gdrEnabledRe  = regexp.MustCompile(`GPU Direct RDMA (?:\([\w-]+\) )?[Ee]nabled`)
 	gdrDisabledRe = regexp.MustCompile(`GPU Direct RDMA Disabled for GPU \d+ / HCA \S+ \(([^)]*)\)`)
@@ -356,6 +357,8 @@ func (a *analyzer) info(p *proc, msg, where string) {
 		} else {
 			h.nvlsNone = true
 		}
+	case initDoneRe.MatchString(msg):
+		h.InitComplete = true
 	case nvlsUsedRe.MatchString(msg):
 		h.nvls = true
 	case collNetUsedRe.MatchString(msg):
@@ -698,6 +701,7 @@ func machineLabel(p *proc) string {
 
 // merge adds what another process printed to h.
 func (h *hostState) merge(o *hostState) {
+	h.InitComplete = h.InitComplete || o.InitComplete
 	for _, set := range []struct{ dst, src map[int]bool }{{h.pids, o.pids}, {h.ranks, o.ranks}} {
 		maps.Copy(set.dst, set.src)
 	}

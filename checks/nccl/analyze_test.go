@@ -185,7 +185,7 @@ func TestSplitLine(t *testing.T) {
 		{"[pod/w-1/pytorch] 2024-05-01T12:00:00.1Z w-1:77:77 [0] NCCL INFO x", record{stream: "pod:w-1", machine: "w-1", rank: -1, host: "w-1", pid: 77, dev: 0, level: "INFO", msg: "x"}},
 		// torchrun --tee and PyTorch's C++ log prefix.
 		{"[default1]:h:5:5 [1] NCCL INFO x", record{stream: "torchrun:1", rank: -1, host: "h", pid: 5, dev: 1, level: "INFO", msg: "x"}},
-		{"[rank4]:[E1206 18:44:12.755262105 ProcessGroupNCCL.cpp:607] [Rank 4] Watchdog caught", record{stream: "torchrun:4", rank: 4, dev: -1, msg: "[Rank 4] Watchdog caught"}},
+		{"[rank4]:[E1206 18:44:12.755262105 ProcessGroupNCCL.cpp:607] [Rank 4] Watchdog caught", record{stream: "torchrun:4", rank: 4, dev: -1, msg: "[Rank 4] Watchdog caught", torchLevel: "E"}},
 		// Python logging and syslog.
 		{"2024-03-21 10:00:01,002 - worker[0] - INFO - node0:1:1 [0] NCCL INFO x", record{rank: -1, host: "node0", pid: 1, dev: 0, level: "INFO", msg: "x"}},
 		{"Mar 21 10:00:01 node2 python3[22555]: node2:22555:22555 [0] NCCL INFO x", record{stream: "syslog:node2", machine: "node2", rank: -1, host: "node2", pid: 22555, dev: 0, level: "INFO", msg: "x"}},

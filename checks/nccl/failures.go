@@ -197,6 +197,18 @@ func (a *analyzer) failure(rec record, where string) bool {
 	case completionRe.MatchString(msg):
 		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: completionFinding(completionRe.FindStringSubmatch(msg), where)})
 		return true
+	case rec.torchLevel == "E" || rec.torchLevel == "F":
+		// PyTorch's distributed backend logged an error: its own level
+		// says so, whatever the wording; the class where one fits.
+		f := Finding{Kind: NCCLError, Status: checks.StatusFail, Message: "PyTorch c10d error: " + msg, Where: where}
+		if c, ok := Classify(msg); ok && c.Fatal {
+			f = classFinding(c, msg, where)
+		}
+		if len(f.Message) > 400 {
+			f.Message = f.Message[:400] + "…"
+		}
+		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: f})
+		return true
 	case ncclErrorRe.MatchString(msg), markerRe.MatchString(msg):
 		f := Finding{Kind: NCCLError, Status: checks.StatusFail, Message: msg, Where: where}
 		if c, ok := Classify(msg); ok {

@@ -26,6 +26,10 @@ type record struct {
 	dev   int    // the [cudaDev] of the prefix, -1 without one
 	level string // INFO, WARN, TRACE, ABORT; "" for lines without "NCCL <level>"
 	msg   string // what follows "NCCL INFO ", or the line without its launcher prefixes
+	// torchLevel is the level letter of PyTorch's C++ log prefix (E, W, I,
+	// F) when the line had one from its distributed code (c10d:
+	// ProcessGroupNCCL, NCCLUtils, TCPStore …), "" otherwise.
+	torchLevel string
 }
 
 // prefixRule is one launcher's line prefix, anchored at the start of what is
@@ -99,7 +103,9 @@ var (
 	// payloadRe is text a prefix never precedes: the line is fully stripped.
 	payloadRe = regexp.MustCompile(`^\s*(?:NCCL (?:INFO|WARN|TRACE|ABORT|version)\b|#|\[E |\[W |\[I |\[Rank \d+\]|RuntimeError|torch\.|\d+\s+\d+\s+\w+\s+\w+\s)`)
 	// torchLogRe is PyTorch's C++ log prefix "[E1206 18:44:12.755 File.cpp:607] ".
-	torchLogRe = regexp.MustCompile(`^\[[EWIF]\d{0,4}(?: [\d:.]+)?\s+[\w.]+:\d+\]\s`)
+	torchLogRe = regexp.MustCompile(`^\[([EWIF])\d{0,4}(?: [\d:.]+)?\s+([\w.]+):\d+\]\s`)
+	// c10dFileRe names the source files of PyTorch's distributed backend.
+	c10dFileRe = regexp.MustCompile(`^(?:ProcessGroupNCCL|NCCLUtils|ProcessGroupGloo|TCPStore\w*|socket|Utils|FlightRecorder\w*|ProcessGroup\w*)\.(?:cpp|hpp)$`)
 )
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
@@ -130,8 +136,11 @@ func splitLine(raw string) record {
 			break
 		}
 	}
-	if m := torchLogRe.FindString(rest); m != "" {
-		rest = rest[len(m):]
+	if m := torchLogRe.FindStringSubmatch(rest); m != nil {
+		rest = rest[len(m[0]):]
+		if c10dFileRe.MatchString(m[2]) {
+			rec.torchLevel = m[1]
+		}
 	}
 	rec.msg = rest
 	if m := ncclRe.FindStringSubmatch(rest); m != nil {

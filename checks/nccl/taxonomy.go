@@ -153,7 +153,13 @@ var (
 	// asyncRe is the event text NCCL's async thread prints, every era.
 	asyncRe = regexp.MustCompile(`(?:Got (?:non-fatal )?async event\s*:?|async fatal event(?: on \w+)?(?: \([^)]*\))?[^:]*:)\s*(.+?)\s*(?:\((\d+)\))?\s*$`)
 	// cudaRe: a failed CUDA call, as NCCL ("Cuda failure 'X'"), nccl-tests and PyTorch print it.
-	cudaRe = regexp.MustCompile(`(?i)\bcuda failure\b|\bCUDA error\b|\bcudaError\w+|\bCUDA driver error\b|CUBLAS_STATUS_\w+|\billegal memory access\b`)
+	// RCCL's HIP calls are the same class ("hipIpcGetMemHandle failed : invalid argument").
+	cudaRe = regexp.MustCompile(`(?i)\bcuda failure\b|\bCUDA error\b|\bcudaError\w+|\bCUDA driver error\b|CUBLAS_STATUS_\w+|\billegal memory access\b|\bhip\w+ failed\b|\bhipError\w+|\bHIP failure\b`)
+	// usageRe: WARNs NCCL returns ncclInvalidUsage or ncclInvalidArgument
+	// after (net_socket.cc "message truncated": collective sizes differ
+	// between ranks; init.cc: a communicator used before it was ready).
+	usageRe    = regexp.MustCompile(`message truncated : receiving \d+ bytes instead of`)
+	argumentRe = regexp.MustCompile(`Attempt to use communicator before the previous operation returned ncclSuccess`)
 	// callFailedRe: SYSCHECK and the wrappers of verbs and pthreads.
 	callFailedRe = regexp.MustCompile(`\bCall to \S+ failed\b|\b(?:ibv|wrap_ibv|mlx5dv|ncclIbv)_\w+(?:\(\))? failed\b|\bsocket(?:Start)?[Cc]onnect\w*:? .*failed|\bsocketProgress\w*: |\bConnect to \S+ failed`)
 	// remoteClosedRe: the peer closed its socket (socket.cc returns ncclRemoteError).
@@ -206,6 +212,12 @@ func Classify(msg string) (c Class, ok bool) {
 	}
 	if cudaRe.MatchString(msg) {
 		return resultClass(1)
+	}
+	if usageRe.MatchString(msg) {
+		return resultClass(5)
+	}
+	if argumentRe.MatchString(msg) {
+		return resultClass(4)
 	}
 	if remoteClosedRe.MatchString(msg) {
 		c, _ := resultClass(6)

@@ -1,6 +1,7 @@
 package nccl
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,9 @@ func TestClassify(t *testing.T) {
 		{"Call to ibv_reg_mr failed with error Cannot allocate memory", "ENOMEM", true},
 		{"Cuda failure 'out of memory'", "ncclUnhandledCudaError", true},
 		{"bootstrap.cc:60 Timeout waiting for connection from peer", "timeout", true},
+		{"hipIpcGetMemHandle failed : invalid argument", "ncclUnhandledCudaError", true},
+		{"NET/Socket : peer 10.0.0.2<41988> message truncated : receiving 4 bytes instead of 2.", "ncclInvalidUsage", true},
+		{"Attempt to use communicator before the previous operation returned ncclSuccess", "ncclInvalidArgument", true},
 		// Not errors: the environment variable names a timeout, a topology notice.
 		{"NCCL_IB_TIMEOUT set by environment to 22.", "", false},
 		{"Could not find real path of /sys/class/net/eth0/device", "", false},
@@ -94,5 +98,27 @@ n3:12:22 [2] graph/topo.cc:700 NCCL WARN Some notice no class fits
 	}
 	if _, ok := got["n2/unclassified-warning"]; ok {
 		t.Errorf("the WARN NCCL returned an error after is still unclassified: %v", got)
+	}
+}
+
+// TestTorchLogLevels: PyTorch's distributed backend says itself which of
+// its lines are errors ([E…] in its C++ log prefix): those fail whatever
+// their wording; its warnings ([W…]) are not failures.
+func TestTorchLogLevels(t *testing.T) {
+	log := `[rank0]:[E219 12:14:43.351647859 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 0] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered
+[rank1]:[W219 12:14:44.000000001 ProcessGroupNCCL.cpp:1250] Warning: destroy_process_group() was not called before program exit
+[rank1]:[E219 12:14:45.000000001 ProcessGroupNCCL.cpp:2000] [PG ID 0 Rank 1] something no class fits went wrong
+`
+	a, err := Analyze(Options{}, Source{Name: "torch.log", R: strings.NewReader(log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range a.Findings {
+		got = append(got, string(f.Status)+" "+f.Message)
+	}
+	slices.Sort(got)
+	if len(got) != 2 || !strings.HasPrefix(got[1], "fail ncclUnhandledCudaError") || !strings.HasPrefix(got[0], "fail PyTorch c10d error: [PG ID 0 Rank 1]") {
+		t.Errorf("findings: %q", got)
 	}
 }

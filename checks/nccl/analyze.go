@@ -292,6 +292,9 @@ func (a *analyzer) info(p *proc, msg, where string) {
 	if h.graph(msg) || a.trace(p, msg, where) {
 		return
 	}
+	if initDoneRe.MatchString(msg) {
+		h.InitComplete = true
+	}
 	switch {
 	case versionRe.MatchString(msg):
 		a.version(h, versionRe.FindStringSubmatch(msg)[1], where)
@@ -357,8 +360,6 @@ func (a *analyzer) info(p *proc, msg, where string) {
 		} else {
 			h.nvlsNone = true
 		}
-	case initDoneRe.MatchString(msg):
-		h.InitComplete = true
 	case nvlsUsedRe.MatchString(msg):
 		h.nvls = true
 	case collNetUsedRe.MatchString(msg):

@@ -76,9 +76,11 @@ var shaped = map[string]struct {
 			t.Errorf("%+v", f)
 		}
 	}},
-	// NCCL RAS: a communicator whose ranks launched different numbers of a collective is hung in it.
+	// NCCL RAS: a communicator whose ranks launched different numbers of a
+	// collective; RAS lists it under Warnings (a snapshot may catch ranks
+	// lagging), so it warns.
 	"ras_report_mismatch.txt": {[]string{"/ras-mismatch"}, func(t *testing.T, a *Analysis) {
-		if f := a.Findings[0]; !strings.Contains(f.Message, "AllGather") || f.Status != checks.StatusFail {
+		if f := a.Findings[0]; !strings.Contains(f.Message, "AllGather") || f.Status != checks.StatusWarn {
 			t.Errorf("%+v", f)
 		}
 	}},

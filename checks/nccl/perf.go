@@ -41,10 +41,14 @@ type PerfRun struct {
 }
 
 var (
-	perfHeaderRe = regexp.MustCompile(`^#\s+size\s+count\s+type\s+redop\s+(root\s+)?time\s+algbw\s+busbw\s+(?:#wrong|error)`)
+	// perfHeaderRe: every era's column header, "#" or not (users drop it):
+	// "size count type redop root time algbw busbw #wrong", 2.x's "error"
+	// column, all_gather's table without redop, NCCL 1.x's "bytes N type op
+	// … res".
+	perfHeaderRe = regexp.MustCompile(`^#?\s*(?:size|bytes)\s+(?:count|N)\s+type\s+(?:(?:redop|op)\s+)?(root\s+)?time\s+algbw\s+busbw\s+(?:#wrong|error|res)`)
 	perfTagRe    = regexp.MustCompile(`\[\d+\]`)
-	outOfBoundRe = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)`)
-	avgBusBWRe   = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*([0-9.]+)`)
+	outOfBoundRe = regexp.MustCompile(`^#?\s*Out of bounds values\s*:\s*(\d+)`)
+	avgBusBWRe   = regexp.MustCompile(`^#?\s*Avg bus bandwidth\s*:\s*([0-9.]+)`)
 	wordRe       = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
 
@@ -76,7 +80,10 @@ func (p *perfParser) line(s, where string) bool {
 		p.hasOOB = true
 	case avgBusBWRe.MatchString(s):
 		p.avg, _ = strconv.ParseFloat(avgBusBWRe.FindStringSubmatch(s)[1], 64)
-	case strings.HasPrefix(s, "#"):
+	case strings.HasPrefix(s, "nThread "):
+		p.content = true
+		return true
+	case strings.HasPrefix(s, "#") || strings.HasPrefix(s, "(B)") || strings.HasPrefix(s, "out-of-place"):
 		// "# nThread 1 nGpus 1 …", "# Using devices", "# (B) (elements) …"
 		if strings.HasPrefix(s, "# nThread") || strings.Contains(s, "(elements)") || strings.Contains(s, "out-of-place") {
 			p.content = true
@@ -97,22 +104,12 @@ func (p *perfParser) line(s, where string) bool {
 	return true
 }
 
-// row reads "size count type redop [root] time algbw busbw #wrong time algbw
-// busbw #wrong". Without a header (an excerpt that starts below it) the root
-// column is inferred from the number of fields.
+// row reads "size count type [redop] [root] time algbw busbw #wrong time
+// algbw busbw #wrong" (all_gather and its kin print no redop; some
+// collectives print out-of-place only). Without a header (an excerpt that
+// starts below it) the root column is inferred from the number of fields.
 func (p *perfParser) row(f []string, where string) (PerfRow, bool) {
-	root := p.root
-	if !p.header {
-		root = len(f) == 13 || len(f) == 9
-	}
-	want := 12
-	if root {
-		want = 13
-	}
-	if len(f) != want && len(f) != want-4 { // some collectives print out-of-place only
-		return PerfRow{}, false
-	}
-	if !wordRe.MatchString(f[2]) || !wordRe.MatchString(f[3]) {
+	if len(f) < 7 || !wordRe.MatchString(f[2]) {
 		return PerfRow{}, false
 	}
 	var r PerfRow
@@ -123,13 +120,26 @@ func (p *perfParser) row(f []string, where string) (PerfRow, bool) {
 	if r.Count, err = strconv.ParseInt(f[1], 10, 64); err != nil {
 		return PerfRow{}, false
 	}
-	r.Type, r.Redop, r.Root, r.Where = f[2], f[3], -1, where
-	rest := f[4:]
+	r.Type, r.Root, r.Where = f[2], -1, where
+	rest := f[3:]
+	if wordRe.MatchString(rest[0]) {
+		r.Redop, rest = rest[0], rest[1:]
+	}
+	root := p.root
+	if !p.header {
+		root = len(rest) == 9 || len(rest) == 5
+	}
 	if root {
-		if r.Root, err = strconv.Atoi(f[4]); err != nil {
+		if len(rest) == 0 {
 			return PerfRow{}, false
 		}
-		rest = f[5:]
+		if r.Root, err = strconv.Atoi(rest[0]); err != nil {
+			return PerfRow{}, false
+		}
+		rest = rest[1:]
+	}
+	if len(rest) != 4 && len(rest) != 8 {
+		return PerfRow{}, false
 	}
 	var ok bool
 	if r.OutOfPlace, ok = perfRun(rest[:4]); !ok {
@@ -155,10 +165,21 @@ func perfRun(f []string) (PerfRun, bool) {
 	if r.BusBW, err = strconv.ParseFloat(f[2], 64); err != nil {
 		return r, false
 	}
-	if f[3] == "N/A" {
+	switch v, ferr := strconv.ParseFloat(f[3], 64); {
+	case f[3] == "N/A":
 		r.Wrong = -1
-	} else if r.Wrong, err = strconv.Atoi(f[3]); err != nil {
+	case ferr != nil:
 		return r, false
+	case strings.ContainsAny(f[3], ".eE"):
+		// nccl-tests 2.x's "error" column: the largest relative deviation
+		// found. Rounding of float reductions leaves ~1e-7; the footer's
+		// "Out of bounds values" is the verdict, and a deviation of 1e-3 or
+		// more is wrong even where the capture lost the footer.
+		if v >= wrongDeviation {
+			r.Wrong = 1
+		}
+	default:
+		r.Wrong = int(v)
 	}
 	return r, true
 }
@@ -174,6 +195,10 @@ func (p *perfParser) result() (Perf, bool) {
 	}
 	return out, true
 }
+
+// wrongDeviation is the relative error of nccl-tests 2.x's "error" column
+// taken as a wrong result without the footer: far above float rounding.
+const wrongDeviation = 1e-3
 
 // collapseMin is the smallest message size at which a fall in bus bandwidth
 // counts: below it latency dominates and numbers jump around.

@@ -73,6 +73,9 @@ const (
 	maxHits  = 20
 	maxLines = 5000
 	minScore = 3
+	// ncclTestsInLog is the nccl-tests score (a header, a footer or a
+	// failure line of its own) that makes an NCCL log an nccl-tests run.
+	ncclTestsInLog = 10
 )
 
 // Detect says which tool printed data, from its content alone (never its
@@ -112,6 +115,11 @@ func Detect(data []byte) Kind {
 		if scores[k.kind] > bestScore {
 			best, bestScore = k.kind, scores[k.kind]
 		}
+	}
+	// nccl-tests runs print NCCL's log inside their own output: a log
+	// with nccl-tests' table or failure lines is an nccl-tests run.
+	if best == KindNCCL && scores[KindNCCLTests] >= ncclTestsInLog {
+		best = KindNCCLTests
 	}
 	return best
 }

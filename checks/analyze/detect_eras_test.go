@@ -1,0 +1,26 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDetectNCCLTestsAroundLogs: nccl-tests print NCCL's log inside their
+// own output; a log holding nccl-tests' table, footer or failure lines is
+// an nccl-tests run, whatever share of it NCCL's lines are.
+func TestDetectNCCLTestsAroundLogs(t *testing.T) {
+	info := strings.Repeat("h1:10:10 [0] NCCL INFO misc/socket.cc:58 -> 6\n", 30)
+	for name, c := range map[string]struct {
+		text string
+		want Kind
+	}{
+		"failure line":  {info + "h1: Test NCCL failure common.cu:961 'internal error - please report this issue to the NCCL developers / '\n", KindNCCLTests},
+		"old footer":    {info + " Out of bounds values : 2 FAILED\n", KindNCCLTests},
+		"old 1.x table": {"nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res\n", KindNCCLTests},
+		"plain log":     {info, KindNCCL},
+	} {
+		if got := Detect([]byte(c.text)); got != c.want {
+			t.Errorf("%s: %s, want %s", name, got, c.want)
+		}
+	}
+}

@@ -89,6 +89,10 @@ const (
 	// PortInUse: the server could not listen on its out-of-band TCP port
 	// ("Couldn't listen to port 18600"): another process holds it.
 	PortInUse FailureClass = "port-in-use"
+	// Resources: the device refused a verbs object (a QP, CQ, MR, PD) or
+	// a post ("Unable to create QP", "Couldn't allocate MR"): device limits,
+	// memory pinning, or a feature the device or driver lacks.
+	Resources FailureClass = "resources"
 )
 
 var classHelp = map[FailureClass]string{
@@ -106,6 +110,7 @@ var classHelp = map[FailureClass]string{
 	PortDown:         "the port is not active",
 	SetupTimeout:     "the test never started: the server did not listen on its out-of-band port in time",
 	PortInUse:        "the out-of-band TCP port is held by another process",
+	Resources:        "the device refused a verbs object (QP, CQ, MR, PD) or a post: limits, memory pinning, or a feature the device lacks",
 }
 
 // measurementClasses are the causes that void a measurement without saying

@@ -19,8 +19,20 @@ func perftestFindings(rep *perftest.Report, exp Expect) []Finding {
 		if rep.ServerBanner {
 			hints = perftest.Hints(rep, nil)
 		}
-		return []Finding{{ID: "perftest/result", Status: checks.StatusFail, Class: f.Class, Summary: fmt.Sprintf("%s: %s", f.Class, f.Text),
-			Evidence: append([]string{fmt.Sprintf("line %d: %s", f.Line, f.Text)}, hints...)}}
+		text := f.Text
+		if f.Detail != "" && !strings.Contains(text, f.Detail) {
+			text += " (" + f.Detail + ")"
+		}
+		var ev []string
+		for _, g := range rep.Failures {
+			line := fmt.Sprintf("line %d: %s", g.Line, g.Text)
+			if g.Detail != "" && !strings.Contains(g.Text, g.Detail) {
+				line += " (" + g.Detail + ")"
+			}
+			ev = append(ev, line)
+		}
+		return []Finding{{ID: "perftest/result", Status: checks.StatusFail, Class: f.Class, Subject: rep.Header.Device, Summary: fmt.Sprintf("%s: %s", f.Class, text),
+			Evidence: append(ev, hints...)}}
 	}
 	var out []Finding
 	if rep.ColumnMismatch {

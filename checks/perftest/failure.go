@@ -30,7 +30,7 @@ var failurePatterns = []failurePattern{
 	{regexp.MustCompile(`Couldn't read remote address`), checks.OOBConnect, nil},
 	{regexp.MustCompile(`Unable to read (?:to|from) socket/rdma_cm`), checks.OOBConnect, nil},
 	{regexp.MustCompile(`Failed to exchange data between server and clients`), checks.OOBConnect, nil},
-	{regexp.MustCompile(`RDMA CM event error|Unable to perform rdma_client function|rdma_(?:resolve_addr|resolve_route|connect|accept|listen|bind_addr)\b.*(?:fail|error)`), checks.OOBConnect, nil},
+	{regexp.MustCompile(`RDMA CM event error|Unable to perform rdma_client function|rdma_(?:resolve_addr|resolve_route|connect|accept|listen|bind_addr)\b.*(?:fail|error)|Failed to (?:handle|connect|disconnect) RDMA CM|RDMA_CM_EVENT_(?:REJECTED|UNREACHABLE|ADDR_ERROR|ROUTE_ERROR|CONNECT_ERROR)`), checks.OOBConnect, nil},
 	// QP state transitions (RoCE: GID index, MTU, GRH, pkey).
 	{regexp.MustCompile(`Failed to modify QP (?:\d+ )?to (INIT|RTR|RTS)`), checks.QPBringUp, group(1)},
 	{regexp.MustCompile(`Unable to Connect the HCA's through the link`), checks.QPBringUp, nil},
@@ -60,8 +60,38 @@ var failurePatterns = []failurePattern{
 	{regexp.MustCompile(`No IB devices found|Unable to find the Infiniband/RoCE device|Couldn't get context for (?:the device|\S+)`), checks.NoDevice, nil},
 	{regexp.MustCompile(`Port number (\d+) state is (\w+)`), checks.PortDown, func(m []string) string { return "port " + m[1] + " " + m[2] }},
 	{regexp.MustCompile(`Couldn't set the link layer`), checks.PortDown, nil},
+	{regexp.MustCompile(`Did not detect devices|Couldn't get device attributes|Couldn't query (?:the )?(?:device|port)`), checks.NoDevice, nil},
 	// The binary itself is missing.
 	{regexp.MustCompile(`\b(ib_(?:write|read|send|atomic)_(?:bw|lat))(?:: command not found|: not found|: No such file or directory|"?: executable file not found)`), checks.MissingTool, group(1)},
+}
+
+// openerRe is how perftest starts every error it prints to stderr
+// (perftest's src/*.c: about 1,050 fprintf(stderr, …) calls, 9 in 10
+// opening with these words). A line no pattern above knows that opens so
+// is still a failure, classed by what it names.
+var openerRe = regexp.MustCompile(`^(?:Failed to|failed to|Unable to|Couldn't|Could not|Did not|Error:|Error occurred|Problems? (?:with|in)|Bad wc|poll CQ failed|Poll send CQ|Found Incompatibility|Test exited)\b`)
+
+// openerClass names the class of an error line by the object it names.
+func openerClass(line string) checks.FailureClass {
+	l := strings.ToLower(line)
+	switch {
+	case strings.Contains(l, "rdma cm") || strings.Contains(l, "rdma_cm") || strings.Contains(l, "socket") || strings.Contains(l, "connect") || strings.Contains(l, "exchange"):
+		return checks.OOBConnect
+	case strings.Contains(l, "device") || strings.Contains(l, "context") || strings.Contains(l, "port"):
+		return checks.NoDevice
+	case strings.Contains(l, "modify qp"):
+		return checks.QPBringUp
+	case strings.Contains(l, "completion") || strings.Contains(l, "poll") || strings.Contains(l, "bad wc"):
+		return checks.CompletionError
+	}
+	return checks.Resources
+}
+
+// FailureLine reports whether a line (quote markers and blanks aside) is
+// an error perftest printed.
+func FailureLine(s string) bool {
+	_, ok := classify(cleanLine(s), 0)
+	return ok
 }
 
 // specificity ranks classes from the most to the least telling: when the
@@ -69,7 +99,7 @@ var failurePatterns = []failurePattern{
 // reached RTS, the cause is the QP bring-up.
 var specificity = []checks.FailureClass{
 	checks.MissingTool, checks.ArgumentError, checks.NoDevice, checks.PortDown,
-	checks.QPBringUp, checks.CompletionError, checks.ClockCalibration, checks.OOBConnect,
+	checks.QPBringUp, checks.CompletionError, checks.Resources, checks.ClockCalibration, checks.OOBConnect,
 }
 
 func rank(c checks.FailureClass) int {
@@ -96,6 +126,9 @@ func classify(line string, lineNo int) (Failure, bool) {
 			f.Detail = p.detail(m)
 		}
 		return f, true
+	}
+	if openerRe.MatchString(line) {
+		return Failure{Class: openerClass(line), Line: lineNo, Text: line}, true
 	}
 	return Failure{}, false
 }

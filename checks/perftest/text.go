@@ -84,6 +84,13 @@ func Parse(rd io.Reader) (*Report, error) {
 	return p.r, nil
 }
 
+var (
+	// errnoRe: the lines perftest prints under an rdma_cm failure.
+	errnoRe = regexp.MustCompile(`^(ERRNO|Event):\s*(.+)$`)
+	// cmdDeviceRe: the device a captured command line names (-d, --ib-dev).
+	cmdDeviceRe = regexp.MustCompile(`\bib_(?:write|read|send|atomic)_(?:bw|lat)\b.*?\s(?:-d|--ib-dev)[ =](\S+)`)
+)
+
 // cleanLine strips whitespace, carriage returns and "> " quote markers.
 func cleanLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -101,6 +108,15 @@ func (p *textParser) line(s string, n int) {
 		p.r.Failures = append(p.r.Failures, f)
 		p.content = true
 		return
+	}
+	if m := errnoRe.FindStringSubmatch(s); m != nil && len(p.r.Failures) > 0 {
+		// rdma_cm failures print their event and errno on lines of their own.
+		f := &p.r.Failures[len(p.r.Failures)-1]
+		f.Detail = strings.TrimPrefix(f.Detail+"; "+m[1]+": "+strings.TrimSuffix(m[2], "."), "; ")
+		return
+	}
+	if m := cmdDeviceRe.FindStringSubmatch(s); m != nil && p.r.Header.Device == "" {
+		p.r.Header.Device = m[1]
 	}
 	if warningRe.MatchString(s) {
 		p.r.Warnings = append(p.r.Warnings, s)

@@ -104,15 +104,15 @@ func (p *textParser) line(s string, n int) {
 	if s == "" {
 		return
 	}
-	if f, ok := classify(s, n); ok {
-		p.r.Failures = append(p.r.Failures, f)
-		p.content = true
-		return
-	}
 	if m := errnoRe.FindStringSubmatch(s); m != nil && len(p.r.Failures) > 0 {
 		// rdma_cm failures print their event and errno on lines of their own.
 		f := &p.r.Failures[len(p.r.Failures)-1]
 		f.Detail = strings.TrimPrefix(f.Detail+"; "+m[1]+": "+strings.TrimSuffix(m[2], "."), "; ")
+		return
+	}
+	if f, ok := classify(s, n); ok {
+		p.r.Failures = append(p.r.Failures, f)
+		p.content = true
 		return
 	}
 	if m := cmdDeviceRe.FindStringSubmatch(s); m != nil && p.r.Header.Device == "" {

@@ -1,0 +1,46 @@
+package perftest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fabricctl/fabricctl/checks"
+)
+
+// TestErrorsByPerftestsOwnOpeners: an error line no pattern names is still
+// a failure when it opens as perftest opens its errors, classed by the
+// object it names; the rdma_cm Event/ERRNO lines under it join it; a
+// command line's -d names the device.
+func TestErrorsByPerftestsOwnOpeners(t *testing.T) {
+	for line, want := range map[string]checks.FailureClass{
+		"Unable to create QP.":                     checks.Resources,
+		"Couldn't allocate MR":                     checks.Resources,
+		"Failed to disconnect RDMA CM connection.": checks.OOBConnect,
+		"Couldn't get device attributes":           checks.NoDevice,
+		"Did not detect devices":                   checks.NoDevice,
+		"Couldn't get context for the device":      checks.NoDevice,
+		" >   Port number 1 state is Down":         checks.PortDown,
+		"Failed to modify QP 12 to RTR":            checks.QPBringUp,
+		"poll CQ failed 1":                         checks.CompletionError,
+	} {
+		if !FailureLine(line) {
+			t.Errorf("%q: not a failure line", line)
+			continue
+		}
+		if f, _ := classify(cleanLine(line), 1); f.Class != want {
+			t.Errorf("%q: class %s, want %s", line, f.Class, want)
+		}
+	}
+	for _, ok := range []string{" local address: LID 0000 QPN 0x0108 PSN 0x3f2a", "Conflicting CPU frequency values detected: 800.0 != 3400.0. CPU Frequency is not max.", "#bytes     #iterations    BW peak[Gb/sec]"} {
+		if FailureLine(ok) {
+			t.Errorf("%q taken for a failure", ok)
+		}
+	}
+	r, err := Parse(strings.NewReader("# ib_write_bw -R -d cxgb4_0 10.0.0.1\nRDMA CM event error:\nEvent: RDMA_CM_EVENT_REJECTED; error: -111.\nERRNO: No such file or directory.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Header.Device != "cxgb4_0" || len(r.Failures) != 1 || !strings.Contains(r.Failures[0].Detail, "RDMA_CM_EVENT_REJECTED") || !strings.Contains(r.Failures[0].Detail, "No such file") {
+		t.Errorf("device %q failures %+v", r.Header.Device, r.Failures)
+	}
+}

@@ -3,7 +3,6 @@ package analyze
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -210,40 +209,4 @@ func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-var (
-	nhcHealthyRe = regexp.MustCompile(`^(\S+)\s*\|\s*Healthy\b`)
-	nhcErrorRe   = regexp.MustCompile(`(?:^(\S+)\s*\|\s*)?ERROR:\s*(?:nhc:\s*)?(.*)$`)
-	nhcPassRe    = regexp.MustCompile(`(?i)\b(check_\w+)\b.*\b(?:pass(?:ed)?|ok)\b`)
-	nhcValueRe   = regexp.MustCompile(`(?i)(check_\w+|IB BW|NCCL|BW|bandwidth)\b.*?([\d.]+ ?(?:Gbps|GB/s))`)
-)
-
-// evalHealth reads node-health-check logs (LBNL NHC, Azure's aznhc and
-// distributed NHC): every ERROR line fails, "Healthy" lines pass.
-func evalHealth(opt Options, name string, data []byte) ([]Finding, any, error) {
-	var out []Finding
-	facts := map[string][]string{}
-	for _, raw := range strings.Split(string(data), "\n") {
-		s := strings.TrimSpace(raw)
-		switch {
-		case s == "":
-		case nhcHealthyRe.MatchString(s):
-			out = append(out, pass("health/node", nhcHealthyRe.FindStringSubmatch(s)[1], "healthy"))
-		case nhcErrorRe.MatchString(s):
-			m := nhcErrorRe.FindStringSubmatch(s)
-			out = append(out, bad("health/node", m[1], checks.StatusFail, "", m[2]))
-		case nhcValueRe.MatchString(s):
-			facts["measurements"] = append(facts["measurements"], s)
-		case nhcPassRe.MatchString(s):
-			facts["passed"] = append(facts["passed"], s)
-		}
-	}
-	if len(out) == 0 && len(facts) > 0 {
-		out = append(out, pass("health/node", "", fmt.Sprintf("%d measurements, no ERROR line", len(facts["measurements"])+len(facts["passed"]))))
-	}
-	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("no health-check verdict or measurement found")
-	}
-	return out, facts, nil
 }

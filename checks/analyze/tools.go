@@ -159,8 +159,15 @@ func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 		}
 		out = append(out, x)
 	}
+	ras := false
+	for _, f := range a.Findings {
+		ras = ras || f.Kind == nccl.RASMismatch || f.Kind == nccl.RASError
+	}
+	if a.RASReports > 0 && !ras {
+		out = append(out, Finding{ID: "nccl/ras", Status: checks.StatusPass, Summary: fmt.Sprintf("%d NCCL RAS report(s): no errors or warnings", a.RASReports)})
+	}
 	for _, h := range a.Hosts {
-		if flagged[h.Name] {
+		if flagged[h.Name] || (a.RASReports > 0 && h.Name == nccl.UnknownHost && len(h.Transports) == 0) {
 			continue
 		}
 		var bits []string

@@ -13,6 +13,9 @@ type Analysis struct {
 	Hosts    []Host    `json:"hosts"`
 	Tests    []Perf    `json:"tests,omitempty"`
 	Findings []Finding `json:"findings"`
+	// RASReports counts the NCCL RAS reports read (a report's findings are
+	// among Findings; one without any is a healthy job).
+	RASReports int `json:"rasReports,omitempty"`
 	// Errors lists the logs that could not be analysed (unreadable, or with
 	// no NCCL output); the others were analysed all the same.
 	Errors []SourceError `json:"errors,omitempty"`

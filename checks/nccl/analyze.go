@@ -126,19 +126,20 @@ type pending struct {
 
 // analyzer carries the state of one Analyze call.
 type analyzer struct {
-	opt       Options
-	procs     map[procKey]*proc
-	lastProc  map[string]*proc // launcher stream → process of its last prefixed line
-	findings  map[string]*Finding
-	order     []string
-	pend      []pending
-	testRanks map[int]map[procKey]string // nccl-tests rank → process → where
-	perf      *perfParser
-	tests     []Perf
-	timeouts  map[string]*timeout
-	ras       *rasReport
-	errs      []SourceError
-	hostCount int // hosts of the analysis, UnknownHost aside
+	opt        Options
+	procs      map[procKey]*proc
+	lastProc   map[string]*proc // launcher stream → process of its last prefixed line
+	findings   map[string]*Finding
+	order      []string
+	pend       []pending
+	testRanks  map[int]map[procKey]string // nccl-tests rank → process → where
+	perf       *perfParser
+	tests      []Perf
+	timeouts   map[string]*timeout
+	ras        *rasReport
+	errs       []SourceError
+	hostCount  int // hosts of the analysis, UnknownHost aside
+	rasReports int
 }
 
 // SourceError is a log that could not be analysed; the others still are.
@@ -203,6 +204,9 @@ func (a *analyzer) read(src Source) error {
 		a.tests = append(a.tests, p)
 	}
 	a.rasFindings()
+	if a.ras.seen {
+		a.rasReports++
+	}
 	if recognised == 0 {
 		return fmt.Errorf("analysing %s: %d lines: %w", src.Name, n, ErrNoNCCL)
 	}
@@ -485,7 +489,7 @@ func (a *analyzer) add(f Finding) {
 // finish groups the processes into hosts and turns the accumulated state
 // into the Analysis.
 func (a *analyzer) finish() *Analysis {
-	out := &Analysis{Tests: a.tests, Errors: a.errs}
+	out := &Analysis{Tests: a.tests, Errors: a.errs, RASReports: a.rasReports}
 	hosts, of := a.group()
 	rankHost := map[int]string{}
 	for _, name := range slices.Sorted(maps.Keys(hosts)) {

@@ -154,6 +154,9 @@ func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 	for _, f := range a.Findings {
 		flagged[f.Host] = true
 		x := Finding{ID: "nccl/" + string(f.Kind), Status: f.Status, Class: f.Class, Subject: f.Host, Summary: f.Message, Evidence: []string{f.Where}}
+		if f.Line != "" {
+			x.Evidence = append(x.Evidence, f.Line)
+		}
 		if f.Count > 1 {
 			x.Summary += fmt.Sprintf(" (%d times)", f.Count)
 		}

@@ -142,6 +142,9 @@ type Finding struct {
 	Message string              `json:"message"`
 	Where   string              `json:"where"`           // "file:line" of the first evidence
 	Count   int                 `json:"count,omitempty"` // how many lines showed it, when more than one
+	// Line quotes the log line the finding was read from (launcher and NCCL
+	// prefixes off), for findings read from one line.
+	Line string `json:"line,omitempty"`
 }
 
 // Clean reports whether the analysis has no findings.

@@ -77,7 +77,16 @@ func (a *analyzer) warn(p *proc, rec record, where string) {
 	case rec.level == "ABORT":
 		f.Kind, f.Status, f.Message = NCCLError, checks.StatusFail, "NCCL ABORT: "+msg
 	}
+	f.Line = quote(msg)
 	a.pend = append(a.pend, pending{f: f, proc: p, rank: rec.rank})
+}
+
+// quote shortens a log line for Finding.Line.
+func quote(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
 }
 
 // classFinding reports a classified line: async events under their own
@@ -120,7 +129,7 @@ func (a *analyzer) trace(p *proc, msg, where string) bool {
 		}
 		if pd.f.Kind == UnclassifiedWarning {
 			orig := strings.TrimPrefix(pd.f.Message, "NCCL WARN no class fits: ")
-			pd.f = Finding{Kind: NCCLError, Status: checks.StatusFail, Class: c.Failure, Where: pd.f.Where,
+			pd.f = Finding{Kind: NCCLError, Status: checks.StatusFail, Class: c.Failure, Where: pd.f.Where, Line: pd.f.Line,
 				Message: c.describe(orig) + " (NCCL returned " + c.Name + " after it)"}
 			return true
 		}
@@ -132,7 +141,7 @@ func (a *analyzer) trace(p *proc, msg, where string) bool {
 	// A back-trace without a WARN before it: NCCL met the error inside and
 	// may have gone on (a disabled plugin returns ncclInternalError while
 	// NCCL falls back); worth a look, the fatal line comes elsewhere.
-	a.pend = append(a.pend, pending{f: Finding{Kind: NCCLError, Status: checks.StatusWarn, Class: c.Failure, Where: where,
+	a.pend = append(a.pend, pending{f: Finding{Kind: NCCLError, Status: checks.StatusWarn, Class: c.Failure, Where: where, Line: quote(msg),
 		Message: c.describe(msg) + ": NCCL met this error without a WARN before it (a fallback it may have gone on from)"}, proc: p, rank: -1})
 	return true
 }
@@ -195,7 +204,9 @@ func (a *analyzer) failure(rec record, where string) bool {
 			Message: fmt.Sprintf("PyTorch's NCCL watchdog got stuck for %s s without progress: a collective or CUDA call hangs", m[2])}})
 		return true
 	case completionRe.MatchString(msg):
-		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: completionFinding(completionRe.FindStringSubmatch(msg), where)})
+		f := completionFinding(completionRe.FindStringSubmatch(msg), where)
+		f.Line = quote(msg)
+		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: f})
 		return true
 	case rec.torchLevel == "E" || rec.torchLevel == "F":
 		// PyTorch's distributed backend logged an error: its own level
@@ -204,6 +215,7 @@ func (a *analyzer) failure(rec record, where string) bool {
 		if c, ok := Classify(msg); ok && c.Fatal {
 			f = classFinding(c, msg, where)
 		}
+		f.Line = quote(msg)
 		if len(f.Message) > 400 {
 			f.Message = f.Message[:400] + "…"
 		}
@@ -216,6 +228,7 @@ func (a *analyzer) failure(rec record, where string) bool {
 		} else if !ncclErrorRe.MatchString(msg) {
 			return false // names NCCL, says nothing wrong
 		}
+		f.Line = quote(msg)
 		if len(f.Message) > 400 {
 			f.Message = f.Message[:400] + "…"
 		}

@@ -85,6 +85,8 @@ var prefixRules = []prefixRule{
 		r.stream, r.rank = "srun:"+m[1], atoi(m[1])
 	}},
 	// pdsh and DeepSpeed's pdsh runner: "gpu-a: ", "10.1.2.3: ".
+	// NCCL's own function names ("socketStartConnect: ") are camelCase;
+	// host names are not: those are no prefix.
 	{regexp.MustCompile(`^([A-Za-z0-9][\w.-]*|\d+\.\d+\.\d+\.\d+):\s`), func(m []string, r *record) {
 		r.stream, r.machine = "pdsh:"+m[1], m[1]
 	}},
@@ -102,6 +104,8 @@ var (
 	ncclAnywhereRe = regexp.MustCompile(`(?:^|[\s\]):>])([^\s:\[\]()<>]+):(\d+):(\d+)\s+\[(\d+)\]\s+(?:\S+:\d+\s+)?NCCL (INFO|WARN|TRACE|ABORT)\b\s?(.*)$`)
 	// payloadRe is text a prefix never precedes: the line is fully stripped.
 	payloadRe = regexp.MustCompile(`^\s*(?:NCCL (?:INFO|WARN|TRACE|ABORT|version)\b|#|\[E |\[W |\[I |\[Rank \d+\]|RuntimeError|torch\.|\d+\s+\d+\s+\w+\s+\w+\s)`)
+	// camelRe: a function name (socketProgress, ncclSocketConnect), never a host.
+	camelRe = regexp.MustCompile(`^[a-z]+[A-Z]\w*$`)
 	// torchLogRe is PyTorch's C++ log prefix "[E1206 18:44:12.755 File.cpp:607] ".
 	torchLogRe = regexp.MustCompile(`^\[([EWIF])\d{0,4}(?: [\d:.]+)?\s+([\w.]+):\d+\]\s`)
 	// c10dFileRe names the source files of PyTorch's distributed backend.
@@ -123,7 +127,7 @@ func splitLine(raw string) record {
 		matched := false
 		for _, p := range prefixRules {
 			m := p.re.FindStringSubmatch(rest)
-			if m == nil {
+			if m == nil || (len(m) > 1 && camelRe.MatchString(m[1]) && strings.HasPrefix(rest, m[1]+":")) {
 				continue
 			}
 			if p.apply != nil {

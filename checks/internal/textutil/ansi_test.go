@@ -11,6 +11,9 @@ func TestStripANSI(t *testing.T) {
 		"\x1b(Bline":                     "line",
 		"tail\x1b":                       "tail",
 		"\x1b[38;5;196mred\x1b[39m done": "red done",
+		" [36m(Ray pid=5) [0m x [32m [repeated 2x]": " (Ray pid=5)  x  [repeated 2x]",
+		"tags [0] and [12] stay":                    "tags [0] and [12] stay",
+		"a[5m word":                                 "a[5m word",
 	} {
 		if got := StripANSI(in); got != want {
 			t.Errorf("StripANSI(%q) = %q, want %q", in, got, want)

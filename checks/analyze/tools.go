@@ -3,6 +3,7 @@ package analyze
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -169,6 +170,13 @@ func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 	if a.RASReports > 0 && !ras {
 		out = append(out, Finding{ID: "nccl/ras", Status: checks.StatusPass, Summary: fmt.Sprintf("%d NCCL RAS report(s): no errors or warnings", a.RASReports)})
 	}
+	// Ranks another host's channels connected to have connected too.
+	linked := map[int]bool{}
+	for _, h := range a.Hosts {
+		for _, l := range h.Links {
+			linked[l.From], linked[l.To] = true, true
+		}
+	}
 	for _, h := range a.Hosts {
 		if flagged[h.Name] || (a.RASReports > 0 && h.Name == nccl.UnknownHost && len(h.Transports) == 0) {
 			continue
@@ -190,7 +198,7 @@ func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 		if h.NVLS != "" {
 			bits = append(bits, "NVLS "+h.NVLS)
 		}
-		if len(h.Transports) == 0 && !h.InitComplete {
+		if len(h.Transports) == 0 && !h.InitComplete && len(h.NICDistance) == 0 && !slices.ContainsFunc(h.Ranks, func(r int) bool { return linked[r] }) {
 			// The capture ends before NCCL connected a channel or finished a
 			// communicator: what it chose is reported, nothing is judged.
 			out = append(out, Finding{ID: "nccl/host", Status: checks.StatusSkip, Subject: h.Name,

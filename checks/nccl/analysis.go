@@ -125,6 +125,7 @@ const (
 	RASError            Kind = "ras-error"            // NCCL RAS: missing, dead or failed ranks
 	IBAsyncEvent        Kind = "ib-async-event"       // an IB async event: fatal (catastrophic error, QP/CQ error, port error) or a flap
 	UnclassifiedWarning Kind = "unclassified-warning" // a WARN line no class of the taxonomy fits, quoted
+	NICDistance         Kind = "nic-distance"         // old NCCL: a GPU's NIC is across the CPU (PHB, NODE, SYS)
 	NoGDRDMA            Kind = "no-gdrdma"            // NET/IB channels without GPUDirect RDMA
 	DuplicateRank       Kind = "duplicate-rank"       // nccl-tests printed one rank on several hosts
 	WrongResults        Kind = "wrong-results"        // nccl-tests counted wrong results

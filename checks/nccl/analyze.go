@@ -57,7 +57,9 @@ var (
 	envRe         = regexp.MustCompile(`^(NCCL_\w+) set (?:by environment )?to (.*?)\.?\s*$`)
 	commRe        = regexp.MustCompile(`^(?:ncclCommInitRank\w* )?comm \S+ rank (\d+) n[Rr]anks (\d+)(?: (?:nNodes (\d+)|cudaDev))?`)
 	channelRe     = regexp.MustCompile(`^(?:Channel|Ring)\s+\d+(?:/\d+)?\s*:\s*(\d+)(?:\[\w+\])?\s*->\s*(\d+)(?:\[\w+\])?\s*(?:\[(send|receive)\]\s*)?via\s+(\S+(?: shared memory| pointer| device)?)`)
-	distanceRe    = regexp.MustCompile(`^CUDA Dev (\d+)\[\d+\], \w+ NIC distance\s*:\s*(\S+)`)
+	// distanceRe: NCCL 2.1-2.3's "CUDA Dev 0[0], IB NIC distance : PIX" and
+	// 2.0's "CUDA Dev 0, IB Ports : mlx4_0/1(PHB)".
+	distanceRe    = regexp.MustCompile(`^CUDA Dev (\d+)(?:\[\d+\])?, (?:\w+ NIC distance\s*:\s*(\w+)|IB Ports\s*:\s*\S+?\((\w+)\))`)
 	ibPortRe      = regexp.MustCompile(`\[\d+\]\s*([^\s:\[\]]+):(\d+)/(IB|RoCE)(/SHARP)?`)
 	ifaceRe       = regexp.MustCompile(`(?:\[\d+\])?([^\s:\[\]<>]+):(\S+?)<\d+>`)
 	ooBRe         = regexp.MustCompile(`OOB (\S+)`)
@@ -67,7 +69,7 @@ var (
 	channelsRe    = regexp.MustCompile(`^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?`)
 	nvlsSupportRe = regexp.MustCompile(`^NVLS multicast support is (not )?available on dev \d+`)
 	nvlsUsedRe    = regexp.MustCompile(`^(?:Connected NVLS|NVLS comm )`)
-	initDoneRe    = regexp.MustCompile(`\bInit COMPLETE\b|^Connected all (?:rings|trees)`)
+	initDoneRe    = regexp.MustCompile(`\bInit COMPLETE\b|^Connected all (?:rings|trees)|^Init timings\b`)
 	collNetUsedRe = regexp.MustCompile(`^(?:rank \d+ )?Connected CollNet`)
 	gdrEnabledRe  = regexp.MustCompile(`GPU Direct RDMA (?:\([\w-]+\) )?[Ee]nabled`)
 	gdrDisabledRe = regexp.MustCompile(`GPU Direct RDMA Disabled for GPU \d+ / HCA \S+ \(([^)]*)\)`)
@@ -100,8 +102,9 @@ type hostState struct {
 	ib, oob, boot, sock                  map[string]bool
 	ibDevs                               []IBDevice
 	socketWhere, noIBWhere, versionWhere string
+	noIBLine                             string
 	ifaceWhere                           map[string]string
-	netWhere, ibWhere                    string
+	netWhere, ibWhere, distanceWhere     string
 	rdmaNet, gdr                         bool   // a NET channel over RDMA was seen; one ran GPUDirect RDMA
 	gdrOff                               string // "GPU Direct RDMA Disabled … (reason)"
 	nvls, nvlsAvail, nvlsNone            bool
@@ -311,7 +314,7 @@ func (a *analyzer) info(p *proc, msg, where string) {
 	case noIBRe.MatchString(msg):
 		h.NoIBDevice = true
 		if h.noIBWhere == "" {
-			h.noIBWhere = where
+			h.noIBWhere, h.noIBLine = where, quote(msg)
 		}
 	case sidebandRe.MatchString(msg):
 		name := sidebandRe.FindStringSubmatch(msg)[1]
@@ -349,7 +352,10 @@ func (a *analyzer) info(p *proc, msg, where string) {
 		if h.NICDistance == nil {
 			h.NICDistance = map[string]string{}
 		}
-		h.NICDistance["CUDA Dev "+m[1]] = m[2]
+		h.NICDistance["CUDA Dev "+m[1]] = m[2] + m[3]
+		if h.distanceWhere == "" {
+			h.distanceWhere = where
+		}
 	case channelsRe.MatchString(msg):
 		m := channelsRe.FindStringSubmatch(msg)
 		if n, err := strconv.Atoi(m[2]); err == nil {
@@ -731,6 +737,7 @@ func (h *hostState) merge(o *hostState) {
 	}
 	first(&h.socketWhere, o.socketWhere)
 	first(&h.noIBWhere, o.noIBWhere)
+	first(&h.noIBLine, o.noIBLine)
 	first(&h.versionWhere, o.versionWhere)
 	first(&h.netWhere, o.netWhere)
 	first(&h.ibWhere, o.ibWhere)

@@ -34,6 +34,8 @@
 //	net-within-host       ranks of one host connected through NET (NCCL took
 //	                      them for different nodes)
 //	no-p2p                local ranks connected through host memory (SHM)
+//	nic-distance          old NCCL's NIC distance is PHB, NODE or SYS: GPUDirect
+//	                      RDMA crosses the CPU
 //
 // The taxonomy (taxonomy.go, Classify) is taken from the libraries' sources:
 // ncclResult_t from NCCL 2.30.7's src/nccl.h.in and ncclGetErrorString in

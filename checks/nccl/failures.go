@@ -58,7 +58,7 @@ func (a *analyzer) warn(p *proc, rec record, where string) {
 		// NET/IB cannot start: the host has no IB device for NCCL.
 		p.NoIBDevice = true
 		if p.noIBWhere == "" {
-			p.noIBWhere = where
+			p.noIBWhere, p.noIBLine = where, quote(msg)
 		}
 		return
 	}

@@ -38,12 +38,13 @@ func (a *analyzer) hostFindings(h *hostState) {
 			a.add(Finding{Kind: SocketFallback, Status: st, Host: h.Name, Message: msg + single, Where: h.socketWhere})
 		}
 		if h.NoIBDevice {
-			a.add(Finding{Kind: NoIBDevice, Status: st, Host: h.Name, Where: h.noIBWhere,
+			a.add(Finding{Kind: NoIBDevice, Status: st, Host: h.Name, Where: h.noIBWhere, Line: h.noIBLine,
 				Message: "NET/IB found no device: no usable IB/RoCE port (libibverbs or the driver not loaded, NCCL_IB_HCA, or a container without /dev/infiniband)" + single})
 		}
 	}
 	a.interfaceFindings(h)
 	a.hcaFindings(h)
+	a.distanceFindings(h)
 	if h.GDRDMA == GDRNo && h.rdmaNet {
 		msg := "NET channels do not use GPUDirect RDMA (no /GDRDMA): check nvidia-peermem or DMA-BUF and the GPU↔NIC PCIe path"
 		if h.gdrOff != "" {
@@ -134,5 +135,22 @@ func (a *analyzer) fleetFindings(hosts map[string]*hostState, of map[*proc]strin
 		slices.SortFunc(wheres, compareNatural)
 		a.add(Finding{Kind: DuplicateRank, Status: checks.StatusFail, Where: wheres[1],
 			Message: fmt.Sprintf("nccl-tests printed rank %d on %s: the processes ran as separate jobs (a binary built without MPI=1, or a launcher that does not wire ranks)", rank, strings.Join(names, " and "))})
+	}
+}
+
+// distanceFindings warns where old NCCL said a GPU's NIC is across the
+// CPU (PHB, NODE, SYS, SOC): GPUDirect RDMA then crosses the host bridge,
+// as nvidia-smi topo -m would show it.
+func (a *analyzer) distanceFindings(h *hostState) {
+	var far []string
+	for _, dev := range slices.Sorted(maps.Keys(h.NICDistance)) {
+		switch d := h.NICDistance[dev]; d {
+		case "PHB", "NODE", "SYS", "SOC":
+			far = append(far, dev+" "+d)
+		}
+	}
+	if len(far) > 0 {
+		a.add(Finding{Kind: NICDistance, Status: checks.StatusWarn, Host: h.Name, Where: h.distanceWhere,
+			Message: "the NIC is across the CPU from the GPU (" + strings.Join(far, ", ") + "): GPUDirect RDMA goes through the host bridge"})
 	}
 }

@@ -122,3 +122,16 @@ func TestTorchLogLevels(t *testing.T) {
 		t.Errorf("findings: %q", got)
 	}
 }
+
+// TestOldNICDistance: NCCL 2.0-2.3 said how far each GPU's NIC is; across
+// the CPU (PHB, SYS) warns.
+func TestOldNICDistance(t *testing.T) {
+	log := "n1:1:1 [0] INFO CUDA Dev 0, IB Ports : mlx4_0/1(PHB)\nn1:1:1 [1] NCCL INFO CUDA Dev 1[1], IB NIC distance :  PIX\n"
+	a, err := Analyze(Options{AllowSocket: true}, Source{Name: "old.log", R: strings.NewReader(log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Findings) != 1 || a.Findings[0].Kind != NICDistance || a.Findings[0].Status != "warn" || !strings.Contains(a.Findings[0].Message, "CUDA Dev 0 PHB") || strings.Contains(a.Findings[0].Message, "Dev 1") {
+		t.Errorf("%+v", a.Findings)
+	}
+}

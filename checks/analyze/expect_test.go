@@ -93,3 +93,18 @@ func TestNCCLHostNeedsSomethingToJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestPerftestOwnWarnings: what perftest warns about its run is a warning
+// finding; libibverbs' notes about providers it could not load are not.
+func TestPerftestOwnWarnings(t *testing.T) {
+	base := mustRead(t, "../perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt")
+	for extra, want := range map[string]checks.Status{
+		"Conflicting CPU frequency values detected: 1200.000000 != 3500.000000. CPU Frequency is not max.\n": checks.StatusWarn,
+		"libibverbs: Warning: couldn't load driver 'libvmw_pvrdma-rdmav34.so'\n":                             checks.StatusSkip,
+	} {
+		f := Analyze("p.txt", append([]byte(extra), base...))
+		if f.Worst() != want {
+			t.Errorf("%q: worst %s, want %s: %+v", extra, f.Worst(), want, f.Findings)
+		}
+	}
+}

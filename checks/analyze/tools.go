@@ -35,6 +35,10 @@ func perftestFindings(rep *perftest.Report, exp Expect) []Finding {
 			Evidence: append(ev, hints...)}}
 	}
 	var out []Finding
+	own := rep.ToolWarnings
+	if len(own) > 0 {
+		out = append(out, Finding{ID: "perftest/warnings", Status: checks.StatusWarn, Summary: "perftest warned about this run: " + own[0], Evidence: own})
+	}
 	if rep.ColumnMismatch {
 		out = append(out, Finding{ID: "perftest/columns", Status: checks.StatusWarn, Summary: "result rows do not match their column header; those rows were left out", Evidence: rep.Warnings})
 	}

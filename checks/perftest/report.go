@@ -32,7 +32,11 @@ type Report struct {
 	// Bare holds the lone numbers printed by --output=bandwidth|message_rate|latency.
 	Bare     []float64 `json:"bare,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
-	Failures []Failure `json:"failures,omitempty"`
+	// ToolWarnings are the warnings perftest itself printed about this run
+	// ("Conflicting CPU frequency values detected", "Requested SQ size
+	// might be too big"); libibverbs' notes and the parser's are not.
+	ToolWarnings []string  `json:"toolWarnings,omitempty"`
+	Failures     []Failure `json:"failures,omitempty"`
 	// Truncated is set when a result row or column header ended early: the
 	// output was cut off, so the numbers present are not the whole run.
 	Truncated bool `json:"truncated,omitempty"`

@@ -120,6 +120,9 @@ func (p *textParser) line(s string, n int) {
 	}
 	if warningRe.MatchString(s) {
 		p.r.Warnings = append(p.r.Warnings, s)
+		if !strings.HasPrefix(strings.ToLower(s), "libibverbs:") {
+			p.r.ToolWarnings = append(p.r.ToolWarnings, s)
+		}
 		return
 	}
 	switch {

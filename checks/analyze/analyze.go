@@ -138,9 +138,28 @@ func Analyze(name string, data []byte) File { return Options{}.Analyze(name, dat
 // AnalyzeAs judges data as output of kind k, without yardsticks.
 func AnalyzeAs(name string, k Kind, data []byte) File { return Options{}.AnalyzeAs(name, k, data) }
 
-// Analyze is the package's Analyze with o's yardsticks.
+// Analyze is the package's Analyze with o's yardsticks. A capture no kind
+// is told in whose lines carry launcher prefixes (pdsh, srun, mpirun,
+// kubectl, Ray, timestamps) is taken apart by machine and read again.
 func (o Options) Analyze(name string, data []byte) File {
-	return o.AnalyzeAs(name, Detect(data), data)
+	k := Detect(data)
+	if k != KindUnknown {
+		return o.AnalyzeAs(name, k, data)
+	}
+	parts, ok := demux(data)
+	if !ok {
+		return o.AnalyzeAs(name, k, data)
+	}
+	if len(parts) == 1 {
+		f := o.AnalyzeAs(name, Detect(parts[0].data), parts[0].data)
+		for i := range f.Findings {
+			if parts[0].source != "" {
+				f.Findings[i].Subject = strings.TrimSuffix(parts[0].source+"/"+f.Findings[i].Subject, "/")
+			}
+		}
+		return f
+	}
+	return o.analyzeParts(name, parts)
 }
 
 // AnalyzeAs judges data as output of kind k with o's yardsticks.

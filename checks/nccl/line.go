@@ -122,24 +122,7 @@ const maxPrefixes = 8
 func splitLine(raw string) record {
 	s := textutil.StripANSI(raw)
 	rec := record{dev: -1, rank: -1, msg: s}
-	rest := s
-	for i := 0; i < maxPrefixes && !payloadRe.MatchString(rest) && !ncclRe.MatchString(rest); i++ {
-		matched := false
-		for _, p := range prefixRules {
-			m := p.re.FindStringSubmatch(rest)
-			if m == nil || (len(m) > 1 && camelRe.MatchString(m[1]) && strings.HasPrefix(rest, m[1]+":")) {
-				continue
-			}
-			if p.apply != nil {
-				p.apply(m, &rec)
-			}
-			rest, matched = rest[len(m[0]):], true
-			break
-		}
-		if !matched {
-			break
-		}
-	}
+	rest := stripLaunchers(s, &rec)
 	if m := torchLogRe.FindStringSubmatch(rest); m != nil {
 		rest = rest[len(m[0]):]
 		if c10dFileRe.MatchString(m[2]) {
@@ -168,3 +151,41 @@ func splitLine(raw string) record {
 
 // trimmed reports the message without surrounding blanks.
 func (r record) trimmed() string { return strings.TrimSpace(r.msg) }
+
+// stripLaunchers takes the launcher prefixes off s, recording what they
+// say in rec, and returns the rest.
+func stripLaunchers(s string, rec *record) string {
+	rest := s
+	for i := 0; i < maxPrefixes && !payloadRe.MatchString(rest) && !ncclRe.MatchString(rest); i++ {
+		matched := false
+		for _, p := range prefixRules {
+			m := p.re.FindStringSubmatch(rest)
+			if m == nil || (len(m) > 1 && camelRe.MatchString(m[1]) && strings.HasPrefix(rest, m[1]+":")) {
+				continue
+			}
+			if p.apply != nil {
+				p.apply(m, rec)
+			}
+			rest, matched = rest[len(m[0]):], true
+			break
+		}
+		if !matched {
+			break
+		}
+	}
+	return rest
+}
+
+// LauncherPrefix takes the launcher prefixes (mpirun --tag-output, srun
+// -l, pdsh, Ray, torchrun, kubectl --prefix, timestamps, syslog) and
+// terminal escapes off one line of any tool's output, and names the
+// machine or stream they say the line came from ("" for none).
+func LauncherPrefix(raw string) (source, rest string) {
+	rec := record{dev: -1, rank: -1}
+	rest = stripLaunchers(textutil.StripANSI(raw), &rec)
+	source = rec.machine
+	if source == "" {
+		source = rec.stream
+	}
+	return source, rest
+}

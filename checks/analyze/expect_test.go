@@ -108,3 +108,19 @@ func TestPerftestOwnWarnings(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseExpect: any flag value is an expectation or ErrExpect.
+func FuzzParseExpect(f *testing.F) {
+	for _, s := range []string{"busbw=120", "bw=350Gb/s,lat=2us", "lat=1e3ms", "bw=", "=", ",,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e, err := ParseExpect(s)
+		if err != nil && !errors.Is(err, ErrExpect) {
+			t.Errorf("%q: %v", s, err)
+		}
+		if err == nil && (e.BusBW < 0 || e.BW < 0 || e.Lat < 0) {
+			t.Errorf("%q: %+v", s, e)
+		}
+	})
+}

@@ -135,3 +135,24 @@ func TestOldNICDistance(t *testing.T) {
 		t.Errorf("%+v", a.Findings)
 	}
 }
+
+// FuzzClassify: any text is placed or left unclassified, never a panic,
+// and a class always has its name, family and meaning.
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{
+		"NET/IB : mlx5_3:1 async fatal event on QP (0x7f) qpn=77: local work queue catastrophic error",
+		"NET/IB : Got async event : port active(9)",
+		"init.cc:1721 (ncclCommInitRankFunc) -> 3 [Async thread]",
+		"Call to recv from 10.0.0.3<59418> failed : Connection reset by peer",
+		"NET/IB: Got completion from peer x with status=IBV_WC_REM_ACCESS_ERR(10) opcode=IBV_WC_RDMA_WRITE(1)",
+		"retcode 99", "Got async event : (7)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, ok := Classify(s)
+		if ok && (c.Name == "" || c.Family == "" || c.Meaning == "") {
+			t.Errorf("%q: incomplete class %+v", s, c)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/fabricctl/fabricctl/checks/internal/textutil"
+	"github.com/fabricctl/fabricctl/checks/perftest"
 )
 
 // Kind names what tool printed a file.
@@ -37,6 +38,17 @@ type signature struct {
 	weight int
 }
 
+// parserSignatures are lines a tool's own parser knows better than a
+// pattern: each counts weight towards its kind (at most maxHits lines).
+var parserSignatures = []struct {
+	kind   Kind
+	line   func(string) bool
+	weight int
+}{
+	// Any error perftest prints, as its parser knows them.
+	{KindPerftest, perftest.FailureLine, 2},
+}
+
 // signatures are the lines each tool prints and no other tool does. A file
 // scores per kind (at most maxHits matches per pattern count, so a long log
 // does not drown a short capture) and the best score wins.
@@ -45,25 +57,46 @@ var signatures = []struct {
 	sigs []signature
 }{
 	{KindPerftestJSON, []signature{{regexp.MustCompile(`^\s*"?test_info"?\s*:\s*\{`), 10}, {regexp.MustCompile(`^\s*"?(?:BW_average|MsgSize|t_avg|n_iterations)"?\s*:`), 3}}},
-	{KindSMIQuery, []signature{{regexp.MustCompile(`^=+NVSMI LOG=+$`), 20}, {regexp.MustCompile(`^\s+(?:Product Name|VBIOS Version|Replays Since Reset|GPU UUID)\s+:`), 3}}},
-	{KindSMI, []signature{{regexp.MustCompile(`NVIDIA-SMI [\d.]+\s+Driver Version:`), 20}}},
+	{KindSMIQuery, []signature{{regexp.MustCompile(`^=+NVSMI LOG=+$`), 20}, {regexp.MustCompile(`^\s+(?:Product Name|VBIOS Version|Replays Since Reset|GPU UUID)\s+:`), 3},
+		// The command echoed above nvidia-smi's failure messages says -q/-a (see KindSMI).
+		{regexp.MustCompile(`^(?:.*[#$%>]\s*)?nvidia-smi(?:\s+\S+)*?\s+(?:-q|-a|--query)(?:\s|$)`), 11}}},
+	{KindSMI, []signature{{regexp.MustCompile(`NVIDIA-SMI [\d.]+\s+Driver Version:`), 20},
+		// nvidia-smi's failure messages (hostparse.SMIFailure), a GPU's first and second table rows.
+		{regexp.MustCompile(`^\s*(?:Unable to determine the device handle for (?i:gpu)|NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver|Failed to initialize NVML:|NVIDIA-SMI couldn.t find libnvidia-ml\.so|No devices were found\.?\s*$)`), 10},
+		{regexp.MustCompile(`^\|\s*\d+\.?\s.*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s+(?:On|Off)\s*\|`), 10},
+		{regexp.MustCompile(`^\|\s*(?:\d+%|N/A|ERR!)\s+(?:\d+C|N/A|ERR!)\s+(?:P\d+|N/A|ERR!)\s`), 5}}},
 	{KindTopo, []signature{{regexp.MustCompile(`^\s*GPU0(?:\s+(?:GPU\d+|NIC\d+|mlx\w+))*\s+(?:CPU Affinity|NIC0|mlx5_0|GPU1)`), 10}, {regexp.MustCompile(`^(?:GPU|NIC)\d+\s+(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b`), 3}, {regexp.MustCompile(`^\s*(?:PIX|PXB|PHB|NODE|SYS|NV#)\s+= `), 2}}},
-	{KindNVLink, []signature{{regexp.MustCompile(`^\s*Link \d+: (?:Replay Errors|Recovery Errors|CRC (?:FLIT )?Errors|[\d.]+ GB/s|<inactive>)`), 4}}},
-	{KindShowGIDs, []signature{{regexp.MustCompile(`^DEV\s+PORT\s+INDEX\s+GID`), 10}, {regexp.MustCompile(`^n_gids_found=\d+`), 10}}},
+	{KindNVLink, []signature{{regexp.MustCompile(`^\s*Link \d+: (?:Replay Errors|Recovery Errors|CRC (?:FLIT )?Errors|[\d.]+ GB/s|<inactive>)`), 4}, {regexp.MustCompile(`Unable to retrieve NVLink information as all links are (?i:inactive)`), 5}}},
+	// show_gids: header, count and rows (DEV PORT INDEX GID …), indented too (pasted into markdown).
+	{KindShowGIDs, []signature{{regexp.MustCompile(`^\s*DEV\s+PORT\s+INDEX\s+GID`), 10}, {regexp.MustCompile(`^\s*n_gids_found=\d+`), 10}, {regexp.MustCompile(`^\s*\S+\s+\d+\s+\d+\s+[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}(?:\s|$)`), 2}}},
 	{KindIBDev2Netdev, []signature{{regexp.MustCompile(`\bport\s+\d+(?:\s+\(\w+\s*\))?\s+<?==+>\s+\S+`), 5}}},
-	{KindIBLinkInfo, []signature{{regexp.MustCompile(`==\(\s*\d+X\s+[\d.]+ Gbps`), 5}, {regexp.MustCompile(`^(?:CA|Switch): `), 2}}},
-	{KindIBStat, []signature{{regexp.MustCompile(`^CA '[^']*'`), 10}, {regexp.MustCompile(`^\s+(?:CA type|Physical state|Base lid|Port GUID|Capability mask|SM lid):`), 2}, {regexp.MustCompile(`^ibpanic:`), 5}}},
-	{KindDevInfo, []signature{{regexp.MustCompile(`^\*?\s*hca_id:`), 10}, {regexp.MustCompile(`^No IB devices? found`), 20}, {regexp.MustCompile(`^\s+(?:phys_port_cnt|port_lid|sm_lid|active_mtu|link_layer|vendor_part_id|fw_ver|node_guid):`), 2}}},
-	{KindLSPCI, []signature{{regexp.MustCompile(`^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^:]+: `), 3}, {regexp.MustCompile(`^\s+(?:LnkCap|LnkSta|LnkCtl2?|DevCap|DevCtl|UESta|CESta|ACSCtl|Capabilities):`), 2}}},
+	// iblinkinfo: a link, up ("==( 4X 53.125 Gbps Active/  LinkUp)==>") or down ("==(  Down/ Polling)==>").
+	{KindIBLinkInfo, []signature{{regexp.MustCompile(`==\(\s*(?:\d+X\s+[\d.]+ Gbps|(?:Down|Initialize|Armed|Active)/\s*\w+\)==>)`), 5}, {regexp.MustCompile(`^(?:CA|Switch|Router): `), 2}}},
+	// ibstat: its CA header, its keys, and its own state names (infiniband-diags ibstat.c port_state_str,
+	// port_phy_state_str), so a fragment of one port block is still ibstat.
+	{KindIBStat, []signature{{regexp.MustCompile(`^CA '[^']*'`), 10}, {regexp.MustCompile(`^\s+(?:CA type|Physical state|Base lid|Port GUID|Capability mask|SM lid):`), 2}, {regexp.MustCompile(`^ibpanic:`), 5},
+		{regexp.MustCompile(`^\s*Physical state:\s+(?:Sleep|Polling|Disabled|PortConfigurationTraining|LinkUp|LinkErrorRecovery|Phy ?Test)\s*$`), 2}, {regexp.MustCompile(`^\s*State:\s+(?:Down|Initializing|Armed|Active)\s*$`), 2}}},
+	// ibv_devinfo: its blocks and keys, its -v port lines (phys_state, GID[ n]), its own messages
+	// (rdma-core libibverbs/examples/devinfo.c); ibstatus's "Infiniband device 'x' port N status:"
+	// blocks share keys with it (link_layer, sm lid) and count against it.
+	{KindDevInfo, []signature{{regexp.MustCompile(`^\*?\s*hca_id:`), 10}, {regexp.MustCompile(`^\s*(?:No IB devices? found|IB device '[^']*' wasn't found)`), 20}, {regexp.MustCompile(`^\s+(?:phys_port_cnt|port_lid|sm_lid|active_mtu|link_layer|vendor_part_id|fw_ver|node_guid):`), 2},
+		{regexp.MustCompile(`^\s*Failed to (?:open device|query device props|query port \d+ props)\s*$`), 3}, {regexp.MustCompile(`^\s+phys_state:\s+[A-Z_ ]+ \(\d+\)`), 3}, {regexp.MustCompile(`^\s*GID\[\s*\d+\]:\s+[0-9a-fA-F:.]+`), 2},
+		{regexp.MustCompile(`^Infiniband device '[^']*' port \d+ status:`), -10}}},
+	{KindLSPCI, []signature{{regexp.MustCompile(`^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] [^:]+: `), 3}, {regexp.MustCompile(`^\s+(?:LnkCap|LnkSta|LnkCtl2?|DevCap|DevCtl|DevSta|UESta|CESta|ACSCtl|Capabilities):`), 2},
+		// grep-filtered registers that lost their indentation.
+		{regexp.MustCompile(`^(?:LnkCap|LnkSta|DevSta|UESta|CESta):\s`), 2}}},
 	{KindNCCLTests, []signature{{regexp.MustCompile(`^(?:\S+\s+)?#?\s*nThread \d+ nGpus`), 20}, {regexp.MustCompile(`#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on`), 6}, {regexp.MustCompile(`^\S*\s*#?\s*(?:size|bytes)\s+(?:count|N)\s+type\s+(?:redop|op|time)\b`), 10}, {regexp.MustCompile(`#?\s*Avg bus bandwidth\s*:`), 10},
 		// nccl-tests' own failure lines (NCCLCHECK/CUDACHECK in its common.cu) and result footer.
 		{regexp.MustCompile(`\b(?:Test )?(?:NCCL|CUDA) failure \S+\.cu(?:\.cpp)?:\d+ '|\bTest failure \S+\.cu(?:\.cpp)?:\d+`), 20}, {regexp.MustCompile(`#?\s*Out of bounds values\s*:\s*\d+ (?:OK|FAILED)`), 10}, {regexp.MustCompile(`#\s*NCCL Tests compiled with`), 10},
 		// A data row: size count type redop [root] time algbw busbw #wrong …, launcher tags ("[0]") anywhere.
 		{regexp.MustCompile(`^(?:\S*\s+)?\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8_e4m3|fp8_e5m2)\s+(?:(?:sum|prod|max|min|avg|premulsum|none)\s+)?(?:-?\d+(?:\[\d+\])?\s+)?[\d.]+\s+[\d.]+\s+[\d.]+\s`), 2}}},
-	{KindNCCL, []signature{{regexp.MustCompile(`\bNCCL (?:INFO|WARN|ABORT)\b`), 3}, {regexp.MustCompile(`\bNCCL version \d`), 3}, {regexp.MustCompile(`Watchdog caught collective operation timeout|ProcessGroupNCCL|ncclRemoteError|ncclSystemError|Got completion (?:from peer )?.*with (?:error|status)`), 5}, {regexp.MustCompile(`^Job summary$|^Communicators\.\.\.|Group\s+Comms\s+Nodes`), 5}}},
-	{KindPerftest, []signature{{regexp.MustCompile(`(?:BW|Latency|Lat) Test$`), 8}, {regexp.MustCompile(`#bytes\s+#iterations`), 8}, {regexp.MustCompile(`Waiting for client(?: rdma_cm QP)? to connect`), 8}, {regexp.MustCompile(`(?:local|remote) address: LID`), 4}, {regexp.MustCompile(`Couldn't connect to|Unable to init the socket connection|Failed to modify QP|Parser function exited with Error|Couldn't read remote address|Completion with error at|Couldn't get device attributes|IB device \S+ not found`), 6}, {regexp.MustCompile(`ib_(?:write|read|send|atomic)_(?:bw|lat)`), 1}}},
+	{KindNCCL, []signature{{regexp.MustCompile(`\bNCCL (?:INFO|WARN|ABORT)\b|^\S+:\d+:\d+ \[\d+\] (?:INFO|WARN) `), 3}, {regexp.MustCompile(`\bNCCL version \d`), 3}, {regexp.MustCompile(`Watchdog caught collective operation timeout|ProcessGroupNCCL|ncclRemoteError|ncclSystemError|Got completion (?:from peer )?.*with (?:error|status)`), 5}, {regexp.MustCompile(`^Job summary$|^Communicators\.\.\.|Group\s+Comms\s+Nodes`), 5}}},
+	{KindPerftest, []signature{{regexp.MustCompile(`(?:BW|Latency|Lat) Test$`), 8}, {regexp.MustCompile(`#bytes\s+#iterations`), 8}, {regexp.MustCompile(`Waiting for client(?: rdma_cm QP)? to connect`), 8}, {regexp.MustCompile(`(?:local|remote) address: LID`), 4}, {regexp.MustCompile(`Couldn't connect to|Unable to init the socket connection|Failed to modify QP|Parser function exited with Error|Couldn't read remote address|Completion with error at|Couldn't get device attributes|IB device \S+ not found|Unable to find the Infiniband/RoCE device|Did not detect devices|Couldn't get context for|Couldn't create IB resources|RDMA CM event error|Failed to (?:handle|connect|disconnect) RDMA CM|Port number \d+ state is|Couldn't set the link layer`), 6}, {regexp.MustCompile(`ib_(?:write|read|send|atomic)_(?:bw|lat)`), 1}}},
 	{KindP2P, []signature{{regexp.MustCompile(`^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]`), 20}, {regexp.MustCompile(`^Device=\d+ (?:CAN|CANNOT) Access Peer Device=\d+`), 3}, {regexp.MustCompile(`^(?:(?:Uni|Bi)directional )?P2P(?:=(?:Enabled|Disabled))? (?:Bandwidth|Latency|Connectivity)\b.*Matrix`), 8}}},
-	{KindHealth, []signature{{regexp.MustCompile(`\|\s*(?:Healthy|ERROR: nhc:)`), 8}, {regexp.MustCompile(`^\S+ \| .*(?:reported bandwidth|Measured|bus bw|BW)\b`), 3}, {regexp.MustCompile(`(?:ERROR: nhc: Health check failed|NHC: |check_(?:hw|ib|gpu|nccl)_\w+)`), 4}, {regexp.MustCompile(`^\[\w+\] NHC`), 4}}},
+	{KindHealth, []signature{{regexp.MustCompile(`\|\s*(?:Healthy|ERROR:\s+nhc:)`), 8}, {regexp.MustCompile(`^\S+ \| .*(?:reported bandwidth|Measured|bus bw|BW)\b`), 3},
+		// NHC's own texts (mej/nhc): die(), log(), the watchdog, node-mark-offline/online, nhc -d.
+		{regexp.MustCompile(`(?:ERROR|SUCCESS):\s+nhc:\s+|Health check (?:failed|passed):|Node Health Check (?:failed|completed successfully)|NHC watchdog timer|node-mark-(?:offline|online)|\bnhc\[\d+\]:|^DEBUG:\s+Debugging activated via -d`), 6},
+		{regexp.MustCompile(`(?:NHC: |check_(?:hw|ib|gpu|nccl|nv|fs|ps|xid|nvlink|file|cmd|dmi|net|moab|pbs|slurm)_\w+)`), 4}, {regexp.MustCompile(`^\[\w+\] NHC`), 4}}},
 }
 
 // maxHits bounds how many matches of one pattern count, maxLines how many
@@ -83,7 +116,8 @@ const (
 // Terminal escapes and leading quote markers ("> ") are ignored.
 func Detect(data []byte) Kind {
 	scores := map[Kind]int{}
-	hits := map[*regexp.Regexp]int{}
+	hits := map[*signature]int{}
+	parserHits := make([]int, len(parserSignatures))
 	lines := 0
 	for len(data) > 0 && lines < maxLines {
 		var line []byte
@@ -101,12 +135,19 @@ func Detect(data []byte) Kind {
 			}
 		}
 		for _, k := range signatures {
-			for _, sig := range k.sigs {
-				if hits[sig.re] >= maxHits || !sig.re.MatchString(s) {
+			for i := range k.sigs {
+				sig := &k.sigs[i]
+				if hits[sig] >= maxHits || !sig.re.MatchString(s) {
 					continue
 				}
-				hits[sig.re]++
+				hits[sig]++
 				scores[k.kind] += sig.weight
+			}
+		}
+		for i, p := range parserSignatures {
+			if parserHits[i] < maxHits && p.line(s) {
+				parserHits[i]++
+				scores[p.kind] += p.weight
 			}
 		}
 	}

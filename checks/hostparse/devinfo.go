@@ -11,10 +11,20 @@ import (
 // DevInfo is the output of ibv_devinfo, with or without -v.
 type DevInfo struct {
 	Devices []HCA `json:"devices"`
-	// NoDevices is set when ibv_devinfo said "No IB devices found": the host
-	// (or the container) has no RDMA device at all.
-	NoDevices bool     `json:"noDevices,omitempty"`
-	Warnings  []string `json:"warnings,omitempty"`
+	// NoDevices is set when ibv_devinfo found no device to list: "No IB
+	// devices found" (none at all), "IB device 'x' wasn't found" (not the one
+	// asked for with -d) or "Failed to get IB devices list: …" (libibverbs
+	// could not enumerate). NoDevicesLine is that line.
+	NoDevices     bool   `json:"noDevices,omitempty"`
+	NoDevicesLine string `json:"noDevicesLine,omitempty"`
+	// Errors are ibv_devinfo's own lines about a device it enumerated but
+	// could not read ("Failed to open device", "Failed to query port 1
+	// props"), located by line: that device is missing from the listing.
+	Errors []string `json:"errors,omitempty"`
+	// LibWarnings are libibverbs' own warnings ("libibverbs: Warning: no
+	// userspace device-specific driver found for …"): why a device is missing.
+	LibWarnings []string `json:"libWarnings,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
 }
 
 // HCA is one "hca_id:" block.
@@ -63,12 +73,20 @@ type IndexedGID struct {
 	Type  string `json:"type,omitempty"` // "RoCE v2", "RoCE v1", "IB" when ibv_devinfo says
 }
 
+// The messages below are ibv_devinfo's own (rdma-core
+// libibverbs/examples/devinfo.c): main() prints the first family when it has
+// no device to list, print_hca_cap() the second when it cannot read one it
+// enumerated (and goes on with the next device).
 var (
-	// noDevicesRe is what ibv_devinfo (and ibv_devices' callers) print
-	// without any RDMA device.
-	noDevicesRe = regexp.MustCompile(`^No IB devices? found`)
-	gidAttrRe   = regexp.MustCompile(`^GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+)(?:,\s*(.+))?`)
-	attrKeyRe   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ ]*$`)
+	// noDevicesRe: no device at all, not the one named with -d, or no list.
+	noDevicesRe = regexp.MustCompile(`^(?:No IB devices? found|IB device '[^']*' wasn't found|Failed to get IB devices? list\b)`)
+	// devErrorRe: a device ibv_devinfo enumerated but could not read.
+	devErrorRe = regexp.MustCompile(`^(?:Failed to (?:open device|query device props|query port \d+ props|query gid to port \d+, index \d+|close device)|Invalid port requested for device)`)
+	// libWarnRe: libibverbs' warnings, printed before any output (a provider
+	// missing, a uverbs device without a driver, no config directory).
+	libWarnRe = regexp.MustCompile(`^libibverbs: Warning: `)
+	gidAttrRe = regexp.MustCompile(`^GID\[\s*(\d+)\]:\s*([0-9a-fA-F:.]+)(?:,\s*(.+))?`)
+	attrKeyRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_ ]*$`)
 	// portKeys are the attributes ibv_devinfo prints inside a port block.
 	portKeys = map[string]bool{
 		"state": true, "max_mtu": true, "active_mtu": true, "sm_lid": true, "port_lid": true,
@@ -132,8 +150,7 @@ func (p *devinfoParser) line(n, indent int, raw string) {
 		}
 		p.flagKey = ""
 	}
-	if noDevicesRe.MatchString(s) {
-		p.out.NoDevices, p.content = true, true
+	if p.message(n, s) {
 		return
 	}
 	if m := gidAttrRe.FindStringSubmatch(s); m != nil {
@@ -167,6 +184,23 @@ func (p *devinfoParser) line(n, indent int, raw string) {
 		p.devAttr(n, indent, p.currentDev(), key, val)
 		p.content = true
 	}
+}
+
+// message records ibv_devinfo's and libibverbs' own messages; it reports
+// whether s was one.
+func (p *devinfoParser) message(n int, s string) bool {
+	switch {
+	case noDevicesRe.MatchString(s):
+		p.out.NoDevices, p.out.NoDevicesLine = true, s
+	case devErrorRe.MatchString(s):
+		p.out.Errors = append(p.out.Errors, located(n, "%s", s))
+	case libWarnRe.MatchString(s):
+		p.out.LibWarnings = append(p.out.LibWarnings, strings.TrimPrefix(s, "libibverbs: Warning: "))
+	default:
+		return false
+	}
+	p.content = true
+	return true
 }
 
 // currentDev returns the device being read, starting a Partial one when the

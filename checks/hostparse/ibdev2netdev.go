@@ -24,6 +24,16 @@ type NetdevMap struct {
 // "0000:1a:00.0 mlx5_0 (MT4129 - …) fw 28.39.1002 port 1 (ACTIVE) ==> ibp26s0 (Up)".
 var ibdevRe = regexp.MustCompile(`^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+)?(\S+)\s.*?\bport\s+(\d+)(?:\s+\((\w+)\s*\))?\s+<?==+>\s+(\S+)(?:\s+\((\w+)\))?`)
 
+// ipoibNameRe matches the names IPoIB netdevs get: the IPoIB driver's own
+// "ib%d" (drivers/infiniband/ulp/ipoib) with its P_Key children ("ib0.8001"),
+// and the predictable names udev builds with the "ib" prefix it gives every
+// InfiniBand link (ibp26s0, ibs1, ibo2, ibP57247p0s2, VFs ibp75s0v7).
+var ipoibNameRe = regexp.MustCompile(`^ib[a-zA-Z]?\d`)
+
+// IPoIB reports whether the netdev is an IPoIB interface, going by its name:
+// its state is the IP side's, not the InfiniBand port's.
+func (m NetdevMap) IPoIB() bool { return ipoibNameRe.MatchString(m.Netdev) }
+
 // ParseIBDev2Netdev reads ibdev2netdev [-v] output; trailing "# comments"
 // (added in pasted captures) are ignored.
 func ParseIBDev2Netdev(r io.Reader) ([]NetdevMap, error) {

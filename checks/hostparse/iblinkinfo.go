@@ -17,7 +17,7 @@ type IBLinkInfo struct {
 
 // IBLinkNode is one "CA: name:" or "Switch: guid name:" block.
 type IBLinkNode struct {
-	Type  string       `json:"type"` // CA or Switch
+	Type  string       `json:"type"` // CA, Switch or Router
 	Name  string       `json:"name"`
 	Links []IBLinkPort `json:"links,omitempty"`
 }
@@ -30,12 +30,60 @@ type IBLinkPort struct {
 	State     string  `json:"state"`    // Active, Down, Init, Armed
 	PhysState string  `json:"physState"`
 	Peer      string  `json:"peer,omitempty"`
+	// PeerLID and PeerPort are the far end's; 0 when the port has no peer
+	// (iblinkinfo prints `[  ] "" ( )` for a down port without one).
+	PeerLID  int `json:"peerLID,omitempty"`
+	PeerPort int `json:"peerPort,omitempty"`
+	// CouldBe is iblinkinfo's own hint that the link trained below what
+	// both ends support: "4X", "53.125 Gbps" or both (the "Could be …"
+	// text of infiniband-diags' get_max_msg).
+	CouldBe string `json:"couldBe,omitempty"`
 }
 
+// Connected reports whether iblinkinfo found a port at the other end.
+func (p IBLinkPort) Connected() bool { return p.PeerPort > 0 || p.Peer != "" }
+
+// The line layout is infiniband-diags' iblinkinfo.c print_port:
+// "<lid> <port>[<ext>] ==(<width> <speed> <state>/ <phys>)==> " then the peer
+// "<lid> <port>[<ext>] "<name>" (<could be width> <could be speed>)" or,
+// without one, `[  ] "" ( )`; -l puts GUIDs in front, -p "(HOQ:… VL_Stall:…)"
+// after the link, and an FDR10 link says "10.0 Gbps (FDR10)".
 var (
-	ibNodeRe = regexp.MustCompile(`^(CA|Switch):\s+(?:0x[0-9a-f]+\s+)?(.*?):?$`)
-	ibLinkRe = regexp.MustCompile(`(\d+)\[\s*\]\s+==\(\s*(?:(\d+X)\s+([\d.]+) Gbps\s+)?(\w+)/\s*(\w+)\)==>(?:.*"([^"]*)")?`)
+	ibNodeRe = regexp.MustCompile(`^(CA|Switch|Router):\s+(?:0x[0-9a-f]+\s+)?(.*?):?$`)
+	ibLinkRe = regexp.MustCompile(`(\d+)\[[^\]]*\]\s+==\(\s*(?:(\d+X)\s+([\d.]+) Gbps(?: \(FDR10\))?\s+)?(\w+)/\s*(\w+)\)(?: \(HOQ:\d+ VL_Stall:\d+\))?==>(.*)$`)
+	ibPeerRe = regexp.MustCompile(`^\s*(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"([^"]*)"(?:\s*\(([^)]*)\))?`)
 )
+
+// linkPort reads one link line, matched by ibLinkRe.
+func linkPort(m []string) IBLinkPort {
+	port, _ := strconv.Atoi(m[1])
+	g, _ := strconv.ParseFloat(m[3], 64)
+	l := IBLinkPort{Port: port, Width: m[2], LaneGbps: g, State: m[4], PhysState: m[5]}
+	if p := ibPeerRe.FindStringSubmatch(m[6]); p != nil {
+		l.PeerLID, _ = strconv.Atoi(p[1])
+		l.PeerPort, _ = strconv.Atoi(p[2])
+		l.Peer = p[3]
+		l.CouldBe = couldBe(p[4])
+	} else if q := strings.Index(m[6], `"`); q >= 0 {
+		// `[  ] "" ( )` or a name without LIDs (an elided line).
+		if name, _, ok := strings.Cut(m[6][q+1:], `"`); ok {
+			l.Peer = name
+		}
+	}
+	return l
+}
+
+// couldBe reads the peer comment "Could be 4X Could be 53.125 Gbps" as
+// "4X 53.125 Gbps"; "" when the link runs at what both ends support.
+func couldBe(comment string) string {
+	var out []string
+	for _, part := range strings.Split(comment, "Could be")[1:] {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return strings.Join(out, " ")
+}
 
 // ParseIBLinkInfo reads iblinkinfo output.
 func ParseIBLinkInfo(r io.Reader) (*IBLinkInfo, error) {
@@ -55,10 +103,7 @@ func ParseIBLinkInfo(r io.Reader) (*IBLinkInfo, error) {
 				out.Nodes = append(out.Nodes, IBLinkNode{Type: "CA"})
 				node = &out.Nodes[len(out.Nodes)-1]
 			}
-			m := ibLinkRe.FindStringSubmatch(s)
-			port, _ := strconv.Atoi(m[1])
-			g, _ := strconv.ParseFloat(m[3], 64)
-			node.Links = append(node.Links, IBLinkPort{Port: port, Width: m[2], LaneGbps: g, State: m[4], PhysState: m[5], Peer: m[6]})
+			node.Links = append(node.Links, linkPort(ibLinkRe.FindStringSubmatch(s)))
 		}
 	})
 	if err != nil {

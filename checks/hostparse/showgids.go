@@ -13,9 +13,19 @@ import (
 type ShowGIDs struct {
 	Entries []GIDEntry `json:"entries"`
 	// Found is the script's own count (n_gids_found=N), -1 when the line is missing.
-	Found     int      `json:"found"`
-	Truncated bool     `json:"truncated,omitempty"` // a row was cut off
-	Warnings  []string `json:"warnings,omitempty"`
+	Found     int  `json:"found"`
+	Truncated bool `json:"truncated,omitempty"` // a row was cut off
+	// Cut is the port whose rows the capture cut off: the row's own device
+	// and port, or the last port listed when the cut came before its port
+	// column. GIDs of that port past the cut are unknown, not absent.
+	Cut      *GIDPort `json:"cut,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// GIDPort names one port of an RDMA device.
+type GIDPort struct {
+	Dev  string `json:"dev"`
+	Port int    `json:"port"`
 }
 
 // GIDEntry is one row: /sys/class/infiniband/<Dev>/ports/<Port>/gids/<Index>
@@ -54,16 +64,15 @@ func ParseShowGIDs(r io.Reader) (*ShowGIDs, error) {
 			content = true
 			e, ok := gidRow(f)
 			if !ok {
-				out.Truncated = true
-				out.Warnings = append(out.Warnings, located(n, "incomplete GID row %q", strings.TrimSpace(raw)))
+				port, _ := strconv.Atoi(f[1])
+				out.cut(n, raw, &GIDPort{Dev: f[0], Port: port})
 				return
 			}
 			out.Entries = append(out.Entries, e)
 		case len(out.Entries) > 0 || content:
 			// A row cut off before its port and index columns.
 			if len(f) < 3 && !strings.ContainsAny(f[0], "#$@") {
-				out.Truncated = true
-				out.Warnings = append(out.Warnings, located(n, "incomplete GID row %q", strings.TrimSpace(raw)))
+				out.cut(n, raw, out.lastPort())
 			}
 		}
 	})
@@ -77,6 +86,60 @@ func ParseShowGIDs(r io.Reader) (*ShowGIDs, error) {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("n_gids_found=%d but %d rows listed", out.Found, len(out.Entries)))
 	}
 	return &out, nil
+}
+
+// cut records a row the capture cut off, in port p (nil: unknown).
+func (s *ShowGIDs) cut(n int, raw string, p *GIDPort) {
+	s.Truncated, s.Cut = true, p
+	s.Warnings = append(s.Warnings, located(n, "incomplete GID row %q", strings.TrimSpace(raw)))
+}
+
+// lastPort is the port of the last complete row, nil before any.
+func (s *ShowGIDs) lastPort() *GIDPort {
+	if len(s.Entries) == 0 {
+		return nil
+	}
+	e := s.Entries[len(s.Entries)-1]
+	return &GIDPort{Dev: e.Dev, Port: e.Port}
+}
+
+// CutIn reports whether the capture cut off rows of dev/port.
+func (s *ShowGIDs) CutIn(dev string, port int) bool {
+	return s.Cut != nil && s.Cut.Dev == dev && s.Cut.Port == port
+}
+
+// ibDevNameRe matches the names rdma-core's udev rules give devices whose
+// link layer is InfiniBand ("ib" + the systemd-style path: ibp26s0,
+// ibs1, ibP57247p0s2); RoCE devices are named "roce…", iWARP "iw…".
+var ibDevNameRe = regexp.MustCompile(`^ib[a-zA-Z]?\d`)
+
+// LinkLayer says what the rows of dev/port show of its link layer:
+// "Ethernet" when any GID has a netdev, an IPv4 address or the RoCE v2 type
+// (RoCE GIDs are built from a netdev's addresses); "InfiniBand" when the
+// device is named as InfiniBand, or when every GID is typed v1 (the kernel
+// types IB GIDs "IB/RoCE v1") and is fe80::<port GUID> without a netdev (a
+// RoCE GID always has one); "" when the rows do not say (no VER column).
+func (s *ShowGIDs) LinkLayer(dev string, port int) string {
+	typed, plain := 0, true
+	for _, e := range s.Entries {
+		if e.Dev != dev || e.Port != port {
+			continue
+		}
+		if e.Netdev != "" || e.IPv4 != "" || e.Version == "v2" {
+			return "Ethernet"
+		}
+		if e.Version == "v1" {
+			typed++
+		}
+		plain = plain && strings.HasPrefix(strings.ToLower(e.GID), "fe80:")
+	}
+	switch {
+	case ibDevNameRe.MatchString(dev):
+		return "InfiniBand"
+	case typed > 0 && plain:
+		return "InfiniBand"
+	}
+	return ""
 }
 
 func isUint(s string) bool {

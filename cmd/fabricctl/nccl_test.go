@@ -31,6 +31,7 @@ gpu-01:100:130 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDR
 [1,0]<stdout>:NCCL version 2.19.3+cuda12.3
 [1,0]<stdout>:gpu-03:300:320 [0] NCCL INFO NET/Socket : Using [0]eth0:192.168.1.3<0>
 [1,0]<stdout>:gpu-03:300:320 [0] NCCL INFO Using network Socket
+[1,0]<stdout>:gpu-03:300:320 [0] NCCL INFO comm 0x5581 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0
 `
 )
 

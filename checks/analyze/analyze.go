@@ -167,8 +167,7 @@ func (o Options) AnalyzeAs(name string, k Kind, data []byte) File {
 	out := File{File: name, Kind: k}
 	ev, ok := evaluators[k]
 	if !ok {
-		out.Findings = []Finding{{ID: "file/kind", Status: checks.StatusSkip,
-			Summary: "no tool output fabricctl recognises (ibv_devinfo, ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv, nvidia-smi [-q|topo -m|nvlink], p2pBandwidthLatencyTest, perftest, NCCL logs, nccl-tests, NHC logs)"}}
+		out.Findings = []Finding{unknownKind(data)}
 		return out
 	}
 	findings, facts, err := ev(o, name, bytes.Clone(data))
@@ -195,6 +194,24 @@ func (o Options) AnalyzeAs(name string, k Kind, data []byte) File {
 	})
 	out.Findings, out.Facts = findings, facts
 	return out
+}
+
+// unknownKind is the finding of a file no kind was told in: which kinds
+// were tried, and which came closest with what score of the minScore a
+// kind needs.
+func unknownKind(data []byte) Finding {
+	tried, closest, score := Closest(data)
+	names := make([]string, len(tried))
+	for i, k := range tried {
+		names[i] = string(k)
+	}
+	f := Finding{ID: "file/kind", Status: checks.StatusSkip, Evidence: []string{"tried: " + strings.Join(names, ", ")}}
+	if closest == KindUnknown {
+		f.Summary = "no tool output fabricctl recognises: no line of any kind it reads"
+		return f
+	}
+	f.Summary = fmt.Sprintf("no tool output fabricctl recognises: closest %s (score %d of the %d a kind needs)", closest, score, minScore)
+	return f
 }
 
 // Table writes one row per finding, grouped by file, for people.

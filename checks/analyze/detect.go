@@ -115,6 +115,23 @@ const (
 // name): each kind's signature lines are counted and the best score wins.
 // Terminal escapes and leading quote markers ("> ") are ignored.
 func Detect(data []byte) Kind {
+	scores := scoresOf(data)
+	best, bestScore := KindUnknown, minScore-1
+	for _, k := range signatures {
+		if scores[k.kind] > bestScore {
+			best, bestScore = k.kind, scores[k.kind]
+		}
+	}
+	// nccl-tests runs print NCCL's log inside their own output: a log
+	// with nccl-tests' table or failure lines is an nccl-tests run.
+	if best == KindNCCL && scores[KindNCCLTests] >= ncclTestsInLog {
+		best = KindNCCLTests
+	}
+	return best
+}
+
+// scoresOf counts each kind's signature lines in data.
+func scoresOf(data []byte) map[Kind]int {
 	scores := map[Kind]int{}
 	hits := map[*signature]int{}
 	parserHits := make([]int, len(parserSignatures))
@@ -151,16 +168,20 @@ func Detect(data []byte) Kind {
 			}
 		}
 	}
-	best, bestScore := KindUnknown, minScore-1
+	return scores
+}
+
+// Closest says, for data no kind was told in, which kinds were tried and
+// which came closest: the kind with the best score below the threshold,
+// and that score ("" when no line of any kind was seen).
+func Closest(data []byte) (tried []Kind, closest Kind, score int) {
+	scores := scoresOf(data)
+	closest = KindUnknown
 	for _, k := range signatures {
-		if scores[k.kind] > bestScore {
-			best, bestScore = k.kind, scores[k.kind]
+		tried = append(tried, k.kind)
+		if scores[k.kind] > score {
+			closest, score = k.kind, scores[k.kind]
 		}
 	}
-	// nccl-tests runs print NCCL's log inside their own output: a log
-	// with nccl-tests' table or failure lines is an nccl-tests run.
-	if best == KindNCCL && scores[KindNCCLTests] >= ncclTestsInLog {
-		best = KindNCCLTests
-	}
-	return best
+	return tried, closest, score
 }

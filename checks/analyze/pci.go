@@ -3,6 +3,7 @@ package analyze
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -29,38 +30,20 @@ func evalLSPCI(opt Options, name string, data []byte) ([]Finding, any, error) {
 	}
 	var out []Finding
 	var gpus, nics []hostparse.PCIDevice
+	partials := 0
 	for _, d := range devs {
 		subject := d.Address
 		if subject == "" {
-			subject = "(partial block)"
+			// Blocks without a header (a capture cut inside one, or grep
+			// excerpts of LnkCap/LnkSta pairs) are numbered in order.
+			if partials++; partials == 1 {
+				subject = "(partial block)"
+			} else {
+				subject = fmt.Sprintf("(partial block %d)", partials)
+			}
 		}
 		if d.LinkSta != nil {
-			var probs []string
-			// A link runs at the lesser capability of its two ends: a x16 root
-			// port with a x2 device behind it is not degraded.
-			partner, known := hostparse.LinkPartner(devs, d)
-			bounded := func(speed bool) bool {
-				if !known || partner.LinkCap == nil {
-					return false
-				}
-				if speed {
-					return partner.LinkCap.GTps > 0 && d.LinkSta.GTps >= partner.LinkCap.GTps
-				}
-				return partner.LinkCap.Width > 0 && d.LinkSta.Width >= partner.LinkCap.Width
-			}
-			if d.LinkSta.SpeedDowngraded && !bounded(true) {
-				probs = append(probs, fmt.Sprintf("link speed %s is below its capability", d.LinkSta.Speed))
-			}
-			if d.LinkSta.WidthDowngraded && !bounded(false) {
-				probs = append(probs, fmt.Sprintf("link width x%d is below its capability", d.LinkSta.Width))
-			}
-			if len(probs) > 0 {
-				out = append(out, bad("lspci/pcie-link", subject, checks.StatusFail, checks.LowBandwidth, strings.Join(probs, "; "), d.Description))
-			} else if d.LinkSta.SpeedDowngraded || d.LinkSta.WidthDowngraded {
-				out = append(out, pass("lspci/pcie-link", subject, fmt.Sprintf("%s x%d: below its own capability, but the most its link partner %s supports", d.LinkSta.Speed, d.LinkSta.Width, partner.Address)))
-			} else {
-				out = append(out, pass("lspci/pcie-link", subject, fmt.Sprintf("%s x%d, at its capability", d.LinkSta.Speed, d.LinkSta.Width)))
-			}
+			out = append(out, pcieLinkFinding(devs, d, subject))
 		}
 		if d.AER != nil {
 			switch {
@@ -69,6 +52,9 @@ func evalLSPCI(opt Options, name string, data []byte) ([]Finding, any, error) {
 			case len(d.AER.Correctable) > 0:
 				out = append(out, bad("lspci/aer", subject, checks.StatusWarn, "", "AER correctable error bits set: "+strings.Join(d.AER.Correctable, " "), d.Description))
 			}
+		}
+		if f, ok := devStaFinding(subject, d); ok {
+			out = append(out, f)
 		}
 		if mellanox(d) && d.MaxReadReq > 0 {
 			if d.MaxReadReq < RecommendedMaxReadReq {
@@ -105,4 +91,70 @@ func evalLSPCI(opt Options, name string, data []byte) ([]Finding, any, error) {
 		}
 	}
 	return out, devs, nil
+}
+
+// devStaMeaning says what each DevSta error bit latches (PCIe Base
+// Specification, Device Status register; pciutils ls-caps.c prints them).
+var devStaMeaning = map[string]string{
+	"CorrErr":     "correctable error detected",
+	"NonFatalErr": "non-fatal uncorrectable error detected",
+	"FatalErr":    "fatal uncorrectable error detected",
+	"UnsupReq":    "unsupported request detected",
+}
+
+// devStaFinding judges the device's DevSta error bits: FatalErr+ fails,
+// CorrErr+, NonFatalErr+ or UnsupReq+ warn (the bits latch until cleared, so
+// they may be old: compare the AER counters and dmesg), none passes.
+func devStaFinding(subject string, d hostparse.PCIDevice) (Finding, bool) {
+	if d.DevSta == nil {
+		return Finding{}, false
+	}
+	if len(d.DevSta) == 0 {
+		return pass("lspci/devsta", subject, "no DevSta error bits set"), true
+	}
+	var what []string
+	for _, b := range d.DevSta {
+		what = append(what, b+"+ ("+devStaMeaning[b]+")")
+	}
+	st := checks.StatusWarn
+	if slices.Contains(d.DevSta, "FatalErr") {
+		st = checks.StatusFail
+	}
+	return bad("lspci/devsta", subject, st, "", "DevSta error bits set: "+strings.Join(what, ", ")+"; latched until cleared: check /sys/bus/pci/devices/<bdf>/aer_dev_* and dmesg", d.Description), true
+}
+
+// pcieLinkFinding judges a device's LnkSta against its LnkCap. A link runs at
+// the lesser capability of its two ends, so a link its partner limits is not
+// degraded (a x16 root port with a x2 device behind it). A narrower or
+// slower link fails, except a GPU whose only shortfall is speed: GPUs lower
+// the link speed while idle, so that warns (compare under load).
+func pcieLinkFinding(devs []hostparse.PCIDevice, d hostparse.PCIDevice, subject string) Finding {
+	partner, known := hostparse.LinkPartner(devs, d)
+	bounded := func(speed bool) bool {
+		if !known || partner.LinkCap == nil {
+			return false
+		}
+		if speed {
+			return partner.LinkCap.GTps > 0 && d.LinkSta.GTps >= partner.LinkCap.GTps
+		}
+		return partner.LinkCap.Width > 0 && d.LinkSta.Width >= partner.LinkCap.Width
+	}
+	slow := d.LinkSta.SpeedDowngraded && !bounded(true)
+	narrow := d.LinkSta.WidthDowngraded && !bounded(false)
+	var probs []string
+	if slow {
+		probs = append(probs, fmt.Sprintf("link speed %s is below its capability", d.LinkSta.Speed))
+	}
+	if narrow {
+		probs = append(probs, fmt.Sprintf("link width x%d is below its capability", d.LinkSta.Width))
+	}
+	switch {
+	case slow && !narrow && gpuDevice(d):
+		return bad("lspci/pcie-link", subject, checks.StatusWarn, "", probs[0]+" (GPUs lower the link speed while idle: check it under load)", d.Description)
+	case len(probs) > 0:
+		return bad("lspci/pcie-link", subject, checks.StatusFail, checks.LowBandwidth, strings.Join(probs, "; "), d.Description)
+	case d.LinkSta.SpeedDowngraded || d.LinkSta.WidthDowngraded:
+		return pass("lspci/pcie-link", subject, fmt.Sprintf("%s x%d: below its own capability, but the most its link partner %s supports", d.LinkSta.Speed, d.LinkSta.Width, partner.Address))
+	}
+	return pass("lspci/pcie-link", subject, fmt.Sprintf("%s x%d, at its capability", d.LinkSta.Speed, d.LinkSta.Width))
 }

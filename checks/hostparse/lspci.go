@@ -30,7 +30,13 @@ type PCIDevice struct {
 	MaxReadReq int `json:"maxReadReq,omitempty"`
 	// ACS lists the Access Control Services controls set ('+') in ACSCtl
 	// (SrcValid, ReqRedir, CmpltRedir, …); nil without the capability.
-	ACS     []string `json:"acs,omitempty"`
+	ACS []string `json:"acs,omitempty"`
+	// DevSta lists the error bits set ('+') in the PCIe Device Status
+	// register: CorrErr, NonFatalErr, FatalErr, UnsupReq (older pciutils
+	// printed NonFatalErr as UncorrErr and UnsupReq as UnsuppReq; they
+	// are stored under the current names). /sys/bus/pci/devices/<bdf>/aer_dev_*
+	// count what these bits latch.
+	DevSta  []string `json:"devSta,omitempty"`
 	Partial bool     `json:"partial,omitempty"`
 }
 
@@ -84,6 +90,15 @@ func ParsePCI(r io.Reader) ([]PCIDevice, error) {
 		}
 		return cur
 	}
+	// again returns the device a register belongs to: in a capture without
+	// device headers (lspci -vvv | grep LnkCap), a register the partial
+	// block already holds, or a LnkCap after its LnkSta, starts the next one.
+	again := func(seen bool) *PCIDevice {
+		if cur != nil && cur.Partial && seen {
+			cur = nil
+		}
+		return dev()
+	}
 	content := false
 	err := scan(r, func(n, indent int, raw string) {
 		s := strings.TrimSpace(raw)
@@ -123,11 +138,15 @@ func ParsePCI(r io.Reader) ([]PCIDevice, error) {
 			}
 		case "LnkCap":
 			l := parseLink(val)
-			dev().LinkCap = &l.PCIeLink
+			again(cur != nil && (cur.LinkCap != nil || cur.LinkSta != nil)).LinkCap = &l.PCIeLink
 			content = true
 		case "LnkSta":
 			l := parseLink(val)
-			dev().LinkSta = &l
+			again(cur != nil && cur.LinkSta != nil).LinkSta = &l
+			content = true
+		case "DevSta":
+			d := again(cur != nil && cur.DevSta != nil)
+			d.DevSta = devStaErrors(val)
 			content = true
 		case "UESta":
 			d := dev()
@@ -173,6 +192,24 @@ func parseLink(val string) LinkStatus {
 	return l
 }
 
+// devStaNames maps the DevSta error bits as pciutils printed them in every
+// version (ls-caps.c, cap_express_dev) to their current names.
+var devStaNames = map[string]string{
+	"CorrErr": "CorrErr", "NonFatalErr": "NonFatalErr", "UncorrErr": "NonFatalErr",
+	"FatalErr": "FatalErr", "UnsupReq": "UnsupReq", "UnsuppReq": "UnsupReq",
+}
+
+// devStaErrors returns the error bits set in a DevSta line, never nil.
+func devStaErrors(val string) []string {
+	set := []string{}
+	for _, f := range setFlags(val) {
+		if name, ok := devStaNames[f]; ok {
+			set = append(set, name)
+		}
+	}
+	return set
+}
+
 // setFlags returns the names of the flags printed with '+'.
 func setFlags(val string) []string {
 	var set []string
@@ -198,7 +235,7 @@ func (d *PCIDevice) deriveDowngrade() {
 }
 
 // Problems lists what a preflight reports about the device: a link running
-// below its capability, and AER status bits set.
+// below its capability, AER status bits and DevSta error bits set.
 func (d PCIDevice) Problems() []string {
 	var p []string
 	name := d.Address
@@ -224,6 +261,9 @@ func (d PCIDevice) Problems() []string {
 		if len(d.AER.Correctable) > 0 {
 			p = append(p, fmt.Sprintf("%s: AER correctable errors: %s", name, strings.Join(d.AER.Correctable, " ")))
 		}
+	}
+	if len(d.DevSta) > 0 {
+		p = append(p, fmt.Sprintf("%s: DevSta error bits set: %s", name, strings.Join(d.DevSta, " ")))
 	}
 	return p
 }

@@ -14,8 +14,9 @@ type NVLink struct {
 	GPUs []NVLinkGPU `json:"gpus"`
 	// Elided is set when the capture left links out ("[...]").
 	Elided bool `json:"elided,omitempty"`
-	// Inactive is set when nvidia-smi said every link is inactive (a GPU
-	// without NVLink, or NVLink not trained).
+	// Inactive is set when nvidia-smi said every link is inactive outside
+	// any GPU's block (a host without NVLink, or NVLink not trained); the
+	// message inside a GPU's block sets that GPU's AllInactive.
 	Inactive bool     `json:"inactive,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -25,6 +26,10 @@ type NVLinkGPU struct {
 	Index int          `json:"index"`
 	Name  string       `json:"name,omitempty"`
 	Links []NVLinkLink `json:"links,omitempty"`
+	// AllInactive is set when nvidia-smi answered for this GPU "NVML: Unable
+	// to retrieve NVLink information as all links are inActive" instead of
+	// listing its links.
+	AllInactive bool `json:"allInactive,omitempty"`
 }
 
 // NVLinkLink is one link: its speed (-s) or its counters (-e).
@@ -53,7 +58,11 @@ func ParseNVLink(r io.Reader) (*NVLink, error) {
 		switch {
 		case s == "[...]" || s == "...":
 			out.Elided = true
-		case strings.Contains(s, "links are inActive") || strings.Contains(s, "links are inactive"):
+		case strings.Contains(strings.ToLower(s), "links are inactive"):
+			if gpu != nil && len(gpu.Links) == 0 {
+				gpu.AllInactive, content = true, true
+				return
+			}
 			out.Inactive, content = true, true
 		case nvlGPURe.MatchString(s):
 			m := nvlGPURe.FindStringSubmatch(s)

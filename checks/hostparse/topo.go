@@ -34,6 +34,7 @@ type TopoRow struct {
 
 var (
 	topoCellRe   = regexp.MustCompile(`^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$`)
+	topoCellsRe  = regexp.MustCompile(`X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC`)
 	nicLegendRe  = regexp.MustCompile(`^(NIC\d+):\s*(\S+)$`)
 	affinityCols = [][]string{{"CPU", "Affinity"}, {"NUMA", "Affinity"}, {"GPU", "NUMA", "ID"}}
 )
@@ -116,7 +117,7 @@ func topoHeader(f []string) (devices []string, nAffinity int) {
 
 func topoRow(n int, f []string, nDev, nAffinity int, out *Topo) TopoRow {
 	row := TopoRow{Device: f[0]}
-	cells := f[1:]
+	cells := splitMergedCells(n, f[0], f[1:], out)
 	if len(cells) < nDev {
 		out.Truncated = true
 		out.Warnings = append(out.Warnings, located(n, "row %s has %d of %d cells", f[0], len(cells), nDev))
@@ -137,6 +138,28 @@ func topoRow(n int, f []string, nDev, nAffinity int, out *Topo) TopoRow {
 		}
 	}
 	return row
+}
+
+// splitMergedCells splits cells that a paste ran together when it lost the
+// padding between them ("NODENODE" is NODE, NODE): a field made only of
+// matrix entries is those entries. Affinity fields ("0-31,64-95", "N/A")
+// never are.
+func splitMergedCells(n int, dev string, f []string, out *Topo) []string {
+	var cells []string
+	for _, c := range f {
+		if topoCellRe.MatchString(c) {
+			cells = append(cells, c)
+			continue
+		}
+		parts := topoCellsRe.FindAllString(c, -1)
+		if len(parts) < 2 || strings.Join(parts, "") != c {
+			cells = append(cells, c)
+			continue
+		}
+		out.Warnings = append(out.Warnings, located(n, "row %s: %q read as %s (cells run together)", dev, c, strings.Join(parts, " ")))
+		cells = append(cells, parts...)
+	}
+	return cells
 }
 
 // checkSymmetry warns about cells whose mirror disagrees: a garbled capture.

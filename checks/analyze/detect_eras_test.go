@@ -24,3 +24,19 @@ func TestDetectNCCLTestsAroundLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownSaysWhatCameClosest: a file no kind is told in says which
+// kinds were tried and which came closest, with its score.
+func TestUnknownSaysWhatCameClosest(t *testing.T) {
+	f := Analyze("x.txt", []byte("some notes\nrun ib_write_bw later\n"))
+	if f.Kind != KindUnknown || len(f.Findings) != 1 {
+		t.Fatalf("%+v", f)
+	}
+	x := f.Findings[0]
+	if !strings.Contains(x.Summary, "closest perftest (score 1") || len(x.Evidence) != 1 || !strings.Contains(x.Evidence[0], "ibv_devinfo") || !strings.Contains(x.Evidence[0], "nccl-log") {
+		t.Errorf("%+v", x)
+	}
+	if f := Analyze("y.txt", []byte("nothing at all\n")); !strings.Contains(f.Findings[0].Summary, "no line of any kind") {
+		t.Errorf("%+v", f.Findings)
+	}
+}

@@ -232,11 +232,14 @@ func evalNVLink(opt Options, name string, data []byte) ([]Finding, any, error) {
 	if nl.Inactive && len(nl.GPUs) == 0 {
 		return []Finding{bad("nvlink/links", "", checks.StatusSkip, "", "all NVLinks are inactive: no NVLink on this host (or not trained); no GPU named to tell which")}, nl, nil
 	}
+	// GPU 0 alone: the only GPU this OS sees (a VM or container given one
+	// GPU), whose NVLinks have no peer to train with.
+	alone := len(nl.GPUs) == 1 && nl.GPUs[0].Index == 0
 	for _, g := range nl.GPUs {
 		if f, ok := nvlinkErrorFinding(g); ok {
 			out = append(out, f)
 		}
-		if f, ok := nvlinkLinkFinding(g); ok {
+		if f, ok := nvlinkLinkFinding(g, alone); ok {
 			out = append(out, f)
 		}
 	}
@@ -277,8 +280,9 @@ func nvlinkErrorFinding(g hostparse.NVLinkGPU) (Finding, bool) {
 // active ones fail (a link down on a GPU that has NVLink); a GPU with every
 // link inactive (listed <inactive>, or NVML's "all links are inActive")
 // fails where its name says it is NVLink-class (nvlinkClass) and is skipped
-// otherwise (a PCIe card without bridges has no NVLink to judge).
-func nvlinkLinkFinding(g hostparse.NVLinkGPU) (Finding, bool) {
+// otherwise (a PCIe card without bridges has no NVLink to judge), or where
+// it is the only GPU the system sees (no peer to train a link with).
+func nvlinkLinkFinding(g hostparse.NVLinkGPU, alone bool) (Finding, bool) {
 	subject := fmt.Sprintf("GPU%d", g.Index)
 	which := fmt.Sprintf("GPU %d (%s)", g.Index, orUnknown(g.Name))
 	var active, inactive []string
@@ -299,6 +303,8 @@ func nvlinkLinkFinding(g hostparse.NVLinkGPU) (Finding, bool) {
 		return pass("nvlink/links", subject, fmt.Sprintf("%d NVLinks active", len(active))), true
 	case len(inactive) == 0 && !g.AllInactive:
 		return Finding{}, false
+	case nvlinkClass(g.Name) && alone:
+		return bad("nvlink/links", subject, checks.StatusSkip, "", which+": all NVLinks inactive, and it is the only GPU this system sees (a VM or container with one GPU has no NVLink peer); on a whole node this fails"), true
 	case nvlinkClass(g.Name):
 		return bad("nvlink/links", subject, checks.StatusFail, checks.LowBandwidth, which+": all NVLinks inactive on an NVLink-class GPU (NVLink not trained: fabric manager, NVSwitch or the GPU's links)"), true
 	}

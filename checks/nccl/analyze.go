@@ -42,7 +42,9 @@ type Options struct {
 }
 
 var (
-	versionRe    = regexp.MustCompile(`^\s*NCCL version (\S+)`)
+	// versionRe: NCCL's banner and RCCL's ("RCCL version 2.18.3+hip5.5",
+	// "RCCL version : 2.21.5-HEAD:9a0e6a1").
+	versionRe    = regexp.MustCompile(`^\s*(NCCL|RCCL) version\s*:?\s*(\S+)`)
 	cudaDriverRe = regexp.MustCompile(`^cudaDriverVersion (\d+)`)
 	bootstrapRe  = regexp.MustCompile(`^Bootstrap\s*: Using (.*)$`)
 	noIBRe       = regexp.MustCompile(`^NET/IB\s*: No device found`)
@@ -260,7 +262,7 @@ func (a *analyzer) plain(rec record, where string) bool {
 		if p == nil {
 			p = a.proc(procKey{host: rec.machine})
 		}
-		a.version(&p.hostState, m[1], where)
+		a.version(&p.hostState, versionOf(m), where)
 		return true
 	}
 	if m := testRankRe.FindStringSubmatch(rec.trimmed()); m != nil {
@@ -287,6 +289,14 @@ func (a *analyzer) plain(rec record, where string) bool {
 	return a.perf.line(rec.msg, where)
 }
 
+// versionOf is a banner's version; RCCL's says so ("2.18.3+hip5.5 (RCCL)").
+func versionOf(m []string) string {
+	if m[1] == "RCCL" {
+		return m[2] + " (RCCL)"
+	}
+	return m[2]
+}
+
 func (a *analyzer) version(h *hostState, v, where string) {
 	if !h.versions[v] && h.versionWhere == "" {
 		h.versionWhere = where
@@ -304,7 +314,7 @@ func (a *analyzer) info(p *proc, msg, where string) {
 	}
 	switch {
 	case versionRe.MatchString(msg):
-		a.version(h, versionRe.FindStringSubmatch(msg)[1], where)
+		a.version(h, versionOf(versionRe.FindStringSubmatch(msg)), where)
 	case cudaDriverRe.MatchString(msg):
 		h.CUDADriver = cudaDriverRe.FindStringSubmatch(msg)[1]
 	case bootstrapRe.MatchString(msg):

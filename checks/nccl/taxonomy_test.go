@@ -156,3 +156,20 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// TestRCCLBanners: RCCL's version banners, both forms, are read as
+// versions and marked RCCL.
+func TestRCCLBanners(t *testing.T) {
+	log := "n1:1:1 [0] NCCL INFO RCCL version 2.18.3+hip5.5 develop:6ecf771+\nn2:2:2 [0] NCCL INFO RCCL version : 2.21.5-HEAD:9a0e6a1\n"
+	a, err := Analyze(Options{}, Source{Name: "rccl.log", R: strings.NewReader(log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range a.Hosts {
+		got = append(got, h.Versions...)
+	}
+	if !slices.Equal(got, []string{"2.18.3+hip5.5 (RCCL)", "2.21.5-HEAD:9a0e6a1 (RCCL)"}) {
+		t.Errorf("versions %q", got)
+	}
+}

@@ -19,11 +19,18 @@
 // parsed values. It never fails: unrecognised content is one skip finding, a
 // parse error one error finding.
 //
-//	rep, err := analyze.ReadFiles(ctx, os.Stdin, []string{"ibstat.txt", "rank0.log"})
+//	rep, err := analyze.ReadFiles(ctx, os.Stdin, []string{"ibstat.txt", "rank0.log"}, analyze.Options{})
 //	for _, f := range rep.Files { fmt.Println(f.File, f.Kind, f.Worst()) }
 //
 // A verdict is only given on what a file shows: a topology cell that the
-// capture cut off is "skip" (unknown), never a failure or a guess.
+// capture cut off is "skip" (unknown), never a failure or a guess. A figure
+// (perftest bandwidth or latency, nccl-tests bus bandwidth) is judged only
+// against a yardstick (Options.Expect: ParseExpect for --expect,
+// FabricExpect for a fabric's portRate and maxLatency); without one it is a
+// skip with the figure. A file no kind is told in says which kinds were tried
+// and which came closest (Closest); one whose lines carry launcher prefixes
+// (pdsh, srun …) is first taken apart by machine. docs/analyze.md has the
+// rules and the published-output corpus that holds them.
 //
 // Report.Table writes the findings for people and Report.Worst is the worst verdict (what the
 // exit code of `fabricctl analyze` follows).

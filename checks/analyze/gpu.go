@@ -246,9 +246,18 @@ func evalNVLink(opt Options, name string, data []byte) ([]Finding, any, error) {
 	return out, nl, nil
 }
 
+// nvlinkSubject names a GPU of nvidia-smi nvlink output: "GPU3", or the
+// block of links a capture shows without their GPU header.
+func nvlinkSubject(g hostparse.NVLinkGPU) string {
+	if g.Index == hostparse.NoGPUHeader {
+		return g.Name
+	}
+	return fmt.Sprintf("GPU%d", g.Index)
+}
+
 // nvlinkErrorFinding judges a GPU's -e counters: any non-zero count warns.
 func nvlinkErrorFinding(g hostparse.NVLinkGPU) (Finding, bool) {
-	subject := fmt.Sprintf("GPU%d", g.Index)
+	subject := nvlinkSubject(g)
 	var errs []string
 	counted := 0
 	for _, l := range g.Links {
@@ -283,7 +292,7 @@ func nvlinkErrorFinding(g hostparse.NVLinkGPU) (Finding, bool) {
 // otherwise (a PCIe card without bridges has no NVLink to judge), or where
 // it is the only GPU the system sees (no peer to train a link with).
 func nvlinkLinkFinding(g hostparse.NVLinkGPU, alone bool) (Finding, bool) {
-	subject := fmt.Sprintf("GPU%d", g.Index)
+	subject := nvlinkSubject(g)
 	which := fmt.Sprintf("GPU %d (%s)", g.Index, orUnknown(g.Name))
 	var active, inactive []string
 	for _, l := range g.Links {

@@ -55,6 +55,12 @@ var gpuStateCases = []struct {
 		{"nvidia-smi-q/memory-errors", "00000000:3B:00.0", checks.StatusPass, nil},
 		{"nvidia-smi-q/pcie-link", "00000000:3B:00.0", checks.StatusWarn, []string{"generation 1 is below the maximum 3"}},
 	}},
+	// nvidia-smi nvlink -e lines grep kept without their "GPU N:" headers:
+	// a block per run of link numbers, counters judged.
+	{"nvlink/errors_grep_no_gpu_header.txt", KindNVLink, checks.StatusWarn, []findingWant{
+		{"nvlink/errors", "links without a GPU header, block 1", checks.StatusWarn, []string{"link 1 Replay Errors 3"}},
+		{"nvlink/errors", "links without a GPU header, block 2", checks.StatusPass, []string{"2 links, no NVLink errors"}},
+	}},
 	// nvidia-smi nvlink -s: inactive links beside active ones, all links inactive by GPU class.
 	{"nvlink/sxm_two_links_inactive.txt", KindNVLink, checks.StatusFail, []findingWant{
 		{"nvlink/links", "GPU1", checks.StatusFail, []string{"NVLink 1, 4 inactive", "GPU 1 (Tesla V100-SXM2-16GB)"}},

@@ -21,6 +21,10 @@ type NVLink struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// NoGPUHeader is the Index of links a capture shows without their "GPU N:"
+// header (grep output); their Name says which block they are.
+const NoGPUHeader = -1
+
 // NVLinkGPU is one "GPU N: NAME (UUID: …)" block.
 type NVLinkGPU struct {
 	Index int          `json:"index"`
@@ -52,7 +56,7 @@ var (
 func ParseNVLink(r io.Reader) (*NVLink, error) {
 	var out NVLink
 	var gpu *NVLinkGPU
-	content := false
+	content, headerless := false, 0
 	err := scan(r, func(n, _ int, raw string) {
 		s := strings.TrimSpace(raw)
 		switch {
@@ -69,9 +73,17 @@ func ParseNVLink(r io.Reader) (*NVLink, error) {
 			idx, _ := strconv.Atoi(m[1])
 			out.GPUs = append(out.GPUs, NVLinkGPU{Index: idx, Name: m[2]})
 			gpu, content = &out.GPUs[len(out.GPUs)-1], true
-		case gpu != nil && nvlLinkRe.MatchString(s):
+		case nvlLinkRe.MatchString(s):
 			m := nvlLinkRe.FindStringSubmatch(s)
 			link, _ := strconv.Atoi(m[1])
+			if gpu == nil || (gpu.Index == NoGPUHeader && len(gpu.Links) > 0 && link < gpu.Links[len(gpu.Links)-1].Link) {
+				// Lines grep kept without their "GPU N:" header: a block
+				// per run of link numbers.
+				headerless++
+				out.GPUs = append(out.GPUs, NVLinkGPU{Index: NoGPUHeader, Name: fmt.Sprintf("links without a GPU header, block %d", headerless)})
+				gpu = &out.GPUs[len(out.GPUs)-1]
+			}
+			content = true
 			var l *NVLinkLink
 			if k := len(gpu.Links); k > 0 && gpu.Links[k-1].Link == link {
 				l = &gpu.Links[k-1]

@@ -200,6 +200,9 @@ func (o Options) AnalyzeAs(name string, k Kind, data []byte) File {
 // were tried, and which came closest with what score of the minScore a
 // kind needs.
 func unknownKind(data []byte) Finding {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Finding{ID: "file/kind", Status: checks.StatusSkip, Summary: "the file is empty: nothing to judge (some tools print nothing at all, e.g. nvidia-smi nvlink on a GPU whose NVLinks the system cannot see)"}
+	}
 	tried, closest, score := Closest(data)
 	names := make([]string, len(tried))
 	for i, k := range tried {

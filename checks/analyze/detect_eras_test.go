@@ -40,3 +40,12 @@ func TestUnknownSaysWhatCameClosest(t *testing.T) {
 		t.Errorf("%+v", f.Findings)
 	}
 }
+
+// TestEmptyFileSaysSo: an empty capture (nvidia-smi nvlink prints nothing
+// on a one-GPU VM) is a skip that says it is empty.
+func TestEmptyFileSaysSo(t *testing.T) {
+	f := Analyze("nvlink-s.txt", []byte("\n \n"))
+	if f.Worst() != "skip" || !strings.Contains(f.Findings[0].Summary, "empty") {
+		t.Errorf("%+v", f)
+	}
+}

@@ -128,6 +128,7 @@ var evaluators = map[Kind]evaluator{
 	KindLSPCI:        evalLSPCI,
 	KindHealth:       evalHealth,
 	KindP2P:          evalP2P,
+	KindKernelLog:    evalKernelLog,
 }
 
 // Analyze detects what data is (Detect) and judges it. It never fails: a

@@ -29,6 +29,7 @@ const (
 	KindLSPCI        Kind = "lspci"         // lspci -vv / -vvv
 	KindHealth       Kind = "health"        // node-health-check (NHC) pass/fail logs
 	KindP2P          Kind = "p2p-bandwidth" // CUDA sample p2pBandwidthLatencyTest
+	KindKernelLog    Kind = "kernel-log"    // the NVIDIA driver's lines in dmesg, journalctl -k, syslog: Xid events
 	KindUnknown      Kind = "unknown"
 )
 
@@ -93,6 +94,10 @@ var signatures = []struct {
 	{KindNCCL, []signature{{regexp.MustCompile(`\bNCCL (?:INFO|WARN|ABORT)\b|^\S+:\d+:\d+ \[\d+\] (?:INFO|WARN) `), 3}, {regexp.MustCompile(`\b[NR]CCL version\s*:?\s*\d`), 3}, {regexp.MustCompile(`Watchdog caught collective operation timeout|ProcessGroupNCCL|ncclRemoteError|ncclSystemError|Got completion (?:from peer )?.*with (?:error|status)`), 5}, {regexp.MustCompile(`^Job summary$|^Communicators\.\.\.|Group\s+Comms\s+Nodes`), 5}}},
 	{KindPerftest, []signature{{regexp.MustCompile(`(?:BW|Latency|Lat) Test$`), 8}, {regexp.MustCompile(`#bytes\s+#iterations`), 8}, {regexp.MustCompile(`Waiting for client(?: rdma_cm QP)? to connect`), 8}, {regexp.MustCompile(`(?:local|remote) address: LID`), 4}, {regexp.MustCompile(`Couldn't connect to|Unable to init the socket connection|Failed to modify QP|Parser function exited with Error|Couldn't read remote address|Completion with error at|Couldn't get device attributes|IB device \S+ not found|Unable to find the Infiniband/RoCE device|Did not detect devices|Couldn't get context for|Couldn't create IB resources|RDMA CM event error|Failed to (?:handle|connect|disconnect) RDMA CM|Port number \d+ state is|Couldn't set the link layer`), 6}, {regexp.MustCompile(`ib_(?:write|read|send|atomic)_(?:bw|lat)`), 1}}},
 	{KindP2P, []signature{{regexp.MustCompile(`^\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]`), 20}, {regexp.MustCompile(`^Device=\d+ (?:CAN|CANNOT) Access Peer Device=\d+`), 3}, {regexp.MustCompile(`^(?:(?:Uni|Bi)directional )?P2P(?:=(?:Enabled|Disabled))? (?:Bandwidth|Latency|Connectivity)\b.*Matrix`), 8}}},
+	// The NVIDIA driver's own kernel lines (NVRM: Xid, fallen off the bus, its load and GPU UUID lines) at
+	// the start of a line or behind what dmesg, dmesg -T, journalctl and syslog put there (not quoted by NHC).
+	{KindKernelLog, []signature{{regexp.MustCompile(kernelPrefix + `NVRM: Xid \(`), 10}, {regexp.MustCompile(kernelPrefix + `NVRM: (?:GPU|The NVIDIA GPU) .*fallen off the bus`), 10},
+		{regexp.MustCompile(kernelPrefix + `NVRM: (?:loading NVIDIA UNIX|GPU at PCI:)`), 3}}},
 	{KindHealth, []signature{{regexp.MustCompile(`\|\s*(?:Healthy|ERROR:\s+nhc:)`), 8}, {regexp.MustCompile(`^\S+ \| .*(?:reported bandwidth|Measured|bus bw|BW)\b`), 3},
 		// NHC's own texts (mej/nhc): die(), log(), the watchdog, node-mark-offline/online, nhc -d.
 		{regexp.MustCompile(`(?:ERROR|SUCCESS):\s+nhc:\s+|Health check (?:failed|passed):|Node Health Check (?:failed|completed successfully)|NHC watchdog timer|node-mark-(?:offline|online)|\bnhc\[\d+\]:|^DEBUG:\s+Debugging activated via -d`), 6},

@@ -8,9 +8,11 @@
 // reports (nccl-log), nccl-tests, perftest console output and --out_json
 // files, nvidia-smi topo -m, nvidia-smi -q, plain nvidia-smi, nvidia-smi
 // nvlink -s/-e, the CUDA sample p2pBandwidthLatencyTest, ibv_devinfo,
-// ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv and
-// node-health-check logs. Each kind's signature lines are
-// counted and the best score wins.
+// ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv,
+// node-health-check logs and the NVIDIA driver's lines in kernel logs
+// (kernel-log: dmesg, journalctl -k, syslog; Xid events judged by NVIDIA's
+// Xid catalog). Each kind's signature lines are counted and the best score
+// wins.
 //
 // Analyze parses the file with the kind's parser (checks/hostparse,
 // checks/perftest, checks/nccl) and returns its Findings — each an ID

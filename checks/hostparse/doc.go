@@ -9,6 +9,8 @@
 //	ParseTopo          nvidia-smi topo -m   the GPU/NIC matrix, affinities, NIC legend
 //	ParsePCI           lspci -vv[v]         NUMA node, LnkCap vs LnkSta, AER status bits
 //	ParseP2PBandwidth  p2pBandwidthLatencyTest  peer access per GPU pair, bandwidth and latency matrices
+//	ParseKernelLog     dmesg, journalctl -k NVIDIA Xid events per GPU bus id, judged by NVIDIA's
+//	                                        Xid catalog (XidCatalog, JudgeXid)
 //
 // Typical questions:
 //

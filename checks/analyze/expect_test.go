@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -123,4 +125,36 @@ func FuzzParseExpect(f *testing.F) {
 			t.Errorf("%q: %+v", s, e)
 		}
 	})
+}
+
+// TestNumbersThatAreNotMeasurements: NaN, infinities and negative figures
+// are an error finding naming the figure, never a pass, with or without a
+// yardstick, and the report still encodes as JSON.
+func TestNumbersThatAreNotMeasurements(t *testing.T) {
+	perf := string(mustRead(t, "../perftest/testdata/text/write_bw_client_roce_2qp_gbits.txt"))
+	var tests string
+	for name, text := range map[string]string{
+		"perftest nan":      strings.Replace(perf, "97.61", "nan", 1),
+		"perftest inf":      strings.Replace(perf, "97.61", "Infinity", 1),
+		"perftest negative": strings.Replace(perf, "97.61", "-97.61", 1),
+	} {
+		for _, exp := range []Expect{{}, {BW: 1}} {
+			f := Options{Expect: exp}.Analyze(name, []byte(text))
+			if f.Worst() != checks.StatusError {
+				t.Errorf("%s with %+v: worst %s: %+v", name, exp, f.Worst(), f.Findings)
+			}
+			if _, err := json.Marshal(f); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	tests = "#       size         count    type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		"     1048576        262144   float     sum      -1    307.5    3.41     nan      0    225.1    4.66    8.74      0\n"
+	f := Options{Expect: Expect{BusBW: 1}}.Analyze("t.log", []byte(tests))
+	if f.Worst() != checks.StatusError {
+		t.Errorf("nccl-tests nan: worst %s: %+v", f.Worst(), f.Findings)
+	}
+	if _, err := json.Marshal(f); err != nil {
+		t.Error(err)
+	}
 }

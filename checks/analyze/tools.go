@@ -3,6 +3,7 @@ package analyze
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -35,6 +36,10 @@ func perftestFindings(rep *perftest.Report, exp Expect) []Finding {
 			Evidence: append(ev, hints...)}}
 	}
 	var out []Finding
+	if len(rep.NotNumbers) > 0 {
+		out = append(out, Finding{ID: "perftest/numbers", Status: checks.StatusError, Evidence: rep.NotNumbers,
+			Summary: fmt.Sprintf("%d result row(s) hold a figure that is no measurement (NaN, an infinity, a negative value) and were left out: %s", len(rep.NotNumbers), rep.NotNumbers[0])})
+	}
 	own := rep.ToolWarnings
 	if len(own) > 0 {
 		out = append(out, Finding{ID: "perftest/warnings", Status: checks.StatusWarn, Summary: "perftest warned about this run: " + own[0], Evidence: own})
@@ -44,6 +49,9 @@ func perftestFindings(rep *perftest.Report, exp Expect) []Finding {
 	}
 	row, ok := rep.Final()
 	switch {
+	case ok && !measured(row.BWAverage):
+		out = append(out, Finding{ID: "perftest/result", Status: checks.StatusError,
+			Summary: fmt.Sprintf("the average bandwidth at %d bytes reads %v: not a measurement (a finite number ≥ 0)", row.Bytes, row.BWAverage)})
 	case ok:
 		g, known := perftest.GbpsOf(row.BWAverage, rep.BWUnit)
 		m := []checks.Measurement{{Name: "bw_average", Value: g, Unit: checks.UnitGbps}}
@@ -65,6 +73,11 @@ func perftestFindings(rep *perftest.Report, exp Expect) []Finding {
 		name, v := "t_typical", l.TTypical
 		if v <= 0 {
 			name, v = "t_avg", l.TAvg
+		}
+		if !measured(v) {
+			out = append(out, Finding{ID: "perftest/result", Status: checks.StatusError,
+				Summary: fmt.Sprintf("%s at %d bytes reads %v: not a measurement (a finite number ≥ 0)", name, l.Bytes, v)})
+			break
 		}
 		m := []checks.Measurement{{Name: name, Value: v, Unit: rep.LatUnit}}
 		unit := string(rep.LatUnit)
@@ -212,6 +225,11 @@ func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 		out = append(out, Finding{ID: "nccl/host", Status: checks.StatusPass, Subject: h.Name, Summary: strings.Join(bits, ", ")})
 	}
 	for _, p := range a.Tests {
+		if len(p.NotNumbers) > 0 {
+			out = append(out, Finding{ID: "nccl/busbw", Status: checks.StatusError, Evidence: p.NotNumbers,
+				Summary: fmt.Sprintf("%d row(s) of the table hold a figure that is no measurement (NaN, an infinity, a negative value): the table is not judged", len(p.NotNumbers))})
+			continue
+		}
 		m := p.MaxBusBW()
 		if m <= 0 {
 			continue
@@ -232,3 +250,8 @@ func NCCLFindings(a *nccl.Analysis, exp Expect) []Finding {
 	}
 	return out
 }
+
+// measured reports whether v can be a measured figure: finite and not
+// negative (NaN, infinities and negative rates are a tool's or a capture's
+// fault, never a pass).
+func measured(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }

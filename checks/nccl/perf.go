@@ -2,6 +2,7 @@ package nccl
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,6 +19,9 @@ type Perf struct {
 	AvgBusBW float64 `json:"avgBusBW,omitempty"`
 	// OutOfBounds is the "# Out of bounds values" footer; -1 when absent.
 	OutOfBounds int `json:"outOfBounds"`
+	// NotNumbers lists the rows left out because a time or bandwidth was
+	// no measurement (NaN, an infinity, a negative value), each located.
+	NotNumbers []string `json:"notNumbers,omitempty"`
 }
 
 // PerfRow is one message size.
@@ -63,6 +67,8 @@ type perfParser struct {
 	oob     int
 	hasOOB  bool
 	content bool
+	// notNumbers are rows with a figure that is no measurement.
+	notNumbers []string
 }
 
 // line handles one line without the NCCL prefix and reports whether it was
@@ -94,6 +100,10 @@ func (p *perfParser) line(s, where string) bool {
 		row, ok := p.row(strings.Fields(s), where)
 		if !ok {
 			return false
+		}
+		if bad := row.notMeasured(); bad != "" {
+			p.notNumbers = append(p.notNumbers, where+": "+bad)
+			break
 		}
 		p.rows = append(p.rows, row)
 	}
@@ -153,6 +163,22 @@ func (p *perfParser) row(f []string, where string) (PerfRow, bool) {
 	return r, true
 }
 
+// notMeasured says which figure of the row is no measurement (NaN, an
+// infinity, a negative time or bandwidth), "" when all can be.
+func (r PerfRow) notMeasured() string {
+	for _, run := range []struct {
+		name string
+		r    PerfRun
+	}{{"out-of-place", r.OutOfPlace}, {"in-place", r.InPlace}} {
+		for _, v := range []float64{run.r.TimeUs, run.r.AlgBW, run.r.BusBW} {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fmt.Sprintf("%s figure %v at %d bytes is no measurement", run.name, v, r.Bytes)
+			}
+		}
+	}
+	return ""
+}
+
 func perfRun(f []string) (PerfRun, bool) {
 	var r PerfRun
 	var err error
@@ -178,18 +204,20 @@ func perfRun(f []string) (PerfRun, bool) {
 		if v >= wrongDeviation {
 			r.Wrong = 1
 		}
+	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+		r.Wrong = -1 // no count: as N/A
 	default:
-		r.Wrong = int(v)
+		r.Wrong = int(min(v, math.MaxInt32))
 	}
 	return r, true
 }
 
 // result returns the table of the source, if it had one.
 func (p *perfParser) result() (Perf, bool) {
-	if len(p.rows) == 0 && !p.hasOOB && p.avg == 0 {
+	if len(p.rows) == 0 && !p.hasOOB && p.avg == 0 && len(p.notNumbers) == 0 {
 		return Perf{}, false
 	}
-	out := Perf{Source: p.source, Where: p.where, Rows: p.rows, AvgBusBW: p.avg, OutOfBounds: -1}
+	out := Perf{Source: p.source, Where: p.where, Rows: p.rows, AvgBusBW: p.avg, OutOfBounds: -1, NotNumbers: p.notNumbers}
 	if p.hasOOB {
 		out.OutOfBounds = p.oob
 	}

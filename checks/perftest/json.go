@@ -100,7 +100,8 @@ func (r *Report) jsonResults(v any) error {
 	default:
 		return fmt.Errorf("%w: results is neither an object nor a list", ErrBadJSON)
 	}
-	for _, m := range rows {
+rows:
+	for i, m := range rows {
 		var bw BWRow
 		var lat LatRow
 		isLat := false
@@ -108,6 +109,10 @@ func (r *Report) jsonResults(v any) error {
 			f, ok := m[k].(float64)
 			if !ok {
 				continue
+			}
+			if bad := notMeasured([]float64{f}); bad != "" {
+				r.NotNumbers = append(r.NotNumbers, fmt.Sprintf("results[%d].%s: %s", i, k, bad))
+				continue rows
 			}
 			l, known := setValue(&bw, &lat, headerKey(k), f)
 			isLat = isLat || l

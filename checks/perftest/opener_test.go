@@ -1,6 +1,7 @@
 package perftest
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -43,4 +44,37 @@ func TestErrorsByPerftestsOwnOpeners(t *testing.T) {
 	if r.Header.Device != "cxgb4_0" || len(r.Failures) != 1 || !strings.Contains(r.Failures[0].Detail, "RDMA_CM_EVENT_REJECTED") || !strings.Contains(r.Failures[0].Detail, "No such file") {
 		t.Errorf("device %q failures %+v", r.Header.Device, r.Failures)
 	}
+}
+
+// TestFiguresThatAreNoMeasurement: rows with NaN, an infinity or a
+// negative figure are left out and listed by line, text and JSON alike.
+func TestFiguresThatAreNoMeasurement(t *testing.T) {
+	text := string(mustReadFile(t, "testdata/text/write_bw_client_roce_2qp_gbits.txt"))
+	for _, v := range []string{"nan", "-Inf", "-97.61"} {
+		r, err := Parse(strings.NewReader(strings.Replace(text, "97.61", v, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.NotNumbers) != 1 || !strings.Contains(r.NotNumbers[0], "line 30") {
+			t.Errorf("%s: %q", v, r.NotNumbers)
+		}
+		for _, row := range r.BW {
+			if row.Bytes == 1048576 {
+				t.Errorf("%s: the row was kept: %+v", v, row)
+			}
+		}
+	}
+	r, err := ParseJSON([]byte(`{"results": {"MsgSize": 65536, "BW_average": NaN}}`))
+	if err == nil && (len(r.BW) != 0 || len(r.NotNumbers) != 1) {
+		t.Errorf("json: %+v", r)
+	}
+}
+
+func mustReadFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

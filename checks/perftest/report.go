@@ -32,6 +32,9 @@ type Report struct {
 	// Bare holds the lone numbers printed by --output=bandwidth|message_rate|latency.
 	Bare     []float64 `json:"bare,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
+	// NotNumbers lists the result rows left out because a figure was no
+	// measurement (NaN, an infinity, a negative value), each located.
+	NotNumbers []string `json:"notNumbers,omitempty"`
 	// ToolWarnings are the warnings perftest itself printed about this run
 	// ("Conflicting CPU frequency values detected", "Requested SQ size
 	// might be too big"); libibverbs' notes and the parser's are not.

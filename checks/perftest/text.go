@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -144,8 +145,12 @@ func (p *textParser) line(s string, n int) {
 		p.row(s, n)
 	case bareRe.MatchString(s):
 		v, _ := strconv.ParseFloat(s, 64)
-		p.r.Bare = append(p.r.Bare, v)
 		p.content = true
+		if bad := notMeasured([]float64{v}); bad != "" {
+			p.r.NotNumbers = append(p.r.NotNumbers, fmt.Sprintf("line %d: %s", n, bad))
+			return
+		}
+		p.r.Bare = append(p.r.Bare, v)
 	case p.state == stHeader:
 		for _, m := range kvRe.FindAllStringSubmatch(s, -1) {
 			p.r.Header.set(m[1], m[2])
@@ -254,6 +259,10 @@ func (p *textParser) row(s string, n int) {
 		}
 		vals = append(vals, v)
 	}
+	if bad := notMeasured(vals); bad != "" {
+		p.r.NotNumbers = append(p.r.NotNumbers, fmt.Sprintf("line %d: %s in %q", n, bad, strings.TrimSpace(s)))
+		return
+	}
 	if len(vals) < len(p.cols) || len(p.cols) < 3 {
 		p.r.Truncated = true
 		p.r.Warnings = append(p.r.Warnings, fmt.Sprintf("line %d: incomplete result row %q", n, s))
@@ -291,4 +300,19 @@ func (p *textParser) latRow(vals []float64) LatRow {
 		setValue(nil, &r, headerKey(c.name), vals[i])
 	}
 	return r
+}
+
+// notMeasured says what in a row of figures is no measurement: NaN, an
+// infinity or a negative value ("" when every value can be one). perftest
+// prints none of them for a sound run; a row that holds one is left out.
+func notMeasured(vals []float64) string {
+	for _, v := range vals {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Sprintf("%v is not a number", v)
+		case v < 0:
+			return fmt.Sprintf("%v is negative", v)
+		}
+	}
+	return ""
 }

@@ -35,3 +35,26 @@ func TestAnalyzeCommand(t *testing.T) {
 		t.Errorf("unreadable among good: exit %d\n%s", code, out)
 	}
 }
+
+// TestAnalyzeYardsticks: a perftest figure is a skip without a floor, a
+// pass or a failure against --expect or the fabric's portRate; a bad
+// --expect is refused, naming the flag.
+func TestAnalyzeYardsticks(t *testing.T) {
+	perf := filepath.Join("..", "..", "checks", "perftest", "testdata", "text", "write_bw_client_roce_2qp_gbits.txt")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"analyze", perf}, 0, "no yardstick"},
+		{[]string{"analyze", "--expect", "bw=90Gb/s", perf}, 0, "at least the expected 90 Gb/s"},
+		{[]string{"analyze", "--expect", "bw=200", perf}, 2, "below the expected 200 Gb/s"},
+		{[]string{"analyze", "-f", filepath.Join("..", "..", "profiles", "lab", "fabric.yaml"), perf}, 0, "at least the expected 0.001 Gb/s"},
+		{[]string{"analyze", "--expect", "speed=3", perf}, 1, "--expect"},
+	} {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(out+errOut, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q\n%s%s", c.args, code, c.code, c.want, out, errOut)
+		}
+	}
+}

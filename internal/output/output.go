@@ -71,11 +71,12 @@ func NewTable(w io.Writer) *TableWriter {
 	return &TableWriter{tw: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
 }
 
-// Row writes one row.
+// Row writes one row, each cell Printable: text from input cannot reach
+// the terminal raw.
 func (t *TableWriter) Row(cols ...any) {
 	s := make([]string, len(cols))
 	for i, c := range cols {
-		s[i] = fmt.Sprint(c)
+		s[i] = Printable(fmt.Sprint(c))
 	}
 	fmt.Fprintln(t.tw, strings.Join(s, "\t"))
 }

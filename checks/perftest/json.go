@@ -213,8 +213,12 @@ func (p *relaxed) object(depth int) (map[string]any, error) {
 				return nil, err
 			}
 			key = k
-		} else if key = p.word(); key == "" {
-			return nil, p.errorf("expected a key, found %q", p.s[p.i])
+		} else {
+			at := p.i
+			// word may consume blanks up to the end: name what stood here.
+			if key = p.word(); key == "" {
+				return nil, p.errorf("expected a key, found %q", p.s[at])
+			}
 		}
 		p.skipBlank()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {

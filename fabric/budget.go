@@ -1,13 +1,12 @@
 package fabric
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"syscall"
 	"unicode/utf8"
+
+	"github.com/fabricctl/fabricctl/internal/infile"
 )
 
 // clip returns s cut to maxQuoted bytes at a rune boundary, with an
@@ -62,53 +61,17 @@ func (es *Errors) add(e *Error) bool {
 // would be reported.
 func (es Errors) full() bool { return len(es) >= maxErrors }
 
-// errNotRegular says a path names something other than a regular file.
-type errNotRegular struct{ what string }
-
-func (e errNotRegular) Error() string { return "is " + e.what + ", not a regular file" }
-
 // errOverBudget says reading would exceed the load's input budget.
-var errOverBudget = errors.New("over the input budget")
+var errOverBudget = infile.ErrTooLarge
 
-// errIsDir says a path names a directory.
-var errIsDir = errors.New("is a directory, not a file")
-
-// readRegular reads the regular file at path, at most limit bytes. It
-// refuses directories, FIFOs, devices and sockets without blocking on them
-// (a FIFO is opened non-blocking and refused), and stops reading once the
-// limit is passed instead of reading the rest.
+// readRegular reads the regular file at path, at most limit bytes, as
+// every user-named input is read (infile.ReadFile): directories, FIFOs,
+// devices and sockets are refused without blocking. Its errors leave the
+// path out: the loader's messages are located at the file already.
 func readRegular(path string, limit int) ([]byte, error) {
-	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+	data, err := infile.ReadFile(context.Background(), path, int64(limit))
+	if e := (*infile.Error)(nil); errors.As(err, &e) {
+		return nil, e.Err
 	}
-	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if m := fi.Mode(); !m.IsRegular() {
-		switch {
-		case m.IsDir():
-			return nil, errIsDir
-		case m&fs.ModeNamedPipe != 0:
-			return nil, errNotRegular{"a named pipe (FIFO)"}
-		case m&fs.ModeSocket != 0:
-			return nil, errNotRegular{"a socket"}
-		case m&fs.ModeDevice != 0:
-			return nil, errNotRegular{"a device"}
-		}
-		return nil, errNotRegular{"a special file (" + m.Type().String() + ")"}
-	}
-	if fi.Size() > int64(limit) {
-		return nil, errOverBudget
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, int64(limit)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > limit {
-		return nil, errOverBudget // it grew while read
-	}
-	return data, nil
+	return data, err
 }

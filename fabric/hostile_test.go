@@ -159,13 +159,13 @@ func TestNonRegularFilesRefused(t *testing.T) {
 	_, err = Load(fab)
 	for _, want := range []string{
 		fab + ":6:21: spec.include[1]: reading fifo.yaml (" + fifo + "): is a named pipe (FIFO), not a regular file",
-		fab + ":6:32: spec.include[2]: reading /dev/zero: is a device, not a regular file",
+		fab + ":6:32: spec.include[2]: reading /dev/zero: is a character device, not a regular file",
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want %q, got:\n%v", want, err)
 		}
 	}
-	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: is a device, not a regular file") {
+	if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: is a character device, not a regular file") {
 		t.Errorf("/dev/zero as the fabric: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/internal/infile"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -78,7 +79,7 @@ spec:
 func memFS(files map[string]string) func(string) ([]byte, error) {
 	return func(p string) ([]byte, error) {
 		if strings.HasSuffix(p, "/dir") || p == "dir" {
-			return nil, errIsDir
+			return nil, infile.ErrIsDir
 		}
 		s, ok := files[p]
 		if !ok {

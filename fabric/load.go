@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/internal/infile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -132,7 +133,6 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 	}
 	data, err := l.read(file, l.input)
 	if err != nil {
-		var nr errNotRegular
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if fromPath == "" {
@@ -140,14 +140,14 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 			} else {
 				l.fail(from, fromPath, "included file %s does not exist%s", shown, also)
 			}
-		case errors.Is(err, errIsDir):
+		case errors.Is(err, infile.ErrIsDir):
 			if fromPath == "" {
 				l.fail(Pos{File: file}, "", "is a directory; give a fabric or profile file")
 			} else {
 				l.fail(from, fromPath, "included path %s is a directory%s; include files", shown, also)
 			}
-		case errors.As(err, &nr):
-			failFile("%v", nr)
+		case errors.Is(err, infile.ErrNotRegular):
+			failFile("%v", err)
 		case errors.Is(err, errOverBudget) && fromPath == "":
 			failFile("file is larger than the %d MiB input limit", maxInput>>20)
 		case errors.Is(err, errOverBudget):

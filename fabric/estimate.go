@@ -160,6 +160,8 @@ func (s *nodeEstimator) run() {
 			if data[i] == '-' && s.count(i, 2) {
 				return
 			}
+			// A document marker ends any plain scalar of the lines before.
+			s.plainOpen = false
 			i += 3
 			continue
 		}

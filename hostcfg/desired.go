@@ -2,20 +2,23 @@ package hostcfg
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/infile"
 )
 
 // ReadDesired reads a host's desired state from a HostIntent JSON file as
 // `fabricctl render` writes it, decoded strictly (unknown fields, a second
 // document, another apiVersion and nameless interfaces are errors); errors
-// name FILE:LINE:COL where the decoder knows the offset.
-func ReadDesired(path string) (*fabric.HostIntent, error) {
-	b, err := os.ReadFile(path)
+// name FILE:LINE:COL where the decoder knows the offset. Only a regular
+// file within infile.MaxDocument is read (a FIFO or device is refused at
+// once), and reading gives way to ctx.
+func ReadDesired(ctx context.Context, path string) (*fabric.HostIntent, error) {
+	b, err := infile.ReadFile(ctx, path, infile.MaxDocument)
 	if err != nil {
 		return nil, fmt.Errorf("reading desired state: %w", err)
 	}

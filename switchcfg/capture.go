@@ -137,12 +137,14 @@ func CaptureSubnetManagers(sms []fabric.SubnetManagerIntent, guids map[string][]
 	return out, nil
 }
 
-// capturesOf returns the regular files named name.<ext>.
+// capturesOf returns the entries named name.<ext> other than directories:
+// a FIFO, device or link among them is read, and refused, by dir (give it an
+// infile.Dir), rather than passed over as if there were no capture.
 func capturesOf(entries []fs.DirEntry, name string) []string {
 	var files []string
 	for _, e := range entries {
 		n := e.Name()
-		if e.Type().IsRegular() && strings.TrimSuffix(n, path.Ext(n)) == name {
+		if !e.IsDir() && strings.TrimSuffix(n, path.Ext(n)) == name {
 			files = append(files, n)
 		}
 	}

@@ -25,7 +25,7 @@ func fixture(t *testing.T) (*hostcfgtest.Fixture, Options, *bytes.Buffer, *bytes
 // with nothing written; with Yes it is applied, and a second Run finds nothing to do.
 func TestRunRefusesDisruptionThenApplies(t *testing.T) {
 	f, o, out, errs := fixture(t)
-	d, err := hostcfg.ReadDesired(filepath.Join(testutil.RepoRoot(t), "hostcfg", "testdata", "desired", "mlx5-upstream.json"))
+	d, err := hostcfg.ReadDesired(context.Background(), filepath.Join(testutil.RepoRoot(t), "hostcfg", "testdata", "desired", "mlx5-upstream.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestRunRefusesDisruptionThenApplies(t *testing.T) {
 // TestRunFailureIsReported: a write the kernel refuses rolls back and reports, ErrReported.
 func TestRunFailureIsReported(t *testing.T) {
 	f, o, out, errs := fixture(t)
-	d, err := hostcfg.ReadDesired(filepath.Join(testutil.RepoRoot(t), "hostcfg", "testdata", "desired", "mlx5-upstream.json"))
+	d, err := hostcfg.ReadDesired(context.Background(), filepath.Join(testutil.RepoRoot(t), "hostcfg", "testdata", "desired", "mlx5-upstream.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,15 +3,15 @@ package analyze
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/ctxio"
+	"github.com/fabricctl/fabricctl/internal/infile"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
 
@@ -62,7 +62,7 @@ func (f File) Worst() checks.Status {
 }
 
 // MaxFileSize bounds what ReadFiles reads of one file.
-const MaxFileSize = 64 << 20
+const MaxFileSize = infile.MaxLog
 
 // ReadFiles analyses every file, one by one: a file that cannot be read is
 // one error entry and the others are analysed all the same. "-" reads stdin.
@@ -72,7 +72,10 @@ func ReadFiles(ctx context.Context, stdin io.Reader, paths []string, opt Options
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := readFile(stdin, p)
+		data, err := readFile(ctx, stdin, p)
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
 		if err != nil {
 			rep.Files = append(rep.Files, File{File: p, Kind: KindUnknown,
 				Findings: []Finding{{ID: "file/read", Status: checks.StatusError, Summary: err.Error()}}})
@@ -83,26 +86,16 @@ func ReadFiles(ctx context.Context, stdin io.Reader, paths []string, opt Options
 	return rep, nil
 }
 
-var errTooLarge = errors.New("file too large")
-
-func readFile(stdin io.Reader, path string) ([]byte, error) {
-	var r io.Reader
+// readFile reads one file named on the command line ("-": stdin) as every
+// user-named input is read (infile): regular files only, refused at once
+// otherwise, within MaxFileSize, giving way to ctx.
+func readFile(ctx context.Context, stdin io.Reader, path string) ([]byte, error) {
 	if path == "-" {
-		r = stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		defer f.Close()
-		r = f
+		stdin = ctxio.NewReader(ctx, stdin)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	data, err := infile.ReadArg(ctx, stdin, path, MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("reading %s: larger than %d bytes: %w", path, MaxFileSize, errTooLarge)
+		return nil, fmt.Errorf("reading %w", err)
 	}
 	return data, nil
 }

@@ -10,8 +10,12 @@
 // mistaken for an NCCL log. Each file is judged by package analyze; result
 // IDs are "captured/<kind>/<check>" (captured/ibstat/port-state, …), targets
 // "host/<subject>". The NCCL logs of the whole tree are analysed together.
+// Every file is accounted for: one that cannot be read is an error result
+// (captured/file), files holding no tool's output one skip listing them
+// (captured/unrecognised).
 //
-//	results, err := captured.Evaluate(os.DirFS(dir), captured.Options{})
+//	d, err := infile.OpenDir(ctx, dir, captured.MaxFileSize) // FIFOs, devices, links out refused
+//	results, err := captured.Evaluate(d, captured.Options{})
 //
 // Evaluate is pure over the fs.FS it is given and safe for concurrent use.
 package captured

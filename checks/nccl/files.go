@@ -7,37 +7,30 @@ import (
 	"io"
 
 	"github.com/fabricctl/fabricctl/internal/ctxio"
+	"github.com/fabricctl/fabricctl/internal/infile"
 )
 
-// AnalyzeFiles opens every log ("-" is stdin) and analyses them together. A log that cannot be
-// opened is listed among the analysis' errors, like one without NCCL output, and the others are
-// analysed all the same; the error is the joined source errors when nothing could be analysed.
-// Opening gives way to ctx (a named pipe may never get its writer).
+// AnalyzeFiles analyses every log ("-" is stdin) together. Each file is
+// opened only when its turn comes and closed after it, so that 50,000 logs
+// need one descriptor at a time; only regular files are read (a FIFO or
+// device is refused at once, as every user-named input is: infile). A log
+// that cannot be read is listed among the analysis' errors, like one
+// without NCCL output, and the others are analysed all the same; the error
+// is the joined source errors when nothing could be analysed. Reading gives
+// way to ctx, stdin included.
 func AnalyzeFiles(ctx context.Context, stdin io.Reader, opt Options, paths []string) (*Analysis, error) {
 	var srcs []Source
-	var unopened []SourceError
 	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		if p == "-" {
 			srcs = append(srcs, Source{Name: "stdin", R: ctxio.NewReader(ctx, stdin)})
 			continue
 		}
-		f, err := ctxio.Open(ctx, p)
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
-		if err != nil {
-			err = fmt.Errorf("opening NCCL log: %w", err)
-			unopened = append(unopened, SourceError{Source: p, Message: err.Error(), Err: err})
-			continue
-		}
-		defer f.Close()
-		srcs = append(srcs, Source{Name: p, R: f})
+		srcs = append(srcs, Source{Name: p, R: &fileSource{ctx: ctx, path: p}})
 	}
 	a, err := Analyze(opt, srcs...)
-	a.Errors = append(unopened, a.Errors...)
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
+	}
 	if err != nil || len(srcs) == 0 {
 		var errs []error
 		for _, e := range a.Errors {
@@ -46,4 +39,32 @@ func AnalyzeFiles(ctx context.Context, stdin io.Reader, opt Options, paths []str
 		return nil, errors.Join(errs...)
 	}
 	return a, nil
+}
+
+// fileSource opens a log file when first read and closes it at its end.
+type fileSource struct {
+	ctx  context.Context
+	path string
+	r    io.ReadCloser
+	done bool
+}
+
+func (l *fileSource) Read(p []byte) (int, error) {
+	if l.done {
+		return 0, io.EOF
+	}
+	if l.r == nil {
+		r, err := infile.Open(l.ctx, l.path, -1)
+		if err != nil {
+			l.done = true
+			return 0, fmt.Errorf("opening NCCL log: %w", err)
+		}
+		l.r = r
+	}
+	n, err := l.r.Read(p)
+	if err != nil {
+		l.r.Close()
+		l.done = true
+	}
+	return n, err
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/fabricctl/fabricctl/checks/captured"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
+	"github.com/fabricctl/fabricctl/internal/infile"
 )
 
 // checkFlags are the flags of fabricctl check.
@@ -95,7 +95,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 		return fmt.Errorf("output %q is not one of table, json, junit, html", g.output)
 	}
 	if cf.fromDir != "" {
-		return checkFromDir(g, cf, write)
+		return checkFromDir(cmd, g, cf, write)
 	}
 	suites, err := parseSuites(cf.suites)
 	if err != nil {
@@ -129,10 +129,12 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 }
 
 // checkFromDir evaluates captured outputs offline (no SSH, no fabric needed).
-func checkFromDir(g *globals, cf checkFlags, write func(io.Writer, *report.Report) error) error {
-	fi, err := os.Stat(cf.fromDir)
-	if err != nil || !fi.IsDir() {
-		return fmt.Errorf("--from-dir %s: not a directory", cf.fromDir)
+func checkFromDir(cmd *cobra.Command, g *globals, cf checkFlags, write func(io.Writer, *report.Report) error) error {
+	ctx, cancel := commandContext(cmd, g)
+	defer cancel()
+	dir, err := infile.OpenDir(ctx, cf.fromDir, captured.MaxFileSize)
+	if err != nil {
+		return fmt.Errorf("--from-dir %w", err)
 	}
 	name := filepath.Base(filepath.Clean(cf.fromDir))
 	opt := captured.Options{Host: name}
@@ -145,7 +147,7 @@ func checkFromDir(g *globals, cf checkFlags, write func(io.Writer, *report.Repor
 		opt.Analyze.Expect = analyze.FabricExpect(f)
 	}
 	started := time.Now()
-	results, err := captured.Evaluate(os.DirFS(cf.fromDir), opt)
+	results, err := captured.Evaluate(dir, opt)
 	if err != nil {
 		return err
 	}

@@ -63,12 +63,12 @@ func (f *hostFlags) checkers(g *globals) (*preflight.Gatherer, *rdma.Agent) {
 }
 
 // loadDesired returns the desired state named by the flags, nil when none is.
-func (f *hostFlags) loadDesired(g *globals) (*fabric.HostIntent, error) {
+func (f *hostFlags) loadDesired(ctx context.Context, g *globals) (*fabric.HostIntent, error) {
 	switch {
 	case f.desired != "" && f.fabricFile != "":
 		return nil, errors.New("give either --desired FILE or -f FABRIC --host NAME, not both")
 	case f.desired != "":
-		return hostcfg.ReadDesired(f.desired)
+		return hostcfg.ReadDesired(ctx, f.desired)
 	case f.fabricFile != "":
 		if f.hostName == "" {
 			return nil, errors.New("-f FABRIC needs --host NAME: which host of the fabric this is")
@@ -115,15 +115,15 @@ func runOnHost(cmd *cobra.Command, g *globals, hf *hostFlags, need bool,
 	if err := output.Check(g.output); err != nil {
 		return err
 	}
-	d, err := hf.loadDesired(g)
+	ctx, cancel := commandContext(cmd, g)
+	defer cancel()
+	d, err := hf.loadDesired(ctx, g)
 	if err != nil {
 		return err
 	}
 	if need && d == nil {
 		return errors.New("no desired state: give --desired FILE or -f FABRIC --host NAME")
 	}
-	ctx, cancel := commandContext(cmd, g)
-	defer cancel()
 	h, err := openHost(ctx, hf.options(g))
 	if err != nil {
 		return fmt.Errorf("opening the host backends: %w", err)

@@ -167,7 +167,7 @@ nv config show, …; OpenSM's partitions.conf).`,
 					if err != nil {
 						return nil, nil, func() {}, err
 					}
-					t, err := captureTargets(f, of.targets, fromDir, of.allowUnparsed)
+					t, err := captureTargets(cmd.Context(), f, of.targets, fromDir, of.allowUnparsed)
 					return f, t, func() {}, err
 				}
 			}

@@ -49,9 +49,10 @@ func TestFirstSigtermStopsWaitingCommands(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"agent"},                 // a request on stdin that never comes
-		{"nccl", "analyze", fifo}, // a log pipe that never gets a writer
-		{"nccl", "analyze", "-"},  // a log on stdin that never ends
+		{"agent"},                // a request on stdin that never comes
+		{"nccl", "analyze", "-"}, // a log on stdin that never ends
+		{"analyze", "-"},         // a capture on stdin that never ends
+		{"switch", "parse", "--platform", "sonic", "-"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"-v"}, args...)...)

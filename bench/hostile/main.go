@@ -237,7 +237,7 @@ func corpus() []doc {
 	}}})
 	add(doc{name: "fifo-as-fabric", main: "fifo.yaml", fifos: []string{"fifo.yaml"}, cmds: []string{"validate", "render"}, located: regexp.MustCompile(`fifo\.yaml: is a named pipe`)})
 	add(doc{name: "fifo-as-include", main: "f.yaml", fifos: []string{"q.yaml"}, files: map[string]func() string{"p.yaml": prof, "f.yaml": withIncludes("q.yaml")}})
-	add(doc{name: "device-as-fabric", main: "/dev/zero", located: regexp.MustCompile(`^/dev/zero: is a device`)})
+	add(doc{name: "device-as-fabric", main: "/dev/zero", located: regexp.MustCompile(`^/dev/zero: is a character device`)})
 	add(doc{name: "device-as-include", main: "f.yaml", files: map[string]func() string{"p.yaml": prof, "f.yaml": withIncludes("/dev/urandom")}})
 	add(doc{name: "directory-as-fabric", main: ".", located: regexp.MustCompile(`: is a directory`)})
 	add(doc{name: "deep-nesting", main: "p.yaml", files: map[string]func() string{"p.yaml": text(strings.Replace(profile, "classes:\n",

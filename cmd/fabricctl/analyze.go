@@ -45,7 +45,9 @@ Exit 0 when nothing failed, 2 when a finding failed, 1 when a file could not be 
 				}
 				opt.Expect = opt.Expect.Or(analyze.FabricExpect(f))
 			}
-			rep, err := analyze.ReadFiles(cmd.Context(), g.stdin, args, opt)
+			ctx, cancel := commandContext(cmd, g)
+			defer cancel()
+			rep, err := analyze.ReadFiles(ctx, g.stdin, args, opt)
 			if err != nil {
 				return err
 			}

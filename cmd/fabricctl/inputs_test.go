@@ -74,3 +74,35 @@ func TestSpecialFilesRefusedEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeoutWhileReading (issue 28: nccl analyze --timeout 2s ignored
+// the timeout): a command reading stdin that never ends stops at
+// --timeout with exit 1, saying so.
+func TestTimeoutWhileReading(t *testing.T) {
+	bin := fabricctlBinary(t)
+	for _, args := range [][]string{
+		{"nccl", "analyze", "-"},
+		{"analyze", "-"},
+		{"switch", "parse", "--platform", "sonic", "-"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, append([]string{"--timeout", "1s"}, args...)...)
+			stdin, err := cmd.StdinPipe() // open, never written
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			var errb strings.Builder
+			cmd.Stderr = &errb
+			err = cmd.Run()
+			if ctx.Err() != nil {
+				t.Fatalf("--timeout 1s ignored: still running after 30 s")
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "deadline exceeded") {
+				t.Errorf("%v; want exit 1 and the deadline said: %s", err, errb.String())
+			}
+		})
+	}
+}

@@ -35,7 +35,9 @@ Exit 0 when clean, 2 when there are findings, 1 on error.`,
 			if err := output.Check(g.output); err != nil {
 				return err
 			}
-			a, err := nccl.AnalyzeFiles(cmd.Context(), g.stdin, opt, args)
+			ctx, cancel := commandContext(cmd, g)
+			defer cancel()
+			a, err := nccl.AnalyzeFiles(ctx, g.stdin, opt, args)
 			if err != nil {
 				return err
 			}

@@ -21,14 +21,16 @@ func newSwitchCmd(g *globals) *cobra.Command {
 	parse := &cobra.Command{Use: "parse --platform P [--model M] FILE|-", Args: cobra.ExactArgs(1),
 		Short: "Read a captured switch configuration into the canonical intent (-o yaml|json)",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := commandContext(cmd, g)
+			defer cancel()
 			if m, err := switchRegistry().SubnetManager(platform); err == nil {
-				return parsePartitions(cmd.Context(), g, m, args[0])
+				return parsePartitions(ctx, g, m, args[0])
 			}
 			d, err := switchRegistry().Driver(platform)
 			if err != nil || output.Check(g.output) != nil {
 				return errors.Join(err, output.Check(g.output))
 			}
-			data, err := readCapture(cmd.Context(), g, args[0])
+			data, err := readCapture(ctx, g, args[0])
 			if err != nil {
 				return err
 			}

@@ -106,3 +106,13 @@ func TestTimeoutWhileReading(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsPrintedEscaped (issue 28): a file name holding terminal escapes
+// (retitle, clear screen) and a NUL reaches stderr escaped, never raw.
+func TestErrorsPrintedEscaped(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "\x1b]0;owned\x07\x1b[2J")
+	code, out, errs := runCLI(t, "switch", "parse", "--platform", "sonic", name)
+	if code != 1 || strings.ContainsAny(out+errs, "\x1b\x07") || !strings.Contains(errs, `\x1b]0;owned\x07\x1b[2J: no such file or directory`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

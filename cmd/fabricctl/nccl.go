@@ -45,7 +45,7 @@ Exit 0 when clean, 2 when there are findings, 1 on error.`,
 				return fmt.Errorf("writing the analysis: %w", err)
 			}
 			for _, e := range a.Errors {
-				fmt.Fprintf(g.stderr, "fabricctl: %v\n", e)
+				fmt.Fprintf(g.stderr, "fabricctl: %s\n", output.PrintableLines(e.Error()))
 			}
 			switch {
 			case len(a.Errors) > 0:

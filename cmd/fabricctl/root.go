@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/fabricctl/fabricctl/internal/remote"
 	"github.com/spf13/cobra"
 )
@@ -132,6 +133,7 @@ func execute(ctx context.Context, g *globals, args []string) int {
 	if errors.As(err, &ec) {
 		return ec.code
 	}
-	fmt.Fprintf(g.stderr, "fabricctl: %v\n", err)
+	// Errors quote file names and input: shown escaped, never raw.
+	fmt.Fprintf(g.stderr, "fabricctl: %s\n", output.PrintableLines(err.Error()))
 	return exitError
 }

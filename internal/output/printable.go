@@ -11,9 +11,19 @@ import (
 // break a table's rows and columns) and bytes that are not UTF-8 are shown
 // escaped ("\x1b", "\t"), so that text read from captures, logs or file
 // names cannot move the cursor, retitle the terminal or hide a row.
-func Printable(s string) string {
+func Printable(s string) string { return printable(s, false) }
+
+// PrintableLines is Printable for a message of several lines (an error
+// printed on stderr): newlines and tabs are kept, every other control
+// character is shown escaped.
+func PrintableLines(s string) string { return printable(s, true) }
+
+func printable(s string, lines bool) string {
 	clean := true
 	for _, r := range s {
+		if lines && (r == '\n' || r == '\t') {
+			continue
+		}
 		if r == utf8.RuneError || r < 0x20 || (r >= 0x7f && r < 0xa0) {
 			clean = false
 			break
@@ -28,6 +38,8 @@ func Printable(s string) string {
 		switch {
 		case r == utf8.RuneError && n <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case lines && (r == '\t' || r == '\n'):
+			b.WriteRune(r)
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r == '\n':

@@ -20,6 +20,9 @@ func TestPrintable(t *testing.T) {
 			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
 		}
 	}
+	if got := PrintableLines("2 errors:\n\tf\x1b]0;x\x07: bad\r"); got != "2 errors:\n\tf\\x1b]0;x\\x07: bad\\r" {
+		t.Errorf("PrintableLines = %q", got)
+	}
 	var b bytes.Buffer
 	tw := NewTable(&b)
 	tw.Row("FILE", "SUMMARY")
@@ -39,6 +42,15 @@ func FuzzPrintable(f *testing.F) {
 			if r < 0x20 || (r >= 0x7f && r < 0xa0) {
 				t.Fatalf("%q → %q keeps a control character", s, out)
 			}
+		}
+		lines := PrintableLines(s)
+		for _, r := range lines {
+			if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) {
+				t.Fatalf("PrintableLines: %q → %q keeps a control character", s, lines)
+			}
+		}
+		if strings.Count(lines, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("PrintableLines: %q → %q changes the lines", s, lines)
 		}
 	})
 }

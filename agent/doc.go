@@ -18,6 +18,20 @@
 // reply out, built with OK and Fail). What an op keeps open across
 // requests it closes through OnClose, which Serve runs when it ends.
 //
+// The agent takes only what the protocol documents. Serve reads no more
+// than MaxRequestBytes of a request (one that grows past it ends the
+// stream) and refuses ids and ops longer than MaxNameBytes. Ops decode
+// their args with DecodeArgs (unknown fields, trailing data and values out
+// of range are errors) and check names with CheckName before any lookup,
+// then against the host's own lists with CheckKnown; desired states and
+// plans go through CheckIntent and CheckPlan. Such errors wrap
+// ErrBadRequest and are answered with ErrorBadRequest:
+//
+//	var args rdma.StartArgs
+//	if err := agent.DecodeArgs(raw, &args); err != nil {
+//		return nil, err // a bad-request reply
+//	}
+//
 // Every request names the apiVersion and the protocol version it speaks;
 // `hello` is the handshake (versions, the binary's sha256, ops). Errors
 // are replies with ok=false and a kind; the process exits 1 when any reply

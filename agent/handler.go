@@ -38,12 +38,17 @@ type Handler struct {
 	closers []func() error
 }
 
-// Register adds op, served by fn: a failing fn is a reply of kind ErrorOp.
+// Register adds op, served by fn: a failing fn is a reply of kind ErrorOp,
+// or ErrorBadRequest when its error wraps ErrBadRequest (DecodeArgs,
+// CheckName… make such errors).
 // It panics on a built-in or duplicate name (a programming error at
 // start-up, not user input).
 func (h *Handler) Register(op string, fn OpFunc) {
 	h.RegisterRequest(op, func(ctx context.Context, req Request) Reply {
 		data, err := fn(ctx, req.Args)
+		if errors.Is(err, ErrBadRequest) {
+			return Fail(req, ErrorBadRequest, err)
+		}
 		if err != nil {
 			return Fail(req, ErrorOp, err)
 		}
@@ -108,23 +113,33 @@ func (h *Handler) Close() error {
 }
 
 // Serve reads requests from r until EOF and writes one reply line per
-// request to w. It returns the number of replies that were not OK; a
-// request that is not JSON ends the stream (the reader cannot resync).
+// request to w. It returns the number of replies that were not OK. A
+// request that is not JSON, or that grows past MaxRequestBytes, ends the
+// stream (the reader cannot resync): it is answered with ErrorBadRequest
+// and nothing after it is read — of an oversized one, no more than
+// MaxRequestBytes.
 func (h *Handler) Serve(ctx context.Context, r io.Reader, w io.Writer) (failed int, err error) {
 	defer func() { err = errors.Join(err, h.Close()) }()
-	dec := json.NewDecoder(r)
+	in := &budgetReader{r: r}
+	dec := json.NewDecoder(in)
 	dec.DisallowUnknownFields()
 	enc := json.NewEncoder(w)
-	for {
+	for n := 1; ; n++ {
+		in.limit = dec.InputOffset() + MaxRequestBytes
 		var req Request
 		derr := dec.Decode(&req)
 		if errors.Is(derr, io.EOF) {
 			return failed, nil
 		}
 		var rep Reply
-		if derr != nil {
-			rep = Fail(req, ErrorBadRequest, fmt.Errorf("decoding request: %w", derr))
-		} else {
+		switch {
+		case errors.Is(derr, errTooLarge):
+			// Nothing of it is trusted, not even the id.
+			rep = Fail(Request{}, ErrorBadRequest, fmt.Errorf("reading request %d: longer than the agent's limit of %d bytes (%d MiB); the rest of the input is not read",
+				n, MaxRequestBytes, MaxRequestBytes>>20))
+		case derr != nil:
+			rep = Fail(echoable(req), ErrorBadRequest, fmt.Errorf("decoding request %d: %w", n, clipErr(derr)))
+		default:
 			rep = h.Handle(ctx, req)
 		}
 		if !rep.OK {
@@ -137,6 +152,44 @@ func (h *Handler) Serve(ctx context.Context, r io.Reader, w io.Writer) (failed i
 			return failed, nil
 		}
 	}
+}
+
+// errTooLarge ends a request that grew past MaxRequestBytes.
+var errTooLarge = errors.New("request too large")
+
+// budgetReader hands out no byte beyond offset limit of its input (the
+// decoder's start of the current request plus MaxRequestBytes): past it,
+// it fails with errTooLarge, so a request never costs more memory than its
+// budget, however long the line is.
+type budgetReader struct {
+	r     io.Reader
+	read  int64 // bytes handed out
+	limit int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	room := b.limit - b.read
+	if room <= 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
+}
+
+// echoable is req with an id or op longer than MaxNameBytes left out: a
+// reply never echoes more.
+func echoable(req Request) Request {
+	if len(req.ID) > MaxNameBytes {
+		req.ID = ""
+	}
+	if len(req.Op) > MaxNameBytes {
+		req.Op = ""
+	}
+	return req
 }
 
 // OK is the successful reply to req, for an op to fill in.
@@ -157,10 +210,19 @@ func Fail(req Request, kind string, err error) Reply {
 	return r
 }
 
-// Handle answers one request.
+// Handle answers one request. An id or op longer than MaxNameBytes is
+// refused (ErrorBadRequest) and not echoed.
 func (h *Handler) Handle(ctx context.Context, req Request) Reply {
+	if e := echoable(req); e.ID != req.ID || e.Op != req.Op {
+		n := max(len(req.ID), len(req.Op))
+		what := "id"
+		if len(req.Op) == n {
+			what = "op"
+		}
+		return Fail(e, ErrorBadRequest, fmt.Errorf("the request's %s is %d bytes, longer than %d", what, n, MaxNameBytes))
+	}
 	if req.APIVersion != fabric.APIVersion {
-		return Fail(req, ErrorProtocol, fmt.Errorf("apiVersion %q is not %q", req.APIVersion, fabric.APIVersion))
+		return Fail(req, ErrorProtocol, fmt.Errorf("apiVersion %s is not %q", Clip(req.APIVersion), fabric.APIVersion))
 	}
 	if req.Protocol < MinProtocol || req.Protocol > Protocol {
 		return Fail(req, ErrorProtocol, fmt.Errorf("this agent speaks protocol %d..%d, the request protocol %d; deliver a matching fabricctl",
@@ -173,7 +235,7 @@ func (h *Handler) Handle(ctx context.Context, req Request) Reply {
 	fn := h.ops[req.Op]
 	h.mu.Unlock()
 	if fn == nil {
-		return Fail(req, ErrorBadRequest, fmt.Errorf("unknown op %q (this agent serves %s)", req.Op, strings.Join(h.Ops(), ", ")))
+		return Fail(req, ErrorBadRequest, fmt.Errorf("unknown op %s (this agent serves %s)", Clip(req.Op), strings.Join(h.Ops(), ", ")))
 	}
 	return fn(ctx, req)
 }

@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/fabricctl/fabricctl/agent"
 )
 
 // RemotePath is where the agent lives on a target, relative to the login
@@ -136,9 +138,13 @@ func AgentCommand(path string) []string {
 // reply into resp (what a host target does for each engine phase; the checks
 // use a Session over a Remote).
 func RoundTrip(ctx context.Context, c Conn, path string, req, resp any) error {
-	in, err := json.Marshal(req)
+	op := "agent"
+	if r, ok := req.(agent.Request); ok {
+		op = r.Op
+	}
+	in, err := encodeRequest(op, req)
 	if err != nil {
-		return fmt.Errorf("encoding the agent request: %w", err)
+		return err
 	}
 	var out, errOut bytes.Buffer
 	runErr := c.Run(ctx, AgentCommand(path), bytes.NewReader(append(in, '\n')), &out, &errOut)

@@ -36,6 +36,9 @@
 //	s.SendOp("perftest-wait", waitArgs)
 //	s.Recv(ctx, &outcome)
 //
+// A request larger than agent.MaxRequestBytes, which the agent would
+// refuse, fails before it is sent.
+//
 // Call is the one-request form. An Agent is whatever runs the agent process
 // with a given stdin and stdout: a Remote over SSH in fabricctl check, the
 // lab's SSH in lab tests, an in-process agent.Handler in unit tests (Local).

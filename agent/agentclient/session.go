@@ -103,14 +103,27 @@ func (s *Session) setErr(err error) {
 
 // Send writes one request to the agent.
 func (s *Session) Send(req agent.Request) error {
-	b, err := json.Marshal(req)
+	b, err := encodeRequest(req.Op, req)
 	if err != nil {
-		return fmt.Errorf("encoding the %s request: %w", req.Op, err)
+		return err
 	}
 	if _, err := s.in.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("sending the %s request: %w: %w", req.Op, ErrEnded, s.endErr(err))
 	}
 	return nil
+}
+
+// encodeRequest encodes a request, refusing one the agent would refuse
+// for its size (agent.MaxRequestBytes) before it travels.
+func encodeRequest(op string, req any) ([]byte, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the %s request: %w", op, err)
+	}
+	if len(b) >= agent.MaxRequestBytes {
+		return nil, fmt.Errorf("encoding the %s request: %d bytes, more than the agent's limit of %d", op, len(b), agent.MaxRequestBytes)
+	}
+	return b, nil
 }
 
 // SendOp builds and sends a request for op with args.

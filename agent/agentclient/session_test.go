@@ -55,3 +55,24 @@ func TestRepliesInOrderAndErrors(t *testing.T) {
 		t.Errorf("third: %q %v", got, err)
 	}
 }
+
+// TestOversizedRequestIsNotSent: a request the agent would refuse for its
+// size fails before it travels, naming the limit, and the session goes on.
+func TestOversizedRequestIsNotSent(t *testing.T) {
+	h := &agent.Handler{}
+	h.Register("echo", func(_ context.Context, args json.RawMessage) (any, error) { return len(args), nil })
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	s := Open(ctx, Local{Handler: h})
+	defer s.Close(ctx)
+	if err := s.SendOp("echo", strings.Repeat("x", agent.MaxRequestBytes)); err == nil || !strings.Contains(err.Error(), "limit of 4194304") {
+		t.Errorf("SendOp = %v, want the agent's limit", err)
+	}
+	var n int
+	if err := s.SendOp("echo", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Recv(ctx, &n); err != nil || n != 3 {
+		t.Errorf("the next request: %d %v", n, err)
+	}
+}

@@ -13,5 +13,11 @@
 // the journal until the controller settles it; recover rolls back one an
 // interrupted apply left (docs/agent-protocol.md, "Interrupted applies").
 //
+// A request is checked before the host is opened: a desired state, a plan
+// or an interface list whose names would leave their sysfs directory, or
+// whose numbers are out of range (agent.CheckIntent, agent.CheckPlan), and
+// an over-long journal id are bad requests. A well-formed netdev the host
+// lacks is not: plan reports it as an error issue.
+//
 // An Ops is safe for concurrent use.
 package hostops

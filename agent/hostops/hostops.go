@@ -37,7 +37,7 @@ func (o *Ops) Register(h *agent.Handler) {
 		agent.OpRollback: o.rollback, agent.OpRecover: o.recover,
 	} {
 		h.RegisterRequest(op, func(ctx context.Context, req agent.Request) agent.Reply {
-			if err := needs(req); err != nil {
+			if err := checkRequest(req); err != nil {
 				return agent.Fail(req, agent.ErrorBadRequest, err)
 			}
 			host, err := o.openHost(ctx)
@@ -48,27 +48,45 @@ func (o *Ops) Register(h *agent.Handler) {
 		})
 	}
 	h.RegisterRequest(agent.OpSettle, func(ctx context.Context, req agent.Request) agent.Reply {
-		if req.Desired == nil || req.Journal == "" {
-			return agent.Fail(req, agent.ErrorBadRequest, errors.New("op settle needs desired and journal"))
+		if err := checkRequest(req); err != nil {
+			return agent.Fail(req, agent.ErrorBadRequest, err)
 		}
 		return o.settle(ctx, req)
 	})
 	h.OnClose(o.close)
 }
 
-// needs says what req lacks for its op.
-func needs(req agent.Request) error {
+// checkRequest says what req lacks for its op, or what it carries that the agent
+// refuses before any lookup: names that would leave their sysfs directory,
+// numbers outside their settings' ranges, over-long ids.
+func checkRequest(req agent.Request) error {
 	switch req.Op {
 	case agent.OpObserve, agent.OpPlan, agent.OpApply, agent.OpRecover:
 		if req.Desired == nil {
 			return fmt.Errorf("op %s needs desired", req.Op)
+		}
+	case agent.OpSettle:
+		if req.Desired == nil || req.Journal == "" {
+			return errors.New("op settle needs desired and journal")
 		}
 	case agent.OpRollback:
 		if req.Plan == nil {
 			return errors.New("op rollback needs plan (an apply's result.undo)")
 		}
 	}
-	return nil
+	var errs []error
+	if req.Desired != nil {
+		errs = append(errs, agent.CheckIntent("desired", req.Desired))
+	}
+	if req.Plan != nil {
+		errs = append(errs, agent.CheckPlan("plan", req.Plan))
+	}
+	for i, name := range req.Interfaces {
+		errs = append(errs, agent.CheckName(fmt.Sprintf("interfaces[%d]", i), name))
+	}
+	errs = append(errs, agent.CheckText("journal", req.Journal, agent.MaxNameBytes),
+		agent.CheckText("planFingerprint", req.PlanFingerprint, agent.MaxNameBytes))
+	return errors.Join(errs...)
 }
 
 func (o *Ops) openHost(ctx context.Context) (*hostcfg.Host, error) {

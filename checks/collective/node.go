@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -72,14 +73,49 @@ func (n *Node) Register(h *agent.Handler) {
 	})
 }
 
+// decodeArgs decodes an op's args strictly (agent.DecodeArgs: a bad
+// request) and refuses what the node must not pass on to a command line or
+// a path: control characters in names, negative counts, ports out of range
+// (Spec.validate judges the rest when the job runs).
 func decodeArgs(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
-		return fmt.Errorf("decoding arguments: %w: none given", ErrBadArgs)
+	if err := agent.DecodeArgs(raw, v); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadArgs, err)
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("decoding arguments: %w: %w", ErrBadArgs, err)
+	var errs []error
+	switch a := v.(type) {
+	case *ProbeArgs:
+		errs = append(errs, checkProgram("python", a.Python))
+	case *Spec:
+		errs = append(errs, checkProgram("python", a.Python),
+			agent.CheckText("jobId", a.JobID, agent.MaxNameBytes),
+			agent.CheckText("host", a.Host, 255),
+			agent.CheckText("masterAddr", a.MasterAddr, 255),
+			agent.CheckRange("nnodes", int64(a.NNodes), 0, 1<<20),
+			agent.CheckRange("nodeRank", int64(a.NodeRank), 0, 1<<20),
+			agent.CheckRange("ranks", int64(a.Ranks), 0, 1<<20),
+			agent.CheckRange("masterPort", int64(a.MasterPort), 0, 65535),
+			agent.CheckRange("minBytes", a.MinBytes, 0, math.MaxInt64),
+			agent.CheckRange("maxBytes", a.MaxBytes, 0, math.MaxInt64),
+			agent.CheckRange("iterations", int64(a.Iterations), 0, math.MaxInt32),
+			agent.CheckRange("warmup", int64(a.Warmup), 0, math.MaxInt32))
+		if a.Timeout < 0 {
+			errs = append(errs, agent.BadRequest(fmt.Errorf("timeout %s is negative", a.Timeout)))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadArgs, err)
+	}
+	return nil
+}
+
+// checkProgram refuses a program name that is not one line of text or
+// that the command line would take for an option.
+func checkProgram(field, prog string) error {
+	if err := agent.CheckText(field, prog, 4096); err != nil {
+		return err
+	}
+	if strings.HasPrefix(prog, "-") {
+		return agent.BadRequest(fmt.Errorf("%s %s is not a program", field, agent.Clip(prog)))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package collective
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricctl/fabricctl/agent"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
@@ -200,4 +203,34 @@ func TestArgvGolden(t *testing.T) {
 		fmt.Fprintf(&b, "# %s\n%s\n", c.name, strings.Join(s.Argv(prog, "/tmp/fabricctl-nccl-X/fabricctl_allreduce.py"), " "))
 	}
 	testutil.Golden(t, "argv.golden", []byte(b.String()))
+}
+
+// TestOpsRefuseHostileArgs: both ops decode their args strictly, and a
+// negative count, a port out of range or a control character in what
+// becomes a command line is a bad request naming the field; nothing runs.
+func TestOpsRefuseHostileArgs(t *testing.T) {
+	h := &agent.Handler{}
+	(&Node{LookPath: func(name string) (string, error) {
+		t.Errorf("%s was looked up for a refused request", name)
+		return "", exec.ErrNotFound
+	}}).Register(h)
+	const run = `{"jobId":"j","host":"h","tool":"torch","ranks":1,"minBytes":8,"maxBytes":8,"iterations":1,"timeout":60000000000`
+	for _, c := range []struct{ op, args, want string }{
+		{OpProbe, `{"python":"python3","pyhton":"x"}`, `unknown field "pyhton"`},
+		{OpProbe, `{"python":"-c"}`, `python "-c" is not a program`},
+		{OpProbe, `{"python":"py\u001b]0;x\u0007"}`, "python"},
+		{OpRun, run + `,"bogus":1}`, `unknown field "bogus"`},
+		{OpRun, run + `,"nnodes":-2}`, "nnodes -2 is negative"},
+		{OpRun, run + `,"masterPort":70000}`, "masterPort 70000 is outside 0..65535"},
+		{OpRun, run + `,"warmup":-1}`, "warmup -1 is negative"},
+		{OpRun, run + `,"timeout":-1}`, "timeout -1ns is negative"},
+		{OpRun, run + `,"maxBytes":1e30}`, "maxBytes"},
+		{OpRun, run + `,"jobId":"j\nx"}`, "jobId"},
+		{OpRun, ``, "none given"},
+	} {
+		r := h.Handle(t.Context(), agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: c.op, Args: json.RawMessage(c.args)})
+		if r.OK || r.Error.Kind != agent.ErrorBadRequest || !strings.Contains(r.Error.Message, c.want) {
+			t.Errorf("%s %.80s: reply %+v, want a bad request saying %q", c.op, c.args, r.Error, c.want)
+		}
+	}
 }

@@ -34,9 +34,13 @@ type Agent struct {
 	Socket string
 }
 
-// Register adds the op to the agent's handler.
+// Register adds the op to the agent's handler. It takes no args: absent,
+// null or {} (agent.NoArgs); anything else is a bad request.
 func (a *Agent) Register(h *agent.Handler) {
-	h.Register(Op, func(ctx context.Context, _ json.RawMessage) (any, error) {
+	h.Register(Op, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		if err := agent.NoArgs(raw); err != nil {
+			return nil, err
+		}
 		return a.Read(ctx)
 	})
 }

@@ -2,6 +2,7 @@ package lldpagent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/agent"
 	"github.com/fabricctl/fabricctl/agent/agentclient"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/fabric/lldp"
 )
 
@@ -70,5 +72,19 @@ func TestObserveErrors(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if _, err := (&Agent{}).Read(t.Context()); !errors.Is(err, ErrNoLLDPD) {
 		t.Errorf("without lldpcli on PATH: %v, want ErrNoLLDPD", err)
+	}
+}
+
+// TestArgsRefused: the op takes no args; any field is a bad request, and
+// lldpcli does not run.
+func TestArgsRefused(t *testing.T) {
+	h := &agent.Handler{}
+	(&Agent{Run: func(context.Context, []string) ([]byte, error) {
+		t.Error("lldpcli ran for a refused request")
+		return nil, nil
+	}}).Register(h)
+	r := h.Handle(t.Context(), agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: Op, Args: json.RawMessage(`{"socket":"/tmp/x"}`)})
+	if r.OK || r.Error.Kind != agent.ErrorBadRequest || !strings.Contains(r.Error.Message, `unknown field "socket"`) {
+		t.Errorf("reply %+v", r.Error)
 	}
 }

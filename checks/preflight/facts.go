@@ -134,18 +134,33 @@ type Gatherer struct {
 var DefaultLibDirs = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
 	"/usr/local/lib", "/usr/local/cuda/lib64", "/usr/local/nccl/lib", "/opt/nccl/lib"}
 
-// Register adds Op to h, observing through g.Open.
+// Register adds Op to h, observing through g.Open. Its args are decoded
+// strictly (agent.DecodeArgs) and checked (Args.Check): a malformed request
+// is answered with a bad-request reply.
 func (g *Gatherer) Register(h *agent.Handler) {
 	h.Register(Op, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var a Args
-		if len(raw) == 0 {
-			return nil, errors.New("decoding preflight arguments: none given")
+		if err := agent.DecodeArgs(raw, &a); err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return nil, fmt.Errorf("decoding preflight arguments: %w", err)
+		if err := a.Check(); err != nil {
+			return nil, err
 		}
 		return g.Gather(ctx, a), nil
 	})
+}
+
+// Check refuses args whose names could leave their sysfs directory or
+// whose numbers are out of range (agent.CheckIntent), and peers whose name
+// or address is not one line of text. A well-formed netdev the host lacks
+// is not refused: Gather reports it, and Evaluate makes it a finding.
+func (a Args) Check() error {
+	errs := []error{agent.CheckIntent("intent", &a.Intent)}
+	for i, p := range a.Peers {
+		errs = append(errs, agent.CheckText(fmt.Sprintf("peers[%d].name", i), p.Name, 255),
+			agent.CheckText(fmt.Sprintf("peers[%d].address", i), p.Address, 255))
+	}
+	return agent.BadRequest(errors.Join(errs...))
 }
 
 // Gather collects the facts. What cannot be read is reported inside Facts.

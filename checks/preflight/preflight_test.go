@@ -263,3 +263,63 @@ func TestWithoutNetlinkBackends(t *testing.T) {
 		t.Errorf("lossless: %+v", r)
 	}
 }
+
+// TestOpRefusesHostileArgs: the op decodes its args strictly (an unknown
+// field, here or inside the intent, was ignored before) and refuses names
+// that would leave their sysfs directory before anything is observed; a
+// well-formed netdev the host lacks is still a finding, not a refusal.
+func TestOpRefusesHostileArgs(t *testing.T) {
+	g, _ := rxeGatherer(t)
+	g.Open = func(context.Context) (*hostcfg.Host, error) {
+		t.Error("the host was observed for a request that is refused")
+		return nil, errors.New("no host")
+	}
+	h := &agent.Handler{}
+	g.Register(h)
+	intent := func(iface string) string {
+		return `"intent":{"apiVersion":"fabricctl.io/v1alpha1","host":"lab-01","interfaces":[` + iface + `]}`
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{` + intent(`{"name":"enp0s3"}`) + `,"bogus":1}`, `unknown field "bogus"`},
+		{`{` + intent(`{"name":"enp0s3","mtuu":9000}`) + `}`, `unknown field "mtuu"`},
+		{`{` + intent(`{"name":"../../../../etc"}`) + `}`, `intent.interfaces[0].name "../../../../etc" is not a name`},
+		{`{` + intent(`{"name":"enp0s3","roce":{"mode":"RoCE v2","tos":-4}}`) + `}`, "intent.interfaces[0].roce.tos -4 is negative"},
+		{`{` + intent(``) + `,"peers":[{"name":"gpu-02\u001b[2J","address":"10.0.0.2"}]}`, "peers[0].name"},
+		{`{` + intent(``) + `} []`, "more data after the JSON value"},
+		{``, "none given"},
+	} {
+		r := h.Handle(t.Context(), agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: Op, Args: json.RawMessage(c.args)})
+		if r.OK || r.Error.Kind != agent.ErrorBadRequest || !strings.Contains(r.Error.Message, c.want) {
+			t.Errorf("%.80s: reply %+v, want a bad request saying %q", c.args, r.Error, c.want)
+		}
+	}
+}
+
+// TestLargestRequestsFit: the agent's request budget keeps a wide margin
+// over the largest legitimate requests: a preflight naming every other
+// host of a 20,000-host fabric, and an apply of a host with eight NICs.
+func TestLargestRequestsFit(t *testing.T) {
+	in := desired(t, "mlx5-ofed")
+	for len(in.Interfaces) < 8 {
+		in.Interfaces = append(in.Interfaces, in.Interfaces...)
+	}
+	peers := make([]Peer, 20000)
+	for i := range peers {
+		peers[i] = Peer{Name: fmt.Sprintf("gpu-rack%03d-node%02d", i/32, i%32), Address: fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)}
+	}
+	pre, err := agentclient.Request(Op, Args{Intent: in, Peers: peers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: agent.OpApply, Desired: &in}
+	for name, req := range map[string]agent.Request{"preflight": pre, "apply": apply} {
+		b, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes", name, len(b))
+		if len(b) > agent.MaxRequestBytes/2 {
+			t.Errorf("a %s request of %d bytes leaves less than half of the %d-byte budget", name, len(b), agent.MaxRequestBytes)
+		}
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -85,35 +87,40 @@ func DefaultStateDir() string {
 	return filepath.Join(d, "fabricctl", "perftest")
 }
 
-// Register adds OpStart, OpWait and OpCleanup to h.
+// Register adds OpStart, OpWait and OpCleanup to h. Their args are
+// decoded strictly (agent.DecodeArgs); malformed ones, and names the host
+// does not have, are answered with a bad-request reply.
 func (a *Agent) Register(h *agent.Handler) {
 	h.Register(OpStart, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var args StartArgs
-		if err := strictDecode(raw, &args); err != nil {
+		if err := agent.DecodeArgs(raw, &args); err != nil {
 			return nil, err
 		}
-		return a.Start(ctx, args)
+		st, err := a.Start(ctx, args)
+		return st, badArgs(err)
 	})
 	h.Register(OpWait, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var args WaitArgs
-		if err := strictDecode(raw, &args); err != nil {
+		if err := agent.DecodeArgs(raw, &args); err != nil {
 			return nil, err
 		}
-		return a.Wait(ctx, args)
+		out, err := a.Wait(ctx, args)
+		return out, badArgs(err)
 	})
 	h.Register(OpCleanup, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		if err := agent.NoArgs(raw); err != nil {
+			return nil, err
+		}
 		return a.Cleanup(ctx)
 	})
 }
 
-func strictDecode(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
-		return fmt.Errorf("decoding arguments: %w: none given", ErrBadArgs)
+// badArgs makes an error of malformed arguments a bad request.
+func badArgs(err error) error {
+	if errors.Is(err, ErrBadArgs) {
+		return agent.BadRequest(err)
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("decoding arguments: %w: %w", ErrBadArgs, err)
-	}
-	return nil
+	return err
 }
 
 func (a *Agent) log() *slog.Logger {
@@ -152,11 +159,19 @@ func (a *Agent) counters(ctx context.Context, dev string, port int) (evaluate.Co
 // Start starts one side of a test. Failures to run at all come back as an
 // Outcome in Started, not as errors; errors are for malformed requests.
 func (a *Agent) Start(ctx context.Context, args StartArgs) (Started, error) {
-	if args.ID == "" || (args.Role != Server && args.Role != Client) || args.Timeout <= 0 {
-		return Started{}, fmt.Errorf("starting perftest: %w: need id, role server|client and a timeout", ErrBadArgs)
+	switch {
+	case args.ID == "":
+		return Started{}, fmt.Errorf("starting perftest: %w: no id", ErrBadArgs)
+	case args.Role != Server && args.Role != Client:
+		return Started{}, fmt.Errorf("starting perftest: %w: role %s is not %s or %s", ErrBadArgs, agent.Clip(string(args.Role)), Server, Client)
+	case args.Timeout <= 0:
+		return Started{}, fmt.Errorf("starting perftest: %w: timeout %s is not positive", ErrBadArgs, args.Timeout)
 	}
 	if (args.Role == Client) != (args.Spec.Peer != "") {
 		return Started{}, fmt.Errorf("starting perftest: %w: a client needs a peer and a server none", ErrBadArgs)
+	}
+	if err := a.checkStart(ctx, args); err != nil {
+		return Started{}, fmt.Errorf("starting perftest: %w", err)
 	}
 	a.mu.Lock()
 	if a.procs == nil {
@@ -268,6 +283,100 @@ func (a *Agent) Start(ctx context.Context, args StartArgs) (Started, error) {
 	}
 }
 
+// checkStart refuses what Start must not pass to perftest or to sysfs: an
+// over-long id, a negative ready timeout, a JSON output file (the agent
+// chooses the paths it writes), a peer that is not an address or host
+// name, and a device, port or GID index this host does not have — names
+// are checked for form before any lookup, then against
+// /sys/class/infiniband. What perftest itself would reject (an empty
+// device, sizes, counts, ranges) is Validate's, an ArgumentError outcome.
+func (a *Agent) checkStart(ctx context.Context, args StartArgs) error {
+	s := args.Spec
+	if err := agent.CheckText("id", args.ID, agent.MaxNameBytes); err != nil {
+		return err
+	}
+	if args.ReadyTimeout < 0 {
+		return fmt.Errorf("%w: readyTimeout %s is negative", ErrBadArgs, args.ReadyTimeout)
+	}
+	if s.JSONFile != "" {
+		return fmt.Errorf("%w: spec.JSONFile is not part of the protocol: the agent chooses the paths it writes", ErrBadArgs)
+	}
+	if s.Peer != "" {
+		if err := checkPeer(s.Peer); err != nil {
+			return err
+		}
+	}
+	if s.Device == "" {
+		return nil
+	}
+	if err := agent.CheckName("spec.Device", s.Device); err != nil {
+		return err
+	}
+	devs, err := a.Sys.RDMADevices(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the RDMA devices: %w", err)
+	}
+	if err := agent.CheckKnown("spec.Device", s.Device, "RDMA device", devs); err != nil {
+		return err
+	}
+	port := s.IBPort
+	if port != 0 || s.GIDIndex != nil {
+		ports, err := a.Sys.Ports(ctx, s.Device)
+		if err != nil {
+			return fmt.Errorf("listing the ports of %s: %w", s.Device, err)
+		}
+		if port == 0 {
+			port = 1 // perftest's default
+		}
+		if err := agent.CheckKnown("spec.IBPort", strconv.Itoa(port), "port of "+s.Device, itoas(ports)); err != nil {
+			return err
+		}
+	}
+	if s.GIDIndex != nil {
+		gids, err := a.Sys.GIDs(ctx, s.Device, port)
+		if err != nil {
+			return fmt.Errorf("reading the GIDs of %s port %d: %w", s.Device, port, err)
+		}
+		idx := make([]int, len(gids))
+		for i, g := range gids {
+			idx[i] = g.Index
+		}
+		if err := agent.CheckKnown("spec.GIDIndex", strconv.Itoa(*s.GIDIndex), fmt.Sprintf("GID index of %s port %d", s.Device, port), itoas(idx)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func itoas(ns []int) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = strconv.Itoa(n)
+	}
+	return out
+}
+
+// checkPeer accepts an IP address or a host name (letters, digits, '-',
+// '_' and '.'): perftest's last argument, which its getopt would take for
+// an option if it began with '-'.
+func checkPeer(peer string) error {
+	if err := agent.CheckText("spec.Peer", peer, 253); err != nil {
+		return err
+	}
+	if _, err := netip.ParseAddr(peer); err == nil {
+		return nil
+	}
+	for _, c := range peer {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return agent.BadRequest(fmt.Errorf("spec.Peer %s is neither an IP address nor a host name", agent.Clip(peer)))
+		}
+	}
+	if strings.HasPrefix(peer, "-") || strings.HasPrefix(peer, ".") {
+		return agent.BadRequest(fmt.Errorf("spec.Peer %s is neither an IP address nor a host name", agent.Clip(peer)))
+	}
+	return nil
+}
+
 // reap waits for the process, killing its process group at the deadline or
 // on a stop request.
 func (a *Agent) reap(p *proc, pid int, timeout time.Duration) {
@@ -312,6 +421,9 @@ func killGroup(pid int) {
 // Wait waits for a started process to end (killing it first with Stop, or
 // when ctx ends) and returns its Outcome. Each process is reported once.
 func (a *Agent) Wait(ctx context.Context, args WaitArgs) (Outcome, error) {
+	if err := agent.CheckText("id", args.ID, agent.MaxNameBytes); err != nil {
+		return Outcome{}, fmt.Errorf("waiting for perftest: %w", err)
+	}
 	a.mu.Lock()
 	p := a.procs[args.ID]
 	a.mu.Unlock()

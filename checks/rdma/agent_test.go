@@ -2,9 +2,11 @@ package rdma
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +17,7 @@ import (
 	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/perftest"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
 
@@ -275,5 +278,92 @@ func TestOpsOverTheProtocol(t *testing.T) {
 	s.SendOp(OpWait, WaitArgs{ID: "nope"})
 	if err := s.Recv(ctx, nil); !errors.Is(err, agentclient.ErrAgent) || !strings.Contains(err.Error(), "unknown perftest id") {
 		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// handle sends one request for op with raw args to a fresh agent on the
+// rxe fixture host.
+func handle(t *testing.T, a *Agent, op, raw string) agent.Reply {
+	t.Helper()
+	h := &agent.Handler{}
+	a.Register(h)
+	return h.Handle(t.Context(), agent.Request{APIVersion: fabric.APIVersion, Protocol: agent.Protocol, Op: op, Args: json.RawMessage(raw)})
+}
+
+// TestOpsRefuseHostileArgs: every op decodes its args strictly, a
+// request cannot name a file for perftest to write (spec.JSONFile), and a
+// device, port or GID index the host does not have — or a name that would
+// leave /sys/class/infiniband — is a bad request naming it, refused
+// before any counter is read or any process started.
+func TestOpsRefuseHostileArgs(t *testing.T) {
+	usePath(t, fakePath(t, ""))
+	out := filepath.Join(t.TempDir(), "written.json")
+	start := func(spec string) string {
+		return `{"id":"s","role":"server","timeout":10000000000,"spec":{"Test":"write_bw","Device":"rxe0","TCPPort":18515` + spec + `}}`
+	}
+	for _, c := range []struct{ op, args, want string }{
+		{OpStart, start(`,"JSONFile":"` + out + `"`), "spec.JSONFile is not part of the protocol"},
+		{OpStart, start(`,"jsonfile":null`), "spec.JSONFile is not part of the protocol"},
+		{OpStart, start(`,"Bogus":1`), `unknown field "Bogus"`},
+		{OpStart, `{"id":"s","role":"server","timeout":1,"bogus":1,"spec":{}}`, `unknown field "bogus"`},
+		{OpStart, start(`,"Device":"../../../../etc"`), `spec.Device "../../../../etc" is not a name`},
+		{OpStart, start(`,"Device":"rxe0\u001b[2J"`), "control character"},
+		{OpStart, start(`,"Device":"mlx5_9"`), `spec.Device "mlx5_9": this host has no such RDMA device (it has rxe0)`},
+		{OpStart, start(`,"IBPort":2`), `spec.IBPort "2": this host has no such port of rxe0 (it has 1)`},
+		{OpStart, start(`,"IBPort":-1`), `spec.IBPort "-1"`},
+		{OpStart, start(`,"GIDIndex":7`), `spec.GIDIndex "7": this host has no such GID index of rxe0 port 1 (it has 0, 1)`},
+		{OpStart, start(`,"Size":1e30`), "Size"},
+		{OpStart, start(`,"Iterations":99999999999999999999`), "Iterations"},
+		{OpStart, `{"id":"c","role":"client","timeout":1000000000,"spec":{"Test":"write_bw","Device":"rxe0","Peer":"-x"}}`, `spec.Peer "-x"`},
+		{OpStart, `{"id":"c","role":"client","timeout":1000000000,"spec":{"Test":"write_bw","Device":"rxe0","Peer":"a\u0000b"}}`, "control character"},
+		{OpStart, `{"id":"s","role":"server","timeout":-1,"spec":{}}`, "timeout -1ns is not positive"},
+		{OpStart, `{"id":"s","role":"both","timeout":1,"spec":{}}`, `role "both" is not server or client`},
+		{OpStart, `{"id":"s","role":"server","timeout":1000000000,"readyTimeout":-1,"spec":{"Device":"rxe0"}}`, "readyTimeout -1ns is negative"},
+		{OpStart, `{"id":"` + strings.Repeat("i", 200) + `","role":"server","timeout":1000000000,"spec":{}}`, "id is 200 bytes"},
+		{OpStart, ``, "none given"},
+		{OpWait, `{"id":"s","bogus":true}`, `unknown field "bogus"`},
+		{OpWait, `{"id":"s"} {}`, "more data after the JSON value"},
+		{OpCleanup, `{"all":true}`, `unknown field "all"`},
+	} {
+		r := handle(t, newAgent(t), c.op, c.args)
+		if r.OK || r.Error.Kind != agent.ErrorBadRequest || !strings.Contains(r.Error.Message, c.want) {
+			t.Errorf("%s %.90s: reply %+v, want a bad request saying %q", c.op, c.args, r.Error, c.want)
+		}
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a request made the agent write %s: %v", out, err)
+	}
+	// A well-formed spec with the host's own names is served.
+	if r := handle(t, newAgent(t), OpCleanup, ``); !r.OK {
+		t.Errorf("cleanup without args: %+v", r.Error)
+	}
+}
+
+// TestStartArgsWire: StartArgs travel with every Spec field but JSONFile,
+// which cannot be sent.
+func TestStartArgsWire(t *testing.T) {
+	gid, tc := 3, 106
+	want := StartArgs{ID: "x", Role: Client, Timeout: time.Minute, ReadyTimeout: time.Second, Spec: perftest.Spec{
+		Test: perftest.SendBW, Device: "mlx5_0", IBPort: 2, GIDIndex: &gid, TClass: &tc, QPTimeout: 20, TCPPort: 18600,
+		ReportGbits: true, IgnoreFreq: true, Duration: 10 * time.Second, Iterations: 5, Size: 65536, AllSizes: true, QPs: 4,
+		RDMACM: true, Bidirectional: true, Peer: "10.0.0.2"}}
+	// Every field but JSONFile is set: a new Spec field fails here until it is.
+	v := reflect.ValueOf(want.Spec)
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Name; name != "JSONFile" && v.Field(i).IsZero() {
+			t.Errorf("field %s is not set in this test", name)
+		}
+	}
+	b, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got StartArgs
+	if err := agent.DecodeArgs(b, &got); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip of %s:\n%+v, %v\nwant %+v", b, got, err, want)
+	}
+	want.Spec.JSONFile = "/tmp/out.json"
+	if _, err := json.Marshal(want); err == nil || !strings.Contains(err.Error(), "JSONFile") {
+		t.Errorf("a spec with JSONFile was encoded: %v", err)
 	}
 }

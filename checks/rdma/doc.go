@@ -9,7 +9,11 @@
 //	a := &rdma.Agent{Sys: sysfs.NewFS("/sys"), StateDir: rdma.DefaultStateDir()}
 //	a.Register(handler) // perftest-start, perftest-wait, cleanup
 //
-// perftest-start builds the argv with perftest.Args (exec'd directly, never
+// perftest-start decodes its args strictly (a spec cannot name a JSONFile:
+// no request chooses a path the agent writes), checks the device, port and
+// GID index against the host's /sys/class/infiniband (a name that is not
+// there, or that would leave it, is a bad request naming the ones the host
+// has), builds the argv with perftest.Args (exec'd directly, never
 // through a shell), reads the port's hw_counters and counters, starts the
 // process in its own process group (killed with the agent should the agent
 // die), and for a server replies only once the server listens on its TCP

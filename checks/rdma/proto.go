@@ -1,6 +1,10 @@
 package rdma
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -42,6 +46,54 @@ type StartArgs struct {
 	Timeout time.Duration `json:"timeout"`
 	// ReadyTimeout bounds the wait for a server to listen (default Timeout).
 	ReadyTimeout time.Duration `json:"readyTimeout,omitempty"`
+}
+
+// startWire is StartArgs as the protocol carries it: Spec without
+// JSONFile. Its own Spec (depth 0) shadows the embedded one.
+type startWire struct {
+	startPlain
+	Spec specWire `json:"spec"`
+}
+
+type startPlain StartArgs // StartArgs without its methods
+
+// specWire is perftest.Spec as the protocol carries it: every field under
+// its Go name, but JSONFile, which no controller sets and which would let
+// a request name a file for perftest to write (--out_json_file). Sending
+// it is refused.
+type specWire struct {
+	perftest.Spec
+	JSONFile notInProtocol `json:",omitzero"`
+}
+
+// notInProtocol is a field that no request may carry: any value is refused.
+type notInProtocol struct{}
+
+func (*notInProtocol) UnmarshalJSON([]byte) error {
+	return errors.New("spec.JSONFile is not part of the protocol: the agent chooses the paths it writes")
+}
+
+// MarshalJSON writes the protocol's form: a Spec with JSONFile set cannot
+// be sent.
+func (a StartArgs) MarshalJSON() ([]byte, error) {
+	if a.Spec.JSONFile != "" {
+		return nil, fmt.Errorf("encoding %s arguments: %w: spec.JSONFile is not part of the protocol", OpStart, ErrBadArgs)
+	}
+	return json.Marshal(startWire{startPlain(a), specWire{Spec: a.Spec}})
+}
+
+// UnmarshalJSON reads the protocol's form strictly: unknown fields, and
+// JSONFile, are errors.
+func (a *StartArgs) UnmarshalJSON(b []byte) error {
+	var w startWire
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	*a = StartArgs(w.startPlain)
+	a.Spec = w.Spec.Spec
+	return nil
 }
 
 // Started is the reply of OpStart.

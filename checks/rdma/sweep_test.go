@@ -28,11 +28,12 @@ func fleet(t *testing.T, devs map[string]string, mutate func(host string, a *Age
 		if !ok {
 			dev = "rxe0"
 		}
-		a := &Agent{Sys: rxeSys, StateDir: t.TempDir()}
+		a := &Agent{StateDir: t.TempDir()}
 		e := Endpoint{Host: h, Address: "127.0.0.1", Device: dev, GIDIndex: &gid, RateGbps: 10}
 		if mutate != nil {
 			mutate(h, a, &e)
 		}
+		a.Sys = rdmatest.Sys(t, e.Device) // the host has the device the endpoint names
 		hd := &agent.Handler{}
 		a.Register(hd)
 		e.Agent = agentclient.Local{Handler: hd}

@@ -22,5 +22,8 @@
 // perftest -F does. A server whose port is taken says "Couldn't listen to
 // port N" and exits 1, as perftest does.
 //
+// The agent refuses a device its host does not have: Sys makes a sysfs
+// tree with the devices a test names (slow*, hang*…) for its Agent.
+//
 // Safe for concurrent use: every fake is its own process.
 package rdmatest

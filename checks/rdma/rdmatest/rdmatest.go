@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
 )
 
 // IsFake reports whether this process runs as a fake perftest binary.
@@ -175,4 +177,33 @@ func FreePort(t testing.TB) int {
 // Table is the fake's output at a given bandwidth on device dev.
 func Table(dev string, gbps float64) string {
 	return fmt.Sprintf(fakeTable, dev, gbps, gbps)
+}
+
+// Sys makes a sysfs tree in a temporary directory with an RDMA device of
+// each name: port 1, ACTIVE, Ethernet, GID 0 (link-local) and GID 1 (RoCE
+// v2, IPv4 10.0.0.11) on netdev eth0, and zero hw_counters. The agent checks
+// a request's device, port and GID index against it, so that devices named
+// slow* and hang* steer the fake.
+func Sys(t testing.TB, devs ...string) sysfs.FS {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"state": "4: ACTIVE", "phys_state": "5: LinkUp", "rate": "10 Gb/sec (1X QDR)", "link_layer": "Ethernet",
+		"gids/0": "fe80:0000:0000:0000:5054:00ff:fe12:3456", "gids/1": "0000:0000:0000:0000:0000:ffff:0a00:000b",
+		"gid_attrs/types/0": "RoCE v2", "gid_attrs/types/1": "RoCE v2",
+		"gid_attrs/ndevs/0": "eth0", "gid_attrs/ndevs/1": "eth0",
+		"hw_counters/rcvd_pkts": "0", "hw_counters/sent_pkts": "0",
+	}
+	for _, d := range devs {
+		for name, v := range files {
+			p := filepath.Join(root, "class", "infiniband", d, "ports", "1", name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return sysfs.NewFS(root)
 }

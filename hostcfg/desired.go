@@ -52,6 +52,11 @@ func ReadDesired(ctx context.Context, path string) (*fabric.HostIntent, error) {
 			return nil, fmt.Errorf("%s: interfaces[%d]: no name", path, i)
 		}
 	}
+	// Numbers and names as the agent checks them: a priority of 9 or a
+	// netdev "../../etc" is refused here, not dropped or followed later.
+	if err := hi.Check("desired"); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &hi, nil
 }
 

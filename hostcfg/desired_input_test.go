@@ -2,6 +2,7 @@ package hostcfg
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -34,5 +35,29 @@ func TestReadDesiredRefusesSpecialFiles(t *testing.T) {
 	}
 	if _, err := ReadDesired(context.Background(), "testdata/desired"); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("a directory: %v", err)
+	}
+}
+
+// TestReadDesiredChecksNumbers (issue 28): numbers outside their settings'
+// ranges and names that would leave /sys are refused where the file is
+// read, each naming its field.
+func TestReadDesiredChecksNumbers(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d.json")
+	doc := `{"apiVersion": "fabricctl.io/v1alpha1", "host": "h1", "interfaces": [{"name": "../../etc", "mtu": -1,
+	  "pfc": {"priorities": [3, 9]}, "dscpMap": [{"dscp": 64, "priority": 3}], "roce": {"tos": 300}}]}`
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadDesired(context.Background(), p)
+	for _, want := range []string{
+		p + ": desired.interfaces[0].name \"../../etc\" is not a name",
+		"desired.interfaces[0].mtu -1 is negative",
+		"desired.interfaces[0].pfc.priorities[1] 9 is outside 0..7",
+		"desired.interfaces[0].dscpMap[0].dscp 64 is outside 0..63",
+		"desired.interfaces[0].roce.tos 300 is outside 0..255",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in %v", want, err)
+		}
 	}
 }

@@ -42,8 +42,8 @@ func TestSpecialFilesRefusedEverywhere(t *testing.T) {
 	}{
 		{[]string{"analyze", fifo}, 1, notRegular(fifo, "a named pipe (FIFO)")},
 		{[]string{"analyze", "/dev/zero"}, 1, notRegular("/dev/zero", "a character device")},
-		{[]string{"nccl", "analyze", fifo}, 1, notRegular(fifo, "a named pipe (FIFO)")},
-		{[]string{"nccl", "analyze", "--timeout", "2s", "/dev/zero"}, 1, notRegular("/dev/zero", "a character device")},
+		{[]string{"nccl", "analyze", fifo}, 1, "analysing " + fifo + ": reading: is a named pipe (FIFO), not a regular file"},
+		{[]string{"nccl", "analyze", "--timeout", "2s", "/dev/zero"}, 1, "analysing /dev/zero: reading: is a character device, not a regular file"},
 		{[]string{"switch", "parse", "--platform", "sonic", fifo}, 1, notRegular(fifo, "a named pipe (FIFO)")},
 		{[]string{"switch", "parse", "--platform", "arista-eos", "/dev/zero"}, 1, notRegular("/dev/zero", "a character device")},
 		{[]string{"switch", "parse", "--platform", "opensm", fifo}, 1, notRegular(fifo, "a named pipe (FIFO)")},

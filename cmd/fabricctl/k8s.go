@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/action/launch/k8s"
 	"github.com/fabricctl/fabricctl/internal/atomicfile"
+	"github.com/fabricctl/fabricctl/internal/output"
 )
 
 func newK8sCmd(g *globals) *cobra.Command {
@@ -35,14 +37,26 @@ func newK8sRenderCmd(g *globals) *cobra.Command {
     (host network, the RDMA device plugin's resource), each running its side of its pair.
 Hosts map to nodes by the label ` + k8s.NodeLabel + `, else by name. Without --out the manifests go
 to stdout as one YAML stream; with --out DIR, DIR/health.yaml and DIR/round-NNN.yaml.
-Nothing is applied: kubectl apply -f does that (see docs/fleet.md).`,
+Nothing is applied: kubectl apply -f does that (see docs/fleet.md). Flags are held to Kubernetes'
+rules for their fields (--namespace a DNS-1123 label, images image references, --node-selector
+label keys and values), and --budget plus NPD's 5 s margin must be shorter than --interval.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := loadFabric(g.stderr, file)
-			if err != nil {
+			if err := output.Check(g.output); err != nil {
 				return err
 			}
+			if g.output == output.JSON {
+				return errors.New("k8s render writes YAML manifests (what kubectl apply -f reads): -o json is not one of its formats (table, yaml)")
+			}
+			var err error
 			if o.NodeSelector, err = k8s.ParseNodeSelector(selector); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			f, err := loadFabric(g.stderr, file)
+			if err != nil {
 				return err
 			}
 			m, err := k8s.Render(f, o)

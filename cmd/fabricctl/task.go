@@ -25,6 +25,9 @@ its result as FABRICCTL-TASK lines on stdout. Exit 0 when the result was written
 			ctx, cancel := commandContext(cmd, g)
 			defer cancel()
 			n := task.NodeName(node, os.Getenv, os.Hostname)
+			if err := task.CheckNodeName(n); err != nil {
+				return err
+			}
 			spec, err := task.DecodeArgs(args)
 			if err != nil {
 				if werr := task.WriteResult(g.stdout, task.Result{Node: n, Error: err.Error()}); werr != nil {

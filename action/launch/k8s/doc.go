@@ -15,6 +15,10 @@
 //     files, err := m.Files()        // or health.yaml and round-NNN.yaml
 //
 // ParseNodeSelector reads --node-selector's KEY=VALUE pairs into Options.NodeSelector.
+// Options.Validate holds every option to Kubernetes' rule for the field it fills (namespace,
+// images, resource, condition, node selector) and the durations to what node-problem-detector
+// can run; Render validates after filling in the zero options' defaults, and refuses a fabric
+// name or node name Kubernetes would not take.
 //
 // Nothing here talks to a cluster (no client-go); Render, Files and
 // ParseNodeSelector are pure and safe for concurrent use.

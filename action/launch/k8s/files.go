@@ -8,7 +8,7 @@ import (
 )
 
 // ParseNodeSelector turns KEY=VALUE pairs (--node-selector) into Options.NodeSelector; none
-// gives nil.
+// gives nil, a key given twice is an error. Validate checks the keys and values.
 func ParseNodeSelector(pairs []string) (map[string]string, error) {
 	if len(pairs) == 0 {
 		return nil, nil
@@ -17,7 +17,10 @@ func ParseNodeSelector(pairs []string) (map[string]string, error) {
 	for _, s := range pairs {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--node-selector %q: want KEY=VALUE", s)
+			return nil, fmt.Errorf("--node-selector %+q: want KEY=VALUE", s)
+		}
+		if _, dup := sel[k]; dup {
+			return nil, fmt.Errorf("--node-selector %+q: key %+q given twice", s, k)
 		}
 		sel[k] = v
 	}

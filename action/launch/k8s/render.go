@@ -86,10 +86,10 @@ func (o Options) withDefaults() Options {
 	if o.Condition == "" {
 		o.Condition = DefaultCondition
 	}
-	if o.Interval <= 0 {
+	if o.Interval == 0 {
 		o.Interval = DefaultInterval
 	}
-	if o.Budget <= 0 {
+	if o.Budget == 0 {
 		o.Budget = nhc.DefaultBudget
 	}
 	return o
@@ -129,9 +129,14 @@ const (
 	roundLabel = "fabricctl.io/round"
 )
 
-// Render makes the manifests of f.
+// Render makes the manifests of f. Zero options take their defaults; then options Validate
+// refuses, a fabric name that makes a Job name Kubernetes refuses and a host whose node name is
+// no DNS name are errors (ErrRender).
 func Render(f *fabric.Fabric, o Options) (Manifests, error) {
 	o = o.withDefaults()
+	if err := o.Validate(); err != nil {
+		return Manifests{}, fmt.Errorf("%w: %w", ErrRender, err)
+	}
 	hosts := f.Resolve().Hosts
 	if len(hosts) == 0 {
 		return Manifests{}, fmt.Errorf("%w: the fabric has no hosts", ErrRender)
@@ -148,6 +153,9 @@ func Render(f *fabric.Fabric, o Options) (Manifests, error) {
 	m.Health = healthObjects(f.Metadata.Name, o, string(mon)+"\n", string(fab))
 	jobs, err := roundJobs(f, hosts, o)
 	if err != nil {
+		return Manifests{}, err
+	}
+	if err := checkNames(f.Metadata.Name, hosts, jobs); err != nil {
 		return Manifests{}, err
 	}
 	m.Rounds = jobs

@@ -135,20 +135,13 @@ func Reason(summary string) string {
 	return output.OneLine(DrainPrefix+" "+summary, MaxReason)
 }
 
-// ErrBadName: a node name scontrol would read as more than one node.
+// ErrBadName: a node name scontrol would read as more than one node, or as none.
 var ErrBadName = errors.New("invalid node name")
-
-func checkName(node string) error {
-	if node == "" || strings.ContainsAny(node, " ,[]=\t\n") {
-		return fmt.Errorf("%w: %q", ErrBadName, node)
-	}
-	return nil
-}
 
 // Drain drains node with reason (`scontrol update nodename=N state=drain reason=…`): running jobs
 // finish, no new ones start.
 func (c Client) Drain(ctx context.Context, node, reason string) error {
-	if err := checkName(node); err != nil {
+	if err := CheckNodeName(node); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(reason, DrainPrefix) {
@@ -163,7 +156,7 @@ func (c Client) Drain(ctx context.Context, node, reason string) error {
 
 // Resume returns a drained node to service (`scontrol update nodename=N state=resume`).
 func (c Client) Resume(ctx context.Context, node string) error {
-	if err := checkName(node); err != nil {
+	if err := CheckNodeName(node); err != nil {
 		return err
 	}
 	if err := c.Run.Run(ctx, "scontrol", []string{"update", "nodename=" + node, "state=resume"}, nil, io.Discard, nil); err != nil {

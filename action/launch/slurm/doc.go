@@ -25,8 +25,10 @@
 // fabricctl drained that pass again; nodes drained by anyone else keep their reason.
 //
 // Sweep is `fabricctl check --launcher slurm` around the runner it is given (hosts to nodes, the
-// allocation's nodes, the step log, the drains); DrainSelf is `check --local -o nhc --drain`, one node's
-// own drain or resume after its health check, on SelfNode ($SLURMD_NODENAME).
+// allocation's nodes, the step log, the drains), after Launcher.Validate (partition, reservation,
+// node binary, job id) and CheckNodeName on every host's node; DrainSelf is
+// `check --local -o nhc --drain`, one node's own drain or resume after its health check, on
+// SelfNode ($SLURMD_NODENAME).
 //
 // The pure parts — ParseNodes (scontrol show node), ExpandHostlist/CompressHostlist, the srun
 // command line (SrunArgs) — are golden- and fuzz-tested; slurmsim is a simulated Slurm for the

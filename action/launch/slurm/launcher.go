@@ -127,6 +127,11 @@ func (l *Launcher) SrunArgs(name string, nodes []string, bound time.Duration, ar
 // step runs one srun step and collects the tasks' results.
 func (l *Launcher) step(ctx context.Context, name string, spec task.Spec, bound time.Duration) (task.Collected, error) {
 	nodes := spec.Nodes()
+	for _, n := range nodes {
+		if err := CheckNodeName(n); err != nil {
+			return task.Collected{}, fmt.Errorf("step %s: %w", name, err)
+		}
+	}
 	targs, err := task.EncodeArgs(spec)
 	if err != nil {
 		return task.Collected{}, err

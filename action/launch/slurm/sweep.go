@@ -19,7 +19,9 @@ import (
 // Launcher; this package does not import the runner, which the lab's tests import through it).
 // Each srun step is then logged with l.Log; with drain the nodes follow the verdicts
 // (Reconcile), each action logged. file names the fabric in errors; no host selected is
-// checks.ErrNoHosts.
+// checks.ErrNoHosts. Settings l.Validate refuses, and a host whose node is no single node name
+// (CheckNodeName: "gpu01,gpu03" would run its task on two nodes), are errors before Slurm is
+// asked anything.
 func Sweep(ctx context.Context, f *fabric.Fabric, file string, l *Launcher, only []string, drain bool,
 	run func(ctx context.Context, hosts []fabric.HostIntent) (*report.Report, error)) (*report.Report, error) {
 	logf := func(format string, a ...any) {
@@ -27,12 +29,18 @@ func Sweep(ctx context.Context, f *fabric.Fabric, file string, l *Launcher, only
 			l.Log(format, a...)
 		}
 	}
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
 	labels := map[string]map[string]string{}
 	var hosts []fabric.HostIntent
 	var names []string
 	for _, h := range f.Resolve().Hosts {
 		if len(only) > 0 && !slices.Contains(only, h.Host) {
 			continue
+		}
+		if err := CheckNodeName(NodeOf(h.Host, h.Labels)); err != nil {
+			return nil, fmt.Errorf("checking %s: host %s: Slurm node %+q (label %s): %w", file, h.Host, NodeOf(h.Host, h.Labels), NodeLabel, ErrBadName)
 		}
 		labels[h.Host] = h.Labels
 		hosts = append(hosts, h)

@@ -20,6 +20,12 @@
 // NodeName is the node name a task goes by (--node, $SLURMD_NODENAME, $NODE_NAME, the host name).
 //
 // Decoding is strict (unknown fields, another Version, a kind without its parts are ErrSpec);
-// a frame that cannot be read is ErrFrame naming its node. All functions are safe for
-// concurrent use.
+// a frame that cannot be read is ErrFrame naming its node. Specs and results are bounded before
+// they are decoded: a first pass inflates the JSON without keeping it, refusing it (ErrTooLarge)
+// as soon as it passes MaxJSON bytes or its decoded form would pass MaxDecoded bytes of memory
+// (an estimate from the Go types it decodes into: a gzip bomb or a list of a million `{}` costs
+// a few kilobytes to refuse); Collect keeps only the frames that came, at most 400 bytes each.
+// A spec naming a device or netdev by a path, a node or host with white space or control
+// characters, or a port or duration out of range is ErrSpec; CheckNodeName is the rule for node
+// names (WriteResult and Collect apply it). All functions are safe for concurrent use.
 package task

@@ -55,8 +55,8 @@ const maxFrames = 100000
 // WriteResult writes r as framed lines, each with one Write (one write(2) on a pipe).
 func WriteResult(w io.Writer, r Result) error {
 	r.Version = Version
-	if r.Node == "" || strings.ContainsAny(r.Node, " \t\r\n") {
-		return fmt.Errorf("writing the task result: node name %q", r.Node)
+	if err := CheckNodeName(r.Node); err != nil {
+		return fmt.Errorf("writing the task result: %w", err)
 	}
 	b, err := pack(r)
 	if err != nil {
@@ -80,10 +80,12 @@ type Collected struct {
 	Errors []error
 }
 
+// partial is a result whose frames are arriving: parts by sequence number (a map, not a slice
+// of total: total is what a line says, and a line must not make Collect allocate for 100,000
+// frames that never come).
 type partial struct {
 	total int
-	parts []string
-	got   int
+	parts map[int]string
 }
 
 // Collect reads a launcher's output: framed results, in any interleaving of whole lines, and
@@ -113,6 +115,10 @@ func Collect(r io.Reader, other func(line string)) Collected {
 			continue
 		}
 		node := f[2]
+		if why := nameProblem(node); why != "" {
+			c.Errors = append(c.Errors, fmt.Errorf("%w: line %d: node %+q: %s", ErrFrame, lineNo, node, why))
+			continue
+		}
 		seqS, totS, ok := strings.Cut(f[3], "/")
 		seq, err1 := strconv.Atoi(seqS)
 		tot, err2 := strconv.Atoi(totS)
@@ -120,24 +126,29 @@ func Collect(r io.Reader, other func(line string)) Collected {
 			c.Errors = append(c.Errors, fmt.Errorf("%w: %s: line %d: sequence %q", ErrFrame, node, lineNo, f[3]))
 			continue
 		}
+		if len(f[4]) > framePayload {
+			c.Errors = append(c.Errors, fmt.Errorf("%w: %s: line %d: a frame of %d bytes, over %d", ErrFrame, node, lineNo, len(f[4]), framePayload))
+			continue
+		}
 		p := parts[node]
 		if p == nil || p.total != tot {
 			if p != nil {
 				c.Errors = append(c.Errors, fmt.Errorf("%w: %s: line %d: a new result of %d frames before the last one ended", ErrFrame, node, lineNo, tot))
 			}
-			p = &partial{total: tot, parts: make([]string, tot)}
+			p = &partial{total: tot, parts: map[int]string{}}
 			parts[node] = p
 		}
-		if p.parts[seq-1] == "" {
-			p.got++
-		}
-		p.parts[seq-1] = f[4]
-		if p.got < p.total {
+		p.parts[seq] = f[4]
+		if len(p.parts) < p.total {
 			continue
 		}
 		delete(parts, node)
+		payload := make([]string, p.total)
+		for i := range payload {
+			payload[i] = p.parts[i+1]
+		}
 		var res Result
-		if err := unpack(strings.Join(p.parts, ""), &res); err != nil {
+		if err := unpack(payload, &res); err != nil {
 			c.Errors = append(c.Errors, fmt.Errorf("%w: %s: %w", ErrFrame, node, err))
 			continue
 		}
@@ -152,7 +163,7 @@ func Collect(r io.Reader, other func(line string)) Collected {
 	}
 	for _, node := range slices.Sorted(maps.Keys(parts)) {
 		p := parts[node]
-		c.Errors = append(c.Errors, fmt.Errorf("%w: %s: %d of %d frames arrived", ErrFrame, node, p.got, p.total))
+		c.Errors = append(c.Errors, fmt.Errorf("%w: %s: %d of %d frames arrived", ErrFrame, node, len(p.parts), p.total))
 	}
 	return c
 }

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"sync"
 
 	"github.com/fabricctl/fabricctl/checks/collective"
@@ -144,9 +142,6 @@ var (
 // 128 KiB (MAX_ARG_STRLEN), and the whole argv shares ARG_MAX (2 MiB by default).
 const ArgChunk = 64 << 10
 
-// maxSpec bounds a decoded spec (and a result): a step of 10,000 nodes is a few MiB.
-const maxSpec = 256 << 20
-
 // EncodeArgs writes the spec as command-line arguments: gzip'd JSON in URL-safe base64, cut into
 // ArgChunk pieces.
 func EncodeArgs(s Spec) ([]string, error) {
@@ -163,14 +158,16 @@ func EncodeArgs(s Spec) ([]string, error) {
 	return append(out, b), nil
 }
 
-// DecodeArgs reads the arguments EncodeArgs wrote. Unknown fields, another Version and a kind
-// without its parts are errors.
+// DecodeArgs reads the arguments EncodeArgs wrote. Unknown fields, another Version, a kind
+// without its parts, JSON over MaxJSON or MaxDecoded (ErrTooLarge, found while inflating, before
+// anything is decoded), names with white space or control characters, device names that are
+// paths and numbers out of range are errors.
 func DecodeArgs(args []string) (Spec, error) {
 	var s Spec
 	if len(args) == 0 {
 		return s, fmt.Errorf("%w: no arguments", ErrSpec)
 	}
-	if err := unpack(strings.Join(args, ""), &s); err != nil {
+	if err := unpack(args, &s); err != nil {
 		return Spec{}, fmt.Errorf("%w: %w", ErrSpec, err)
 	}
 	if s.Version != Version {
@@ -191,11 +188,14 @@ func DecodeArgs(args []string) (Spec, error) {
 		}
 		for _, n := range s.NCCL.Nodes {
 			if s.Kind == KindNCCLRun && n.Spec == nil {
-				return Spec{}, fmt.Errorf("%w: node %s of an %s step has no part", ErrSpec, n.Node, s.Kind)
+				return Spec{}, fmt.Errorf("%w: node %+q of an %s step has no part", ErrSpec, n.Node, s.Kind)
 			}
 		}
 	default:
-		return Spec{}, fmt.Errorf("%w: unknown kind %q", ErrSpec, s.Kind)
+		return Spec{}, fmt.Errorf("%w: unknown kind %+q", ErrSpec, s.Kind)
+	}
+	if err := s.check(); err != nil {
+		return Spec{}, fmt.Errorf("%w: %w", ErrSpec, err)
 	}
 	return s, nil
 }
@@ -220,39 +220,4 @@ func pack(v any) (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(buf.Bytes()), nil
-}
-
-// unpack reverses pack into v, refusing unknown fields and more than maxSpec bytes of JSON.
-func unpack(s string, v any) error {
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimSpace(s))
-	if err != nil {
-		return fmt.Errorf("decoding base64: %w", err)
-	}
-	var zr *gzip.Reader
-	if r, ok := readers.Get().(*gzip.Reader); ok {
-		zr = r
-		err = zr.Reset(bytes.NewReader(raw))
-	} else {
-		zr, err = gzip.NewReader(bytes.NewReader(raw))
-	}
-	if err != nil {
-		return fmt.Errorf("decompressing: %w", err)
-	}
-	defer readers.Put(zr)
-	data, err := io.ReadAll(io.LimitReader(zr, maxSpec+1))
-	if err != nil {
-		return fmt.Errorf("decompressing: %w", err)
-	}
-	if len(data) > maxSpec {
-		return fmt.Errorf("more than %d bytes", maxSpec)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("decoding JSON: %w", err)
-	}
-	if dec.More() {
-		return errors.New("decoding JSON: data after the value")
-	}
-	return nil
 }

@@ -3,7 +3,6 @@ package nccl
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/fabricctl/fabricctl/internal/ctxio"
@@ -55,9 +54,12 @@ func (l *fileSource) Read(p []byte) (int, error) {
 	}
 	if l.r == nil {
 		r, err := infile.Open(l.ctx, l.path, -1)
+		if e := (*infile.Error)(nil); errors.As(err, &e) {
+			err = e.Err // the analysis names the log already
+		}
 		if err != nil {
 			l.done = true
-			return 0, fmt.Errorf("opening NCCL log: %w", err)
+			return 0, err
 		}
 		l.r = r
 	}

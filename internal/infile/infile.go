@@ -166,7 +166,34 @@ func readFile(ctx context.Context, path, display string, limit int64) ([]byte, e
 		return nil, &Error{Path: display, Err: unwrapPath(err)}
 	}
 	defer f.Close()
-	return readAll(ctx, display, f, limit)
+	// Read into a buffer of the file's size (one byte more, to see the
+	// end), not one that doubles as it fills: a 60 MiB file costs 60 MiB,
+	// not twice that in buffers left for the collector.
+	var hint int64
+	if fi, err := f.Stat(); err == nil {
+		hint = fi.Size()
+	}
+	if hint <= 0 || hint > limit && limit >= 0 {
+		return readAll(ctx, display, f, limit)
+	}
+	buf := make([]byte, 0, hint+1)
+	r := limited(ctx, f, limit)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // it grew since: let append choose
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Path: display, Err: unwrapPath(err)}
+		}
+	}
 }
 
 // Open opens the regular file at path for streaming: its reads fail with

@@ -168,6 +168,9 @@ func (o Options) AnalyzeAs(name string, k Kind, data []byte) File {
 	if err != nil {
 		findings = append(findings, Finding{ID: string(k) + "/parse", Status: checks.StatusError, Summary: fmt.Sprintf("%s: %v", name, err)})
 	}
+	if b, ok := facts.(interface{ BadNumberLines() []string }); ok {
+		findings = append(findings, numbersFindings(k, b.BadNumberLines())...)
+	}
 	if len(findings) == 0 {
 		findings = []Finding{{ID: string(k) + "/summary", Status: checks.StatusPass, Summary: "nothing wrong found"}}
 	}
@@ -188,6 +191,18 @@ func (o Options) AnalyzeAs(name string, k Kind, data []byte) File {
 	})
 	out.Findings, out.Facts = findings, facts
 	return out
+}
+
+// numbersFindings is the error finding of the figures a capture holds that
+// are no number their field can hold (a counter of 1e23, a negative count,
+// a NaN rate): they were left out, never read as zero, so what they would
+// have shown is unknown. None for none.
+func numbersFindings(k Kind, lines []string) []Finding {
+	if len(lines) == 0 {
+		return nil
+	}
+	return []Finding{{ID: string(k) + "/numbers", Status: checks.StatusError, Evidence: lines,
+		Summary: fmt.Sprintf("%d figure(s) are no number their field can hold and were left out, not read as zero: %s", len(lines), lines[0])}}
 }
 
 // unknownKind is the finding of a file no kind was told in: which kinds

@@ -3,6 +3,7 @@ package analyze
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,6 +233,9 @@ func FuzzAnalyze(f *testing.F) {
 			if !x.Status.Valid() || x.ID == "" {
 				t.Fatalf("finding %+v", x)
 			}
+		}
+		if _, err := json.Marshal(res); err != nil {
+			t.Fatalf("the file's analysis does not encode (a NaN or infinity?): %v", err)
 		}
 	})
 }

@@ -111,6 +111,11 @@ const (
 	maxHits  = 20
 	maxLines = 5000
 	minScore = 3
+	// maxDetectLine is how much of a line the signatures read: every
+	// signature sits in a line's first few hundred bytes, and a wide line
+	// (a 1,500-device topology row is 10 KB) would otherwise cost every
+	// pattern its whole length.
+	maxDetectLine = 1024
 	// ncclTestsInLog is the nccl-tests score (a header, a footer or a
 	// failure line of its own) that makes an NCCL log an nccl-tests run.
 	ncclTestsInLog = 10
@@ -149,7 +154,11 @@ func scoresOf(data []byte) map[Kind]int {
 			line, data = data, nil
 		}
 		lines++
-		s := textutil.StripANSI(string(bytes.TrimRight(line, "\r")))
+		line = bytes.TrimRight(line, "\r")
+		if len(line) > maxDetectLine {
+			line = line[:maxDetectLine]
+		}
+		s := textutil.StripANSI(string(line))
 		for len(s) > 1 && s[0] == '>' {
 			s = s[1:]
 			if s != "" && s[0] == ' ' {

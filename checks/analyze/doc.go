@@ -19,7 +19,10 @@
 // ("<kind>/<check>"), a status (pass, warn, fail, skip, error), the subject
 // inside the file (a port, a GPU, a host) and a summary — and its Facts, the
 // parsed values. It never fails: unrecognised content is one skip finding, a
-// parse error one error finding.
+// parse error one error finding, and figures that are no number their field
+// holds (a counter of 1e23, a NaN rate) one "<kind>/numbers" error finding
+// naming their lines; no NaN or infinity reaches a measurement or a fact,
+// so every Report encodes as JSON and YAML.
 //
 //	rep, err := analyze.ReadFiles(ctx, os.Stdin, []string{"ibstat.txt", "rank0.log"}, analyze.Options{})
 //	for _, f := range rep.Files { fmt.Println(f.File, f.Kind, f.Worst()) }

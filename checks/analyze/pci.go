@@ -30,8 +30,10 @@ func evalLSPCI(opt Options, name string, data []byte) ([]Finding, any, error) {
 	}
 	var out []Finding
 	var gpus, nics []hostparse.PCIDevice
+	var badNumbers []string
 	partials := 0
 	for _, d := range devs {
+		badNumbers = append(badNumbers, d.BadNumbers...)
 		subject := d.Address
 		if subject == "" {
 			// Blocks without a header (a capture cut inside one, or grep
@@ -90,6 +92,7 @@ func evalLSPCI(opt Options, name string, data []byte) ([]Finding, any, error) {
 			}
 		}
 	}
+	out = append(out, numbersFindings(KindLSPCI, badNumbers)...)
 	return out, devs, nil
 }
 

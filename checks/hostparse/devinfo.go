@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -25,6 +24,7 @@ type DevInfo struct {
 	// userspace device-specific driver found for …"): why a device is missing.
 	LibWarnings []string `json:"libWarnings,omitempty"`
 	Warnings    []string `json:"warnings,omitempty"`
+	NumberErrors
 }
 
 // HCA is one "hca_id:" block.
@@ -97,14 +97,15 @@ var (
 	}
 )
 
-// leadingInt reads the number at the start of "4096 (5)" or "1691".
-func leadingInt(s string) (int, bool) {
+// leadingInt reads the number at the start of line n's "4096 (5)" or
+// "1691"; one that is numeric but no index (1e23, negative) is recorded as
+// a bad number, and ok is false for it and for text.
+func (p *devinfoParser) leadingInt(n int, key, s string) (int, bool) {
 	f := strings.Fields(s)
 	if len(f) == 0 {
 		return 0, false
 	}
-	n, err := strconv.Atoi(f[0])
-	return n, err == nil
+	return p.out.index(n, key, f[0])
 }
 
 // enumName reads "PORT_ACTIVE (4)" as "PORT_ACTIVE".
@@ -154,7 +155,7 @@ func (p *devinfoParser) line(n, indent int, raw string) {
 		return
 	}
 	if m := gidAttrRe.FindStringSubmatch(s); m != nil {
-		idx, _ := strconv.Atoi(m[1])
+		idx, _ := p.out.index(n, "GID index", m[1])
 		port := p.currentPort()
 		port.GIDs = append(port.GIDs, IndexedGID{Index: idx, GID: m[2], Type: strings.TrimSpace(m[3])})
 		return
@@ -169,8 +170,8 @@ func (p *devinfoParser) line(n, indent int, raw string) {
 		p.dev, p.port = &p.out.Devices[len(p.out.Devices)-1], nil
 		p.content = true
 	case key == "port":
-		num, ok := leadingInt(val)
-		if !ok {
+		num, ok := p.leadingInt(n, key, val)
+		if !ok && !p.numeric(val) {
 			p.out.Warnings = append(p.out.Warnings, located(n, "port number %q is not a number", val))
 		}
 		d := p.currentDev()
@@ -222,9 +223,16 @@ func (p *devinfoParser) currentPort() *DevInfoPort {
 	return p.port
 }
 
+// numeric reports whether val starts with something numeric (then a bad
+// number, not text, when it does not read).
+func (p *devinfoParser) numeric(val string) bool {
+	f := strings.Fields(val)
+	return len(f) > 0 && numeric(f[0])
+}
+
 func (p *devinfoParser) number(n int, key, val string) int {
-	v, ok := leadingInt(val)
-	if !ok && val != "" {
+	v, ok := p.leadingInt(n, key, val)
+	if !ok && val != "" && !p.numeric(val) {
 		p.out.Warnings = append(p.out.Warnings, located(n, "%s %q is not a number", key, val))
 	}
 	return v

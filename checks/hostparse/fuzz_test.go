@@ -2,6 +2,7 @@ package hostparse
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,6 +24,9 @@ func fuzzParser(f *testing.F, kind string) {
 		v, err := parse(bytes.NewReader(data))
 		if err == nil && v == nil {
 			t.Fatal("nil result without an error")
+		}
+		if _, merr := json.Marshal(v); err == nil && merr != nil {
+			t.Fatalf("the result does not encode (a NaN or infinity?): %v", merr)
 		}
 	})
 }

@@ -38,15 +38,23 @@ func (m NetdevMap) IPoIB() bool { return ipoibNameRe.MatchString(m.Netdev) }
 // (added in pasted captures) are ignored.
 func ParseIBDev2Netdev(r io.Reader) ([]NetdevMap, error) {
 	var out []NetdevMap
-	err := scan(r, func(_, _ int, raw string) {
+	var bad error
+	err := scan(r, func(n, _ int, raw string) {
 		s, _, _ := strings.Cut(raw, "#")
 		m := ibdevRe.FindStringSubmatch(strings.TrimSpace(s))
-		if m == nil {
+		if m == nil || bad != nil {
 			return
 		}
-		port, _ := strconv.Atoi(m[3])
+		port, err := strconv.Atoi(m[3])
+		if err != nil {
+			bad = fmt.Errorf("line %d: port %q is no port number", n, clip(m[3]))
+			return
+		}
 		out = append(out, NetdevMap{PCI: m[1], IBDev: m[2], Port: port, PortState: m[4], Netdev: m[5], State: m[6]})
 	})
+	if err == nil {
+		err = bad
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parsing ibdev2netdev output: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -13,6 +12,7 @@ import (
 type IBLinkInfo struct {
 	Nodes  []IBLinkNode `json:"nodes"`
 	Elided bool         `json:"elided,omitempty"` // "..." left lines out
+	NumberErrors
 }
 
 // IBLinkNode is one "CA: name:" or "Switch: guid name:" block.
@@ -54,14 +54,18 @@ var (
 	ibPeerRe = regexp.MustCompile(`^\s*(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"([^"]*)"(?:\s*\(([^)]*)\))?`)
 )
 
-// linkPort reads one link line, matched by ibLinkRe.
-func linkPort(m []string) IBLinkPort {
-	port, _ := strconv.Atoi(m[1])
-	g, _ := strconv.ParseFloat(m[3], 64)
+// linkPort reads link line n, matched by ibLinkRe; a number that does not
+// fit is left out (zero) and recorded in BadNumbers.
+func (out *IBLinkInfo) linkPort(n int, m []string) IBLinkPort {
+	port, _ := out.index(n, "port", m[1])
+	var g float64
+	if m[3] != "" {
+		g, _ = out.rate(n, "lane speed", m[3])
+	}
 	l := IBLinkPort{Port: port, Width: m[2], LaneGbps: g, State: m[4], PhysState: m[5]}
 	if p := ibPeerRe.FindStringSubmatch(m[6]); p != nil {
-		l.PeerLID, _ = strconv.Atoi(p[1])
-		l.PeerPort, _ = strconv.Atoi(p[2])
+		l.PeerLID, _ = out.index(n, "peer LID", p[1])
+		l.PeerPort, _ = out.index(n, "peer port", p[2])
 		l.Peer = p[3]
 		l.CouldBe = couldBe(p[4])
 	} else if q := strings.Index(m[6], `"`); q >= 0 {
@@ -89,7 +93,7 @@ func couldBe(comment string) string {
 func ParseIBLinkInfo(r io.Reader) (*IBLinkInfo, error) {
 	var out IBLinkInfo
 	var node *IBLinkNode
-	err := scan(r, func(_, _ int, raw string) {
+	err := scan(r, func(n, _ int, raw string) {
 		s := strings.TrimSpace(raw)
 		switch {
 		case s == "..." || s == "[...]":
@@ -103,7 +107,7 @@ func ParseIBLinkInfo(r io.Reader) (*IBLinkInfo, error) {
 				out.Nodes = append(out.Nodes, IBLinkNode{Type: "CA"})
 				node = &out.Nodes[len(out.Nodes)-1]
 			}
-			node.Links = append(node.Links, linkPort(ibLinkRe.FindStringSubmatch(s)))
+			node.Links = append(node.Links, out.linkPort(n, ibLinkRe.FindStringSubmatch(s)))
 		}
 	})
 	if err != nil {

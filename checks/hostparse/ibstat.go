@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -15,6 +14,7 @@ type IBStat struct {
 	// 'mlx5_8' failed"): the listing is incomplete from there.
 	Errors   []string `json:"errors,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	NumberErrors
 }
 
 // CA is one "CA 'name'" block.
@@ -58,9 +58,11 @@ func ParseIBStat(r io.Reader) (*IBStat, error) {
 	var port *IBStatPort
 	content := false
 	num := func(n int, key, val string, dst *int) {
-		v, err := strconv.Atoi(val)
-		if err != nil {
-			out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", key, val))
+		v, ok := out.index(n, key, val)
+		if !ok {
+			if !numeric(val) {
+				out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", key, val))
+			}
 			return
 		}
 		*dst = v
@@ -81,7 +83,7 @@ func ParseIBStat(r io.Reader) (*IBStat, error) {
 				out.CAs = append(out.CAs, CA{Partial: true})
 				ca = &out.CAs[len(out.CAs)-1]
 			}
-			p, _ := strconv.Atoi(ibPortRe.FindStringSubmatch(s)[1])
+			p, _ := out.index(n, "port", ibPortRe.FindStringSubmatch(s)[1])
 			ca.Ports = append(ca.Ports, IBStatPort{Port: p})
 			port = &ca.Ports[len(ca.Ports)-1]
 			content = true
@@ -139,9 +141,11 @@ func portAttr(n int, p *IBStatPort, key, val string, num numFunc, out *IBStat) b
 	case "Physical state":
 		p.PhysState = val
 	case "Rate":
-		v, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			out.Warnings = append(out.Warnings, located(n, "rate %q is not a number", val))
+		v, ok := out.rate(n, "rate", val)
+		if !ok {
+			if !numeric(val) {
+				out.Warnings = append(out.Warnings, located(n, "rate %q is not a number", val))
+			}
 			break
 		}
 		p.Rate = v

@@ -21,6 +21,7 @@ type KernelLog struct {
 	// lines or its UUID lines), in the order the log first names them.
 	GPUs     []KernelGPU `json:"gpus,omitempty"`
 	Warnings []string    `json:"warnings,omitempty"`
+	NumberErrors
 }
 
 // KernelGPU is one GPU's events.
@@ -108,9 +109,11 @@ func ParseKernelLog(r io.Reader) (*KernelLog, error) {
 		k.NVRMLines++
 		switch m := xidLineRe.FindStringSubmatch(line); {
 		case m != nil:
-			xid, err := strconv.Atoi(m[2])
-			if err != nil || xid < 0 {
-				k.Warnings = append(k.Warnings, located(n, "Xid number %q is not a number", clip(m[2])))
+			xid, ok := k.index(n, "Xid number", m[2])
+			if !ok {
+				if !numeric(m[2]) {
+					k.Warnings = append(k.Warnings, located(n, "Xid number %q is not a number", clip(m[2])))
+				}
 				return
 			}
 			add(n, normBus(m[1]), xid, xidVariant(xid, m[3]), line)

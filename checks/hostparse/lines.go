@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks/internal/textutil"
@@ -77,4 +79,64 @@ func splitKV(s string) (key, value string, ok bool) {
 // located formats a parse warning with its line number.
 func located(n int, format string, a ...any) string {
 	return fmt.Sprintf("line %d: %s", n, fmt.Sprintf(format, a...))
+}
+
+// NumberErrors lists the figures of a capture that read as numbers but are
+// none the field can hold (a counter of 1e23, a negative count, a NaN or
+// infinite rate), located: they are left out, never read as zero, and
+// analyze reports each as an error. Text that is no number at all ("N/A",
+// a redacted "...") is not one of them.
+type NumberErrors struct {
+	BadNumbers []string `json:"badNumbers,omitempty"`
+}
+
+// BadNumberLines returns the figures that are no number their field holds.
+func (e *NumberErrors) BadNumberLines() []string { return e.BadNumbers }
+
+func (e *NumberErrors) bad(n int, what, val, why string) {
+	e.BadNumbers = append(e.BadNumbers, located(n, "%s %q %s", what, clip(val), why))
+}
+
+// numeric reports whether s reads as a number (a float, NaN or an infinity
+// included, however large), as opposed to text such as "N/A".
+func numeric(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// count reads a counter or a size: a whole number ≥ 0 an int64 holds. A
+// figure that is numeric but no such number is recorded as bad; ok is false
+// for it and for text.
+func (e *NumberErrors) count(n int, what, val string) (int64, bool) {
+	v, err := strconv.ParseInt(val, 10, 64)
+	switch {
+	case err == nil && v >= 0:
+		return v, true
+	case numeric(val):
+		e.bad(n, what, val, "is not a count (a whole number from 0 to 2^63-1)")
+	}
+	return 0, false
+}
+
+// index reads a port number, a width, a LID, an index: a whole number ≥ 0
+// an int holds, bad numbers recorded as count does.
+func (e *NumberErrors) index(n int, what, val string) (int, bool) {
+	v, ok := e.count(n, what, val)
+	if ok && v > math.MaxInt32 {
+		e.bad(n, what, val, "is too large")
+		return 0, false
+	}
+	return int(v), ok
+}
+
+// rate reads a rate, a speed, a bandwidth or a latency: finite and ≥ 0.
+func (e *NumberErrors) rate(n int, what, val string) (float64, bool) {
+	v, err := strconv.ParseFloat(val, 64)
+	switch {
+	case err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0:
+		return v, true
+	case numeric(val) || strings.Count(val, ".") > 1 && strings.Trim(val, "0123456789.") == "":
+		e.bad(n, what, val, "is not a rate (a finite number ≥ 0)")
+	}
+	return 0, false
 }

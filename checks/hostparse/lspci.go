@@ -38,6 +38,9 @@ type PCIDevice struct {
 	// count what these bits latch.
 	DevSta  []string `json:"devSta,omitempty"`
 	Partial bool     `json:"partial,omitempty"`
+	// BadNumbers holds its registers' numbers that do not fit (a width of
+	// x99999999999999999999), left out.
+	NumberErrors
 }
 
 // PCIBus is the bus range behind a bridge.
@@ -111,15 +114,22 @@ func ParsePCI(r io.Reader) ([]PCIDevice, error) {
 			}
 		}
 		if m := busRangeRe.FindStringSubmatch(s); m != nil {
-			hex := func(x string) int { v, _ := strconv.ParseInt(x, 16, 32); return int(v) }
-			dev().Bus = &PCIBus{Primary: hex(m[1]), Secondary: hex(m[2]), Subordinate: hex(m[3])}
+			d := dev()
+			hex := func(x string) int {
+				v, err := strconv.ParseInt(x, 16, 32)
+				if err != nil {
+					d.bad(n, "bus number", x, "is too large")
+				}
+				return int(v)
+			}
+			d.Bus = &PCIBus{Primary: hex(m[1]), Secondary: hex(m[2]), Subordinate: hex(m[3])}
 			content = true
 			return
 		}
 		if m := devCtlRe.FindStringSubmatch(s); m != nil {
 			d := dev()
-			d.MaxPayload, _ = strconv.Atoi(m[1])
-			d.MaxReadReq, _ = strconv.Atoi(m[2])
+			d.MaxPayload, _ = d.index(n, "MaxPayload", m[1])
+			d.MaxReadReq, _ = d.index(n, "MaxReadReq", m[2])
 			content = true
 			return
 		}
@@ -135,14 +145,18 @@ func ParsePCI(r io.Reader) ([]PCIDevice, error) {
 			if v, err := strconv.Atoi(val); err == nil {
 				dev().NUMANode = &v
 				content = true
+			} else if numeric(val) {
+				dev().bad(n, key, val, "is too large")
 			}
 		case "LnkCap":
-			l := parseLink(val)
-			again(cur != nil && (cur.LinkCap != nil || cur.LinkSta != nil)).LinkCap = &l.PCIeLink
+			d := again(cur != nil && (cur.LinkCap != nil || cur.LinkSta != nil))
+			l := d.parseLink(n, val)
+			d.LinkCap = &l.PCIeLink
 			content = true
 		case "LnkSta":
-			l := parseLink(val)
-			again(cur != nil && cur.LinkSta != nil).LinkSta = &l
+			d := again(cur != nil && cur.LinkSta != nil)
+			l := d.parseLink(n, val)
+			d.LinkSta = &l
 			content = true
 		case "DevSta":
 			d := again(cur != nil && cur.DevSta != nil)
@@ -178,15 +192,19 @@ func ParsePCI(r io.Reader) ([]PCIDevice, error) {
 	return out, nil
 }
 
-func parseLink(val string) LinkStatus {
+// parseLink reads line n's link speed and width; a figure that does not fit
+// is left out (zero: unknown) and recorded in d's BadNumbers.
+func (d *PCIDevice) parseLink(n int, val string) LinkStatus {
 	var l LinkStatus
 	if m := lnkSpeedRe.FindStringSubmatch(val); m != nil {
 		l.Speed = m[1]
-		l.GTps, _ = strconv.ParseFloat(strings.TrimSuffix(m[1], "GT/s"), 64)
+		if m[1] != "unknown" {
+			l.GTps, _ = d.rate(n, "link speed", strings.TrimSuffix(m[1], "GT/s"))
+		}
 		l.SpeedDowngraded = m[2] == "downgraded"
 	}
 	if m := lnkWidthRe.FindStringSubmatch(val); m != nil {
-		l.Width, _ = strconv.Atoi(m[1])
+		l.Width, _ = d.index(n, "link width", m[1])
 		l.WidthDowngraded = m[2] == "downgraded"
 	}
 	return l

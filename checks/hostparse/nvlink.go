@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -19,6 +18,7 @@ type NVLink struct {
 	// message inside a GPU's block sets that GPU's AllInactive.
 	Inactive bool     `json:"inactive,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	NumberErrors
 }
 
 // NoGPUHeader is the Index of links a capture shows without their "GPU N:"
@@ -42,7 +42,8 @@ type NVLinkLink struct {
 	// Speed is "26.562 GB/s"; "<inactive>" for a link that is down.
 	Speed string `json:"speed,omitempty"`
 	// Errors holds the -e counters by name: "Replay Errors", "Recovery
-	// Errors", "CRC Errors", and newer drivers' "CRC FLIT Errors" etc.
+	// Errors", "CRC Errors", and newer drivers' "CRC FLIT Errors" etc.; a
+	// counter that is no count (1e23, negative) is left out, in BadNumbers.
 	Errors map[string]int64 `json:"errors,omitempty"`
 }
 
@@ -70,12 +71,12 @@ func ParseNVLink(r io.Reader) (*NVLink, error) {
 			out.Inactive, content = true, true
 		case nvlGPURe.MatchString(s):
 			m := nvlGPURe.FindStringSubmatch(s)
-			idx, _ := strconv.Atoi(m[1])
+			idx, _ := out.index(n, "GPU index", m[1])
 			out.GPUs = append(out.GPUs, NVLinkGPU{Index: idx, Name: m[2]})
 			gpu, content = &out.GPUs[len(out.GPUs)-1], true
 		case nvlLinkRe.MatchString(s):
 			m := nvlLinkRe.FindStringSubmatch(s)
-			link, _ := strconv.Atoi(m[1])
+			link, _ := out.index(n, "link number", m[1])
 			if gpu == nil || (gpu.Index == NoGPUHeader && len(gpu.Links) > 0 && link < gpu.Links[len(gpu.Links)-1].Link) {
 				// Lines grep kept without their "GPU N:" header: a block
 				// per run of link numbers.
@@ -92,9 +93,11 @@ func ParseNVLink(r io.Reader) (*NVLink, error) {
 				l = &gpu.Links[len(gpu.Links)-1]
 			}
 			if c := nvlCountRe.FindStringSubmatch(m[2]); c != nil {
-				v, err := strconv.ParseInt(c[2], 10, 64)
-				if err != nil {
-					out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", c[1], c[2]))
+				v, ok := out.count(n, fmt.Sprintf("link %d %s", link, c[1]), c[2])
+				if !ok {
+					if !numeric(c[2]) {
+						out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", c[1], c[2]))
+					}
 					return
 				}
 				if l.Errors == nil {

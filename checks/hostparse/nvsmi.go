@@ -3,8 +3,8 @@ package hostparse
 import (
 	"fmt"
 	"io"
+	"math"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -19,6 +19,7 @@ type SMIQuery struct {
 	// handle for, a driver it cannot reach (see SMIFailure).
 	Failures []SMIFailure `json:"failures,omitempty"`
 	Warnings []string     `json:"warnings,omitempty"`
+	NumberErrors
 }
 
 // SMIGPU is one "GPU 00000000:18:00.0" block.
@@ -222,16 +223,19 @@ func (g *SMIGPU) set(out *SMIQuery, n int, stack []smiSection, key, val string) 
 		return
 	}
 	num := func() int {
-		v, err := strconv.Atoi(strings.TrimSuffix(val, "x"))
-		if err != nil && val != "N/A" && val != "" {
+		digits := strings.TrimSuffix(val, "x")
+		v, ok := out.index(n, key, digits)
+		if !ok && !numeric(digits) && val != "N/A" && val != "" {
 			out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", key, val))
 		}
 		return v
 	}
 	count := func() *int64 {
-		v, err := strconv.ParseInt(val, 10, 64)
-		if err != nil {
-			out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", key, val))
+		v, ok := out.count(n, key, val)
+		if !ok {
+			if !numeric(val) {
+				out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", key, val))
+			}
 			return nil
 		}
 		return &v
@@ -273,17 +277,20 @@ func (m *SMIMemory) set(out *SMIQuery, n int, names []string, key, val string) {
 		if val == "N/A" || val == "" {
 			return 0, false
 		}
-		v, err := strconv.ParseInt(val, 10, 64)
-		if err != nil {
+		v, ok := out.count(n, key, val)
+		if !ok && !numeric(val) {
 			out.Warnings = append(out.Warnings, located(n, "%s %q is not a number", key, val))
-			return 0, false
 		}
-		return v, true
+		return v, ok
 	}
 	add := func(p **int64) {
 		if v, ok := count(); ok {
 			if *p == nil {
 				*p = new(int64)
+			}
+			if **p > math.MaxInt64-v {
+				out.bad(n, key, val, "overflows the sum of its counters")
+				return
 			}
 			**p += v
 		}
@@ -370,6 +377,7 @@ type SMISummary struct {
 	CUDA     string          `json:"cuda,omitempty"` // absent before driver 410
 	GPUs     []SMISummaryGPU `json:"gpus"`
 	Failures []SMIFailure    `json:"failures,omitempty"`
+	NumberErrors
 }
 
 // SMISummaryGPU is one GPU entry of the table: its first row (index, name,
@@ -414,10 +422,10 @@ func ParseNvidiaSMI(r io.Reader) (*SMISummary, error) {
 			return
 		}
 		if m := smiRowRe.FindStringSubmatch(s); m != nil {
-			idx, _ := strconv.Atoi(m[1])
+			idx, _ := out.index(n, "GPU index", m[1])
 			out.GPUs = append(out.GPUs, SMISummaryGPU{Index: idx, Name: m[2], BusID: m[3]})
 			cur, row, content = len(out.GPUs)-1, 0, true
-			out.GPUs[cur].readRow(0, s)
+			out.GPUs[cur].readRow(&out.NumberErrors, n, 0, s)
 			return
 		}
 		if cur < 0 || !strings.HasPrefix(s, "|") || strings.HasPrefix(s, "|-") || strings.HasPrefix(s, "|=") {
@@ -425,7 +433,7 @@ func ParseNvidiaSMI(r io.Reader) (*SMISummary, error) {
 			return
 		}
 		row++
-		out.GPUs[cur].readRow(row, s)
+		out.GPUs[cur].readRow(&out.NumberErrors, n, row, s)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("parsing nvidia-smi output: %w", err)
@@ -449,11 +457,11 @@ var (
 
 // readRow reads row i (0: the row with the bus ID) of the GPU's entry: the
 // fields printed as ERR!, and the volatile ECC column.
-func (g *SMISummaryGPU) readRow(i int, s string) {
+func (g *SMISummaryGPU) readRow(bad *NumberErrors, n, i int, s string) {
 	cells := strings.Split(strings.Trim(s, "|"), "|")
 	for c, cell := range cells {
 		if i == 0 && c == 2 {
-			g.readECC(cell)
+			g.readECC(bad, n, cell)
 		}
 		if !strings.Contains(cell, "ERR!") {
 			continue
@@ -482,12 +490,13 @@ func smiField(i, c int, cell string) []string {
 }
 
 // readECC reads the "Volatile Uncorr. ECC" cell: one count, or the "SB DB"
-// pair of old drivers; "N/A" and "ERR!" leave it unknown.
-func (g *SMISummaryGPU) readECC(cell string) {
+// pair of old drivers; "N/A" and "ERR!" leave it unknown, and so does a
+// count that is none (1e23, negative), recorded in bad.
+func (g *SMISummaryGPU) readECC(bad *NumberErrors, n int, cell string) {
 	var nums []int64
 	for _, f := range strings.Fields(cell) {
-		v, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
+		v, ok := bad.count(n, "Volatile Uncorr. ECC", f)
+		if !ok {
 			return
 		}
 		nums = append(nums, v)

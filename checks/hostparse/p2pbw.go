@@ -23,6 +23,7 @@ type P2PBandwidth struct {
 	// Truncated is set when a matrix ends before its last row (a cut capture).
 	Truncated bool     `json:"truncated,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	NumberErrors
 }
 
 // P2PGPU is one "Device: N, NAME, pciBusID: …" line.
@@ -116,11 +117,13 @@ func ParseP2PBandwidth(r io.Reader) (*P2PBandwidth, error) {
 				return
 			}
 			row := make([]float64, 0, cols)
-			for _, x := range f[1:] {
-				v, err := strconv.ParseFloat(x, 64)
-				if err != nil {
-					out.Warnings = append(out.Warnings, located(n, "%s: %q is not a number", cur.Title, x))
-					break
+			for j, x := range f[1:] {
+				v, ok := out.rate(n, fmt.Sprintf("%s GPU%d→GPU%d", cur.Title, len(cur.Values), j), x)
+				if !ok {
+					if !numeric(x) {
+						out.Warnings = append(out.Warnings, located(n, "%s: %q is not a number", cur.Title, x))
+					}
+					break // the rest of the row is unknown, as if cut off
 				}
 				row = append(row, v)
 			}

@@ -20,6 +20,7 @@ type ShowGIDs struct {
 	// column. GIDs of that port past the cut are unknown, not absent.
 	Cut      *GIDPort `json:"cut,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	NumberErrors
 }
 
 // GIDPort names one port of an RDMA device.
@@ -58,7 +59,9 @@ func ParseShowGIDs(r io.Reader) (*ShowGIDs, error) {
 		case f[0] == "DEV" || strings.HasPrefix(f[0], "---"):
 			content = true // the header and its underline
 		case gidCountRe.MatchString(f[0]):
-			out.Found, _ = strconv.Atoi(gidCountRe.FindStringSubmatch(f[0])[1])
+			if v, ok := out.index(n, "n_gids_found", gidCountRe.FindStringSubmatch(f[0])[1]); ok {
+				out.Found = v
+			}
 			content = true
 		case len(f) >= 3 && isUint(f[1]) && isUint(f[2]):
 			content = true

@@ -19,6 +19,46 @@ type Topo struct {
 	NICs      map[string]string `json:"nics,omitempty"`
 	Truncated bool              `json:"truncated,omitempty"` // a row was cut off
 	Warnings  []string          `json:"warnings,omitempty"`
+	// idx finds columns and rows by name in constant time; ParseTopo builds
+	// it, and a Topo built otherwise gets one per lookup.
+	idx *topoIndex
+}
+
+// topoIndex finds a matrix's columns and rows by name.
+type topoIndex struct {
+	// col maps a column name, or its NIC Legend name, to the first column
+	// that has it.
+	col map[string]int
+	// rows maps a device to its rows, in order (a garbled capture may
+	// repeat one).
+	rows map[string][]int
+}
+
+func (t *Topo) buildIndex() *topoIndex {
+	x := &topoIndex{col: make(map[string]int, len(t.Devices)+len(t.NICs)), rows: make(map[string][]int, len(t.Rows))}
+	for i, d := range t.Devices {
+		if _, ok := x.col[d]; !ok {
+			x.col[d] = i
+		}
+		if alias, ok := t.NICs[d]; ok {
+			if _, ok := x.col[alias]; !ok {
+				x.col[alias] = i
+			}
+		}
+	}
+	for i, r := range t.Rows {
+		x.rows[r.Device] = append(x.rows[r.Device], i)
+	}
+	return x
+}
+
+// index returns the Topo's index; a Topo not made by ParseTopo (a literal,
+// decoded JSON) gets a fresh one, so lookups never write to t.
+func (t *Topo) index() *topoIndex {
+	if t.idx != nil {
+		return t.idx
+	}
+	return t.buildIndex()
 }
 
 // TopoRow is one row of the matrix.
@@ -32,22 +72,44 @@ type TopoRow struct {
 	GPUNUMAID    string `json:"gpuNUMAID,omitempty"`    // "N/A"
 }
 
+// maxTopoWarnings bounds the asymmetry warnings of one matrix; the rest are counted.
+const maxTopoWarnings = 20
+
 var (
-	topoCellRe   = regexp.MustCompile(`^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$`)
 	topoCellsRe  = regexp.MustCompile(`X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC`)
 	nicLegendRe  = regexp.MustCompile(`^(NIC\d+):\s*(\S+)$`)
 	affinityCols = [][]string{{"CPU", "Affinity"}, {"NUMA", "Affinity"}, {"GPU", "NUMA", "ID"}}
 )
 
+// isTopoCell reports whether s is a matrix entry: X, NV#, PIX, PXB, PHB,
+// NODE, SYS or SOC.
+func isTopoCell(s string) bool {
+	switch s {
+	case "X", "PIX", "PXB", "PHB", "NODE", "SYS", "SOC":
+		return true
+	}
+	digits, ok := strings.CutPrefix(s, "NV")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // ParseTopo reads nvidia-smi topo -m or -mp output, with or without the
 // legends, from current drivers (NIC# columns and a NIC Legend) and older ones
 // (RDMA device names as columns). Rows cut off in a capture keep the cells
-// they have and set Truncated.
+// they have and set Truncated. Time and memory are linear in the matrix's
+// cells; lookups (Cell, Path) take constant time.
 func ParseTopo(r io.Reader) (*Topo, error) {
 	var out Topo
 	nAffinity := 0
 	inNICLegend := false
-	var rowIdx map[string]int
+	var columns map[string]bool
 	err := scan(r, func(n, _ int, raw string) {
 		s := strings.TrimSpace(raw)
 		f := strings.Fields(s)
@@ -61,14 +123,14 @@ func ParseTopo(r io.Reader) (*Topo, error) {
 				out.NICs = map[string]string{}
 			}
 			out.NICs[m[1]] = m[2]
-		case out.Devices == nil && len(f) >= 2 && !topoCellRe.MatchString(f[1]) && isTopoDevice(f[0]):
+		case out.Devices == nil && len(f) >= 2 && !isTopoCell(f[1]) && isTopoDevice(f[0]):
 			out.Devices, nAffinity = topoHeader(f)
-			rowIdx = map[string]int{}
-			for i, d := range out.Devices {
-				rowIdx[d] = i
+			columns = make(map[string]bool, len(out.Devices))
+			for _, d := range out.Devices {
+				columns[d] = true
 			}
-		case out.Devices != nil && len(f) >= 2 && topoCellRe.MatchString(f[1]):
-			if _, ok := rowIdx[f[0]]; !ok {
+		case out.Devices != nil && len(f) >= 2 && isTopoCell(f[1]):
+			if !columns[f[0]] {
 				out.Warnings = append(out.Warnings, located(n, "row %q names no column", f[0]))
 				return
 			}
@@ -85,6 +147,7 @@ func ParseTopo(r io.Reader) (*Topo, error) {
 		out.Truncated = true
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d matrix rows present: the capture ends early", len(out.Rows), len(out.Devices)))
 	}
+	out.idx = out.buildIndex()
 	out.checkSymmetry()
 	return &out, nil
 }
@@ -145,9 +208,9 @@ func topoRow(n int, f []string, nDev, nAffinity int, out *Topo) TopoRow {
 // matrix entries is those entries. Affinity fields ("0-31,64-95", "N/A")
 // never are.
 func splitMergedCells(n int, dev string, f []string, out *Topo) []string {
-	var cells []string
+	cells := make([]string, 0, len(f))
 	for _, c := range f {
-		if topoCellRe.MatchString(c) {
+		if isTopoCell(c) {
 			cells = append(cells, c)
 			continue
 		}
@@ -162,26 +225,46 @@ func splitMergedCells(n int, dev string, f []string, out *Topo) []string {
 	return cells
 }
 
-// checkSymmetry warns about cells whose mirror disagrees: a garbled capture.
+// checkSymmetry warns about cells whose mirror disagrees (a garbled
+// capture): the first maxTopoWarnings of them, then how many more.
 func (t *Topo) checkSymmetry() {
+	x := t.index()
+	mirror := make([][]int, len(t.Devices)) // column j → the rows of device j
+	for j, d := range t.Devices {
+		mirror[j] = x.rows[d]
+	}
+	shown, more := 0, 0
 	for _, r := range t.Rows {
-		for j, c := range r.Cells {
-			if other, ok := t.Cell(t.Devices[j], r.Device); ok && other != c {
-				t.Warnings = append(t.Warnings, fmt.Sprintf("%s→%s is %s but %s→%s is %s", r.Device, t.Devices[j], c, t.Devices[j], r.Device, other))
-			}
+		i, ok := x.col[r.Device]
+		if !ok {
+			continue
 		}
+		for j, c := range r.Cells {
+			other, ok := t.rowCell(mirror[j], i)
+			if !ok || other == c {
+				continue
+			}
+			if shown == maxTopoWarnings {
+				more++
+				continue
+			}
+			shown++
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s→%s is %s but %s→%s is %s", r.Device, t.Devices[j], c, t.Devices[j], r.Device, other))
+		}
+	}
+	if more > 0 {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%d more cells disagree with their mirror", more))
 	}
 }
 
-// column resolves a device name or its legend alias to a column index:
-// "mlx5_0" finds NIC0 through the NIC Legend.
-func (t *Topo) column(name string) (int, bool) {
-	for i, d := range t.Devices {
-		if d == name || t.NICs[d] == name {
-			return i, true
+// rowCell returns column col of the first of rows that reaches it.
+func (t *Topo) rowCell(rows []int, col int) (string, bool) {
+	for _, ri := range rows {
+		if r := t.Rows[ri]; col < len(r.Cells) {
+			return r.Cells[col], true
 		}
 	}
-	return 0, false
+	return "", false
 }
 
 // Cell returns the matrix entry between a and b as printed ("PIX", "NV18"),
@@ -193,28 +276,22 @@ func (t *Topo) Cell(a, b string) (string, bool) {
 
 // cell looks a↔b up in a's row, then in b's (the matrix is symmetric). The
 // error is ErrUnknownDevice for a name that is no column and ErrTruncated for
-// a cell neither row shows.
+// a cell neither row shows. Names are columns or their NIC Legend names
+// ("mlx5_0" finds NIC0).
 func (t *Topo) cell(a, b string) (string, error) {
-	i, ok := t.column(a)
+	x := t.index()
+	i, ok := x.col[a]
 	if !ok {
 		return "", fmt.Errorf("%q: %w", a, ErrUnknownDevice)
 	}
-	j, ok := t.column(b)
+	j, ok := x.col[b]
 	if !ok {
 		return "", fmt.Errorf("%q: %w", b, ErrUnknownDevice)
 	}
-	look := func(row string, col int) (string, bool) {
-		for _, r := range t.Rows {
-			if r.Device == row && col < len(r.Cells) {
-				return r.Cells[col], true
-			}
-		}
-		return "", false
-	}
-	if c, ok := look(t.Devices[i], j); ok {
+	if c, ok := t.rowCell(x.rows[t.Devices[i]], j); ok {
 		return c, nil
 	}
-	if c, ok := look(t.Devices[j], i); ok {
+	if c, ok := t.rowCell(x.rows[t.Devices[j]], i); ok {
 		return c, nil
 	}
 	return "", ErrTruncated

@@ -8,7 +8,9 @@ import (
 )
 
 // Analysis is what a set of NCCL_DEBUG=INFO logs says, host by host, and
-// what is wrong with it. Every list is sorted.
+// what is wrong with it. Every list is sorted. Hosts that print the same
+// versions, devices, settings and transports share those lists and maps
+// (a fleet stores them once): treat an Analysis as read-only.
 type Analysis struct {
 	Hosts    []Host    `json:"hosts"`
 	Tests    []Perf    `json:"tests,omitempty"`
@@ -132,12 +134,13 @@ const (
 	BusBWCollapse       Kind = "busbw-collapse"       // bus bandwidth falls by half at larger sizes
 	NetWithinHost       Kind = "net-within-host"      // ranks of one host connected through the network transport
 	NoP2P               Kind = "no-p2p"               // local ranks connected through host memory (SHM), not GPU peer-to-peer
+	BadNumber           Kind = "bad-number"           // a figure no number its field holds (a rank of 1e23, a NaN bandwidth): an error, the line not read
 )
 
 // Finding is one thing wrong in the logs, with where it was first seen.
 type Finding struct {
 	Kind    Kind                `json:"kind"`
-	Status  checks.Status       `json:"status"` // fail or warn
+	Status  checks.Status       `json:"status"` // fail or warn; error for a bad number
 	Class   checks.FailureClass `json:"class,omitempty"`
 	Host    string              `json:"host,omitempty"` // empty for fleet-wide findings
 	Message string              `json:"message"`

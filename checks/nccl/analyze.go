@@ -2,6 +2,7 @@ package nccl
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/checks"
 )
 
 // maxLine bounds one log line; NCCL's longest (a 34-port NET/IB list, a
@@ -85,48 +88,135 @@ type procKey struct {
 	pid           int
 }
 
-// proc accumulates what one process printed.
+// proc is one process: who it is, and the machine its lines are gathered
+// under. What it prints goes straight into its machine's state, so a
+// process costs a few words however much it prints.
 type proc struct {
-	hostState
 	key procKey
-	// addrs are the non-loopback addresses its bootstrap, OOB and socket
-	// lines named: they tell machines with one hostname apart.
-	addrs map[string]bool
-	// traced are the result classes NCCL's back-trace lines reported.
-	traced map[string]bool
+	m   *machine
+	// minAddr is the lowest non-loopback address its bootstrap, OOB and
+	// socket lines named ("" for none): with the machine a launcher prefix
+	// names, it labels machines that share a hostname.
+	minAddr string
+	// traced are the result classes its back-trace lines reported.
+	traced *set[string]
+	// lastPend is 1 + the index of its latest pending finding, 0 for none.
+	lastPend int
 }
 
-// hostState accumulates one process, then one host.
+// machine gathers the processes of one hostname found so far to run on one
+// machine: those that share a launcher-named machine or an address.
+// Machines only ever unite (union-find); a united one points at the one
+// that took its state in.
+type machine struct {
+	*hostState // nil once united into another
+	parent     *machine
+	procs      int // processes on it: the smaller of two machines joins the larger
+}
+
+// root returns the machine m is now part of (shortening the path there).
+func (m *machine) root() *machine {
+	for m.parent != nil {
+		if m.parent.parent != nil {
+			m.parent = m.parent.parent
+		}
+		m = m.parent
+	}
+	return m
+}
+
+// nameKey is a hostname with a machine name or an address of it.
+type nameKey struct{ host, id string }
+
+// hostState accumulates what the processes of one machine printed, then is
+// its host: only what the Host and the verdicts need, in small sets of
+// interned strings, with where each thing was first seen (a pos, formatted
+// only when a finding prints it).
 type hostState struct {
-	Host
-	pids, ranks                          map[int]bool
-	versions, networks                   map[string]bool
-	ib, oob, boot, sock                  map[string]bool
-	ibDevs                               []IBDevice
-	socketWhere, noIBWhere, versionWhere string
-	noIBLine                             string
-	ifaceWhere                           map[string]string
-	netWhere, ibWhere, distanceWhere     string
-	rdmaNet, gdr                         bool   // a NET channel over RDMA was seen; one ran GPUDirect RDMA
-	gdrOff                               string // "GPU Direct RDMA Disabled … (reason)"
-	nvls, nvlsAvail, nvlsNone            bool
-	collnet                              bool
-	maxNodes                             int // the largest "nNodes N" of its communicators; 0 when not printed
-	links                                map[linkKey]*linkState
+	name                                         string
+	cudaDriver                                   string
+	pids, ranks                                  set[int]
+	versions, networks                           set[string]
+	ib                                           smallMap[ibPort, bool] // NET/IB ports → SHARP
+	oob, boot                                    set[Iface]
+	env                                          smallMap[string, string]
+	transports                                   smallMap[string, int] // channel connections by transport
+	links                                        smallMap[linkKey, linkState]
+	ifaceAt                                      smallMap[string, pos] // interface → first line naming it
+	versionAt, netAt, ibAt                       pos
+	maxNodes                                     int // the largest "nNodes N" of its communicators; 0 when not printed
+	noIB, relaxed, nvlink, initComplete, rdmaNet bool
+	gdr                                          bool // a NET channel ran GPUDirect RDMA
+	nvls, nvlsAvail, nvlsNone, collnet           bool
+	rare                                         *rareState
 }
 
-func newHostState(name string) hostState {
-	return hostState{Host: Host{Name: name}, pids: map[int]bool{}, ranks: map[int]bool{},
-		versions: map[string]bool{}, networks: map[string]bool{}, ib: map[string]bool{},
-		oob: map[string]bool{}, boot: map[string]bool{}, sock: map[string]bool{}, ifaceWhere: map[string]string{}}
+// rareState holds what few processes print (socket transports, NET/IB
+// finding no device, old NCCL's NIC distances, GRAPH paths, NVLS and
+// CollNet channel counts), apart: most processes never need it.
+type rareState struct {
+	sock                          set[Iface]
+	nicDistance                   smallMap[string, string]
+	paths                         []Path
+	socketAt, noIBAt, distanceAt  pos
+	noIBLine                      string
+	gdrOff                        string // "GPU Direct RDMA Disabled … (reason)"
+	nvlsChannels, collnetChannels int
+}
+
+// more returns the rare state, creating it, to record into.
+func (h *hostState) more() *rareState {
+	if h.rare == nil {
+		h.rare = &rareState{}
+	}
+	return h.rare
+}
+
+// seen returns the rare state to read (empty when nothing rare was printed).
+func (h *hostState) seen() rareState {
+	if h.rare == nil {
+		return rareState{}
+	}
+	return *h.rare
+}
+
+// ibPort is a NET/IB port without its SHARP flag: a port listed with and
+// without /SHARP is one port.
+type ibPort struct {
+	name      string
+	port      int
+	linkLayer string
 }
 
 // pending is a finding whose host is known only once every process is
-// grouped into hosts.
+// grouped into hosts; repeats of it are counted, not kept.
 type pending struct {
 	f    Finding
 	proc *proc // nil when the line named no process
 	rank int   // the rank a launcher prefix or PyTorch named, -1 without one
+	n    int   // how many lines showed it
+}
+
+// pendKey tells pending findings apart: by process and rank, kind and
+// message.
+type pendKey struct {
+	origin
+	kind Kind
+	msg  string
+}
+
+// origin is the process and rank a pending finding came from.
+type origin struct {
+	proc *proc
+	rank int // -1 when no launcher prefix or PyTorch named one
+}
+
+// overflow counts the findings of one kind from one origin past
+// maxDistinct: each had a message of its own, none is listed.
+type overflow struct {
+	n      int
+	status checks.Status
+	where  string // the first one's
 }
 
 // analyzer carries the state of one Analyze call.
@@ -137,13 +227,19 @@ type analyzer struct {
 	findings   map[string]*Finding
 	order      []string
 	pend       []pending
-	testRanks  map[int]map[procKey]string // nccl-tests rank → process → where
+	pendAt     map[pendKey]int // pending finding → its index in pend
+	distinct   map[pendKey]int // origin and kind (no message) → distinct pending findings
+	over       map[pendKey]*overflow
+	testRanks  map[int]map[procKey]pos // nccl-tests rank → process → where
+	byMachine  map[nameKey]*machine    // hostname and launcher-named machine → machine
+	byAddr     map[nameKey]*machine    // hostname and address → machine
 	perf       *perfParser
 	tests      []Perf
 	timeouts   map[string]*timeout
 	ras        *rasReport
 	errs       []SourceError
 	hostCount  int // hosts of the analysis, UnknownHost aside
+	sources    int // sources read so far
 	rasReports int
 }
 
@@ -169,7 +265,9 @@ func (e SourceError) Unwrap() error { return e.Err }
 // analysed at all (the Analysis is then still returned, with its Errors).
 func Analyze(opt Options, sources ...Source) (*Analysis, error) {
 	a := &analyzer{opt: opt, procs: map[procKey]*proc{}, lastProc: map[string]*proc{},
-		findings: map[string]*Finding{}, testRanks: map[int]map[procKey]string{}, timeouts: map[string]*timeout{}}
+		findings: map[string]*Finding{}, testRanks: map[int]map[procKey]pos{}, timeouts: map[string]*timeout{},
+		byMachine: map[nameKey]*machine{}, byAddr: map[nameKey]*machine{},
+		pendAt: map[pendKey]int{}, distinct: map[pendKey]int{}, over: map[pendKey]*overflow{}}
 	ok := 0
 	var errs []error
 	for _, src := range sources {
@@ -189,13 +287,15 @@ func Analyze(opt Options, sources ...Source) (*Analysis, error) {
 
 func (a *analyzer) read(src Source) error {
 	sc := bufio.NewScanner(src.R)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	sc.Buffer(make([]byte, 0, 4096), maxLine) // grows to the longest line
 	a.perf = &perfParser{source: src.Name}
 	a.ras = &rasReport{}
 	n, recognised := 0, 0
+	file := &source{name: src.Name, index: a.sources}
+	a.sources++
 	for sc.Scan() {
 		n++
-		if a.line(strings.TrimRight(sc.Text(), "\r"), fmt.Sprintf("%s:%d", src.Name, n)) {
+		if a.line(strings.TrimRight(sc.Text(), "\r"), pos{file, n}) {
 			recognised++
 		}
 	}
@@ -218,21 +318,78 @@ func (a *analyzer) read(src Source) error {
 	return nil
 }
 
-// proc returns the process of key, creating it.
+// proc returns the process of key, creating it (with its names copied: the
+// key is cut from a log line) on the machine its launcher prefix names, or
+// on a machine of its own until an address it names tells which.
 func (a *analyzer) proc(key procKey) *proc {
 	p, ok := a.procs[key]
-	if !ok {
-		p = &proc{hostState: newHostState(key.host), key: key, addrs: map[string]bool{}, traced: map[string]bool{}}
-		a.procs[key] = p
+	if ok {
+		return p
 	}
+	key.host, key.machine = strings.Clone(key.host), strings.Clone(key.machine)
+	p = &proc{key: key}
+	if key.machine != "" {
+		p.m = a.byMachine[nameKey{key.host, key.machine}]
+	}
+	if p.m == nil {
+		p.m = &machine{hostState: &hostState{name: key.host}}
+		if key.machine != "" {
+			a.byMachine[nameKey{key.host, key.machine}] = p.m
+		}
+	}
+	p.m.root().procs++
+	if key.pid != 0 {
+		a.state(p).pids.add(key.pid)
+	}
+	a.procs[key] = p
 	return p
 }
 
+// state is where what p prints is gathered: its machine's state.
+func (a *analyzer) state(p *proc) *hostState {
+	p.m = p.m.root()
+	return p.m.hostState
+}
+
+// address records an address p named: machines of p's hostname that named
+// it are one machine.
+func (a *analyzer) address(p *proc, addr string) {
+	if !identifying(addr) {
+		return
+	}
+	if p.minAddr == "" || addr < p.minAddr {
+		p.minAddr = strings.Clone(addr)
+	}
+	mine := p.m.root()
+	k := nameKey{p.key.host, addr}
+	other, ok := a.byAddr[k]
+	if !ok {
+		a.byAddr[nameKey{p.key.host, strings.Clone(addr)}] = mine
+		return
+	}
+	unite(mine, other.root())
+}
+
+// unite makes one machine of the roots x and y: the state of the one with
+// fewer processes goes into the other's, so a host of many processes is
+// never copied for each.
+func unite(x, y *machine) {
+	if x == y {
+		return
+	}
+	if x.procs < y.procs {
+		x, y = y, x
+	}
+	x.merge(y.hostState)
+	x.procs += y.procs
+	y.hostState, y.parent = nil, x
+}
+
 // line handles one line and reports whether it was recognised.
-func (a *analyzer) line(raw, where string) bool {
+func (a *analyzer) line(raw string, at pos) bool {
 	rec := splitLine(raw)
 	if rec.level == "" {
-		return a.plain(rec, where)
+		return a.plain(rec, at)
 	}
 	key := procKey{host: rec.host, machine: rec.machine, pid: rec.pid}
 	if key.host == "" {
@@ -243,136 +400,142 @@ func (a *analyzer) line(raw, where string) bool {
 	if rec.host != "" {
 		a.lastProc[rec.stream] = p
 	}
-	if rec.pid != 0 {
-		p.pids[rec.pid] = true
-	}
 	if rec.level == "WARN" || rec.level == "ABORT" {
-		a.warn(p, rec, where)
+		a.warn(p, rec, at)
 		return true
 	}
-	a.info(p, rec.msg, where)
+	a.info(p, rec.msg, at)
 	return true
 }
 
 // plain handles lines without the NCCL prefix: the version banner,
 // nccl-tests output, PyTorch's watchdog and errors, NCCL RAS reports.
-func (a *analyzer) plain(rec record, where string) bool {
+func (a *analyzer) plain(rec record, at pos) bool {
 	if m := versionRe.FindStringSubmatch(rec.msg); m != nil {
 		p := a.lastProc[rec.stream]
 		if p == nil {
 			p = a.proc(procKey{host: rec.machine})
 		}
-		a.version(&p.hostState, versionOf(m), where)
+		a.state(p).version(versionOf(m), at)
 		return true
 	}
 	if m := testRankRe.FindStringSubmatch(rec.trimmed()); m != nil {
-		rank, _ := strconv.Atoi(m[1])
-		pid, _ := strconv.Atoi(m[2])
-		key := procKey{host: m[3], machine: rec.machine, pid: pid}
-		p := a.proc(key)
-		p.ranks[rank] = true
-		p.pids[pid] = true
+		rank, ok1 := a.num(nil, rec.msg, at, "rank", m[1])
+		pid, ok2 := a.num(nil, rec.msg, at, "pid", m[2])
+		if !ok1 || !ok2 {
+			return true
+		}
+		p := a.proc(procKey{host: m[3], machine: rec.machine, pid: pid})
+		h := a.state(p)
+		h.ranks.add(rank)
+		h.pids.add(pid)
 		if a.testRanks[rank] == nil {
-			a.testRanks[rank] = map[procKey]string{}
+			a.testRanks[rank] = map[procKey]pos{}
 		}
-		if _, ok := a.testRanks[rank][key]; !ok {
-			a.testRanks[rank][key] = where
+		if _, ok := a.testRanks[rank][p.key]; !ok {
+			a.testRanks[rank][p.key] = at
 		}
 		return true
 	}
-	if a.failure(rec, where) {
+	if a.failure(rec, at) {
 		return true
 	}
-	if a.ras.line(rec.trimmed(), where) {
+	if a.ras.line(rec.trimmed(), at) {
 		return true
 	}
-	return a.perf.line(rec.msg, where)
+	return a.perf.line(rec.msg, at)
 }
 
 // versionOf is a banner's version; RCCL's says so ("2.18.3+hip5.5 (RCCL)").
 func versionOf(m []string) string {
 	if m[1] == "RCCL" {
-		return m[2] + " (RCCL)"
+		return intern(m[2] + " (RCCL)")
 	}
-	return m[2]
+	return intern(m[2])
 }
 
-func (a *analyzer) version(h *hostState, v, where string) {
-	if !h.versions[v] && h.versionWhere == "" {
-		h.versionWhere = where
-	}
-	h.versions[v] = true
+func (h *hostState) version(v string, at pos) {
+	h.versions.add(v)
+	h.versionAt = earlier(h.versionAt, at)
 }
 
-func (a *analyzer) info(p *proc, msg, where string) {
-	h := &p.hostState
-	if h.graph(msg) || a.trace(p, msg, where) {
+func (a *analyzer) info(p *proc, msg string, at pos) {
+	h := a.state(p)
+	if a.graph(p, msg, at) || a.trace(p, msg, at) {
 		return
 	}
 	if initDoneRe.MatchString(msg) {
-		h.InitComplete = true
+		h.initComplete = true
 	}
 	switch {
 	case versionRe.MatchString(msg):
-		a.version(h, versionOf(versionRe.FindStringSubmatch(msg)), where)
+		h.version(versionOf(versionRe.FindStringSubmatch(msg)), at)
 	case cudaDriverRe.MatchString(msg):
-		h.CUDADriver = cudaDriverRe.FindStringSubmatch(msg)[1]
+		h.cudaDriver = intern(cudaDriverRe.FindStringSubmatch(msg)[1])
 	case bootstrapRe.MatchString(msg):
-		a.ifaces(p, h.boot, bootstrapRe.FindStringSubmatch(msg)[1], where)
+		a.ifaces(p, func(h *hostState) *set[Iface] { return &h.boot }, bootstrapRe.FindStringSubmatch(msg)[1], at)
 	case netIfaceOldRe.MatchString(msg):
-		a.ifaces(p, h.boot, netIfaceOldRe.FindStringSubmatch(msg)[1], where)
+		a.ifaces(p, func(h *hostState) *set[Iface] { return &h.boot }, netIfaceOldRe.FindStringSubmatch(msg)[1], at)
 	case noIBRe.MatchString(msg):
-		h.NoIBDevice = true
-		if h.noIBWhere == "" {
-			h.noIBWhere, h.noIBLine = where, quote(msg)
-		}
+		h.noIBFound(msg, at)
 	case sidebandRe.MatchString(msg):
-		name := sidebandRe.FindStringSubmatch(msg)[1]
-		h.oob[name] = true
-		if _, ok := h.ifaceWhere[name]; !ok {
-			h.ifaceWhere[name] = where
-		}
+		name := intern(sidebandRe.FindStringSubmatch(msg)[1])
+		h.oob.add(Iface{Name: name})
+		firstAt(&h.ifaceAt, name, at)
 	case netIBRe.MatchString(msg), netIBOldRe.MatchString(msg):
-		a.ibList(p, msg[strings.Index(msg, "["):], where)
+		a.ibList(p, msg[strings.Index(msg, "["):], at)
 	case netSocketRe.MatchString(msg):
-		a.ifaces(p, h.sock, netSocketRe.FindStringSubmatch(msg)[2], where)
+		a.ifaces(p, func(h *hostState) *set[Iface] { return &h.more().sock }, netSocketRe.FindStringSubmatch(msg)[2], at)
 	case networkRe.MatchString(msg):
-		n := networkRe.FindStringSubmatch(msg)[1]
-		h.networks[n] = true
-		if n == "Socket" && h.socketWhere == "" {
-			h.socketWhere = where
+		n := intern(networkRe.FindStringSubmatch(msg)[1])
+		h.networks.add(n)
+		if n == "Socket" {
+			h.more().socketAt = earlier(h.more().socketAt, at)
 		}
 	case envRe.MatchString(msg):
 		m := envRe.FindStringSubmatch(msg)
-		if h.Env == nil {
-			h.Env = map[string]string{}
-		}
-		h.Env[m[1]] = m[2]
+		h.env.set(intern(m[1]), intern(m[2]))
 	case commRe.MatchString(msg):
 		m := commRe.FindStringSubmatch(msg)
-		r, _ := strconv.Atoi(m[1])
-		h.ranks[r] = true
-		if n, err := strconv.Atoi(m[3]); err == nil {
+		r, ok := a.num(p, msg, at, "rank", m[1])
+		if !ok {
+			break
+		}
+		h.ranks.add(r)
+		if m[3] == "" {
+			break
+		}
+		if n, ok := a.num(p, msg, at, "nNodes", m[3]); ok {
 			h.maxNodes = max(h.maxNodes, n)
 		}
 	case channelRe.MatchString(msg):
-		a.channel(h, msg, channelRe.FindStringSubmatch(msg), where)
+		m := channelRe.FindStringSubmatch(msg)
+		src, ok1 := a.num(p, msg, at, "rank", m[1])
+		dst, ok2 := a.num(p, msg, at, "rank", m[2])
+		ch := -1 // none printed: the next one of the link
+		if c := channelNumRe.FindStringSubmatch(msg); c != nil {
+			n, ok := a.num(p, msg, at, "channel", c[1])
+			ch, ok1 = n, ok1 && ok
+		}
+		if ok1 && ok2 {
+			h.channel(src, dst, ch, m[3], m[4], at)
+		}
 	case distanceRe.MatchString(msg):
 		m := distanceRe.FindStringSubmatch(msg)
-		if h.NICDistance == nil {
-			h.NICDistance = map[string]string{}
-		}
-		h.NICDistance["CUDA Dev "+m[1]] = m[2] + m[3]
-		if h.distanceWhere == "" {
-			h.distanceWhere = where
-		}
+		r := h.more()
+		r.nicDistance.set(intern("CUDA Dev "+m[1]), intern(m[2]+m[3]))
+		r.distanceAt = earlier(r.distanceAt, at)
 	case channelsRe.MatchString(msg):
 		m := channelsRe.FindStringSubmatch(msg)
-		if n, err := strconv.Atoi(m[2]); err == nil {
-			h.CollNetChannels = max(h.CollNetChannels, n)
+		if m[2] != "" {
+			if n, ok := a.num(p, msg, at, "collnet channels", m[2]); ok && n > 0 {
+				h.more().collnetChannels = max(h.more().collnetChannels, n)
+			}
 		}
-		if n, err := strconv.Atoi(m[3]); err == nil {
-			h.NVLSChannels = max(h.NVLSChannels, n)
+		if m[3] != "" {
+			if n, ok := a.num(p, msg, at, "nvls channels", m[3]); ok && n > 0 {
+				h.more().nvlsChannels = max(h.more().nvlsChannels, n)
+			}
 		}
 	case nvlsSupportRe.MatchString(msg):
 		if nvlsSupportRe.FindStringSubmatch(msg)[1] == "" {
@@ -387,43 +550,50 @@ func (a *analyzer) info(p *proc, msg, where string) {
 	case gdrEnabledRe.MatchString(msg):
 		h.gdr = true
 	case gdrDisabledRe.MatchString(msg):
-		h.gdrOff = gdrDisabledRe.FindStringSubmatch(msg)[1]
+		h.more().gdrOff = intern(gdrDisabledRe.FindStringSubmatch(msg)[1])
+	}
+}
+
+// noIBFound records that NET/IB found no device, quoting the first line.
+func (h *hostState) noIBFound(msg string, at pos) {
+	h.noIB = true
+	if r := h.more(); earlier(r.noIBAt, at) != r.noIBAt {
+		r.noIBAt, r.noIBLine = at, quote(msg)
 	}
 }
 
 // ibList records a NET/IB device list: "[0]mlx5_0:1/RoCE [1]… [RO]; OOB eth0:…".
-func (a *analyzer) ibList(p *proc, list, where string) {
-	h := &p.hostState
+func (a *analyzer) ibList(p *proc, list string, at pos) {
+	h := a.state(p)
 	for _, m := range ibPortRe.FindAllStringSubmatch(list, -1) {
-		port, _ := strconv.Atoi(m[2])
-		d := IBDevice{Name: m[1], Port: port, LinkLayer: m[3], SHARP: m[4] != ""}
-		if !h.ib[d.String()] {
-			h.ib[d.String()] = true
-			h.ibDevs = append(h.ibDevs, d)
+		port, ok := a.num(p, list, at, "port", m[2])
+		if !ok {
+			continue
 		}
+		sharp, _ := h.ib.slot(ibPort{name: intern(m[1]), port: port, linkLayer: intern(m[3])})
+		*sharp = *sharp || m[4] != ""
 	}
-	if h.ibWhere == "" {
-		h.ibWhere = where
-	}
-	h.RelaxedOrdering = h.RelaxedOrdering || strings.Contains(list, "[RO]")
+	h.ibAt = earlier(h.ibAt, at)
+	h.relaxed = h.relaxed || strings.Contains(list, "[RO]")
 	if m := ooBRe.FindStringSubmatch(list); m != nil {
-		a.ifaces(p, h.oob, m[1], where)
+		a.ifaces(p, func(h *hostState) *set[Iface] { return &h.oob }, m[1], at)
 	}
 }
 
-// ifaces records "[0]eth0:10.0.0.1<0> [1]…" or "eth0:10.0.0.1<0>" into set,
-// and the addresses into the process' identity.
-func (a *analyzer) ifaces(p *proc, set map[string]bool, list, where string) {
-	h := &p.hostState
+// ifaces records "[0]eth0:10.0.0.1<0> [1]…" or "eth0:10.0.0.1<0>" into the
+// set role picks of p's machine, and the addresses into p's identity (which
+// may unite p's machine with another: role is picked again for each).
+func (a *analyzer) ifaces(p *proc, role func(*hostState) *set[Iface], list string, at pos) {
 	for _, m := range ifaceRe.FindAllStringSubmatch(list, -1) {
-		i := Iface{Name: m[1], Addr: m[2]}
-		set[i.String()] = true
-		if _, ok := h.ifaceWhere[i.Name]; !ok {
-			h.ifaceWhere[i.Name] = where
+		addr := m[2]
+		a.address(p, addr)
+		h := a.state(p)
+		i := Iface{Name: intern(m[1]), Addr: addr}
+		if !role(h).has(i) {
+			i.Addr = strings.Clone(addr)
+			role(h).add(i)
 		}
-		if identifying(i.Addr) {
-			p.addrs[i.Addr] = true
-		}
+		firstAt(&h.ifaceAt, i.Name, at)
 	}
 }
 
@@ -433,34 +603,30 @@ func identifying(addr string) bool {
 	return addr != "" && !strings.HasPrefix(addr, "127.") && addr != "::1" && !strings.HasPrefix(strings.ToLower(addr), "fe80:")
 }
 
-func (a *analyzer) channel(h *hostState, msg string, m []string, where string) {
-	src, _ := strconv.Atoi(m[1])
-	dst, _ := strconv.Atoi(m[2])
+// channel records a channel line: ranks src → dst on channel ch (-1 when
+// the line prints none), dir "send", "receive" or "", via the transport.
+func (h *hostState) channel(src, dst, ch int, dir, via string, at pos) {
 	switch {
-	case m[3] == "receive":
-		h.ranks[dst] = true // the receiving rank prints [receive] lines
-	case m[3] == "" && strings.HasPrefix(m[4], "NET/"):
-		h.ranks[dst] = true // NCCL 2.3 printed NET rings on the receiving side only, untagged
+	case dir == "receive":
+		h.ranks.add(dst) // the receiving rank prints [receive] lines
+	case dir == "" && strings.HasPrefix(via, "NET/"):
+		h.ranks.add(dst) // NCCL 2.3 printed NET rings on the receiving side only, untagged
 	default:
-		h.ranks[src] = true
+		h.ranks.add(src)
 	}
-	name, gdr, ok := transportOf(m[4])
+	name, gdr, ok := transportOf(via)
 	if !ok {
 		return // a line cut off inside the transport name
 	}
-	if h.Transports == nil {
-		h.Transports = map[string]int{}
-	}
-	h.Transports[name]++
-	h.link(msg, src, dst, name, gdr, where)
+	n, _ := h.transports.slot(name)
+	*n++
+	h.link(src, dst, ch, name, gdr, at)
 	h.gdr = h.gdr || gdr
-	if name == "NET/Socket" && h.socketWhere == "" {
-		h.socketWhere = where
+	if name == "NET/Socket" {
+		h.more().socketAt = earlier(h.more().socketAt, at)
 	}
 	if strings.HasPrefix(name, "NET/") {
-		if h.netWhere == "" {
-			h.netWhere = where
-		}
+		h.netAt = earlier(h.netAt, at)
 		if name != "NET/Socket" && name != "NET/FastSocket" {
 			h.rdmaNet = true
 		}
@@ -481,35 +647,51 @@ func transportOf(s string) (name string, gdr, ok bool) {
 	parts := strings.Split(s, "/")
 	switch {
 	case len(parts) == 1:
-		return s, false, s == "SHM" || s == "NVLS" || s == "CollNet"
+		return intern(s), false, s == "SHM" || s == "NVLS" || s == "CollNet"
 	case parts[1] == "" || !transportRe.MatchString(parts[0]):
 		return "", false, false
 	case parts[0] == "SHM":
 		return "SHM", false, true // "SHM/direct/direct", "SHM/CE/…": the mode is no transport
 	}
-	return parts[0] + "/" + parts[1], parts[0] == "NET" && parts[len(parts)-1] == "GDRDMA", true
+	return intern(parts[0] + "/" + parts[1]), parts[0] == "NET" && parts[len(parts)-1] == "GDRDMA", true
 }
 
-// add records a finding, counting repeats of the same kind, host and message.
+// num reads a whole number of line (a rank, a count, a port): one that no
+// int holds is a bad-number finding quoting the line (never read as 0 or as
+// the largest int), and ok is false.
+func (a *analyzer) num(p *proc, line string, at pos, what, s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if err == nil {
+		return n, true
+	}
+	a.later(Finding{Kind: BadNumber, Status: checks.StatusError, Where: at.String(), Line: quote(strings.TrimSpace(line)),
+		Message: fmt.Sprintf("%s %s is not a number that fits: the line was not read", what, clip(s, 40))}, p, -1)
+	return 0, false
+}
+
+// add records a finding, counting repeats of the same kind, host and
+// message; f.Count, when set, is how many lines showed it.
 func (a *analyzer) add(f Finding) {
+	n := max(f.Count, 1)
 	key := string(f.Kind) + "\x00" + f.Host + "\x00" + f.Message
 	if old, ok := a.findings[key]; ok {
-		old.Count++
+		old.Count += n
 		return
 	}
-	f.Count = 1
+	f.Count = n
 	a.findings[key] = &f
 	a.order = append(a.order, key)
 }
 
 // finish groups the processes into hosts and turns the accumulated state
-// into the Analysis.
+// into the Analysis, letting each host's state go once its Host is built.
 func (a *analyzer) finish() *Analysis {
 	out := &Analysis{Tests: a.tests, Errors: a.errs, RASReports: a.rasReports}
 	hosts, of := a.group()
+	names := slices.Sorted(maps.Keys(hosts))
 	rankHost := map[int]string{}
-	for _, name := range slices.Sorted(maps.Keys(hosts)) {
-		for r := range hosts[name].ranks {
+	for _, name := range names {
+		for _, r := range hosts[name].ranks.keys {
 			if other, ok := rankHost[r]; ok && other != name {
 				rankHost[r] = "" // ambiguous: several jobs or communicators
 				continue
@@ -517,41 +699,49 @@ func (a *analyzer) finish() *Analysis {
 			rankHost[r] = name
 		}
 	}
+	hostOf := func(src origin) string {
+		switch {
+		case src.proc != nil && src.proc.key.host != "":
+			return of[src.proc]
+		case src.rank >= 0 && rankHost[src.rank] != "":
+			return rankHost[src.rank]
+		case src.proc != nil:
+			return of[src.proc]
+		}
+		return ""
+	}
 	for _, pd := range a.pend {
 		f := pd.f
-		switch {
-		case pd.proc != nil && pd.proc.key.host != "":
-			f.Host = of[pd.proc]
-		case pd.rank >= 0 && rankHost[pd.rank] != "":
-			f.Host = rankHost[pd.rank]
-		case pd.proc != nil:
-			f.Host = of[pd.proc]
-		}
+		f.Host, f.Count = hostOf(origin{pd.proc, pd.rank}), pd.n
 		a.add(f)
 	}
+	for _, k := range slices.SortedFunc(maps.Keys(a.over), func(x, y pendKey) int { return cmp.Compare(a.over[x].where, a.over[y].where) }) {
+		o := a.over[k]
+		a.add(Finding{Kind: k.kind, Status: o.status, Host: hostOf(k.origin), Where: o.where,
+			Message: fmt.Sprintf("%d more %s lines, each with a message of its own, not listed (the first %d are)", o.n, k.kind, maxDistinct)})
+	}
+	a.pend, a.pendAt, a.distinct, a.over = nil, nil, nil, nil
 	a.timeoutFindings(rankHost)
-	for name := range hosts {
+	for _, name := range names {
 		if name != UnknownHost {
 			a.hostCount++
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(hosts)) {
-		h := hosts[name]
-		h.Versions = slices.SortedFunc(maps.Keys(h.versions), compareNatural)
-		h.Networks = slices.Sorted(maps.Keys(h.networks))
-		h.PIDs = slices.Sorted(maps.Keys(h.pids))
-		h.Ranks = slices.Sorted(maps.Keys(h.ranks))
-		h.IBDevices = slices.SortedFunc(slices.Values(h.ibDevs), func(x, y IBDevice) int { return compareNatural(x.String(), y.String()) })
-		h.OOB, h.Bootstrap, h.Sockets = ifaceList(h.oob), ifaceList(h.boot), ifaceList(h.sock)
-		h.GDRDMA = h.gdrState()
-		h.NVLS = h.nvlsState()
-		h.CollNet = h.collnet || h.CollNetChannels > 0
-		h.finishLinks(rankHost)
-		a.hostFindings(h)
-		a.linkFindings(h)
-		out.Hosts = append(out.Hosts, h.Host)
+	var skew versionSkew
+	var share shared
+	if len(names) > 0 {
+		out.Hosts = make([]Host, 0, len(names))
 	}
-	a.fleetFindings(hosts, of)
+	for _, name := range names {
+		h := hosts[name]
+		host := h.host(rankHost, &share)
+		a.hostFindings(h, &host)
+		a.linkFindings(&host)
+		skew.add(h)
+		out.Hosts = append(out.Hosts, host)
+		*h, hosts[name] = hostState{}, nil // built: let its state go
+	}
+	a.fleetFindings(skew, of)
 	for _, p := range a.tests {
 		for _, f := range p.findings() {
 			a.add(f)
@@ -568,14 +758,39 @@ func (a *analyzer) finish() *Analysis {
 	return out
 }
 
+// host builds the Host of the state: sorted lists, maps only where the
+// host has entries, each shared with the hosts that have equal ones.
+func (h *hostState) host(rankHost map[int]string, c *shared) Host {
+	r := h.seen()
+	out := Host{Name: h.name, CUDADriver: h.cudaDriver, RelaxedOrdering: h.relaxed, NoIBDevice: h.noIB,
+		NVLSChannels: r.nvlsChannels, CollNetChannels: r.collnetChannels, NVLink: h.nvlink, InitComplete: h.initComplete,
+		Versions: sharedList(c, "versions", slices.SortedFunc(slices.Values(h.versions.keys), compareNatural)),
+		Networks: sharedList(c, "networks", slices.Sorted(slices.Values(h.networks.keys))),
+		PIDs:     slices.Clip(slices.Sorted(slices.Values(h.pids.keys))),
+		Ranks:    slices.Clip(slices.Sorted(slices.Values(h.ranks.keys))),
+		OOB:      ifaceList(&h.oob), Bootstrap: ifaceList(&h.boot), Sockets: ifaceList(&r.sock),
+		Env: sharedMap(c, "env", &h.env), Transports: sharedMap(c, "transports", &h.transports), NICDistance: sharedMap(c, "distance", &r.nicDistance),
+		GDRDMA: h.gdrState(), NVLS: h.nvlsState(), CollNet: h.collnet || r.collnetChannels > 0,
+	}
+	var ib []IBDevice
+	for k, sharp := range h.ib.all() {
+		ib = append(ib, IBDevice{Name: k.name, Port: k.port, LinkLayer: k.linkLayer, SHARP: *sharp})
+	}
+	slices.SortFunc(ib, func(x, y IBDevice) int { return compareNatural(x.String(), y.String()) })
+	out.IBDevices = sharedList(c, "ib", ib)
+	out.Links, out.Paths = h.linkList(rankHost), sharedList(c, "paths", h.sortedPaths())
+	return out
+}
+
 // gdrState says whether NET channels ran GPUDirect RDMA: "yes", "no" (NET
 // channels without it, or NCCL said it disabled it) or "unknown" (no NET
 // channel seen: a single-host job, or a log cut before the channels).
 func (h *hostState) gdrState() string {
+	socket, _ := h.transports.get("NET/Socket")
 	switch {
 	case h.gdr:
 		return GDRYes
-	case h.rdmaNet, h.gdrOff != "", h.Transports["NET/Socket"] > 0:
+	case h.rdmaNet, h.seen().gdrOff != "", socket > 0:
 		return GDRNo
 	}
 	return GDRUnknown
@@ -584,7 +799,7 @@ func (h *hostState) gdrState() string {
 // nvlsState says whether NVLink SHARP (NVLS) was used, available or not.
 func (h *hostState) nvlsState() string {
 	switch {
-	case h.nvls || h.NVLSChannels > 0:
+	case h.nvls || h.seen().nvlsChannels > 0:
 		return "used"
 	case h.nvlsAvail:
 		return "available"
@@ -594,186 +809,144 @@ func (h *hostState) nvlsState() string {
 	return ""
 }
 
-// group sorts the processes into hosts: by hostname, split where processes
-// of one hostname run on different machines (a launcher prefix naming the
-// machine, or disjoint bootstrap/OOB addresses). It returns the hosts by
-// display name and each process' host name.
+// group names the machines: a hostname's machines are one host, or, where
+// its processes ran on several, one host each ("host [machine]", labelled by
+// the launcher's name for it or its lowest address). A process that named
+// neither joins the only machine, or, with several, one labelled
+// "unattributed". It returns the hosts by name and each process' host.
 func (a *analyzer) group() (map[string]*hostState, map[*proc]string) {
 	byName := map[string][]*proc{}
 	for _, p := range a.procs {
 		byName[p.key.host] = append(byName[p.key.host], p)
 	}
-	hosts := map[string]*hostState{}
-	of := map[*proc]string{}
+	named := map[string]*machine{}
+	of := make(map[*proc]string, len(a.procs))
 	for name, procs := range byName {
 		slices.SortFunc(procs, func(x, y *proc) int {
-			if c := strings.Compare(x.key.machine, y.key.machine); c != 0 {
-				return c
-			}
-			return x.key.pid - y.key.pid
+			return cmp.Or(strings.Compare(x.key.machine, y.key.machine), cmp.Compare(x.key.pid, y.key.pid))
 		})
-		machines := machinesOf(procs)
 		display := name
 		if display == "" {
 			display = UnknownHost
 		}
-		for i, p := range procs {
-			label := display
-			if len(machines.labels) > 1 {
-				label = fmt.Sprintf("%s [%s]", display, machines.labels[machines.of[i]])
+		var machines []*machine // in the order of their first process
+		label := map[*machine]string{}
+		var anonymous []*proc
+		for _, p := range procs {
+			id := cmp.Or(p.key.machine, p.minAddr)
+			if id == "" {
+				anonymous = append(anonymous, p)
+				continue
 			}
-			h, ok := hosts[label]
+			m := p.m.root()
+			old, ok := label[m]
 			if !ok {
-				st := newHostState(label)
-				h = &st
-				hosts[label] = h
+				machines = append(machines, m)
 			}
-			h.merge(&p.hostState)
-			of[p] = label
+			if !ok || id < old {
+				label[m] = id
+			}
 		}
+		if len(anonymous) > 0 {
+			var into *machine
+			switch {
+			case len(machines) == 1:
+				into = machines[0]
+			case len(machines) == 0:
+				into = anonymous[0].m.root()
+				machines, label[into] = append(machines, into), ""
+			default:
+				into = anonymous[0].m.root()
+				machines, label[into] = append(machines, into), "unattributed"
+			}
+			for _, p := range anonymous {
+				unite(into.root(), p.m.root())
+			}
+			if r := into.root(); r != into { // the larger side kept its state
+				machines[slices.Index(machines, into)], label[r] = r, label[into]
+			}
+		}
+		for _, m := range machines {
+			l := display
+			if len(machines) > 1 {
+				l = fmt.Sprintf("%s [%s]", display, label[m])
+			}
+			if other, ok := named[l]; ok {
+				unite(other, m) // a hostname that reads like another's label
+				r := other.root()
+				r.name, named[l] = l, r
+				continue
+			}
+			m.name, named[l] = l, m
+		}
+		for _, p := range procs {
+			of[p] = p.m.root().name
+		}
+	}
+	hosts := make(map[string]*hostState, len(named))
+	for l, m := range named {
+		hosts[l] = m.hostState
 	}
 	return hosts, of
 }
 
-// machineSet is the outcome of telling one hostname's processes apart.
-type machineSet struct {
-	of     []int    // process index → machine index
-	labels []string // machine index → its label (the launcher's name for it, or its lowest address)
-}
-
-// machinesOf unites processes that share a launcher-named machine or an
-// address; a process with neither joins the only machine, or a machine of
-// its own labelled "unattributed" when there are several.
-func machinesOf(procs []*proc) machineSet {
-	parent := make([]int, len(procs))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
-	union := func(i, j int) { parent[find(i)] = find(j) }
-	byMachine, byAddr := map[string]int{}, map[string]int{}
-	for i, p := range procs {
-		if m := p.key.machine; m != "" {
-			if j, ok := byMachine[m]; ok {
-				union(i, j)
-			} else {
-				byMachine[m] = i
-			}
-		}
-		for addr := range p.addrs {
-			if j, ok := byAddr[addr]; ok {
-				union(i, j)
-			} else {
-				byAddr[addr] = i
-			}
-		}
-	}
-	var out machineSet
-	out.of = make([]int, len(procs))
-	root := map[int]int{}
-	var anonymous []int
-	for i, p := range procs {
-		if p.key.machine == "" && len(p.addrs) == 0 {
-			anonymous = append(anonymous, i)
-			continue
-		}
-		r := find(i)
-		idx, ok := root[r]
-		if !ok {
-			idx = len(out.labels)
-			root[r] = idx
-			out.labels = append(out.labels, "")
-		}
-		out.of[i] = idx
-		if label := machineLabel(p); out.labels[idx] == "" || (label != "" && label < out.labels[idx]) {
-			out.labels[idx] = label
-		}
-	}
-	switch {
-	case len(anonymous) == 0:
-	case len(out.labels) <= 1:
-		if len(out.labels) == 0 {
-			out.labels = append(out.labels, "")
-		}
-		for _, i := range anonymous {
-			out.of[i] = 0
-		}
-	default:
-		out.labels = append(out.labels, "unattributed")
-		for _, i := range anonymous {
-			out.of[i] = len(out.labels) - 1
-		}
-	}
-	return out
-}
-
-func machineLabel(p *proc) string {
-	if p.key.machine != "" {
-		return p.key.machine
-	}
-	return slices.Min(slices.Collect(maps.Keys(p.addrs)))
-}
-
 // merge adds what another process printed to h.
 func (h *hostState) merge(o *hostState) {
-	h.InitComplete = h.InitComplete || o.InitComplete
-	for _, set := range []struct{ dst, src map[int]bool }{{h.pids, o.pids}, {h.ranks, o.ranks}} {
-		maps.Copy(set.dst, set.src)
+	h.pids.addAll(&o.pids)
+	h.ranks.addAll(&o.ranks)
+	for _, v := range o.versions.keys {
+		h.version(v, o.versionAt)
 	}
-	for _, set := range []struct{ dst, src map[string]bool }{{h.versions, o.versions}, {h.networks, o.networks}, {h.oob, o.oob}, {h.boot, o.boot}, {h.sock, o.sock}} {
-		maps.Copy(set.dst, set.src)
+	h.networks.addAll(&o.networks)
+	h.oob.addAll(&o.oob)
+	h.boot.addAll(&o.boot)
+	for k, v := range o.ib.all() {
+		sharp, _ := h.ib.slot(k)
+		*sharp = *sharp || *v
 	}
-	for _, d := range o.ibDevs {
-		if !h.ib[d.String()] {
-			h.ib[d.String()] = true
-			h.ibDevs = append(h.ibDevs, d)
-		}
+	for k, v := range o.ifaceAt.all() {
+		firstAt(&h.ifaceAt, k, *v)
 	}
-	for k, v := range o.ifaceWhere {
-		if _, ok := h.ifaceWhere[k]; !ok {
-			h.ifaceWhere[k] = v
-		}
+	for k, v := range o.env.all() {
+		h.env.set(k, *v)
 	}
-	first := func(dst *string, src string) {
-		if *dst == "" {
-			*dst = src
-		}
+	for k, v := range o.transports.all() {
+		n, _ := h.transports.slot(k)
+		*n += *v
 	}
-	first(&h.socketWhere, o.socketWhere)
-	first(&h.noIBWhere, o.noIBWhere)
-	first(&h.noIBLine, o.noIBLine)
-	first(&h.versionWhere, o.versionWhere)
-	first(&h.netWhere, o.netWhere)
-	first(&h.ibWhere, o.ibWhere)
-	first(&h.gdrOff, o.gdrOff)
-	first(&h.CUDADriver, o.CUDADriver)
-	h.NoIBDevice = h.NoIBDevice || o.NoIBDevice
-	h.RelaxedOrdering = h.RelaxedOrdering || o.RelaxedOrdering
+	h.versionAt, h.netAt, h.ibAt = earlier(h.versionAt, o.versionAt), earlier(h.netAt, o.netAt), earlier(h.ibAt, o.ibAt)
+	h.cudaDriver = cmp.Or(h.cudaDriver, o.cudaDriver)
+	h.initComplete = h.initComplete || o.initComplete
+	h.noIB = h.noIB || o.noIB
+	h.relaxed = h.relaxed || o.relaxed
 	h.rdmaNet, h.gdr = h.rdmaNet || o.rdmaNet, h.gdr || o.gdr
 	h.nvls, h.nvlsAvail, h.nvlsNone, h.collnet = h.nvls || o.nvls, h.nvlsAvail || o.nvlsAvail, h.nvlsNone || o.nvlsNone, h.collnet || o.collnet
-	h.NVLSChannels, h.CollNetChannels = max(h.NVLSChannels, o.NVLSChannels), max(h.CollNetChannels, o.CollNetChannels)
 	h.maxNodes = max(h.maxNodes, o.maxNodes)
-	if o.Env != nil && h.Env == nil {
-		h.Env = map[string]string{}
-	}
-	maps.Copy(h.Env, o.Env)
-	if o.Transports != nil && h.Transports == nil {
-		h.Transports = map[string]int{}
-	}
-	for k, v := range o.Transports {
-		h.Transports[k] += v
-	}
 	h.mergeLinks(o)
-	if o.NICDistance != nil && h.NICDistance == nil {
-		h.NICDistance = map[string]string{}
+	if o.rare != nil {
+		h.more().merge(o.rare)
 	}
-	maps.Copy(h.NICDistance, o.NICDistance)
+}
+
+// merge adds another process' rare state to r.
+func (r *rareState) merge(o *rareState) {
+	for _, i := range o.sock.keys {
+		r.sock.add(i)
+	}
+	for k, v := range o.nicDistance.all() {
+		r.nicDistance.set(k, *v)
+	}
+	for _, p := range o.paths {
+		if !slices.Contains(r.paths, p) {
+			r.paths = append(r.paths, p)
+		}
+	}
+	if earlier(r.noIBAt, o.noIBAt) != r.noIBAt {
+		r.noIBAt, r.noIBLine = o.noIBAt, o.noIBLine
+	}
+	r.socketAt, r.distanceAt = earlier(r.socketAt, o.socketAt), earlier(r.distanceAt, o.distanceAt)
+	r.gdrOff = cmp.Or(r.gdrOff, o.gdrOff)
+	r.nvlsChannels, r.collnetChannels = max(r.nvlsChannels, o.nvlsChannels), max(r.collnetChannels, o.collnetChannels)
 }
 
 func cmpFindings(x, y Finding) int {
@@ -786,12 +959,10 @@ func cmpFindings(x, y Finding) int {
 	return strings.Compare(x.Message, y.Message)
 }
 
-func ifaceList(set map[string]bool) []Iface {
-	var out []Iface
-	for _, s := range slices.Sorted(maps.Keys(set)) {
-		name, addr, _ := strings.Cut(s, ":")
-		out = append(out, Iface{Name: name, Addr: addr})
-	}
+// ifaceList is s sorted as "name:addr".
+func ifaceList(s *set[Iface]) []Iface {
+	out := slices.Clip(slices.Clone(s.keys))
+	slices.SortFunc(out, func(x, y Iface) int { return strings.Compare(x.String(), y.String()) })
 	return out
 }
 

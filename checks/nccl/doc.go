@@ -36,6 +36,10 @@
 //	no-p2p                local ranks connected through host memory (SHM)
 //	nic-distance          old NCCL's NIC distance is PHB, NODE or SYS: GPUDirect
 //	                      RDMA crosses the CPU
+//	bad-number            a figure no number its field holds (a rank or nNodes of
+//	                      1e23, a GRAPH bandwidth past float64, an nccl-tests size,
+//	                      bandwidth or footer count that is NaN, infinite, negative
+//	                      or too large): status error, the line not read, never 0
 //
 // The taxonomy (taxonomy.go, Classify) is taken from the libraries' sources:
 // ncclResult_t from NCCL 2.30.7's src/nccl.h.in and ncclGetErrorString in
@@ -73,9 +77,16 @@
 // told apart by the machine a launcher prefix names or by disjoint bootstrap
 // addresses, and are then reported as "host [machine]". Lines without any
 // host are gathered under UnknownHost. Each finding says where it was first
-// seen ("file:line") and, for repeats, how often. A log that cannot be read
+// seen ("file:line") and, for repeats, how often; past 100 findings of one
+// kind with different messages from one process, the rest are counted in
+// one finding, not listed. A log that cannot be read
 // or holds no NCCL output is listed in Analysis.Errors; the others are still
 // analysed.
+//
+// Memory grows with the hosts, not the lines: a process's lines go straight
+// into its machine's state, what is kept is interned or copied (never the
+// line it was cut from), and 50,000 hosts of two ranks each cost about
+// 1.7 KB apiece in the Analysis and about 260 MB of RSS at the peak.
 //
 // Analyze is pure (readers in, values out) and safe for concurrent use; so is AnalyzeFiles.
 package nccl

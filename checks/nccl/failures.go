@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fabricctl/fabricctl/checks"
 )
@@ -45,23 +46,21 @@ type timeout struct {
 	op, seq, limit string
 	ranks          map[int]bool
 	ran            int
-	where          string
+	at             pos
 }
 
 // warn turns a WARN (or ABORT) line into a finding, placed in the
 // libraries' taxonomy (Classify): a fatal class fails whatever its wording,
 // a non-fatal one warns with its name, and a line no class fits is an
 // unclassified warning quoting it — never dropped.
-func (a *analyzer) warn(p *proc, rec record, where string) {
+func (a *analyzer) warn(p *proc, rec record, at pos) {
 	msg := strings.TrimSpace(rec.msg)
 	if noVerbsRe.MatchString(msg) {
 		// NET/IB cannot start: the host has no IB device for NCCL.
-		p.NoIBDevice = true
-		if p.noIBWhere == "" {
-			p.noIBWhere, p.noIBLine = where, quote(msg)
-		}
+		a.state(p).noIBFound(msg, at)
 		return
 	}
+	where := at.String()
 	f := Finding{Kind: UnclassifiedWarning, Status: checks.StatusWarn, Message: "NCCL WARN no class fits: " + msg, Where: where}
 	switch c, ok := Classify(msg); {
 	case completionRe.MatchString(msg):
@@ -78,15 +77,67 @@ func (a *analyzer) warn(p *proc, rec record, where string) {
 		f.Kind, f.Status, f.Message = NCCLError, checks.StatusFail, "NCCL ABORT: "+msg
 	}
 	f.Line = quote(msg)
-	a.pend = append(a.pend, pending{f: f, proc: p, rank: rec.rank})
+	a.later(f, p, rec.rank)
 }
 
-// quote shortens a log line for Finding.Line.
-func quote(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
+// maxMessage bounds a finding's message: the line it quotes is cut there.
+// maxDistinct bounds the findings of one kind one process (or rank) keeps:
+// past it they are counted.
+const (
+	maxMessage  = 400
+	maxDistinct = 100
+)
+
+// later holds a finding until its host is known, its message bounded and
+// copied (a finding never holds on to the log line it was read from); a
+// repeat is counted, and past maxDistinct findings of its kind from its
+// process only counted.
+func (a *analyzer) later(f Finding, p *proc, rank int) {
+	src := origin{p, rank}
+	msg := f.Message
+	if len(msg) > maxMessage {
+		msg = clip(msg, maxMessage)
 	}
-	return s
+	if i, ok := a.pendAt[pendKey{src, f.Kind, msg}]; ok {
+		a.pend[i].n++
+		return
+	}
+	kind := pendKey{origin: src, kind: f.Kind}
+	if a.distinct[kind] >= maxDistinct {
+		o := a.over[kind]
+		if o == nil {
+			o = &overflow{status: f.Status, where: f.Where}
+			a.over[kind] = o
+		}
+		o.n++
+		if f.Status.Worse(o.status) {
+			o.status = f.Status
+		}
+		return
+	}
+	a.distinct[kind]++
+	f.Message = clip(msg, maxMessage)
+	a.pendAt[pendKey{src, f.Kind, f.Message}] = len(a.pend)
+	a.pend = append(a.pend, pending{f: f, proc: p, rank: rank, n: 1})
+	if p != nil {
+		p.lastPend = len(a.pend)
+	}
+}
+
+// quote shortens a log line for Finding.Line, as a copy: a finding never
+// holds on to the line it quotes.
+func quote(s string) string { return clip(s, 300) }
+
+// clip cuts s to at most n bytes (and at a rune boundary, marking the cut
+// with "…"), as a copy of its own.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // classFinding reports a classified line: async events under their own
@@ -109,7 +160,7 @@ func classFinding(c Class, msg, where string) Finding {
 // error NCCL returned up its call stack. The process's latest unclassified
 // warning is what failed, and takes the class; without one the trace is
 // reported itself. One finding per process and result code.
-func (a *analyzer) trace(p *proc, msg, where string) bool {
+func (a *analyzer) trace(p *proc, msg string, at pos) bool {
 	m := traceRe.FindStringSubmatch(msg)
 	if m == nil {
 		return false
@@ -118,15 +169,14 @@ func (a *analyzer) trace(p *proc, msg, where string) bool {
 	if !ok {
 		return true // ncclInProgress, or a code NCCL does not define
 	}
-	if p.traced[c.Name] {
+	if p.traced == nil {
+		p.traced = &set[string]{}
+	}
+	if !p.traced.add(c.Name) {
 		return true
 	}
-	p.traced[c.Name] = true
-	for i := len(a.pend) - 1; i >= 0; i-- {
-		pd := &a.pend[i]
-		if pd.proc != p {
-			continue
-		}
+	if p.lastPend > 0 {
+		pd := &a.pend[p.lastPend-1]
 		if pd.f.Kind == UnclassifiedWarning {
 			orig := strings.TrimPrefix(pd.f.Message, "NCCL WARN no class fits: ")
 			pd.f = Finding{Kind: NCCLError, Status: checks.StatusFail, Class: c.Failure, Where: pd.f.Where, Line: pd.f.Line,
@@ -136,20 +186,21 @@ func (a *analyzer) trace(p *proc, msg, where string) bool {
 		if pd.f.Status == checks.StatusFail {
 			return true // already a failure: the trace is its stack
 		}
-		break
 	}
 	// A back-trace without a WARN before it: NCCL met the error inside and
 	// may have gone on (a disabled plugin returns ncclInternalError while
 	// NCCL falls back); worth a look, the fatal line comes elsewhere.
-	a.pend = append(a.pend, pending{f: Finding{Kind: NCCLError, Status: checks.StatusWarn, Class: c.Failure, Where: where, Line: quote(msg),
-		Message: c.describe(msg) + ": NCCL met this error without a WARN before it (a fallback it may have gone on from)"}, proc: p, rank: -1})
+	a.later(Finding{Kind: NCCLError, Status: checks.StatusWarn, Class: c.Failure, Where: at.String(), Line: quote(msg),
+		Message: c.describe(msg) + ": NCCL met this error without a WARN before it (a fallback it may have gone on from)"}, p, -1)
 	return true
 }
 
 // completionFinding describes a completion error with its IB status decoded.
 func completionFinding(m []string, where string) Finding {
-	status, _ := strconv.Atoi(m[2])
-	text := fmt.Sprintf("NET/IB completion error %d (%s)", status, checks.WCStatusName(status))
+	text := fmt.Sprintf("NET/IB completion error %.20s (out of range)", m[2])
+	if status, err := strconv.Atoi(m[2]); err == nil {
+		text = fmt.Sprintf("NET/IB completion error %d (%s)", status, checks.WCStatusName(status))
+	}
 	if m[1] != "" {
 		text += " from peer " + m[1]
 	}
@@ -168,8 +219,9 @@ func completionFinding(m []string, where string) Finding {
 // failure handles lines without NCCL's prefix that report a failure:
 // PyTorch's watchdog, NCCL errors raised as exceptions. It reports whether
 // the line was one.
-func (a *analyzer) failure(rec record, where string) bool {
+func (a *analyzer) failure(rec record, at pos) bool {
 	msg := rec.trimmed()
+	where := at.String
 	owner := func() *proc {
 		if rec.machine == "" {
 			return nil
@@ -179,8 +231,11 @@ func (a *analyzer) failure(rec record, where string) bool {
 	switch {
 	case watchdogRe.MatchString(msg):
 		m := watchdogRe.FindStringSubmatch(msg)
-		rank, _ := strconv.Atoi(m[1])
-		ran, _ := strconv.Atoi(m[3])
+		rank, ok1 := a.num(owner(), msg, at, "rank", m[1])
+		ran, ok2 := a.num(owner(), msg, at, "milliseconds", m[3])
+		if !ok1 || !ok2 {
+			return true
+		}
 		fields := map[string]string{}
 		for _, kv := range workFieldRe.FindAllStringSubmatch(m[2], -1) {
 			fields[kv[1]] = strings.TrimSpace(kv[2])
@@ -188,7 +243,7 @@ func (a *analyzer) failure(rec record, where string) bool {
 		key := fields["OpType"] + "\x00" + fields["SeqNum"]
 		t, ok := a.timeouts[key]
 		if !ok {
-			t = &timeout{op: fields["OpType"], seq: fields["SeqNum"], limit: fields["Timeout(ms)"], ranks: map[int]bool{}, where: where}
+			t = &timeout{op: strings.Clone(fields["OpType"]), seq: strings.Clone(fields["SeqNum"]), limit: strings.Clone(fields["Timeout(ms)"]), ranks: map[int]bool{}, at: at}
 			a.timeouts[key] = t
 		}
 		t.ranks[rank] = true
@@ -198,41 +253,38 @@ func (a *analyzer) failure(rec record, where string) bool {
 		m := watchdogStuckRe.FindStringSubmatch(msg)
 		rank := -1
 		if m[1] != "" {
-			rank, _ = strconv.Atoi(m[1])
+			var ok bool
+			if rank, ok = a.num(owner(), msg, at, "rank", m[1]); !ok {
+				return true
+			}
 		}
-		a.pend = append(a.pend, pending{rank: rank, proc: owner(), f: Finding{Kind: WatchdogHang, Status: checks.StatusFail, Class: checks.Timeout, Where: where,
-			Message: fmt.Sprintf("PyTorch's NCCL watchdog got stuck for %s s without progress: a collective or CUDA call hangs", m[2])}})
+		a.later(Finding{Kind: WatchdogHang, Status: checks.StatusFail, Class: checks.Timeout, Where: where(),
+			Message: fmt.Sprintf("PyTorch's NCCL watchdog got stuck for %s s without progress: a collective or CUDA call hangs", m[2])}, owner(), rank)
 		return true
 	case completionRe.MatchString(msg):
-		f := completionFinding(completionRe.FindStringSubmatch(msg), where)
+		f := completionFinding(completionRe.FindStringSubmatch(msg), where())
 		f.Line = quote(msg)
-		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: f})
+		a.later(f, owner(), rec.rank)
 		return true
 	case rec.torchLevel == "E" || rec.torchLevel == "F":
 		// PyTorch's distributed backend logged an error: its own level
 		// says so, whatever the wording; the class where one fits.
-		f := Finding{Kind: NCCLError, Status: checks.StatusFail, Message: "PyTorch c10d error: " + msg, Where: where}
+		f := Finding{Kind: NCCLError, Status: checks.StatusFail, Message: "PyTorch c10d error: " + msg, Where: where()}
 		if c, ok := Classify(msg); ok && c.Fatal {
-			f = classFinding(c, msg, where)
+			f = classFinding(c, msg, where())
 		}
 		f.Line = quote(msg)
-		if len(f.Message) > 400 {
-			f.Message = f.Message[:400] + "…"
-		}
-		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: f})
+		a.later(f, owner(), rec.rank)
 		return true
 	case ncclErrorRe.MatchString(msg), markerRe.MatchString(msg):
-		f := Finding{Kind: NCCLError, Status: checks.StatusFail, Message: msg, Where: where}
+		f := Finding{Kind: NCCLError, Status: checks.StatusFail, Message: msg, Where: where()}
 		if c, ok := Classify(msg); ok {
-			f = classFinding(c, msg, where)
+			f = classFinding(c, msg, where())
 		} else if !ncclErrorRe.MatchString(msg) {
 			return false // names NCCL, says nothing wrong
 		}
 		f.Line = quote(msg)
-		if len(f.Message) > 400 {
-			f.Message = f.Message[:400] + "…"
-		}
-		a.pend = append(a.pend, pending{rank: rec.rank, proc: owner(), f: f})
+		a.later(f, owner(), rec.rank)
 		return true
 	}
 	return false
@@ -262,7 +314,7 @@ func (a *analyzer) timeoutFindings(rankHost map[int]string) {
 			msg += " after " + t.limit + " ms"
 		}
 		msg += fmt.Sprintf(" on rank %s (ran %d ms): a peer never joined it (hung or dead rank, or a stalled network path)", strings.Join(rs, ","), t.ran)
-		a.add(Finding{Kind: CollectiveTimeout, Status: checks.StatusFail, Class: checks.Timeout, Host: host, Message: msg, Where: t.where})
+		a.add(Finding{Kind: CollectiveTimeout, Status: checks.StatusFail, Class: checks.Timeout, Host: host, Message: msg, Where: t.at.String()})
 	}
 }
 
@@ -280,7 +332,6 @@ type rasReport struct {
 	seen    bool
 	section string // "errors", "warnings"
 	current string // the "#0-0 (hash) STATUS" heading of the entry being read
-	where   string
 	out     []Finding
 }
 
@@ -295,7 +346,7 @@ var (
 )
 
 // line reads one line of a RAS report and reports whether it belonged to one.
-func (r *rasReport) line(s, where string) bool {
+func (r *rasReport) line(s string, where pos) bool {
 	switch {
 	case s == "Job summary" || strings.HasPrefix(s, "Communicators...") || strings.HasPrefix(s, "Group     Comms"):
 		r.seen = true
@@ -308,7 +359,7 @@ func (r *rasReport) line(s, where string) bool {
 		r.section = "warnings"
 	case rasEntryRe.MatchString(s):
 		m := rasEntryRe.FindStringSubmatch(s)
-		r.current, r.where = "communicator #"+m[1]+" ("+m[2]+")", where
+		r.current = "communicator #" + m[1] + " (" + m[2] + ")"
 	case rasCountsRe.MatchString(s):
 		op := rasCountsRe.FindStringSubmatch(s)[1]
 		r.add(RASMismatch, checks.StatusFail, checks.Timeout, where, fmt.Sprintf("NCCL RAS: %s: ranks disagree on how many %s operations they launched — the %s is hung on the ranks that are behind", r.subject(), op, op))
@@ -357,11 +408,11 @@ func (r *rasReport) tableRow(s string) bool {
 // add records a RAS finding. The RAS client sorts its findings under
 // "Errors" and "Warnings" itself: under Warnings a failure is a warning
 // (a snapshot in which ranks lag is not yet a hang).
-func (r *rasReport) add(k Kind, st checks.Status, class checks.FailureClass, where, msg string) {
+func (r *rasReport) add(k Kind, st checks.Status, class checks.FailureClass, where pos, msg string) {
 	if r.section == "warnings" && st == checks.StatusFail {
 		st, msg = checks.StatusWarn, msg+" (RAS lists it under Warnings: ranks may only lag at the moment of the snapshot; query again to tell a hang)"
 	}
-	r.out = append(r.out, Finding{Kind: k, Status: st, Class: class, Message: msg, Where: where})
+	r.out = append(r.out, Finding{Kind: k, Status: st, Class: class, Message: msg, Where: where.String()})
 }
 
 // rasFindings hands the RAS report's findings of one source to the analysis.

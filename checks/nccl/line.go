@@ -45,7 +45,7 @@ type prefixRule struct {
 var prefixRules = []prefixRule{
 	// mpirun --tag-output: "[1,0]<stdout>:" (job, rank).
 	{regexp.MustCompile(`^\s*\[(\d+),(\d+)\]<std(?:out|err)>:\s?`), func(m []string, r *record) {
-		r.stream, r.rank = "mpi:"+m[1]+","+m[2], atoi(m[2])
+		r.stream, r.rank = "mpi:"+m[1]+","+m[2], atoiOr(m[2], -1)
 	}},
 	// kubectl logs --prefix: "[pod/NAME/CONTAINER] ".
 	{regexp.MustCompile(`^\s*\[pod/([^/\]\s]+)/[^\]\s]*\]\s`), func(m []string, r *record) {
@@ -55,7 +55,7 @@ var prefixRules = []prefixRule{
 	{regexp.MustCompile(`^\s*\[(default|rank)(\d+)\]:`), func(m []string, r *record) {
 		r.stream = "torchrun:" + m[2]
 		if m[1] == "rank" {
-			r.rank = atoi(m[2])
+			r.rank = atoiOr(m[2], -1)
 		}
 	}},
 	// Ray: "(RayWorkerWrapper pid=284, ip=10.0.0.2) ", "(pid=34272) ", nested actors.
@@ -82,7 +82,7 @@ var prefixRules = []prefixRule{
 	{regexp.MustCompile(`^-\s[\w.\[\]-]+\s-\s(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\s-\s`), nil},
 	// srun -l: "3: " (the task number).
 	{regexp.MustCompile(`^\s*(\d+):\s`), func(m []string, r *record) {
-		r.stream, r.rank = "srun:"+m[1], atoi(m[1])
+		r.stream, r.rank = "srun:"+m[1], atoiOr(m[1], -1)
 	}},
 	// pdsh and DeepSpeed's pdsh runner: "gpu-a: ", "10.1.2.3: ".
 	// NCCL's own function names ("socketStartConnect: ") are camelCase;
@@ -112,7 +112,15 @@ var (
 	c10dFileRe = regexp.MustCompile(`^(?:ProcessGroupNCCL|NCCLUtils|ProcessGroupGloo|TCPStore\w*|socket|Utils|FlightRecorder\w*|ProcessGroup\w*)\.(?:cpp|hpp)$`)
 )
 
-func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+// atoiOr reads a launcher's rank or NCCL's pid or device, def (unknown)
+// for digits no int holds or a redacted "XXXX": never the largest int.
+func atoiOr(s string, def int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return def
+	}
+	return n
+}
 
 // maxPrefixes bounds how many launcher prefixes one line may carry.
 const maxPrefixes = 8
@@ -133,17 +141,17 @@ func splitLine(raw string) record {
 	if m := ncclRe.FindStringSubmatch(rest); m != nil {
 		rec.host, rec.level, rec.msg = m[1], m[9], m[10]
 		if m[1] != "" {
-			rec.pid, rec.dev = atoi(m[2]), atoi(m[4])
+			rec.pid, rec.dev = atoiOr(m[2], 0), atoiOr(m[4], -1)
 		}
 		if m[5] != "" { // NCCL 2.0-2.2: "host:pid:tid [dev] INFO"
-			rec.host, rec.pid, rec.dev = m[5], atoi(m[6]), atoi(m[8])
+			rec.host, rec.pid, rec.dev = m[5], atoiOr(m[6], 0), atoiOr(m[8], -1)
 		}
 		return rec
 	}
 	// A prefix no rule knows: look for NCCL's own prefix further in.
 	if m := ncclAnywhereRe.FindStringSubmatchIndex(s); m != nil {
 		sub := func(i int) string { return s[m[2*i]:m[2*i+1]] }
-		rec.host, rec.pid, rec.dev, rec.level, rec.msg = sub(1), atoi(sub(2)), atoi(sub(4)), sub(5), sub(6)
+		rec.host, rec.pid, rec.dev, rec.level, rec.msg = sub(1), atoiOr(sub(2), 0), atoiOr(sub(4), -1), sub(5), sub(6)
 		return rec
 	}
 	return rec

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strconv"
@@ -73,91 +75,127 @@ type linkKey struct {
 }
 
 type linkState struct {
-	channels map[int]bool
-	gdr      bool
-	where    string
+	chans chanSet
+	gdr   bool
+	at    pos
 }
 
-// graph records the GRAPH lines of one process; it reports whether msg was one.
-func (h *hostState) graph(msg string) bool {
+// chanSet is a set of channel numbers: NCCL's fit the bits (at most 64
+// channels, MAXCHANNELS), others a set of their own.
+type chanSet struct {
+	bits [2]uint64
+	more *set[int]
+}
+
+func (c *chanSet) add(ch int) {
+	if ch >= 0 && ch < 128 {
+		c.bits[ch/64] |= 1 << (ch % 64)
+		return
+	}
+	if c.more == nil {
+		c.more = &set[int]{}
+	}
+	c.more.add(ch)
+}
+
+func (c *chanSet) addAll(o *chanSet) {
+	c.bits[0] |= o.bits[0]
+	c.bits[1] |= o.bits[1]
+	if o.more != nil {
+		for _, ch := range o.more.keys {
+			c.add(ch)
+		}
+	}
+}
+
+func (c *chanSet) len() int {
+	n := bits.OnesCount64(c.bits[0]) + bits.OnesCount64(c.bits[1])
+	if c.more != nil {
+		n += c.more.len()
+	}
+	return n
+}
+
+// graph records the GRAPH lines of process p; it reports whether msg was
+// one. A path whose numbers do not fit is a bad-number finding, not a path.
+func (a *analyzer) graph(p *proc, msg string, at pos) bool {
 	switch {
 	case patternRe.MatchString(msg):
 		m := patternRe.FindStringSubmatch(msg)
-		p := Path{Pattern: atoi(m[1]), Channels: atoi(m[2]), Intra: m[4], Inter: m[5]}
-		p.BW, _ = strconv.ParseFloat(m[3], 64)
-		if !slices.Contains(h.Paths, p) {
-			h.Paths = append(h.Paths, p)
+		pattern, ok1 := a.num(p, msg, at, "pattern", m[1])
+		channels, ok2 := a.num(p, msg, at, "nChannels", m[2])
+		bw, err := strconv.ParseFloat(m[3], 64)
+		if err != nil || math.IsInf(bw, 0) {
+			a.later(Finding{Kind: BadNumber, Status: checks.StatusError, Where: at.String(), Line: quote(msg),
+				Message: fmt.Sprintf("bandwidth %s is not a number that fits: the line was not read", clip(m[3], 40))}, p, -1)
+			return true
+		}
+		if !ok1 || !ok2 {
+			return true
+		}
+		path := Path{Pattern: pattern, Channels: channels, BW: bw, Intra: intern(m[4]), Inter: intern(m[5])}
+		if r := a.state(p).more(); !slices.Contains(r.paths, path) {
+			r.paths = append(r.paths, path)
 		}
 	case nvlTopoRe.MatchString(msg):
-		h.NVLink = true
+		a.state(p).nvlink = true
 	default:
 		return false
 	}
 	return true
 }
 
-// link records one channel line's connection.
-func (h *hostState) link(msg string, src, dst int, transport string, gdr bool, where string) {
-	if h.links == nil {
-		h.links = map[linkKey]*linkState{}
+// link records one channel line's connection on channel ch (-1: the next
+// one of the link).
+func (h *hostState) link(src, dst, ch int, transport string, gdr bool, at pos) {
+	l, _ := h.links.slot(linkKey{src, dst, transport})
+	l.at = earlier(l.at, at)
+	if ch < 0 {
+		ch = l.chans.len()
 	}
-	k := linkKey{src, dst, transport}
-	l, ok := h.links[k]
-	if !ok {
-		l = &linkState{channels: map[int]bool{}, where: where}
-		h.links[k] = l
-	}
-	ch := len(l.channels)
-	if m := channelNumRe.FindStringSubmatch(msg); m != nil {
-		ch = atoi(m[1])
-	}
-	l.channels[ch] = true
+	l.chans.add(ch)
 	l.gdr = l.gdr || gdr
 }
 
-// mergeLinks adds another process' links and paths to h.
+// mergeLinks adds another process' links to h.
 func (h *hostState) mergeLinks(o *hostState) {
-	for k, ol := range o.links {
-		if h.links == nil {
-			h.links = map[linkKey]*linkState{}
-		}
-		l, ok := h.links[k]
-		if !ok {
-			l = &linkState{channels: map[int]bool{}, where: ol.where}
-			h.links[k] = l
-		}
-		maps.Copy(l.channels, ol.channels)
+	for k, ol := range o.links.all() {
+		l, _ := h.links.slot(k)
+		l.at = earlier(l.at, ol.at)
+		l.chans.addAll(&ol.chans)
 		l.gdr = l.gdr || ol.gdr
 	}
-	for _, p := range o.Paths {
-		if !slices.Contains(h.Paths, p) {
-			h.Paths = append(h.Paths, p)
-		}
-	}
-	h.NVLink = h.NVLink || o.NVLink
+	h.nvlink = h.nvlink || o.nvlink
 }
 
-// finishLinks turns a host's links into its sorted Links, naming each peer
-// by rankHost, and sorts its Paths.
-func (h *hostState) finishLinks(rankHost map[int]string) {
-	for k, l := range h.links {
-		link := Link{From: k.from, To: k.to, Transport: k.transport, GDRDMA: l.gdr, Channels: len(l.channels), Where: l.where, Scope: InterNode}
+// linkList returns the host's sorted Links, naming each peer by rankHost.
+func (h *hostState) linkList(rankHost map[int]string) []Link {
+	var out []Link
+	for k, l := range h.links.all() {
+		link := Link{From: k.from, To: k.to, Transport: k.transport, GDRDMA: l.gdr, Channels: l.chans.len(), Where: l.at.String(), Scope: InterNode}
 		other := k.to
-		if !h.ranks[k.from] {
+		if !h.ranks.has(k.from) {
 			other = k.from
 		}
 		link.Peer = rankHost[other]
 		if !strings.HasPrefix(k.transport, "NET/") && !strings.HasPrefix(k.transport, "COLLNET") && k.transport != "CollNet" {
 			link.Scope = IntraNode
 		}
-		h.Links = append(h.Links, link)
+		out = append(out, link)
 	}
-	slices.SortFunc(h.Links, func(x, y Link) int {
+	slices.SortFunc(out, func(x, y Link) int {
 		return cmp.Or(cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To), strings.Compare(x.Transport, y.Transport))
 	})
-	slices.SortFunc(h.Paths, func(x, y Path) int {
+	return out
+}
+
+// sortedPaths returns a sorted copy of the host's Paths.
+func (h *hostState) sortedPaths() []Path {
+	out := slices.Clone(h.seen().paths)
+	slices.SortFunc(out, func(x, y Path) int {
 		return cmp.Or(cmp.Compare(x.Pattern, y.Pattern), strings.Compare(x.Intra, y.Intra), strings.Compare(x.Inter, y.Inter), cmp.Compare(x.Channels, y.Channels))
 	})
+	return out
 }
 
 // IntraTransports lists the transports of the host's links within the node,
@@ -202,7 +240,7 @@ func (h Host) NVLinkPaths() (nvl, known bool) {
 // linkFindings reports links that do not do what their scope needs: ranks
 // of one host connected through the network, and local ranks that fall back
 // to shared host memory instead of GPU peer-to-peer.
-func (a *analyzer) linkFindings(h *hostState) {
+func (a *analyzer) linkFindings(h *Host) {
 	for _, l := range h.Links {
 		switch {
 		case l.From == l.To:

@@ -1,6 +1,7 @@
 package nccl
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -19,9 +20,11 @@ type Perf struct {
 	AvgBusBW float64 `json:"avgBusBW,omitempty"`
 	// OutOfBounds is the "# Out of bounds values" footer; -1 when absent.
 	OutOfBounds int `json:"outOfBounds"`
-	// NotNumbers lists the rows left out because a time or bandwidth was
-	// no measurement (NaN, an infinity, a negative value), each located.
+	// NotNumbers lists the rows left out because a figure was no
+	// measurement (NaN, an infinity, a negative value, a size or count no
+	// int64 holds), and footers whose figure is none, each located.
 	NotNumbers []string `json:"notNumbers,omitempty"`
+	badAt      string   // where the first of NotNumbers is
 }
 
 // PerfRow is one message size.
@@ -59,7 +62,7 @@ var (
 // perfParser reads the nccl-tests table of one source.
 type perfParser struct {
 	source  string
-	where   string
+	at      pos // the column header, or the first line of the table
 	header  bool
 	root    bool
 	rows    []PerfRow
@@ -69,23 +72,39 @@ type perfParser struct {
 	content bool
 	// notNumbers are rows with a figure that is no measurement.
 	notNumbers []string
+	badAt      pos
+}
+
+// notNumber records a row or footer at whose figure is no measurement.
+func (p *perfParser) notNumber(at pos, why string) {
+	p.notNumbers = append(p.notNumbers, at.String()+": "+why)
+	p.badAt = earlier(p.badAt, at)
 }
 
 // line handles one line without the NCCL prefix and reports whether it was
 // nccl-tests output.
-func (p *perfParser) line(s, where string) bool {
+func (p *perfParser) line(s string, at pos) bool {
 	s = strings.TrimSpace(perfTagRe.ReplaceAllString(s, " "))
 	switch {
 	case perfHeaderRe.MatchString(s):
 		p.header, p.root = true, perfHeaderRe.FindStringSubmatch(s)[1] != ""
-		if p.where == "" {
-			p.where = where
-		}
+		p.at = earlier(p.at, at)
 	case outOfBoundRe.MatchString(s):
-		p.oob, _ = strconv.Atoi(outOfBoundRe.FindStringSubmatch(s)[1])
-		p.hasOOB = true
+		v := outOfBoundRe.FindStringSubmatch(s)[1]
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			p.notNumber(at, fmt.Sprintf("out of bounds values %s is not a count that fits", clip(v, 40)))
+			break
+		}
+		p.oob, p.hasOOB = n, true
 	case avgBusBWRe.MatchString(s):
-		p.avg, _ = strconv.ParseFloat(avgBusBWRe.FindStringSubmatch(s)[1], 64)
+		v := avgBusBWRe.FindStringSubmatch(s)[1]
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsInf(f, 0) {
+			p.notNumber(at, fmt.Sprintf("average bus bandwidth %s is not a number that fits", clip(v, 40)))
+			break
+		}
+		p.avg = f
 	case strings.HasPrefix(s, "nThread "):
 		p.content = true
 		return true
@@ -97,20 +116,21 @@ func (p *perfParser) line(s, where string) bool {
 		}
 		return false
 	default:
-		row, ok := p.row(strings.Fields(s), where)
+		row, bad, ok := p.row(strings.Fields(s), at)
 		if !ok {
 			return false
 		}
-		if bad := row.notMeasured(); bad != "" {
-			p.notNumbers = append(p.notNumbers, where+": "+bad)
+		if bad == "" {
+			bad = row.notMeasured()
+		}
+		if bad != "" {
+			p.notNumber(at, bad)
 			break
 		}
 		p.rows = append(p.rows, row)
 	}
 	p.content = true
-	if p.where == "" {
-		p.where = where
-	}
+	p.at = earlier(p.at, at)
 	return true
 }
 
@@ -118,22 +138,34 @@ func (p *perfParser) line(s, where string) bool {
 // algbw busbw #wrong" (all_gather and its kin print no redop; some
 // collectives print out-of-place only). Without a header (an excerpt that
 // starts below it) the root column is inferred from the number of fields.
-func (p *perfParser) row(f []string, where string) (PerfRow, bool) {
+// bad says which whole number of a row no int64 holds ("" for none).
+func (p *perfParser) row(f []string, at pos) (r PerfRow, bad string, ok bool) {
 	if len(f) < 7 || !wordRe.MatchString(f[2]) {
-		return PerfRow{}, false
+		return PerfRow{}, "", false
 	}
-	var r PerfRow
-	var err error
-	if r.Bytes, err = strconv.ParseInt(f[0], 10, 64); err != nil {
-		return PerfRow{}, false
+	whole := func(name, s string) (int64, bool) {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err == nil {
+			return v, true
+		}
+		if _, ferr := strconv.ParseFloat(s, 64); errors.Is(err, strconv.ErrRange) || ferr == nil || errors.Is(ferr, strconv.ErrRange) {
+			if bad == "" {
+				bad = fmt.Sprintf("%s %s is not a whole number an int64 holds", name, clip(s, 40))
+			}
+			return 0, true
+		}
+		return 0, false
 	}
-	if r.Count, err = strconv.ParseInt(f[1], 10, 64); err != nil {
-		return PerfRow{}, false
+	if r.Bytes, ok = whole("size", f[0]); !ok {
+		return PerfRow{}, "", false
 	}
-	r.Type, r.Root, r.Where = f[2], -1, where
+	if r.Count, ok = whole("count", f[1]); !ok {
+		return PerfRow{}, "", false
+	}
+	r.Type, r.Root, r.Where = intern(f[2]), -1, at.String()
 	rest := f[3:]
 	if wordRe.MatchString(rest[0]) {
-		r.Redop, rest = rest[0], rest[1:]
+		r.Redop, rest = intern(rest[0]), rest[1:]
 	}
 	root := p.root
 	if !p.header {
@@ -141,26 +173,26 @@ func (p *perfParser) row(f []string, where string) (PerfRow, bool) {
 	}
 	if root {
 		if len(rest) == 0 {
-			return PerfRow{}, false
+			return PerfRow{}, "", false
 		}
-		if r.Root, err = strconv.Atoi(rest[0]); err != nil {
-			return PerfRow{}, false
+		v, ok := whole("root", rest[0])
+		if !ok || v > math.MaxInt32 || v < math.MinInt32 {
+			return PerfRow{}, "", false
 		}
-		rest = rest[1:]
+		r.Root, rest = int(v), rest[1:]
 	}
 	if len(rest) != 4 && len(rest) != 8 {
-		return PerfRow{}, false
+		return PerfRow{}, "", false
 	}
-	var ok bool
 	if r.OutOfPlace, ok = perfRun(rest[:4]); !ok {
-		return PerfRow{}, false
+		return PerfRow{}, "", false
 	}
 	if len(rest) == 8 {
 		if r.InPlace, ok = perfRun(rest[4:]); !ok {
-			return PerfRow{}, false
+			return PerfRow{}, "", false
 		}
 	}
-	return r, true
+	return r, bad, true
 }
 
 // notMeasured says which figure of the row is no measurement (NaN, an
@@ -179,16 +211,22 @@ func (r PerfRow) notMeasured() string {
 	return ""
 }
 
+// perfRun reads time, algbw, busbw and #wrong; a figure past float64 (1e999)
+// reads as an infinity, which notMeasured then refuses.
 func perfRun(f []string) (PerfRun, bool) {
 	var r PerfRun
-	var err error
-	if r.TimeUs, err = strconv.ParseFloat(f[0], 64); err != nil {
+	float := func(s string) (float64, bool) {
+		v, err := strconv.ParseFloat(s, 64)
+		return v, err == nil || errors.Is(err, strconv.ErrRange)
+	}
+	var ok bool
+	if r.TimeUs, ok = float(f[0]); !ok {
 		return r, false
 	}
-	if r.AlgBW, err = strconv.ParseFloat(f[1], 64); err != nil {
+	if r.AlgBW, ok = float(f[1]); !ok {
 		return r, false
 	}
-	if r.BusBW, err = strconv.ParseFloat(f[2], 64); err != nil {
+	if r.BusBW, ok = float(f[2]); !ok {
 		return r, false
 	}
 	switch v, ferr := strconv.ParseFloat(f[3], 64); {
@@ -217,7 +255,7 @@ func (p *perfParser) result() (Perf, bool) {
 	if len(p.rows) == 0 && !p.hasOOB && p.avg == 0 && len(p.notNumbers) == 0 {
 		return Perf{}, false
 	}
-	out := Perf{Source: p.source, Where: p.where, Rows: p.rows, AvgBusBW: p.avg, OutOfBounds: -1, NotNumbers: p.notNumbers}
+	out := Perf{Source: p.source, Where: p.at.String(), Rows: p.rows, AvgBusBW: p.avg, OutOfBounds: -1, NotNumbers: p.notNumbers, badAt: p.badAt.String()}
 	if p.hasOOB {
 		out.OutOfBounds = p.oob
 	}
@@ -236,6 +274,11 @@ const collapseMin = 1 << 20
 // at least 1 MiB reaching less than half the best busbw of the sizes before it.
 func (p Perf) findings() []Finding {
 	var out []Finding
+	if len(p.NotNumbers) > 0 {
+		out = append(out, Finding{Kind: BadNumber, Status: checks.StatusError, Where: p.badAt,
+			Message: fmt.Sprintf("%d figure(s) of nccl-tests output in %s are no measurement (NaN, an infinity, a negative value, a number too large for its field), left out: %s; its bandwidth is not judged",
+				len(p.NotNumbers), p.Source, p.NotNumbers[0])})
+	}
 	wrong := 0
 	for _, r := range p.Rows {
 		wrong += max(r.OutOfPlace.Wrong, 0) + max(r.InPlace.Wrong, 0)
@@ -243,6 +286,9 @@ func (p Perf) findings() []Finding {
 	if wrong > 0 || p.OutOfBounds > 0 {
 		out = append(out, Finding{Kind: WrongResults, Status: checks.StatusFail, Where: p.Where,
 			Message: fmt.Sprintf("nccl-tests found wrong results (%d wrong, %d out of bounds) in %s", wrong, max(p.OutOfBounds, 0), p.Source)})
+	}
+	if len(p.NotNumbers) > 0 {
+		return out // rows are missing: a collapse cannot be told
 	}
 	var best PerfRow
 	for _, r := range p.Rows {

@@ -26,7 +26,7 @@ func TestAnalyzeFilesListsUnopenedLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a.Errors) != 1 || a.Errors[0].Source != "/nonexistent/nccl.log" || !strings.Contains(a.Errors[0].Message, "opening NCCL log") {
+	if len(a.Errors) != 1 || a.Errors[0].Source != "/nonexistent/nccl.log" || !strings.Contains(a.Errors[0].Message, "no such file or directory") {
 		t.Errorf("errors = %+v, want the unopened log", a.Errors)
 	}
 	var b bytes.Buffer

@@ -37,7 +37,10 @@ var failurePatterns = []failurePattern{
 	// Work completions with an error status.
 	{regexp.MustCompile(`Completion with error at (client|server)`), checks.CompletionError, group(1)},
 	{regexp.MustCompile(`Failed status (\d+): wr_id \d+ synd\w* (0x[0-9a-fA-F]+)`), checks.CompletionError, func(m []string) string {
-		n, _ := strconv.Atoi(m[1])
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			return fmt.Sprintf("status %.20s (out of range), vendor syndrome %s", m[1], m[2])
+		}
 		return fmt.Sprintf("status %d %s, vendor syndrome %s", n, checks.WCStatusName(n), m[2])
 	}},
 	{regexp.MustCompile(`Completion with error`), checks.CompletionError, nil},

@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,6 +37,9 @@ func FuzzParse(f *testing.F) {
 		Cause(r)
 		Hints(r, r)
 		r.Final()
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("the report does not encode: %v", err)
+		}
 	})
 }
 
@@ -46,6 +50,9 @@ func FuzzParseJSON(f *testing.F) {
 		r, err := ParseJSON(data)
 		if err == nil && r == nil {
 			t.Fatal("nil report without an error")
+		}
+		if _, merr := json.Marshal(r); err == nil && merr != nil {
+			t.Fatalf("the report does not encode: %v", merr)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -108,9 +109,18 @@ rows:
 		for _, k := range sortedKeys(m) {
 			f, ok := m[k].(float64)
 			if !ok {
+				if _, known := setValue(nil, nil, headerKey(k), 0); known {
+					// A result figure that is no number is not absent: the row is not read.
+					r.NotNumbers = append(r.NotNumbers, fmt.Sprintf("results[%d].%s: %s", i, k, notNumber(m[k])))
+					continue rows
+				}
 				continue
 			}
-			if bad := notMeasured([]float64{f}); bad != "" {
+			bad := notMeasured([]float64{f})
+			if bad == "" && isCount(headerKey(k)) {
+				bad = notCount(k, f)
+			}
+			if bad != "" {
 				r.NotNumbers = append(r.NotNumbers, fmt.Sprintf("results[%d].%s: %s", i, k, bad))
 				continue rows
 			}
@@ -130,6 +140,28 @@ rows:
 		}
 	}
 	return nil
+}
+
+// notNumber says why a result value that is not a float64 is no figure.
+func notNumber(v any) string {
+	if v == nil {
+		return "null is not a number"
+	}
+	if w, ok := v.(string); ok {
+		if _, err := strconv.ParseFloat(w, 64); errors.Is(err, strconv.ErrRange) {
+			return fmt.Sprintf("%s does not fit a float64", clip(w))
+		}
+		return fmt.Sprintf("%q is not a number", clip(w))
+	}
+	return fmt.Sprintf("%s is not a number", clip(fmt.Sprint(v)))
+}
+
+// clip shortens a value quoted in a message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 func scalarString(v any) string {

@@ -78,3 +78,46 @@ func mustReadFile(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// TestFiguresThatDoNotFit: a message size or iteration count that is not a
+// whole number an int64 holds (1e23 read as −9223372036854775808 before), a
+// figure past float64 (1e999, read as a row-ending word before) and, in
+// JSON, a result field that is no number at all (1e999 read as absent, a "0
+// average" before) leave the row out, listed by line or field; never zero.
+func TestFiguresThatDoNotFit(t *testing.T) {
+	text := string(mustReadFile(t, "testdata/text/write_bw_client_roce_2qp_gbits.txt"))
+	for _, c := range []struct{ old, new, want string }{
+		{"1048576    5000", "1e23    5000", "#bytes 1e+23 is too large"},
+		{"1048576    5000", "1048576    5000.5", "#iterations 5000.5 is not a whole number"},
+		{"97.61", "1e999", "1e999 does not fit a float64"},
+	} {
+		r, err := Parse(strings.NewReader(strings.Replace(text, c.old, c.new, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.NotNumbers) != 1 || !strings.Contains(r.NotNumbers[0], "line 30: "+c.want) {
+			t.Errorf("%s: %q", c.new, r.NotNumbers)
+		}
+		if row, _ := r.Final(); row.Bytes != 65536 {
+			t.Errorf("%s: final row %+v", c.new, row)
+		}
+	}
+	for doc, want := range map[string]string{
+		`{"results": {"MsgSize": 65536, "BW_average": 1e999}}`:  "results[0].BW_average: 1e999 does not fit a float64",
+		`{"results": {"MsgSize": 1e23, "BW_average": 9.5}}`:     "results[0].MsgSize: MsgSize 1e+23 is too large for a count",
+		`{"results": {"MsgSize": 65536, "BW_average": "fast"}}`: `results[0].BW_average: "fast" is not a number`,
+		`{"results": {"MsgSize": 65536, "BW_average": null}}`:   "results[0].BW_average: null is not a number",
+	} {
+		r, err := ParseJSON([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.BW) != 0 || len(r.NotNumbers) != 1 || r.NotNumbers[0] != want {
+			t.Errorf("%s: rows %+v, not numbers %q, want %q", doc, r.BW, r.NotNumbers, want)
+		}
+	}
+	r, err := Parse(strings.NewReader("Failed status 99999999999999999999: wr_id 0 syndrom 0x81\n"))
+	if err != nil || len(r.Failures) != 1 || !strings.Contains(r.Failures[0].Detail, "status 99999999999999999999 (out of range)") {
+		t.Errorf("overflowing completion status: %+v %v", r, err)
+	}
+}

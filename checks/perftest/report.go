@@ -33,7 +33,9 @@ type Report struct {
 	Bare     []float64 `json:"bare,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
 	// NotNumbers lists the result rows left out because a figure was no
-	// measurement (NaN, an infinity, a negative value), each located.
+	// measurement (NaN, an infinity, a negative value, one past float64, a
+	// message size or iteration count that is not a whole number an int64
+	// holds, a JSON result field that is no number), each located.
 	NotNumbers []string `json:"notNumbers,omitempty"`
 	// ToolWarnings are the warnings perftest itself printed about this run
 	// ("Conflicting CPU frequency values detected", "Requested SQ size
@@ -198,13 +200,17 @@ func headerKey(k string) string {
 // set stores one banner field; key is the raw key, used for Extra.
 func (h *Header) set(key, value string) {
 	value = strings.TrimSpace(value)
-	// num reads the leading digits: "4096[B]" → 4096 (and a cut-off "4096[B" too).
+	// num reads the leading digits: "4096[B]" → 4096 (and a cut-off "4096[B" too);
+	// digits no int holds are left out (0), never read as the largest int.
 	num := func() int {
 		end := 0
 		for end < len(value) && value[end] >= '0' && value[end] <= '9' {
 			end++
 		}
-		n, _ := strconv.Atoi(value[:end])
+		n, err := strconv.Atoi(value[:end])
+		if err != nil {
+			return 0
+		}
 		return n
 	}
 	switch headerKey(key) {

@@ -248,18 +248,33 @@ func unitOf(s string) checks.Unit {
 }
 
 // row reads one result row; a row that is not all numbers ends the table.
+// A row whose figure is no measurement (NaN, an infinity, a negative value,
+// one too large for a float64, a size or iteration count that is not a
+// whole number an int64 holds) is left out and listed in NotNumbers.
 func (p *textParser) row(s string, n int) {
 	fields := strings.Fields(strings.ReplaceAll(s, "*", ""))
 	vals := make([]float64, 0, len(fields))
+	bad := ""
 	for _, f := range fields {
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil {
+		switch {
+		case errors.Is(err, strconv.ErrRange) && bad == "":
+			bad = fmt.Sprintf("%s does not fit a float64", f)
+		case err != nil:
 			p.state = stBody
 			return
 		}
 		vals = append(vals, v)
 	}
-	if bad := notMeasured(vals); bad != "" {
+	if bad == "" {
+		bad = notMeasured(vals)
+	}
+	for i, c := range p.cols {
+		if bad == "" && i < len(vals) && isCount(headerKey(c.name)) {
+			bad = notCount(c.name, vals[i])
+		}
+	}
+	if bad != "" {
 		p.r.NotNumbers = append(p.r.NotNumbers, fmt.Sprintf("line %d: %s in %q", n, bad, strings.TrimSpace(s)))
 		return
 	}
@@ -300,6 +315,28 @@ func (p *textParser) latRow(vals []float64) LatRow {
 		setValue(nil, &r, headerKey(c.name), vals[i])
 	}
 	return r
+}
+
+// isCount reports whether a result field (folded by headerKey) is a whole
+// number: a message size or an iteration count.
+func isCount(key string) bool {
+	switch key {
+	case "bytes", "msgsize", "iterations", "niterations":
+		return true
+	}
+	return false
+}
+
+// notCount says why v, the figure of count field name, is no count: not a
+// whole number, or too large for an int64 ("" when it is one).
+func notCount(name string, v float64) string {
+	switch {
+	case v != math.Trunc(v):
+		return fmt.Sprintf("%s %v is not a whole number", name, v)
+	case v >= 1<<63:
+		return fmt.Sprintf("%s %v is too large for a count", name, v)
+	}
+	return ""
 }
 
 // notMeasured says what in a row of figures is no measurement: NaN, an

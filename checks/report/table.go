@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/internal/output"
 )
 
 // row is one line of the table and one entry of the HTML lists: a host check
@@ -82,7 +83,11 @@ func WriteTable(w io.Writer, r *Report) error {
 		return fmt.Errorf("writing table report: %w", err)
 	}
 	rs := rows(s)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// Everything is built first and written once, escaped: a cell that
+	// oneLine did not clean (a suite, a value) cannot reach the terminal
+	// raw either.
+	var all strings.Builder
+	tw := tabwriter.NewWriter(&all, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tSUITE\tCHECK\tTARGET\tVALUE\tCLASS\tSUMMARY")
 	for _, x := range rs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.ToUpper(string(x.Status)), x.Suite, oneLine(x.ID), oneLine(x.Target),
@@ -108,7 +113,8 @@ func WriteTable(w io.Writer, r *Report) error {
 	sum := s.Summary()
 	fmt.Fprintf(&b, "\nRESULT: %s, %d checks (%s), %d pairs (%s)\n", strings.ToUpper(string(sum.Status)),
 		sum.Checks.Total, sum.Checks, sum.Pairs.Total, sum.Pairs)
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	all.WriteString(b.String())
+	if _, err := io.WriteString(w, output.PrintableLines(all.String())); err != nil {
 		return fmt.Errorf("writing table report: %w", err)
 	}
 	return nil
@@ -116,7 +122,8 @@ func WriteTable(w io.Writer, r *Report) error {
 
 func dash(s string) string { return cmp.Or(s, "-") }
 
-// oneLine keeps a table row on one line whatever a tool printed.
+// oneLine keeps a table row on one line whatever a tool printed, its
+// control characters (ESC sequences, NUL) shown escaped.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return output.Printable(strings.Join(strings.Fields(s), " "))
 }

@@ -1,6 +1,7 @@
 package switchcfg
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fabricctl/fabricctl/fabric"
 )
@@ -31,8 +33,12 @@ type CaptureReader interface {
 // not say which command printed it: each command d reads is tried, and the
 // reading with the most classes, then ports, wins; when none reads, the
 // error (wrapping ErrNotThisFormat) lists every command tried and why it
-// did not read.
+// did not read. Data that is no text (CheckCaptureText) is refused before
+// any command is tried.
 func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.SwitchIntent, error) {
+	if err := CheckCaptureText(d.Info().Name, data); err != nil {
+		return fabric.SwitchIntent{}, err
+	}
 	cmds := slices.Clone(d.ReadbackCommands())
 	if cr, ok := d.(CaptureReader); ok {
 		cmds = append(cmds, cr.CaptureCommands()...)
@@ -41,11 +47,13 @@ func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.Switc
 		best  fabric.SwitchIntent
 		found bool
 		tried []string
+		errs  []error
 	)
 	for _, cmd := range slices.Compact(cmds) {
 		got, err := ParseFor(d, Readback{cmd: data}, want)
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%q: %v", cmd, err))
+			errs = append(errs, err)
 			continue
 		}
 		// Where two commands' readings take the file (a whole Junos
@@ -58,6 +66,10 @@ func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.Switc
 		}
 	}
 	if !found {
+		if !slices.ContainsFunc(errs, func(err error) bool { return !errors.Is(err, ErrNotThisFormat) }) {
+			return fabric.SwitchIntent{}, notThisFormat(fmt.Sprintf("not %s configuration; tried as the output of each command it reads:\n  %s",
+				article(d.Info().Name), strings.Join(tried, "\n  ")))
+		}
 		return fabric.SwitchIntent{}, fmt.Errorf("%s: %w; tried as the output of each command it reads:\n  %s",
 			d.Info().Name, ErrNotThisFormat, strings.Join(tried, "\n  "))
 	}
@@ -70,6 +82,143 @@ func ParseCapture(d Driver, data []byte, want fabric.SwitchIntent) (fabric.Switc
 		best.Ports = []string{}
 	}
 	return best, nil
+}
+
+// MaxCaptureLines is the most lines a capture may have: a switch's whole
+// configuration is thousands to a few hundred thousand lines, and a reader
+// keeps a little for each line, so more (32 MiB of blank lines) is refused
+// rather than read.
+const MaxCaptureLines = 2_000_000
+
+// CheckCaptureText refuses data that is no configuration text of any
+// platform: binary data (a NUL byte — UTF-16 text too —, or more than 1 %
+// of its bytes not UTF-8: a description written in Latin-1 passes), with
+// an error wrapping ErrNotThisFormat that names the line ("line 3: not an
+// arista-eos configuration: binary data …"), and text of more than
+// MaxCaptureLines lines.
+func CheckCaptureText(platform string, data []byte) error {
+	notText := func(at int, format string, args ...any) error {
+		return notThisFormat(fmt.Sprintf("line %d: not %s configuration: ", bytes.Count(data[:at], []byte("\n"))+1, article(platform)) +
+			fmt.Sprintf(format, args...))
+	}
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return notText(0, "UTF-16 text (save it as UTF-8)")
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return notText(i, "binary data (a NUL byte at byte %d)", i+1)
+	}
+	bad, first := 0, -1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			if first < 0 {
+				first = i
+			}
+			bad++
+		}
+		i += n
+	}
+	if bad > 16 && bad > len(data)/100 {
+		return notText(first, "binary data (%d of its %d bytes are not UTF-8)", bad, len(data))
+	}
+	if n := bytes.Count(data, []byte("\n")); n > MaxCaptureLines {
+		return fmt.Errorf("%s capture of %d lines: more than the %d lines of any switch configuration", platform, n, MaxCaptureLines)
+	}
+	return nil
+}
+
+// MaxCLILine is the longest line of a CLI configuration (EOS, NX-OS): the
+// longest real ones, value lists and banners, are hundreds of bytes.
+const MaxCLILine = 64 << 10
+
+// CheckLineLength refuses CLI text of nos with a line longer than
+// MaxCLILine, naming the line, with an error wrapping ErrNotThisFormat:
+// such a line is no configuration command, and splitting it into words
+// would cost many times its size.
+func CheckLineLength(nos, text string) error {
+	for n := 1; text != ""; n++ {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			i = len(text)
+		}
+		if i > MaxCLILine {
+			return notThisFormat(fmt.Sprintf("line %d: not %s configuration: a line of %d bytes (a command is at most %d)", n, article(nos), i, MaxCLILine))
+		}
+		text = text[min(i+1, len(text)):]
+	}
+	return nil
+}
+
+// MaxBlocks is the most named things — ports, profiles, policies, maps —
+// a reader keeps of one configuration: a chassis has a few thousand
+// ports, so more is refused rather than held (each costs hundreds of
+// bytes).
+const MaxBlocks = 1 << 16
+
+// ErrTooManyBlocks is wrapped when a configuration names more than
+// MaxBlocks things.
+var ErrTooManyBlocks = fmt.Errorf("more than %d ports, profiles, policies and maps: no switch configuration has that many", MaxBlocks)
+
+// MaxUnparsed is the most lines a reading lists in Unparsed; one more
+// entry counts the rest. A person reads the first ones, and a capture of
+// a million unread lines must not cost a million entries.
+const MaxUnparsed = 1000
+
+// UnparsedLines collects a reading's Unparsed lines, at most MaxUnparsed
+// of them. The zero value is empty and ready; it is not safe for
+// concurrent use.
+type UnparsedLines struct {
+	list      []fabric.Unparsed
+	more      int // lines past MaxUnparsed
+	firstMore int // the first of them
+}
+
+// Add lists u, or counts it once MaxUnparsed are listed.
+func (l *UnparsedLines) Add(u fabric.Unparsed) {
+	if len(l.list) < MaxUnparsed {
+		l.list = append(l.list, u)
+		return
+	}
+	if l.more == 0 || u.Line < l.firstMore {
+		l.firstMore = u.Line
+	}
+	l.more++
+}
+
+// Lines returns the lines listed, in the order added, then, when some
+// were only counted, an entry saying how many from which line on.
+func (l *UnparsedLines) Lines() []fabric.Unparsed {
+	out := slices.Clone(l.list)
+	if l.more > 0 {
+		out = append(out, fabric.Unparsed{Line: l.firstMore, Text: "…",
+			Reason: fmt.Sprintf("%d more lines not read (only the first %d are listed)", l.more, MaxUnparsed)})
+	}
+	return out
+}
+
+// notThisFormat is an error wrapping ErrNotThisFormat with its own text.
+type notThisFormat string
+
+func (e notThisFormat) Error() string { return string(e) }
+func (e notThisFormat) Unwrap() error { return ErrNotThisFormat }
+
+// NotThisFormat formats an error that wraps ErrNotThisFormat without
+// saying so in its text: a reader's syntax error that shows the input is
+// not its format ("line 3: unexpected }").
+func NotThisFormat(format string, args ...any) error {
+	return notThisFormat(fmt.Sprintf(format, args...))
+}
+
+// article returns "a NAME" or "an NAME": an arista-eos, an EOS, an NX-OS.
+func article(name string) string {
+	vowels := "aeiou"
+	if name == strings.ToUpper(name) {
+		vowels = "AEFHILMNORSX" // initialisms, said letter by letter
+	}
+	if name != "" && strings.ContainsRune(vowels, rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // CaptureTargets are engine targets that plan each switch from its captured

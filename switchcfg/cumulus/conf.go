@@ -36,9 +36,12 @@ func ParseQoSFeatures(text string) (fabric.SwitchIntent, error) {
 		}
 		kv[k] = strings.TrimSpace(v)
 		lineOf[k] = i + 1
+		if len(kv) > switchcfg.MaxBlocks {
+			return fabric.SwitchIntent{}, fmt.Errorf("%w: line %d: more than %d assignments: no qos_features.conf has that many", ErrSyntax, i+1, switchcfg.MaxBlocks)
+		}
 	}
 	if len(kv) == 0 {
-		return fabric.SwitchIntent{}, fmt.Errorf("%w: no qos_features.conf assignments found", ErrSyntax)
+		return fabric.SwitchIntent{}, fmt.Errorf("%w: %w: no qos_features.conf assignments found", ErrSyntax, switchcfg.ErrNotThisFormat)
 	}
 	if err := checkQoSKeys(kv, lineOf); err != nil {
 		return fabric.SwitchIntent{}, err
@@ -146,7 +149,11 @@ func ParseQoSFeatures(text string) (fabric.SwitchIntent, error) {
 				continue
 			}
 			for _, n := range names {
-				m.wdPorts[n] = true
+				// Like every port set's, a name that is no switch port
+				// (eth0, a bond) is not one of the reading's ports.
+				if checkPort(n) == nil {
+					m.wdPorts[n] = true
+				}
 				ports[n] = true
 			}
 		}
@@ -208,7 +215,7 @@ var knownKeyRE = regexp.MustCompile(`^(hash_config|lag_hash_config|forwarding_ta
 // know — with their lines. Empty lists and identity queue maps say
 // nothing and are not listed.
 func unreadKeys(kv map[string]string, lineOf map[string]int) []fabric.Unparsed {
-	var out []fabric.Unparsed
+	var keys []string
 	for k, v := range kv {
 		v = strings.TrimSpace(v)
 		switch {
@@ -219,10 +226,14 @@ func unreadKeys(kv map[string]string, lineOf map[string]int) []fabric.Unparsed {
 		case strings.HasPrefix(k, "cos_egr_queue.cos_") && strings.TrimPrefix(strings.TrimSuffix(k, ".uc"), "cos_egr_queue.cos_") == v:
 			continue
 		}
-		out = append(out, fabric.Unparsed{Line: lineOf[k], Text: k + " = " + v, Reason: "a QoS key fabricctl does not read"})
+		keys = append(keys, k)
 	}
-	slices.SortFunc(out, func(a, b fabric.Unparsed) int { return a.Line - b.Line })
-	return out
+	slices.SortFunc(keys, func(a, b string) int { return lineOf[a] - lineOf[b] })
+	var out switchcfg.UnparsedLines
+	for _, k := range keys {
+		out.Add(fabric.Unparsed{Line: lineOf[k], Text: k + " = " + strings.TrimSpace(kv[k]), Reason: "a QoS key fabricctl does not read"})
+	}
+	return out.Lines()
 }
 
 type confParser struct {
@@ -265,7 +276,7 @@ func (p *confParser) list(key, v string) []string {
 		return nil
 	}
 	if strings.HasPrefix(v, "[") != strings.HasSuffix(v, "]") {
-		p.fail(key, fmt.Errorf("unbalanced brackets in %q", v))
+		p.fail(key, fmt.Errorf("unbalanced brackets in %s", fabric.Clip(v)))
 		return nil
 	}
 	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
@@ -294,7 +305,7 @@ func (p *confParser) ints(key string, lo, hi int) []int {
 func (p *confParser) intIn(key, v string, lo, hi int) int {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < lo || n > hi {
-		p.fail(key, fmt.Errorf("%q is not an integer in %d..%d", v, lo, hi))
+		p.fail(key, fmt.Errorf("%s is not an integer in %d..%d", fabric.Clip(v), lo, hi))
 		return lo
 	}
 	return n
@@ -371,6 +382,6 @@ func checkQoSKeys(kv map[string]string, lineOf map[string]int) error {
 			first, line = k, lineOf[k]
 		}
 	}
-	return fmt.Errorf("%w: %w: none of the %d assignments is a Cumulus qos_features.conf or traffic.conf key (line %d: %q)",
-		ErrSyntax, switchcfg.ErrNotThisFormat, len(kv), line, first)
+	return fmt.Errorf("%w: %w: none of the %d assignments is a Cumulus qos_features.conf or traffic.conf key (line %d: %s)",
+		ErrSyntax, switchcfg.ErrNotThisFormat, len(kv), line, fabric.Clip(first))
 }

@@ -38,6 +38,15 @@
 // user typed. Classes are the switch priorities that receive traffic under
 // the trust mode, named "sp<N>"; Compare matches them by priority.
 //
+// DecodeConfig bounds what it builds: JSON of at most 262144 values and
+// strings of at most 64 KiB, YAML of at most 2 MiB (yaml.v3 holds some 30
+// bytes a byte; save a larger configuration as JSON) converted from its
+// node tree in linear time, every alias use counted. Text that is no JSON
+// or YAML, or no NVUE configuration, wraps switchcfg.ErrNotThisFormat. A
+// threshold past 1 GiB, a cable length, probability or percent out of its
+// range is refused with where it is; qos_features.conf holds at most
+// switchcfg.MaxBlocks assignments.
+//
 // Not read: `netq check roce` (a pass/fail summary with no values),
 // qos_infra.conf (buffer pools and alphas, outside the canonical intent), and
 // NCLU `net add … storage-optimized` macros (their effect is read from the

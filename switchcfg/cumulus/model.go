@@ -19,6 +19,10 @@ const (
 	defaultWDRobustness = 3    // nv set qos pfc-watchdog robustness
 )
 
+// maxThresholdBytes bounds an ECN threshold read: larger than any
+// switch's buffer (Spectrum-4 has 160 MB).
+const maxThresholdBytes = 1 << 30
+
 // Traffic pools (Cumulus Linux QoS, "Flow Control Buffers"): every buffer
 // goes to default-lossy unless a lossless pool is given memory; PFC needs it.
 const (
@@ -124,7 +128,9 @@ func fromTree(t Tree) (*model, error) {
 		}
 	}
 	var errs []string
-	bad := func(path string, v any) { errs = append(errs, fmt.Sprintf("%s: bad value %v", path, v)) }
+	bad := func(path string, v any) {
+		errs = append(errs, fmt.Sprintf("%s: bad value %s", fabric.Clip(path), fabric.Clip(fmt.Sprint(v))))
+	}
 	intIn := func(path string, v any, lo, hi int64) (int, bool) {
 		n, ok := number(v)
 		if !ok || n < lo || n > hi {
@@ -223,17 +229,13 @@ func fromTree(t Tree) (*model, error) {
 				e = *m.ecn[tc]
 			}
 			if v, has := entry["min-threshold"]; has {
-				if n, ok := number(v); ok && n > 0 {
-					e.MinBytes = n
-				} else {
-					bad(path+".min-threshold", v)
+				if n, ok := intIn(path+".min-threshold", v, 1, maxThresholdBytes); ok {
+					e.MinBytes = int64(n)
 				}
 			}
 			if v, has := entry["max-threshold"]; has {
-				if n, ok := number(v); ok && n > 0 {
-					e.MaxBytes = n
-				} else {
-					bad(path+".max-threshold", v)
+				if n, ok := intIn(path+".max-threshold", v, 1, maxThresholdBytes); ok {
+					e.MaxBytes = int64(n)
 				}
 			}
 			if v, has := entry["probability"]; has {

@@ -29,7 +29,7 @@ func ExpandInterfaces(list string) ([]string, error) {
 		part = strings.TrimSpace(part)
 		first, last, isRange := strings.Cut(part, "-")
 		if !ifaceRE.MatchString(first) {
-			return nil, fmt.Errorf("%q is not an interface name or range", part)
+			return nil, fmt.Errorf("%s is not an interface name or range", fabric.Clip(part))
 		}
 		if !isRange {
 			out = append(out, first)
@@ -37,18 +37,18 @@ func ExpandInterfaces(list string) ([]string, error) {
 		}
 		prefix, lo, ok := splitLastNumber(first)
 		if !ok {
-			return nil, fmt.Errorf("interface range %q: %q does not end in a number", part, first)
+			return nil, fmt.Errorf("interface range %s: %s does not end in a number", fabric.Clip(part), fabric.Clip(first))
 		}
 		hi, err := strconv.Atoi(last)
 		if err != nil {
 			p2, n2, ok2 := splitLastNumber(last)
 			if !ok2 || p2 != prefix {
-				return nil, fmt.Errorf("interface range %q: the end must be a number or %sN", part, prefix)
+				return nil, fmt.Errorf("interface range %s: the end must be a number or %sN", fabric.Clip(part), fabric.Clip(prefix))
 			}
 			hi = n2
 		}
 		if hi < lo || hi-lo >= maxRange {
-			return nil, fmt.Errorf("interface range %q runs backwards or is too long", part)
+			return nil, fmt.Errorf("interface range %s runs backwards or is too long", fabric.Clip(part))
 		}
 		for i := lo; i <= hi; i++ {
 			out = append(out, prefix+strconv.Itoa(i))

@@ -32,11 +32,12 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 		table string
 		cells []string
 	}
-	kv := map[string]string{} // "section/key" → first value
+	kv := map[string]string{} // "section/key" of showKeys → value
 	kvLine := map[string]int{}
 	var rows []row
 	var table string
 	var cols [][2]int
+	roceTable := false
 	section := ""
 	ls := strings.Split(strings.ReplaceAll(text, "\r", ""), "\n")
 	for i := 0; i < len(ls); i++ {
@@ -56,30 +57,29 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 			continue
 		}
 		if table != "" {
-			if cols != nil { // before the underline comes the header
+			// Before the underline comes the header; only the tables
+			// showTableRow reads are kept.
+			if cols != nil && (strings.Contains(table, "DSCP->SP") || strings.Contains(table, "SP->TC")) {
+				if len(rows) == switchcfg.MaxBlocks {
+					return fabric.SwitchIntent{}, fmt.Errorf("%w: line %d: more than %d table rows", ErrSyntax, i+1, switchcfg.MaxBlocks)
+				}
 				rows = append(rows, row{i + 1, table, cut(line, cols)})
 			}
+			roceTable = roceTable || strings.HasPrefix(table, "RoCE ")
 			continue
 		}
 		f := fieldSep.Split(trimmed, -1)
 		if !strings.HasPrefix(line, " ") {
 			section = f[0]
 		}
-		if len(f) > 1 {
-			kv[section+"/"+f[0]] = f[1]
-			kvLine[section+"/"+f[0]] = i + 1
+		if key := section + "/" + f[0]; len(f) > 1 && showKeys[key] {
+			kv[key] = f[1]
+			kvLine[key] = i + 1
 		}
 	}
 	// The view is recognised by its own fields and tables, never by any
 	// text with two columns (a qos_features.conf, /etc/network/interfaces).
-	known := false
-	for k := range kv {
-		known = known || showKeys[k]
-	}
-	for _, r := range rows {
-		known = known || strings.HasPrefix(r.table, "RoCE ")
-	}
-	if !known {
+	if len(kv) == 0 && !roceTable {
 		return fabric.SwitchIntent{}, fmt.Errorf("%w: %w: no nv show qos roce field (mode, pfc-priority, congestion-control, trust-mode) or RoCE table found", ErrSyntax, switchcfg.ErrNotThisFormat)
 	}
 	for k, v := range kv {
@@ -114,7 +114,7 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 				}
 			}
 		case "pfc/cable-length":
-			m.cable, err = strconv.Atoi(val)
+			m.cable, err = showInt(val, 1, 100000)
 		case "congestion-control/congestion-mode":
 			ecnOn = strings.Contains(strings.ToLower(val), "ecn")
 		case "congestion-control/enabled-tc":
@@ -124,7 +124,7 @@ func ParseShowRoCE(text string) (fabric.SwitchIntent, error) {
 		case "congestion-control/max-threshold":
 			ecn.MaxBytes, err = parseSize(val)
 		case "congestion-control/probability":
-			ecn.MaxMarkProbability, err = strconv.Atoi(val)
+			ecn.MaxMarkProbability, err = showInt(val, 0, 100)
 		case "trust/trust-mode":
 			m.trust = trustFromShow(val)
 		}
@@ -190,11 +190,11 @@ func showTableRow(m *model, table string, cells []string) error {
 	case strings.Contains(table, "DSCP->SP"):
 		// [index|label] pcp dscp switch-prio
 		if len(cells) < 4 {
-			return fmt.Errorf("%w: short DSCP->SP row %q", ErrSyntax, cells)
+			return fmt.Errorf("%w: short DSCP->SP row %s", ErrSyntax, fabric.Clip(strings.Join(cells, "  ")))
 		}
 		sp, err := strconv.Atoi(cells[3])
 		if err != nil || sp < 0 || sp > 7 {
-			return fmt.Errorf("%w: switch-prio %q", ErrSyntax, cells[3])
+			return fmt.Errorf("%w: switch-prio %s", ErrSyntax, fabric.Clip(cells[3]))
 		}
 		pcps, err := switchcfg.ParseIntSet(cells[1], 0, 7)
 		if err != nil {
@@ -213,12 +213,12 @@ func showTableRow(m *model, table string, cells []string) error {
 	case strings.Contains(table, "SP->TC"):
 		// [index|label] switch-prio traffic-class scheduler-weight
 		if len(cells) < 4 {
-			return fmt.Errorf("%w: short SP->TC row %q", ErrSyntax, cells)
+			return fmt.Errorf("%w: short SP->TC row %s", ErrSyntax, fabric.Clip(strings.Join(cells, "  ")))
 		}
 		sp, err1 := strconv.Atoi(cells[1])
 		tc, err2 := strconv.Atoi(cells[2])
 		if err1 != nil || err2 != nil || sp < 0 || sp > 7 || tc < 0 || tc > 7 {
-			return fmt.Errorf("%w: SP->TC row %q", ErrSyntax, cells)
+			return fmt.Errorf("%w: SP->TC row %s", ErrSyntax, fabric.Clip(strings.Join(cells, "  ")))
 		}
 		m.spTC[sp] = tc
 		w := strings.ToLower(cells[3])
@@ -228,11 +228,11 @@ func showTableRow(m *model, table string, cells []string) error {
 		case strings.HasPrefix(w, "dwrr-") && strings.HasSuffix(w, "%"):
 			bw, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(w, "dwrr-"), "%"))
 			if err != nil || bw < 0 || bw > 100 {
-				return fmt.Errorf("%w: scheduler-weight %q", ErrSyntax, cells[3])
+				return fmt.Errorf("%w: scheduler-weight %s", ErrSyntax, fabric.Clip(cells[3]))
 			}
 			m.sched[tc] = tcSched{bandwidth: bw}
 		default:
-			return fmt.Errorf("%w: scheduler-weight %q", ErrSyntax, cells[3])
+			return fmt.Errorf("%w: scheduler-weight %s", ErrSyntax, fabric.Clip(cells[3]))
 		}
 	}
 	return nil
@@ -287,17 +287,26 @@ func trustFromShow(v string) string {
 	return v
 }
 
+// showInt reads a whole number of `nv show` within lo..hi.
+func showInt(s string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%w: %s is not a number in %d..%d", ErrSyntax, fabric.Clip(s), lo, hi)
+	}
+	return n, nil
+}
+
 // parseSize reads NVUE's displayed sizes: "25000 B", "0 Bytes", "146.48 KB",
 // "1.43 MB" (KB/MB/GB are powers of 1024, as 150000 B showing as 146.48 KB
 // proves), or a bare byte count.
 func parseSize(s string) (int64, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 || len(f) > 2 {
-		return 0, fmt.Errorf("%w: size %q", ErrSyntax, s)
+		return 0, fmt.Errorf("%w: size %s", ErrSyntax, fabric.Clip(s))
 	}
 	v, err := strconv.ParseFloat(f[0], 64)
 	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("%w: size %q", ErrSyntax, s)
+		return 0, fmt.Errorf("%w: size %s", ErrSyntax, fabric.Clip(s))
 	}
 	mult := 1.0
 	if len(f) == 2 {
@@ -310,12 +319,12 @@ func parseSize(s string) (int64, error) {
 		case "GB":
 			mult = 1 << 30
 		default:
-			return 0, fmt.Errorf("%w: size unit %q", ErrSyntax, f[1])
+			return 0, fmt.Errorf("%w: size unit %s", ErrSyntax, fabric.Clip(f[1]))
 		}
 	}
 	b := v * mult
-	if b > math.MaxInt64/2 {
-		return 0, fmt.Errorf("%w: size %q too large", ErrSyntax, s)
+	if b > maxThresholdBytes {
+		return 0, fmt.Errorf("%w: size %s is larger than any switch buffer", ErrSyntax, fabric.Clip(s))
 	}
 	return int64(math.Round(b)), nil
 }

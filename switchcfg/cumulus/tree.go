@@ -28,25 +28,29 @@ var ErrSyntax = errors.New("nvue syntax error")
 // `nv config show`, and `nv config diff [-o json]`) prints: a list of
 // documents {"header": …}, {"set": …}, {"unset": …}, or a bare tree. Set
 // documents merge in order, unset documents remove what they name.
+//
+// A YAML document is at most maxYAML bytes (yaml.v3 holds some 30 bytes a
+// byte of it), any document at most maxNodes objects, lists and values
+// (YAML aliases counted at each use), a JSON string at most maxValue
+// bytes: a larger one is refused, never built.
 func DecodeConfig(data []byte) (Tree, error) {
 	data = bytes.TrimSpace(switchcfg.TrimPrompts(data))
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: empty document", ErrSyntax)
 	}
+	if len(data) > maxYAML && data[0] != '[' && data[0] != '{' {
+		return nil, fmt.Errorf("%w: a YAML document of %.1f MiB: more than the %d MiB read as YAML (save it as JSON: %s)",
+			ErrSyntax, float64(len(data))/(1<<20), maxYAML>>20, CmdConfigShow)
+	}
 	var doc any
 	var err error
 	if data[0] == '[' || data[0] == '{' {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		err = dec.Decode(&doc)
-		if err == nil && dec.More() {
-			err = errors.New("trailing data after the JSON document")
-		}
+		doc, err = decodeJSON(data)
 		if err != nil {
 			err = fmt.Errorf("decoding JSON: %w", err)
 		}
 	} else {
-		err = yaml.Unmarshal(data, &doc)
+		doc, err = decodeYAML(data)
 		if err != nil {
 			err = fmt.Errorf("decoding YAML: %w", err)
 		}
@@ -82,6 +86,130 @@ func DecodeConfig(data []byte) (Tree, error) {
 	return t, nil
 }
 
+// Bounds of what DecodeConfig reads: an NVUE configuration of a switch
+// with every port and VLAN set is some thousands of values, tens of
+// kilobytes.
+const (
+	maxYAML  = 2 << 20
+	maxNodes = 1 << 18
+)
+
+// errTooManyNodes refuses a document past maxNodes.
+var errTooManyNodes = fmt.Errorf("more than %d objects, lists and values: no NVUE configuration has that many", maxNodes)
+
+// maxValue bounds one JSON string: NVUE's values are names, numbers and
+// descriptions.
+const maxValue = 64 << 10
+
+// decodeJSON reads one JSON value as an interface, numbers as json.Number,
+// after checking its shape without decoding it: at most maxNodes values
+// (decoded, each costs a hundred bytes or so) and no string longer than
+// maxValue.
+func decodeJSON(data []byte) (any, error) {
+	values, longest, line := 1, 0, 1
+	inString, escaped, start := false, false, 0
+	for i, c := range data {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+			if n := i - start; n > longest {
+				longest = n
+				if longest > maxValue {
+					return nil, fmt.Errorf("line %d: a string of more than %d KiB: no NVUE value is that long", line, maxValue>>10)
+				}
+			}
+		case inString:
+		case c == '"':
+			inString, start = true, i
+		case c == ',' || c == '[' || c == '{':
+			if values++; values > maxNodes {
+				return nil, fmt.Errorf("line %d: %w", line, errTooManyNodes)
+			}
+		}
+		if c == '\n' {
+			line++
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	err := dec.Decode(&doc)
+	if err == nil && dec.More() {
+		err = errors.New("trailing data after the JSON document")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", switchcfg.ErrNotThisFormat, err) // no JSON
+	}
+	return doc, nil
+}
+
+// decodeYAML reads a YAML document into what yaml.Unmarshal gives an
+// interface (mapping keys as strings), from its node tree: in linear time
+// (yaml.v3 checks each key against the others), counting the nodes and
+// every use of an alias.
+func decodeYAML(data []byte) (any, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%w: %w", switchcfg.ErrNotThisFormat, err) // no YAML
+	}
+	nodes := 0
+	var value func(n *yaml.Node) (any, error)
+	value = func(n *yaml.Node) (any, error) {
+		if nodes++; nodes > maxNodes {
+			return nil, errTooManyNodes
+		}
+		switch n.Kind {
+		case yaml.DocumentNode:
+			if len(n.Content) == 0 {
+				return nil, nil
+			}
+			return value(n.Content[0])
+		case yaml.AliasNode:
+			return value(n.Alias)
+		case yaml.SequenceNode:
+			l := make([]any, 0, len(n.Content))
+			for _, c := range n.Content {
+				v, err := value(c)
+				if err != nil {
+					return nil, err
+				}
+				l = append(l, v)
+			}
+			return l, nil
+		case yaml.MappingNode:
+			m := make(map[string]any, len(n.Content)/2)
+			lines := make(map[string]int, len(n.Content)/2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				kn, vn := n.Content[i], n.Content[i+1]
+				if kn.Tag == "!!merge" {
+					return nil, fmt.Errorf("line %d: merge keys (<<) are not read", kn.Line)
+				}
+				k, err := value(kn)
+				if err != nil {
+					return nil, err
+				}
+				key := fmt.Sprint(k)
+				if at, dup := lines[key]; dup {
+					return nil, fmt.Errorf("line %d: mapping key %s already defined at line %d", kn.Line, fabric.Clip(key), at)
+				}
+				lines[key] = kn.Line
+				if m[key], err = value(vn); err != nil {
+					return nil, err
+				}
+			}
+			return m, nil
+		}
+		var v any
+		err := n.Decode(&v) // a scalar, resolved as yaml.Unmarshal resolves it
+		return v, err
+	}
+	return value(&root)
+}
+
 // nvueRoots are the top-level objects of NVUE's configuration tree (the
 // NVUE OpenAPI's root: nv config show prints those that are set).
 var nvueRoots = switchcfg.WordSet("acl", "bridge", "evpn", "interface", "mlag", "nve", "platform", "qos",
@@ -103,8 +231,8 @@ func checkNVUEShape(doc any, t Tree) error {
 			}
 		}
 	}
-	for k := range t {
-		if nvueRoots[k] {
+	for k, v := range t {
+		if _, object := v.(map[string]any); object && nvueRoots[k] {
 			return nil
 		}
 	}

@@ -44,7 +44,11 @@
 // PFC, watchdog enablement, tx-queue scheduling and ECN) count only when all
 // those ports agree, and read as empty otherwise, so one drifted port shows.
 // ParsePorts does the same over the intent's ports only, so uplinks with
-// other QoS do not blur the reading.
+// other QoS do not blur the reading. A line longer than switchcfg.MaxCLILine,
+// more than switchcfg.MaxBlocks interface and profile blocks, and a number
+// out of its range (a watchdog timeout or polling interval of no
+// millisecond, an MTU, a map value, a percent) are refused with the line;
+// Unparsed lists at most switchcfg.MaxUnparsed lines and counts the rest.
 // EOS does not carry class names, the RoCE/CNP class roles or the cable
 // length: they stay empty. A tx-queue is strict unless `no priority` is set
 // on it or on a higher queue (EOS's round-robin rule), or `priority strict`

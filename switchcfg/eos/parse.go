@@ -119,7 +119,8 @@ type runningConfig struct {
 	// ranges are the interface blocks that configure several ports at once
 	// (config-mode `interface Ethernet1-4`), given to their ports at the end.
 	ranges []rangeBlock
-	// unparsed are the QoS lines not read.
+	// unread collects the QoS lines not read, unparsed lists them.
+	unread   switchcfg.UnparsedLines
 	unparsed []fabric.Unparsed
 }
 
@@ -162,6 +163,9 @@ var otherCLIs = func() map[string]*regexp.Regexp {
 var deviceRE = regexp.MustCompile(`(?m)^! device: \S+ \(([^,)]+)`)
 
 func parseRunningConfig(text string) (*runningConfig, error) {
+	if err := switchcfg.CheckLineLength("EOS", text); err != nil {
+		return nil, err
+	}
 	text = switchcfg.Dedent(text)
 	if err := switchcfg.CheckCLIFormat("EOS", text, "!", topLevel); err != nil {
 		return nil, err
@@ -182,8 +186,10 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 		qDepth int      // indentation of the tx-queue header
 		qKind  string   // its keyword: tx-queue or uc-tx-queue
 	)
-	for i, raw := range strings.Split(text, "\n") {
-		raw = strings.TrimRight(raw, "\r \t")
+	i := -1
+	for raw := range strings.Lines(text) {
+		i++
+		raw = strings.TrimRight(raw, "\r\n \t")
 		trimmed := strings.TrimSpace(raw)
 		if trimmed == "" || strings.HasPrefix(trimmed, "!") {
 			continue
@@ -198,14 +204,16 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 			if n := len(rc.ranges); n > 0 && rc.ranges[n-1].line == 0 {
 				rc.ranges[n-1].line = i + 1
 			}
+			if len(rc.ports)+len(rc.profiles)+len(rc.ranges) > switchcfg.MaxBlocks {
+				return nil, fmt.Errorf("line %d: %w", i+1, switchcfg.ErrTooManyBlocks)
+			}
 		case block == nil:
 			// a sub-command of a block we do not read
 		case queue != nil && depth > qDepth:
 			err = queue.statement(f)
 			// A queue block says the hardware family only when it sets
 			// something: an empty one is not rendered back.
-			rc.ucQueues = rc.ucQueues || qKind == "uc-tx-queue"
-			rc.txQueues = rc.txQueues || qKind == "tx-queue"
+			rc.queueFamily(qKind)
 		default:
 			queue = nil
 			if n, ok, qerr := queueHeader(f); qerr != nil {
@@ -221,11 +229,11 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 		}
 		var um unmodelled
 		if errors.As(err, &um) {
-			rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: i + 1, Text: trimmed, Reason: string(um)})
+			rc.unread.Add(fabric.Unparsed{Line: i + 1, Text: trimmed, Reason: string(um)})
 			err = nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %q: %w", i+1, trimmed, err)
+			return nil, fmt.Errorf("line %d: %s: %w", i+1, fabric.Clip(trimmed), err)
 		}
 	}
 	// A range block configures each of its ports that has no block of its
@@ -233,14 +241,15 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 	for _, r := range rc.ranges {
 		for _, name := range r.names {
 			if own := rc.ports[name]; own != nil {
-				rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: r.line, Text: "interface " + strings.Join(r.names, ","),
+				rc.unread.Add(fabric.Unparsed{Line: r.line, Text: "interface " + strings.Join(r.names, ","),
 					Reason: name + " also has a block of its own: the range's settings are not merged into it"})
 				continue
 			}
 			rc.ports[name] = r.p.clone()
 		}
 	}
-	slices.SortFunc(rc.unparsed, func(a, b fabric.Unparsed) int { return a.Line - b.Line })
+	rc.unparsed = rc.unread.Lines()
+	slices.SortStableFunc(rc.unparsed, func(a, b fabric.Unparsed) int { return a.Line - b.Line })
 	return rc, nil
 }
 
@@ -301,8 +310,7 @@ func (rc *runningConfig) qosMap(f []string) error {
 		// Source traffic classes run to 15 on platforms with more
 		// classes than priorities; only 0..7 carry data classes here.
 		dst, srcMax, dstMax = rc.tcQueue, 15, 7
-		rc.ucQueues = rc.ucQueues || f[to+1] == "uc-tx-queue"
-		rc.txQueues = rc.txQueues || f[to+1] == "tx-queue"
+		rc.queueFamily(f[to+1])
 	default:
 		return nil
 	}
@@ -334,7 +342,7 @@ func (rc *runningConfig) qosMap(f []string) error {
 func (rc *runningConfig) globalWatchdog(f []string) error {
 	switch {
 	case len(f) == 3 && f[0] == "default":
-		ms, err := secondsToMs(f[2])
+		ms, err := secondsToMs(f[1], f[2])
 		if err != nil {
 			return err
 		}
@@ -426,7 +434,7 @@ func (p *portQoS) portTimer(f []string) error {
 		if f[i+1] == "auto" {
 			continue
 		}
-		ms, err := secondsToMs(f[i+1])
+		ms, err := secondsToMs(f[i], f[i+1])
 		if err != nil {
 			return err
 		}
@@ -449,6 +457,13 @@ func queueHeader(f []string) (int, bool, error) {
 	}
 	n, err := number(f[1], 0, 7)
 	return n, err == nil, err
+}
+
+// queueFamily notes a queue keyword seen: uc-tx-queue is strata's,
+// tx-queue sand's.
+func (rc *runningConfig) queueFamily(keyword string) {
+	rc.ucQueues = rc.ucQueues || keyword == "uc-tx-queue"
+	rc.txQueues = rc.txQueues || keyword == "tx-queue"
 }
 
 // model is the hardware family: the one of the product the `! device:`
@@ -516,7 +531,7 @@ func (q *txQueue) randomDetect(f []string) error {
 			}
 			v, err := strconv.ParseInt(f[i+1], 10, 64)
 			if err != nil || v < 0 || v > math.MaxInt32 {
-				return fmt.Errorf("threshold %q is not a non-negative number", f[i+1])
+				return fmt.Errorf("threshold %s is not a non-negative number", fabric.Clip(f[i+1]))
 			}
 			mult, ok := unitBytes[f[i+2]]
 			byteUnits = byteUnits && ok
@@ -773,7 +788,7 @@ func (rc *runningConfig) watchdog(ports []*portQoS) *fabric.SwitchPFCWatchdog {
 func number(s string, lo, hi int) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < lo || v > hi {
-		return 0, fmt.Errorf("%q is not a number in %d..%d", s, lo, hi)
+		return 0, fmt.Errorf("%s is not a number in %d..%d", fabric.Clip(s), lo, hi)
 	}
 	return v, nil
 }
@@ -789,13 +804,19 @@ func valueRange(s string, max int) (int, int, error) {
 	return a, b, err
 }
 
-// secondsToMs parses EOS decimal seconds ("0.05") into milliseconds.
-func secondsToMs(s string) (opt, error) {
+// secondsToMs parses the EOS decimal seconds ("0.05") of a watchdog
+// setting into milliseconds; a timeout or polling interval of no
+// millisecond means nothing and is refused.
+func secondsToMs(setting, s string) (opt, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v < 0 || v > 86400 || math.IsNaN(v) {
-		return opt{}, fmt.Errorf("%q is not a time in seconds", s)
+		return opt{}, fmt.Errorf("%s is not a time in seconds", fabric.Clip(s))
 	}
-	return set(int(math.Round(v * 1000))), nil
+	ms := int(math.Round(v * 1000))
+	if ms == 0 && (setting == "timeout" || setting == "polling-interval") {
+		return opt{}, fmt.Errorf("%s is not a time in seconds: a %s of no millisecond", fabric.Clip(s), setting)
+	}
+	return set(ms), nil
 }
 
 // topLevel are EOS global configuration commands (EOS User Manual, the

@@ -268,8 +268,17 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("rendered config does not parse: %v\n%s", err, cfg.Text)
 		}
-		// A reading without a family is the default one (render writes it
-		// so, and a second reading may or may not show it).
+		// The hardware family is the switch's, not the configuration's
+		// (issue 28): the capture's banner or queue commands say it, and a
+		// rendering without queue commands (no class, or only queues it
+		// resets with `no` lines, which a running-config does not show)
+		// says nothing of it — the switch it is pushed to still prints its
+		// banner. A rendering that names a family must name the first
+		// reading's. A reading without a family is the default one (render
+		// writes it so, and a second reading may or may not show it).
+		if again.Model == "" {
+			again.Model = got.Model
+		}
 		// What was not read is not rendered back, and a reading without
 		// DSCP maps says so both times.
 		got.Unparsed, again.Unparsed = nil, nil

@@ -49,6 +49,17 @@
 // priority. The MTU is the one every port sets. Junos does not carry the
 // RoCE/CNP roles or the cable length.
 //
+// The text is read line by line, one statement held at a time, so memory
+// grows with the longest statement, never with the file or its nesting.
+// Refused, with the line: text none of whose statements begins as Junos
+// configuration does (a top-level hierarchy, or a class-of-service one),
+// and its syntax errors (switchcfg.ErrNotThisFormat); blocks nested deeper
+// than 64 levels (Junos's own nest fewer than 20); a statement of more than
+// 65536 words; more than switchcfg.MaxBlocks interfaces, entries, classes,
+// profiles and maps; a number out of its range (an MTU, a queue, a percent, a
+// watchdog time, a member-range). Unparsed lists at most
+// switchcfg.MaxUnparsed statements and counts the rest.
+//
 // Units: drop-profile fill levels are percents of the queue buffer of the
 // switch's model (Info.Models: the QFX families' packet buffers, qfx5120's
 // 32 MB by default) or of the profile's queueBuffer; Render rounds bytes to

@@ -64,13 +64,13 @@ func TestParseJVDDropProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sts, err := parseConfig(string(text), []string{"class-of-service"})
+	var got []string
+	err = eachStatement(string(text), []string{"class-of-service"}, func(st statement) error {
+		got = append(got, strings.Join(st.words, " "))
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	var got []string
-	for _, st := range sts {
-		got = append(got, strings.Join(st.words, " "))
 	}
 	if !slices.Contains(got, "class-of-service drop-profiles dp1 interpolate fill-level [ 1 2 ]") || len(got) != 4 {
 		t.Errorf("statements %q", got)

@@ -64,12 +64,14 @@ type cosConfig struct {
 	rangeSettings map[string][][]string
 	// line is the statement being filed; unparsed the QoS statements not read.
 	line     int
-	unparsed []fabric.Unparsed
+	unparsed switchcfg.UnparsedLines
+	// wild caches wildcards().
+	wild []wildEntry
 }
 
 // unread lists a statement the reader does not take.
 func (c *cosConfig) unread(w []string, why string) {
-	c.unparsed = append(c.unparsed, fabric.Unparsed{Line: c.line, Text: "set " + strings.Join(w, " "), Reason: why})
+	c.unparsed.Add(fabric.Unparsed{Line: c.line, Text: "set " + strings.Join(w, " "), Reason: why})
 }
 
 // defaultQueues are the queues of QFX's predefined forwarding classes.
@@ -115,38 +117,60 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 		aliases: map[string]string{}, ranges: map[string][]string{}, rangeSettings: map[string][][]string{},
 	}
 	keys := make([]string, 0, len(rb))
-	for k := range rb {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	cos := false
-	for _, cmd := range keys {
-		rest, ok := strings.CutPrefix(cmd, "show configuration")
+	for k := range rb {
+		rest, ok := strings.CutPrefix(k, "show configuration")
 		if !ok {
 			continue
 		}
+		keys = append(keys, k)
 		path, _, _ := strings.Cut(rest, "|")
 		base := strings.Fields(path)
 		cos = cos || len(base) == 0 || base[0] == "class-of-service"
-		sts, err := parseConfig(string(rb[cmd]), base)
+	}
+	if !cos {
+		// Not the output of a command the reader takes alone (the
+		// interfaces hierarchy says nothing of class-of-service).
+		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: %w: no output for %q", Platform, switchcfg.ErrNotThisFormat, ReadbackClassOfService)
+	}
+	sort.Strings(keys)
+	for _, cmd := range keys {
+		rest, _ := strings.CutPrefix(cmd, "show configuration")
+		path, _, _ := strings.Cut(rest, "|")
+		base := strings.Fields(path)
+		text := string(rb[cmd])
+		// Aliases first: a classifier may use one defined after it.
+		var first *statement
+		recognised := false
+		err := eachStatement(text, base, func(st statement) error {
+			w := st.words
+			if len(w) == 5 && w[0] == "class-of-service" && w[1] == "code-point-aliases" {
+				cfg.aliases[w[2]+" "+w[3]] = w[4]
+			}
+			if first == nil {
+				first = &statement{line: st.line, words: slices.Clone(w)}
+			}
+			recognised = recognised || isJunos(w)
+			return nil
+		})
+		if err == nil && first != nil && !recognised {
+			err = fmt.Errorf("%w: no statement is Junos configuration (line %d: %s)", switchcfg.ErrNotThisFormat, first.line, fabric.Clip(strings.Join(first.words, " ")))
+		}
+		if err == nil {
+			err = eachStatement(text, base, func(st statement) error {
+				cfg.line = st.line
+				if err := cfg.statement(st.words); err != nil {
+					return fmt.Errorf("line %d: %s: %w", st.line, fabric.Clip(strings.Join(st.words, " ")), err)
+				}
+				if cfg.blocks() > switchcfg.MaxBlocks {
+					return fmt.Errorf("line %d: %w", st.line, switchcfg.ErrTooManyBlocks)
+				}
+				return nil
+			})
+		}
 		if err != nil {
 			return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %q: %w", Platform, cmd, err)
 		}
-		// Aliases first: a classifier may use one defined after it.
-		for _, st := range sts {
-			if w := st.words; len(w) == 5 && w[0] == "class-of-service" && w[1] == "code-point-aliases" {
-				cfg.aliases[w[2]+" "+w[3]] = w[4]
-			}
-		}
-		for _, st := range sts {
-			cfg.line = st.line
-			if err := cfg.statement(st.words); err != nil {
-				return fabric.SwitchIntent{}, fmt.Errorf("parsing %s %q: line %d: %q: %w", Platform, cmd, st.line, strings.Join(st.words, " "), err)
-			}
-		}
-	}
-	if !cos {
-		return fabric.SwitchIntent{}, fmt.Errorf("parsing %s read-back: no output for %q", Platform, ReadbackClassOfService)
 	}
 	for name, members := range cfg.ranges {
 		for _, m := range members {
@@ -165,7 +189,15 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 	return cfg.intent(buffer, ports), nil
 }
 
-// statement files one absolute statement.
+// blocks counts the named things kept: interfaces, class-of-service
+// entries, forwarding classes, profiles, schedulers and their maps, ranges.
+func (c *cosConfig) blocks() int {
+	return len(c.physical) + len(c.bindings) + len(c.fcs) + len(c.cnps) + len(c.fill) + len(c.prob) + len(c.schedulers) +
+		len(c.schedMaps) + len(c.classifiers) + len(c.aliases) + len(c.ranges)
+}
+
+// statement files one absolute statement; w is lent for the call (what is
+// kept of it is copied).
 func (c *cosConfig) statement(w []string) error {
 	switch {
 	case len(w) >= 4 && w[0] == "interfaces" && w[1] == "interface-range":
@@ -184,6 +216,34 @@ func (c *cosConfig) statement(w []string) error {
 		return c.cos(w[1], w[2:])
 	}
 	return nil
+}
+
+// topLevel are the statements at the top of a Junos configuration (the
+// Junos CLI reference's configuration hierarchy); cosStatements those at
+// the top of class-of-service. A text none of whose statements begins
+// with them is no Junos configuration.
+var (
+	topLevel = switchcfg.WordSet("access", "access-profile", "accounting-options", "applications", "apply-groups",
+		"apply-groups-except", "bridge-domains", "chassis", "class-of-service", "diameter", "dynamic-profiles",
+		"ethernet-switching-options", "event-options", "fabric", "firewall", "forwarding-options", "groups",
+		"interfaces", "logical-systems", "multi-chassis", "multicast-snooping-options", "poe", "policy-options",
+		"protocols", "routing-instances", "routing-options", "security", "services", "smtp", "snmp", "switch-options",
+		"system", "tenants", "version", "virtual-chassis", "vlans", "vmhost")
+	cosStatements = switchcfg.WordSet("adaptive-shapers", "application-traffic-control", "apply-groups", "classifiers",
+		"code-point-aliases", "congestion-notification-profile", "copy-plp-all", "dedicated-buffer", "drop-profiles",
+		"fabric", "forwarding-class-sets", "forwarding-classes", "forwarding-policy", "fragmentation-maps",
+		"host-outbound-traffic", "interfaces", "loss-priority-maps", "loss-priority-rewrites", "multi-destination",
+		"restricted-queues", "rewrite-rules", "routing-instances", "scheduler-maps", "schedulers", "shared-buffer",
+		"system-defaults", "traceoptions", "traffic-control-profiles", "translation-table", "tri-color",
+		"virtual-channel-groups", "virtual-channels")
+)
+
+// isJunos reports whether a statement begins as Junos configuration does.
+func isJunos(w []string) bool {
+	if w[0] == "class-of-service" {
+		return len(w) > 1 && cosStatements[w[1]]
+	}
+	return topLevel[w[0]]
 }
 
 // cosSections are the class-of-service hierarchies the reader takes. The
@@ -206,16 +266,16 @@ func (c *cosConfig) interfaceRange(name string, w []string) error {
 			c.unread(append([]string{"interfaces", "interface-range", name}, w...), "a member-range fabricctl does not expand")
 			return nil
 		}
-		lo, _ := strconv.Atoi(a[4])
-		hi, _ := strconv.Atoi(b[4])
-		if hi < lo || hi-lo > 1024 {
+		lo, err1 := strconv.Atoi(a[4])
+		hi, err2 := strconv.Atoi(b[4])
+		if err1 != nil || err2 != nil || hi < lo || hi-lo > 1024 {
 			return fmt.Errorf("member-range %s to %s is not a range", w[1], w[3])
 		}
 		for n := lo; n <= hi; n++ {
 			c.ranges[name] = append(c.ranges[name], fmt.Sprintf("%s-%s/%s/%d", a[1], a[2], a[3], n))
 		}
 	default:
-		c.rangeSettings[name] = append(c.rangeSettings[name], w)
+		c.rangeSettings[name] = append(c.rangeSettings[name], slices.Clone(w))
 	}
 	return nil
 }
@@ -318,7 +378,7 @@ func codePoint(kind, v string) (int, error) {
 	}
 	n, err := strconv.ParseUint(v, 2, 8)
 	if err != nil || len(v) != bits {
-		return 0, fmt.Errorf("code point %q is neither %d binary digits nor a known alias", v, bits)
+		return 0, fmt.Errorf("code point %s is neither %d binary digits nor a known alias", fabric.Clip(v), bits)
 	}
 	return int(n), nil
 }
@@ -499,29 +559,47 @@ func wildcardRE(pattern string) *regexp.Regexp {
 	return re
 }
 
+// wildEntry is a class-of-service interfaces entry that stands for
+// several ports, with its pattern.
+type wildEntry struct {
+	name string
+	re   *regexp.Regexp
+}
+
+// wildcards returns the entries that stand for several ports, "all"
+// first, then the shorter patterns (the more specific wins), each pattern
+// compiled once.
+func (c *cosConfig) wildcards() []wildEntry {
+	if c.wild != nil {
+		return c.wild
+	}
+	c.wild = []wildEntry{}
+	for name := range c.bindings {
+		if re := c.wildcard(name); re != nil {
+			c.wild = append(c.wild, wildEntry{name, re})
+		}
+	}
+	slices.SortFunc(c.wild, func(x, y wildEntry) int {
+		a, b := x.name, y.name
+		switch {
+		case (a == allInterfaces) != (b == allInterfaces):
+			if a == allInterfaces {
+				return -1
+			}
+			return 1
+		case len(a) != len(b):
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	})
+	return c.wild
+}
+
 // effective merges the wildcard entries that match port (shorter patterns
 // first) with the port's own entry.
 func (c *cosConfig) effective(port string) binding {
-	var patterns []string
-	for p := range c.bindings {
-		if re := c.wildcard(p); re != nil && re.MatchString(port) {
-			patterns = append(patterns, p)
-		}
-	}
-	// "all" first, then the shorter patterns: the more specific wins.
-	sort.Slice(patterns, func(i, j int) bool {
-		a, b := patterns[i], patterns[j]
-		if (a == allInterfaces) != (b == allInterfaces) {
-			return a == allInterfaces
-		}
-		return len(a) < len(b) || (len(a) == len(b) && a < b)
-	})
-	if _, ok := c.bindings[port]; ok {
-		patterns = append(patterns, port)
-	}
 	var e binding
-	for _, p := range patterns {
-		b := c.bindings[p]
+	merge := func(b *binding) {
 		if b.cnp != "" {
 			e.cnp = b.cnp
 		}
@@ -532,6 +610,14 @@ func (c *cosConfig) effective(port string) binding {
 			e.classifierKind, e.classifier = b.classifierKind, b.classifier
 		}
 	}
+	for _, w := range c.wildcards() {
+		if w.re.MatchString(port) {
+			merge(c.bindings[w.name])
+		}
+	}
+	if b, ok := c.bindings[port]; ok {
+		merge(b)
+	}
 	return e
 }
 
@@ -541,18 +627,17 @@ func (c *cosConfig) effective(port string) binding {
 func (c *cosConfig) ports() []string {
 	set := map[string]bool{}
 	for name, b := range c.bindings {
-		if *b == (binding{}) {
-			continue
-		}
-		if portRE.MatchString(name) {
+		if *b != (binding{}) && portRE.MatchString(name) {
 			set[name] = true
+		}
+	}
+	for _, w := range c.wildcards() {
+		if *c.bindings[w.name] == (binding{}) {
 			continue
 		}
-		if re := c.wildcard(name); re != nil {
-			for phys := range c.physical {
-				if portRE.MatchString(phys) && !c.channelized[phys] && re.MatchString(phys) {
-					set[phys] = true
-				}
+		for phys := range c.physical {
+			if portRE.MatchString(phys) && !c.channelized[phys] && w.re.MatchString(phys) {
+				set[phys] = true
 			}
 		}
 	}
@@ -592,7 +677,7 @@ func keysOf[V any](m map[string]V) []string {
 }
 
 func (c *cosConfig) intent(buffer int64, only []string) fabric.SwitchIntent {
-	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Classes: []fabric.SwitchClass{}, Unparsed: c.unparsed}
+	in := fabric.SwitchIntent{APIVersion: fabric.APIVersion, Platform: Platform, Classes: []fabric.SwitchClass{}, Unparsed: c.unparsed.Lines()}
 	in.PFC.Priorities = []int{}
 	names := c.ports()
 	if only != nil {
@@ -726,7 +811,7 @@ func percentToBytes(p int, buffer int64) int64 { return int64(p) * buffer / 100 
 func setInt(set func(int), s string, lo, hi int) error {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < lo || v > hi {
-		return fmt.Errorf("%q is not a number in %d..%d", s, lo, hi)
+		return fmt.Errorf("%s is not a number in %d..%d", fabric.Clip(s), lo, hi)
 	}
 	set(v)
 	return nil

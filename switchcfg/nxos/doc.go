@@ -45,6 +45,14 @@
 // an intent with no ports, classes or PFC, so switchcfg.Compare plans a full
 // push. NX-OS does not carry the RoCE/CNP roles or the cable length.
 //
+// The configuration is read one top-level block at a time; only the blocks
+// read (interfaces, class and policy maps, system qos) are built, with at
+// most 2^21 words in all. A line longer than switchcfg.MaxCLILine, more than
+// switchcfg.MaxBlocks ports, maps and policies, and a number out of its range
+// in a policy (a bandwidth percent, an ECN threshold or probability, an MTU,
+// a pause buffer) are refused with the line; Unparsed lists at most
+// switchcfg.MaxUnparsed statements and counts the rest.
+//
 // Units: "kbytes" are taken as 1000 bytes (BytesPerKbyte), as in Cisco's and
 // NVIDIA's RoCE recipes (150 KB → 150 kbytes); a threshold that is not whole
 // kbytes is written in bytes, so thresholds read back exactly. Watchdog times: the interval is the poll interval (ms),

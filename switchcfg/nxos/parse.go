@@ -22,35 +22,73 @@ type stmt struct {
 
 func (s *stmt) text() string { return strings.Join(s.f, " ") }
 
-// tree builds the statement tree of a running-config from its indentation;
-// comment lines ("!...") and blank lines are skipped.
-func tree(text string) []*stmt {
+// eachRoot calls fn with each top-level statement of a running-config,
+// with the statements indented under it, once it is complete; comment
+// lines ("!...") and blank lines are skipped. Only the roots read with
+// their block (withBlock) get their statements built: memory holds one
+// block at a time, not the whole configuration.
+func eachRoot(text string, fn func(*stmt) error) error {
 	type open struct {
 		depth int
 		s     *stmt
 	}
-	var roots []*stmt
-	var stack []open
-	for i, raw := range strings.Split(text, "\n") {
-		raw = strings.TrimRight(raw, "\r \t")
+	var (
+		stack []open
+		root  *stmt
+		skip  bool // the current root's block is not read
+		n     int
+		words int // in the blocks read
+	)
+	for raw := range strings.Lines(text) {
+		n++
+		raw = strings.TrimRight(raw, "\r\n \t")
 		t := strings.TrimSpace(raw)
-		if t == "" || strings.HasPrefix(t, "!") {
+		if t == "" || t[0] == '!' {
 			continue
 		}
 		depth := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		s := &stmt{line: i + 1, f: strings.Fields(t)}
 		for len(stack) > 0 && stack[len(stack)-1].depth >= depth {
 			stack = stack[:len(stack)-1]
 		}
 		if len(stack) == 0 {
-			roots = append(roots, s)
-		} else {
-			parent := stack[len(stack)-1].s
-			parent.kids = append(parent.kids, s)
+			if root != nil {
+				if err := fn(root); err != nil {
+					return err
+				}
+			}
+			root = &stmt{line: n, f: strings.Fields(t)}
+			stack, skip = append(stack, open{depth, root}), !withBlock(root.f)
+			continue
 		}
+		if skip {
+			continue
+		}
+		s := &stmt{line: n, f: strings.Fields(t)}
+		if words += len(s.f); words > maxBlockWords {
+			return fmt.Errorf("line %d: more than %d words in the blocks read (interfaces, class and policy maps, system qos): no NX-OS configuration is that large", n, maxBlockWords)
+		}
+		parent := stack[len(stack)-1].s
+		parent.kids = append(parent.kids, s)
 		stack = append(stack, open{depth, s})
 	}
-	return roots
+	if root != nil {
+		return fn(root)
+	}
+	return nil
+}
+
+// maxBlockWords is the most words the blocks eachRoot builds may hold: a
+// chassis's interfaces and policies hold a few hundred thousand.
+const maxBlockWords = 1 << 21
+
+// withBlock reports whether global reads the block of a top-level
+// statement (class and policy maps, system qos, interfaces).
+func withBlock(f []string) bool {
+	switch f[0] {
+	case "class-map", "policy-map", "system", "interface":
+		return true
+	}
+	return false
 }
 
 // classMap is a `class-map type qos` with the DSCP and CoS values it matches.
@@ -83,7 +121,9 @@ type runningConfig struct {
 	// groupMaps are the qos-groups each user-defined network-qos and
 	// queuing class-map matches, by "kind name" (Nexus 3000/5000).
 	groupMaps map[string][]int
-	// unparsed are the top-level QoS statements not read.
+	// unread collects the top-level QoS statements not read, unparsed
+	// lists them.
+	unread   switchcfg.UnparsedLines
 	unparsed []fabric.Unparsed
 }
 
@@ -123,6 +163,9 @@ var otherCLIs = func() map[string]*regexp.Regexp {
 }()
 
 func parseRunningConfig(text string) (*runningConfig, error) {
+	if err := switchcfg.CheckLineLength("NX-OS", text); err != nil {
+		return nil, err
+	}
 	text = switchcfg.Dedent(text)
 	if err := switchcfg.CheckCLIFormat("NX-OS", text, "!", topLevel); err != nil {
 		return nil, err
@@ -132,11 +175,19 @@ func parseRunningConfig(text string) (*runningConfig, error) {
 	}
 	rc := &runningConfig{classMaps: map[string]*classMap{}, policies: map[string]*policy{}, ports: map[string]*iface{},
 		groupMaps: map[string][]int{}}
-	for _, s := range tree(text) {
+	err := eachRoot(text, func(s *stmt) error {
 		if err := rc.global(s); err != nil {
-			return nil, fmt.Errorf("line %d: %q: %w", s.line, s.text(), err)
+			return fmt.Errorf("line %d: %s: %w", s.line, fabric.Clip(s.text()), err)
 		}
+		if len(rc.classMaps)+len(rc.policies)+len(rc.groupMaps)+len(rc.ports) > switchcfg.MaxBlocks {
+			return fmt.Errorf("line %d: %w", s.line, switchcfg.ErrTooManyBlocks)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	rc.unparsed = rc.unread.Lines()
 	return rc, nil
 }
 
@@ -165,7 +216,7 @@ func (rc *runningConfig) global(s *stmt) error {
 				}
 				rc.groupMaps[key] = g
 			} else if len(k.f) > 0 && k.f[0] == "match" {
-				rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: k.line, Text: k.text(),
+				rc.unread.Add(fabric.Unparsed{Line: k.line, Text: k.text(),
 					Reason: "a " + f[2] + " class-map is read by its qos-group only"})
 			}
 		}
@@ -175,7 +226,7 @@ func (rc *runningConfig) global(s *stmt) error {
 			if len(k.f) >= 2 && k.f[0] == "class" {
 				p.classes = append(p.classes, k)
 				for _, st := range k.kids {
-					if _, err := pausedCoS(st); err != nil {
+					if err := checkClassNumbers(st); err != nil {
 						return fmt.Errorf("line %d: %w", st.line, err)
 					}
 				}
@@ -203,7 +254,7 @@ func (rc *runningConfig) global(s *stmt) error {
 			if slices.ContainsFunc(s.kids, func(k *stmt) bool {
 				return len(k.f) > 0 && (k.f[0] == "service-policy" || k.f[0] == "priority-flow-control")
 			}) || strings.HasPrefix(strings.ToLower(f[1]), "eth") {
-				rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: s.line, Text: s.text(),
+				rc.unread.Add(fabric.Unparsed{Line: s.line, Text: s.text(),
 					Reason: "QoS of an interface that is not an Ethernet port (or a range fabricctl does not read) is not read"})
 			}
 			break
@@ -230,7 +281,7 @@ func (rc *runningConfig) global(s *stmt) error {
 		return setInt(&rc.wdAuto, f[3], 0, 1000)
 	default:
 		if why := unreadGlobal(f); why != "" {
-			rc.unparsed = append(rc.unparsed, fabric.Unparsed{Line: s.line, Text: s.text(), Reason: why})
+			rc.unread.Add(fabric.Unparsed{Line: s.line, Text: s.text(), Reason: why})
 		}
 	}
 	return nil
@@ -374,6 +425,45 @@ func pausedCoS(k *stmt) ([]int, error) {
 		return valueList(nil, f[3:], 7)
 	}
 	return nil, nil
+}
+
+// checkClassNumbers refuses a malformed number in a statement of a
+// policy's class — paused CoS values, bandwidth percents, ECN thresholds
+// and probability, MTU, pause buffers — so that the readers of a parsed
+// policy may take them as valid.
+func checkClassNumbers(k *stmt) error {
+	if _, err := pausedCoS(k); err != nil {
+		return err
+	}
+	var n int
+	f := k.f
+	switch {
+	case len(f) == 4 && f[0] == "bandwidth" && f[1] == "remaining" && f[2] == "percent",
+		len(f) == 3 && f[0] == "bandwidth" && f[1] == "percent":
+		return setInt(&n, f[len(f)-1], 0, 100)
+	case len(f) == 2 && f[0] == "mtu":
+		return setInt(&n, f[1], MinMTU, 65535)
+	case len(f) == 7 && f[0] == "pause" && f[1] == "buffer-size":
+		for _, i := range []int{2, 4, 6} {
+			if err := setInt(&n, f[i], 0, math.MaxInt32); err != nil {
+				return err
+			}
+		}
+	case f[0] == "random-detect":
+		for i := 1; i+1 < len(f); i++ {
+			switch f[i] {
+			case "minimum-threshold", "maximum-threshold":
+				if err := setInt(&n, f[i+1], 0, math.MaxInt32); err != nil {
+					return err
+				}
+			case "drop-probability":
+				if err := setInt(&n, f[i+1], 0, 100); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // nqClasses returns the classes of the network-qos policy, none when off.
@@ -749,7 +839,7 @@ func valueList(v []int, words []string, max int) ([]int, error) {
 				b, err = strconv.Atoi(hi)
 			}
 			if err != nil || a < 0 || b < a || b > max {
-				return v, fmt.Errorf("%q is not a value or range in 0..%d", part, max)
+				return v, fmt.Errorf("%s is not a value or range in 0..%d", fabric.Clip(part), max)
 			}
 			for x := a; x <= b; x++ {
 				if !slices.Contains(v, x) {
@@ -764,7 +854,7 @@ func valueList(v []int, words []string, max int) ([]int, error) {
 func setInt(dst *int, s string, lo, hi int) error {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < lo || v > hi {
-		return fmt.Errorf("%q is not a number in %d..%d", s, lo, hi)
+		return fmt.Errorf("%s is not a number in %d..%d", fabric.Clip(s), lo, hi)
 	}
 	*dst = v
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -112,55 +113,44 @@ func DecodeConfigDB(data []byte) (ConfigDB, error) {
 	if data[0] == '"' {
 		data = append(append([]byte("{"), data...), '}')
 	}
-	var docs []map[string]json.RawMessage
-	if data[0] == '[' {
-		if err := json.Unmarshal(data, &docs); err != nil {
-			return nil, fmt.Errorf("%w: decoding JSON: %w", ErrSyntax, err)
-		}
-	} else {
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, fmt.Errorf("%w: decoding JSON: %w", ErrSyntax, err)
-		}
-		docs = append(docs, raw)
+	docs, err := readDocs(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: decoding JSON: %w: %w", ErrSyntax, switchcfg.ErrNotThisFormat, err)
 	}
 	db, known := ConfigDB{}, false
+	var count tally
 	for len(docs) > 0 {
-		raw := docs[0]
+		d := docs[0]
 		docs = docs[1:]
-		if ns := namespaces(raw); ns != nil {
+		if ns := d.namespaces(); ns != nil {
 			docs = append(ns, docs...)
 			continue
 		}
-		for _, top := range sortedKeys(raw) {
+		known = known || d.known
+		for _, top := range sortedKeys(d.raw) {
 			table, key, flat := strings.Cut(top, "|")
-			known = known || knownTables[table]
 			if !managedTables[table] {
 				continue
-			}
-			var entries map[string]map[string]any
-			if flat {
-				fields, err := decodeFields(raw[top])
-				if err != nil {
-					return nil, fmt.Errorf("%w: %s: %w", ErrSyntax, top, err)
-				}
-				entries = map[string]map[string]any{key: fields}
-			} else if err := decodeNumbers(raw[top], &entries); err != nil {
-				return nil, fmt.Errorf("%w: table %s: %w", ErrSyntax, table, err)
 			}
 			if db[table] == nil {
 				db[table] = map[string]map[string]string{}
 			}
-			for key, fields := range entries {
-				f := map[string]string{}
-				for name, v := range fields {
-					s, err := fieldString(v)
-					if err != nil {
-						return nil, fmt.Errorf("%w: %s|%s field %s: %w", ErrSyntax, table, key, name, err)
-					}
-					f[name] = s
+			if flat {
+				fields, err := decodeFields(d.raw[top])
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s: %w", ErrSyntax, top, err)
+				}
+				f, err := fieldStrings(table, key, fields)
+				if err != nil {
+					return nil, err
 				}
 				db[table][key] = f
+				count.fields += len(f)
+				if count.entries++; count.entries > switchcfg.MaxBlocks || count.fields > maxFields {
+					return nil, fmt.Errorf("%w: %s: %w", ErrSyntax, top, errTooLarge)
+				}
+			} else if err := db.decodeTable(table, d.raw[top], &count); err != nil {
+				return nil, fmt.Errorf("%w: table %s: %w", ErrSyntax, table, err)
 			}
 		}
 	}
@@ -170,23 +160,188 @@ func DecodeConfigDB(data []byte) (ConfigDB, error) {
 	return db, nil
 }
 
+// maxFields is the most fields the QoS tables may hold together (a
+// chassis's hold tens of thousands); with switchcfg.MaxBlocks entries it
+// bounds what a document costs once read.
+const maxFields = 1 << 18
+
+var errTooLarge = fmt.Errorf("more than %d entries or %d fields in the QoS tables: no switch configuration has that many", switchcfg.MaxBlocks, maxFields)
+
+// tally counts the entries and fields DecodeConfigDB keeps.
+type tally struct{ entries, fields int }
+
+// decodeTable reads a table {key: {field: value, …}, …} into db[table]
+// entry by entry and field by field: what is kept is counted against
+// the bounds as it is read, so a huge table is refused, never built.
+func (db ConfigDB) decodeTable(table string, msg json.RawMessage, count *tally) error {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	if ok, err := openObject(dec); !ok || err != nil {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key := tok.(string) // an object's keys are strings
+		f := map[string]string{}
+		ok, err := openObject(dec)
+		if err != nil {
+			return fmt.Errorf("entry %s: %w", fabric.Clip(key), err)
+		}
+		for ok && dec.More() {
+			if tok, err = dec.Token(); err != nil {
+				return err
+			}
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			name := tok.(string)
+			if f[name], err = fieldString(v); err != nil {
+				return fmt.Errorf("%s|%s field %s: %w", table, key, name, err)
+			}
+			if count.fields++; count.fields > maxFields {
+				return errTooLarge
+			}
+		}
+		if ok {
+			if _, err := dec.Token(); err != nil { // }
+				return err
+			}
+		}
+		db[table][key] = f
+		if count.entries++; count.entries > switchcfg.MaxBlocks {
+			return errTooLarge
+		}
+	}
+	_, err := dec.Token() // }
+	return err
+}
+
+// openObject reads the start of an object: true, or false for null.
+func openObject(dec *json.Decoder) (bool, error) {
+	tok, err := dec.Token()
+	switch {
+	case err != nil:
+		return false, err
+	case tok == nil:
+		return false, nil
+	case tok != json.Delim('{'):
+		return false, fmt.Errorf("%v is not an object", tok)
+	}
+	return true, nil
+}
+
+// fieldStrings turns one entry's fields into their string forms.
+func fieldStrings(table, key string, fields map[string]any) (map[string]string, error) {
+	f := make(map[string]string, len(fields))
+	for name, v := range fields {
+		s, err := fieldString(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s|%s field %s: %w", ErrSyntax, table, key, name, err)
+		}
+		f[name] = s
+	}
+	return f, nil
+}
+
+// doc is one CONFIG_DB document as DecodeConfigDB reads it: the raw
+// values of the tables it keeps and of namespaces — the others are
+// skipped as they are read, never held.
+type doc struct {
+	raw   map[string]json.RawMessage
+	known bool // a key names a CONFIG_DB table
+	allNS bool // every key names a namespace, and there is one
+}
+
+// readDocs reads a document, or a list of them, in one pass.
+func readDocs(data []byte) ([]doc, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var docs []doc
+	if data[0] == '[' {
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		for dec.More() {
+			d, err := readDoc(dec)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, d)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+	} else {
+		d, err := readDoc(dec)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the document")
+	}
+	return docs, nil
+}
+
+// readDoc reads one document object (null: an empty one) from dec.
+func readDoc(dec *json.Decoder) (doc, error) {
+	d := doc{raw: map[string]json.RawMessage{}, allNS: true}
+	ok, err := openObject(dec)
+	if err != nil || !ok {
+		return doc{}, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return doc{}, err
+		}
+		key := tok.(string) // an object's keys are strings
+		table, _, _ := strings.Cut(key, "|")
+		ns := key == "localhost" || asicNamespace.MatchString(key)
+		d.known = d.known || knownTables[table]
+		d.allNS = d.allNS && ns
+		if !managedTables[table] && !ns {
+			if err := dec.Decode(&skip{}); err != nil {
+				return doc{}, err
+			}
+			continue
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return doc{}, err
+		}
+		d.raw[key] = v
+	}
+	if _, err := dec.Token(); err != nil { // }
+		return doc{}, err
+	}
+	d.allNS = d.allNS && len(d.raw) > 0
+	return d, nil
+}
+
+// skip decodes a JSON value into nothing.
+type skip struct{}
+
+func (*skip) UnmarshalJSON([]byte) error { return nil }
+
 // namespaces returns the per-namespace documents of a multi-ASIC
 // `show runningconfiguration all` ({"localhost": {…}, "asic0": {…}}), nil
-// when raw is not one.
-func namespaces(raw map[string]json.RawMessage) []map[string]json.RawMessage {
-	if len(raw) == 0 {
+// when d is not one.
+func (d doc) namespaces() []doc {
+	if !d.allNS {
 		return nil
 	}
-	var out []map[string]json.RawMessage
-	for _, k := range sortedKeys(raw) {
-		if k != "localhost" && !asicNamespace.MatchString(k) {
+	var out []doc
+	for _, k := range sortedKeys(d.raw) {
+		ns, err := readDoc(json.NewDecoder(bytes.NewReader(d.raw[k])))
+		if err != nil || ns.raw == nil {
 			return nil
 		}
-		var doc map[string]json.RawMessage
-		if err := json.Unmarshal(raw[k], &doc); err != nil {
-			return nil
-		}
-		out = append(out, doc)
+		out = append(out, ns)
 	}
 	return out
 }
@@ -321,7 +476,7 @@ func intMap(fields map[string]string, maxFrom, maxTo int, what string) (map[int]
 		from, err1 := strconv.Atoi(k)
 		to, err2 := strconv.Atoi(v)
 		if err1 != nil || err2 != nil || from < 0 || from > maxFrom || to < 0 || to > maxTo {
-			return nil, fmt.Errorf("%w: %s entry %q: %q", ErrSyntax, what, k, v)
+			return nil, fmt.Errorf("%w: %s entry %s: %s", ErrSyntax, what, fabric.Clip(k), fabric.Clip(v))
 		}
 		out[from] = to
 	}

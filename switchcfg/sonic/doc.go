@@ -46,6 +46,14 @@
 // priority lossless only where its queue's buffer is. docs/switches.md has
 // the sources.
 //
+// DecodeConfigDB reads the document value by value: the tables it does not
+// keep are skipped, never held, and those it keeps hold at most
+// switchcfg.MaxBlocks entries and 262144 fields together. Numbers are read
+// within their ranges or refused naming TABLE|key and field: watchdog
+// times (POLL_INTERVAL, detection, restoration) 1 ms to an hour, MTU
+// 68..65535, cable lengths from 1 m, scheduler weights and probabilities
+// 0..100, WRED thresholds 0..2^31-1 bytes.
+//
 // Push (switchcfg.Driver.Push) reads the running configuration, computes
 // an RFC 6902 patch for what fabricctl manages (BuildPatch; FABRICCTL*
 // entries whole, shared entries field by field), and applies it with the

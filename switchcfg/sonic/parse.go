@@ -3,6 +3,7 @@ package sonic
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -300,8 +301,8 @@ func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
 				c.Strict = true
 			default:
 				if w := s["weight"]; w != "" {
-					if c.BandwidthPercent, err = strconv.Atoi(w); err != nil {
-						return v, fmt.Errorf("%w: SCHEDULER|%s weight %q", ErrSyntax, sched, w)
+					if c.BandwidthPercent, err = intIn("SCHEDULER|"+sched+" weight", w, 0, 100); err != nil {
+						return v, err
 					}
 				}
 			}
@@ -321,8 +322,8 @@ func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
 		for _, key := range sortedKeys(db[tCableLength]) {
 			if c, ok := db[tCableLength][key][port]; ok {
 				m, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(c), "m"))
-				if err != nil {
-					return v, fmt.Errorf("%w: CABLE_LENGTH|%s %s: %q", ErrSyntax, key, port, c)
+				if err != nil || m < 1 || m > maxCableMeters {
+					return v, fmt.Errorf("%w: CABLE_LENGTH|%s %s: %s is not a length in 1..%dm", ErrSyntax, key, port, fabric.Clip(c), maxCableMeters)
 				}
 				v.cable = m
 				break
@@ -354,8 +355,8 @@ func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
 			if f.val == "" {
 				continue
 			}
-			if *f.dst, err = strconv.Atoi(f.val); err != nil {
-				return v, fmt.Errorf("%w: PFC_WD %s %q", ErrSyntax, f.name, f.val)
+			if *f.dst, err = intIn("PFC_WD "+f.name, f.val, 1, maxWatchdogMs); err != nil {
+				return v, err
 			}
 		}
 		v.wd = w
@@ -370,8 +371,8 @@ func readPort(db ConfigDB, port string, b map[string]string) (portView, error) {
 	}
 	v.mtu = defaultMTU
 	if m := db.entry(tPort, port)["mtu"]; m != "" {
-		if v.mtu, err = strconv.Atoi(m); err != nil {
-			return v, fmt.Errorf("%w: PORT|%s mtu %q", ErrSyntax, port, m)
+		if v.mtu, err = intIn("PORT|"+port+" mtu", m, 68, 65535); err != nil {
+			return v, err
 		}
 	}
 	return v, nil
@@ -447,19 +448,42 @@ func wredECN(name string, w map[string]string) (*fabric.SwitchECN, error) {
 		return nil, nil
 	}
 	var e fabric.SwitchECN
-	var err error
-	if e.MinBytes, err = strconv.ParseInt(w["green_min_threshold"], 10, 64); err != nil {
-		return nil, fmt.Errorf("%w: WRED_PROFILE|%s green_min_threshold %q", ErrSyntax, name, w["green_min_threshold"])
-	}
-	if e.MaxBytes, err = strconv.ParseInt(w["green_max_threshold"], 10, 64); err != nil {
-		return nil, fmt.Errorf("%w: WRED_PROFILE|%s green_max_threshold %q", ErrSyntax, name, w["green_max_threshold"])
+	for _, f := range []struct {
+		field string
+		dst   *int64
+	}{{"green_min_threshold", &e.MinBytes}, {"green_max_threshold", &e.MaxBytes}} {
+		n, err := intIn("WRED_PROFILE|"+name+" "+f.field, w[f.field], 0, math.MaxInt32)
+		if err != nil {
+			return nil, err
+		}
+		*f.dst = int64(n)
 	}
 	if v := w["green_drop_probability"]; v != "" {
-		if e.MaxMarkProbability, err = strconv.Atoi(v); err != nil {
-			return nil, fmt.Errorf("%w: WRED_PROFILE|%s green_drop_probability %q", ErrSyntax, name, v)
+		var err error
+		if e.MaxMarkProbability, err = intIn("WRED_PROFILE|"+name+" green_drop_probability", v, 0, 100); err != nil {
+			return nil, err
 		}
 	}
 	return &e, nil
+}
+
+// Bounds of the numbers the reader takes: a watchdog time (detection,
+// restoration, polling) is at least a millisecond and at most an hour, a
+// cable at least a metre.
+const (
+	maxWatchdogMs  = 3_600_000
+	maxCableMeters = 100_000
+)
+
+// intIn reads the decimal number v of what (TABLE|key field) within
+// lo..hi; anything else — negative, past the bounds, past int, NaN, 1e3 —
+// is an error naming what and v.
+func intIn(what, v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%w: %s %s is not a number in %d..%d", ErrSyntax, what, fabric.Clip(v), lo, hi)
+	}
+	return n, nil
 }
 
 // classKey prints a class with its ECN thresholds, for comparing ports.

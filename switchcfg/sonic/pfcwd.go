@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 var pollLine = regexp.MustCompile(`(?i)polling interval (?:to |is )?(\d+)\s*ms`)
@@ -41,20 +43,20 @@ func ParseShowPFCWD(text string) (ConfigDB, error) {
 			continue
 		}
 		if len(f) < 4 {
-			return nil, fmt.Errorf("%w: show pfcwd config line %d: %q", ErrSyntax, i+1, line)
+			return nil, fmt.Errorf("%w: show pfcwd config line %d: %s", ErrSyntax, i+1, fabric.Clip(line))
 		}
 		if internalPort.MatchString(f[0]) {
 			continue // multi-ASIC backplane, recirculation and inband ports: not front panel
 		}
 		if checkPort(f[0]) != nil {
-			return nil, fmt.Errorf("%w: show pfcwd config line %d: %q is not a port", ErrSyntax, i+1, f[0])
+			return nil, fmt.Errorf("%w: show pfcwd config line %d: %s is not a port", ErrSyntax, i+1, fabric.Clip(f[0]))
 		}
 		if strings.EqualFold(f[1], "N/A") {
 			continue
 		}
 		for _, v := range f[2:4] {
-			if _, err := strconv.Atoi(v); err != nil {
-				return nil, fmt.Errorf("%w: show pfcwd config line %d: time %q", ErrSyntax, i+1, v)
+			if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxWatchdogMs {
+				return nil, fmt.Errorf("%w: show pfcwd config line %d: time %s is not a number in 1..%d", ErrSyntax, i+1, fabric.Clip(v), maxWatchdogMs)
 			}
 		}
 		db.set(tPFCWD, f[0], "action", f[1])

@@ -35,6 +35,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./fabric/... ./internal/output ./action/render
 	bench/validate.sh
 	bench/hostile.sh
+	bench/surfaces.sh
 
 # Short fuzzing of every fuzz target of the repository (scripts/fuzz.sh finds
 # them), FUZZTIME each with a short minimisation; one line per target.

@@ -47,3 +47,27 @@ type ModelLimits struct {
 	// MinMTU and MaxMTU bound the port MTU.
 	MinMTU, MaxMTU int
 }
+
+// FieldError is a renderer's error about one field of the switch's
+// profile, which validation then locates at that field: Field is the path
+// under spec.ethernet ("pfc.watchdog.pollInterval",
+// "classes[0].ecn.minThreshold"). Renderers return it (through AtField)
+// for the ranges and references their platform's own validator enforces,
+// so a user hears before the push, at the line to change, what the switch
+// would refuse.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// AtField wraps err as a FieldError at field (under spec.ethernet); nil
+// stays nil.
+func AtField(field string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &FieldError{Field: field, Err: err}
+}

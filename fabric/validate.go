@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"regexp"
@@ -654,15 +655,59 @@ func (v *validator) renders(sp string, s Switch) {
 	if err == nil {
 		return
 	}
-	for _, line := range strings.Split(err.Error(), "\n") {
-		line = strings.TrimPrefix(line, s.Platform+": ")
-		line = strings.TrimPrefix(line, "rendering "+s.Platform+": ")
-		if line == "" {
-			continue
+	for _, e := range leafErrors(err) {
+		var fe *FieldError
+		field := ""
+		if errors.As(e, &fe) {
+			field = "spec.ethernet." + fe.Field
 		}
-		// The renderer's message quotes values itself: not clipped again.
-		v.ferr(sp+".profile", "%s cannot render profile %q: %s%s", s.Platform, s.Profile, unclipped(line), unclipped(v.classAt(p, line)))
+		for _, line := range strings.Split(e.Error(), "\n") {
+			line = strings.TrimPrefix(line, s.Platform+": ")
+			line = strings.TrimPrefix(line, "rendering "+s.Platform+": ")
+			if line == "" {
+				continue
+			}
+			// The renderer's message quotes values itself: not clipped again.
+			if field != "" {
+				ref := v.refs[p.Metadata.Name]
+				if pos := v.at(ref.doc, ref.prefix+field); pos.File != "" {
+					v.errs.add(newError(pos, ref.prefix+field, "%s cannot render profile %q for switch %q (%s): %s",
+						s.Platform, s.Profile, s.Name, v.at("fabric", sp+".profile"), unclipped(line)))
+					continue
+				}
+			}
+			v.ferr(sp+".profile", "%s cannot render profile %q: %s%s", s.Platform, s.Profile, unclipped(line), unclipped(v.classAt(p, line)))
+		}
 	}
+}
+
+// leafErrors flattens errors.Join trees into their leaves, keeping each
+// leaf's own wrapping (a FieldError stays findable with errors.As).
+func leafErrors(err error) []error {
+	var fe *FieldError
+	if errors.As(err, &fe) && fe == err {
+		return []error{err}
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, leafErrors(e)...)
+		}
+		return out
+	}
+	// A wrapper ("arista-eos: %w") around a join: its leaves, each with
+	// the wrapper's prefix.
+	if inner := errors.Unwrap(err); inner != nil {
+		if prefix, ok := strings.CutSuffix(err.Error(), inner.Error()); ok {
+			if leaves := leafErrors(inner); len(leaves) > 1 || leaves[0] != inner {
+				for i, l := range leaves {
+					leaves[i] = fmt.Errorf("%s%w", prefix, l)
+				}
+				return leaves
+			}
+		}
+	}
+	return []error{err}
 }
 
 // classAt locates the profile class a renderer's message names, as

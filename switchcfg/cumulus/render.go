@@ -86,7 +86,7 @@ func validate(si fabric.SwitchIntent) error {
 func watchdogTimers(wd *fabric.SwitchPFCWatchdog) (poll, robustness int, err error) {
 	poll = wd.PollIntervalMs
 	if poll != 0 && (poll < 100 || poll > 5000) {
-		return 0, 0, notSupported("PFC watchdog poll interval %d ms outside 100..5000", poll)
+		return 0, 0, fabric.AtField("pfc.watchdog.pollInterval", notSupported("PFC watchdog poll interval %d ms outside 100..5000", poll))
 	}
 	if wd.DetectionTimeMs == 0 {
 		return poll, 0, nil
@@ -96,7 +96,7 @@ func watchdogTimers(wd *fabric.SwitchPFCWatchdog) (poll, robustness int, err err
 		base = defaultWDPollMs
 	}
 	if wd.DetectionTimeMs%base != 0 || wd.DetectionTimeMs/base > 1000 {
-		return 0, 0, notSupported("PFC watchdog detection time %d ms is not 1..1000 polls of %d ms", wd.DetectionTimeMs, base)
+		return 0, 0, fabric.AtField("pfc.watchdog.detectionTime", notSupported("PFC watchdog detection time %d ms is not 1..1000 polls of %d ms", wd.DetectionTimeMs, base))
 	}
 	return poll, wd.DetectionTimeMs / base, nil
 }

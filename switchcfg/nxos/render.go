@@ -276,23 +276,23 @@ func validateWatchdog(wd *fabric.SwitchPFCWatchdog) error {
 		return nil
 	}
 	if wd.Action != "" && wd.Action != "drop" {
-		return notSupported("PFC watchdog action %q; the NX-OS watchdog drops", wd.Action)
+		return fabric.AtField("pfc.watchdog.action", notSupported("PFC watchdog action %q; the NX-OS watchdog drops", wd.Action))
 	}
 	poll := wd.PollIntervalMs
 	if poll == 0 {
 		if wd.DetectionTimeMs != 0 || wd.RestorationTimeMs != 0 {
-			return notSupported("PFC watchdog times need a poll interval: NX-OS sets them as multiples of it")
+			return fabric.AtField("pfc.watchdog.pollInterval", notSupported("PFC watchdog times need a poll interval: NX-OS sets them as multiples of it"))
 		}
 		return nil
 	}
 	if poll < minWatchdogIntervalMs || poll > maxWatchdogIntervalMs {
-		return notSupported("PFC watchdog interval %d ms outside %d..%d ms", poll, minWatchdogIntervalMs, maxWatchdogIntervalMs)
+		return fabric.AtField("pfc.watchdog.pollInterval", notSupported("PFC watchdog interval %d ms outside %d..%d ms", poll, minWatchdogIntervalMs, maxWatchdogIntervalMs))
 	}
 	if d := wd.DetectionTimeMs; d < 0 || d%poll != 0 || d/poll > maxShutdownMultiplier {
-		return notSupported("PFC watchdog detection time %d ms is not 1..%d times the %d ms interval", d, maxShutdownMultiplier, poll)
+		return fabric.AtField("pfc.watchdog.detectionTime", notSupported("PFC watchdog detection time %d ms is not 1..%d times the %d ms interval", d, maxShutdownMultiplier, poll))
 	}
 	if r := wd.RestorationTimeMs; r < 0 || r%poll != 0 || r/poll > maxRestoreMultiplier {
-		return notSupported("PFC watchdog restoration time %d ms is not 0..%d times the %d ms interval", r, maxRestoreMultiplier, poll)
+		return fabric.AtField("pfc.watchdog.restorationTime", notSupported("PFC watchdog restoration time %d ms is not 0..%d times the %d ms interval", r, maxRestoreMultiplier, poll))
 	}
 	return nil
 }

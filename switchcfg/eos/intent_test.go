@@ -81,5 +81,11 @@ func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 	if out.PFC.Priorities == nil {
 		out.PFC.Priorities = []int{}
 	}
+	// A disabled watchdog writes only `no priority-flow-control pause
+	// watchdog` on the ports, which a running-config does not print: it
+	// reads back as none (Compare holds the two equal).
+	if w := out.PFC.Watchdog; w != nil && !w.Enabled {
+		out.PFC.Watchdog = nil
+	}
 	return out
 }

@@ -31,7 +31,8 @@ const (
 // port) unless told: globally `priority-flow-control pause watchdog action
 // drop|no-drop`, per port `… port action drop|notify-only` (AVD's
 // eos_cli_config_gen schema: priority_flow_control.watchdog.action takes
-// drop and no-drop, the interfaces' watchdog action drop and notify-only).
+// drop and no-drop, the qos profiles' watchdog action drop and
+// notify-only).
 // The canonical actions map to: drop → global drop, forward → global
 // no-drop, alert → per-port notify-only.
 var (
@@ -56,8 +57,11 @@ func queueKeyword(in fabric.SwitchIntent) string {
 // manages: maps, PFC priorities and queues the intent does not use are
 // reset with "no" commands, so pushing it also removes what drifted in. The
 // queue commands follow the model family (uc-tx-queue on strata, tx-queue on
-// sand). An intent without a watchdog leaves the switch's watchdog as it is.
-// It is pure.
+// sand). An intent without a watchdog leaves the switch's watchdog as it is;
+// a disabled one switches it off on the intent's ports and writes nothing
+// global (the global timers and action are the watchdog of every port, and
+// `watchdog: {enabled: false}` resolves to an action no one asked for; AVD's
+// eos_cli_config_gen writes nothing either). It is pure.
 func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 	if err := validate(in); err != nil {
 		return switchcfg.Config{}, err
@@ -108,7 +112,7 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 		line(0, "no priority-flow-control all off")
 	}
 	wd := in.PFC.Watchdog
-	if wd != nil {
+	if wd != nil && wd.Enabled {
 		for _, t := range []struct {
 			setting string
 			ms      int
@@ -159,15 +163,9 @@ func (*Driver) Render(in fabric.SwitchIntent) (switchcfg.Config, error) {
 			}
 			line(3, "no priority-flow-control pause watchdog port timer")
 		default:
+			// Off, and nothing else: a disabled watchdog's timers and
+			// action act on nothing and are not written.
 			line(3, "no priority-flow-control pause watchdog")
-			// An action only a port can carry (notify-only) is kept while
-			// the watchdog is off, as the global ones are: a disabled
-			// watchdog's settings read back as they were written.
-			if _, global := globalWatchdogActions[wd.Action]; !global {
-				if a, ok := portWatchdogActions[wd.Action]; ok {
-					line(3, "priority-flow-control pause watchdog port action %s", a)
-				}
-			}
 		}
 		for q := 0; q <= 7; q++ {
 			i := slices.IndexFunc(classes, func(c fabric.SwitchClass) bool { return c.Queue == q })
@@ -236,18 +234,25 @@ func validate(in fabric.SwitchIntent) error {
 		_, global := globalWatchdogActions[wd.Action]
 		_, port := portWatchdogActions[wd.Action]
 		if !global && !port && wd.Action != "" {
-			errs = append(errs, notSupported("PFC watchdog action %q (EOS knows drop, forward as no-drop, alert as the ports' notify-only)", wd.Action))
+			errs = append(errs, fabric.AtField("pfc.watchdog.action", notSupported("PFC watchdog action %q (EOS knows drop, forward as no-drop, alert as the ports' notify-only)", wd.Action)))
 		}
 		for _, t := range []struct {
-			what       string
-			ms, lo, hi int
+			what, field string
+			ms, lo, hi  int
+			// step is the timer's resolution: EOS (and AVD's schema)
+			// take timeout and recovery-time in hundredths of a second,
+			// the polling interval in thousandths.
+			step int
 		}{
-			{"detection time", wd.DetectionTimeMs, minWatchdogTimeoutMs, maxWatchdogTimeoutMs},
-			{"restoration time", wd.RestorationTimeMs, minWatchdogTimeoutMs, maxWatchdogTimeoutMs},
-			{"poll interval", wd.PollIntervalMs, minWatchdogPollMs, maxWatchdogPollMs},
+			{"detection time", "pfc.watchdog.detectionTime", wd.DetectionTimeMs, minWatchdogTimeoutMs, maxWatchdogTimeoutMs, 10},
+			{"restoration time", "pfc.watchdog.restorationTime", wd.RestorationTimeMs, minWatchdogTimeoutMs, maxWatchdogTimeoutMs, 10},
+			{"poll interval", "pfc.watchdog.pollInterval", wd.PollIntervalMs, minWatchdogPollMs, maxWatchdogPollMs, 1},
 		} {
-			if t.ms < 0 || (t.ms > 0 && (t.ms < t.lo || t.ms > t.hi)) {
-				errs = append(errs, notSupported("PFC watchdog %s %d ms outside %d..%d ms", t.what, t.ms, t.lo, t.hi))
+			switch {
+			case t.ms < 0 || (t.ms > 0 && (t.ms < t.lo || t.ms > t.hi)):
+				errs = append(errs, fabric.AtField(t.field, notSupported("PFC watchdog %s %d ms outside %d..%d ms", t.what, t.ms, t.lo, t.hi)))
+			case t.ms%t.step != 0:
+				errs = append(errs, fabric.AtField(t.field, notSupported("PFC watchdog %s %d ms: EOS takes it in steps of %d ms (seconds with two decimals)", t.what, t.ms, t.step)))
 			}
 		}
 	}

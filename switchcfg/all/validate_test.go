@@ -147,3 +147,31 @@ func TestExplicitSwitchMTUAboveModelMax(t *testing.T) {
 		t.Errorf("one error expected (the renderer must not repeat it):\n%v", err)
 	}
 }
+
+// A limit a platform's own validator enforces on a profile field is a
+// validate error at that field, naming the platform and the switch (issue
+// 29: the user hears before the push, at the line to change, what the
+// switch would refuse). EOS takes watchdog timeouts in hundredths of a
+// second (AVD's schema: two decimals); SONiC's POLL_INTERVAL is 100..1000.
+func TestRenderLimitsLocatedAtTheField(t *testing.T) {
+	profile := strings.Replace(profileFor("roce"), "mtu: 9000\n",
+		"mtu: 9000\n    pfc:\n      watchdog: {enabled: true, pollInterval: 2000ms, detectionTime: 4005ms, restorationTime: 8000ms}\n", 1)
+	_, err := load(profile)
+	if err == nil {
+		t.Fatal("watchdog limits passed validation")
+	}
+	for _, want := range []string{
+		`p.yaml:8:70: spec.ethernet.pfc.watchdog.detectionTime: arista-eos cannot render profile "p" for switch "s0" (f.yaml:7:68): PFC watchdog detection time 4005 ms: EOS takes it in steps of 10 ms`,
+		`p.yaml:8:47: spec.ethernet.pfc.watchdog.pollInterval: sonic cannot render profile "p" for switch "s4" (f.yaml:11:63): not supported by platform: PFC watchdog poll interval 2000 ms outside 100..1000 (sonic-pfcwd.yang)`,
+		`p.yaml:8:47: spec.ethernet.pfc.watchdog.pollInterval: cisco-nxos cannot render profile "p" for switch "s1" (f.yaml:8:68): PFC watchdog interval 2000 ms outside 100..1000 ms`,
+		`p.yaml:8:70: spec.ethernet.pfc.watchdog.detectionTime: cumulus-nvue cannot render profile "p" for switch "s2" (f.yaml:9:70)`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in:\n%v", want, err)
+		}
+	}
+	fixed := strings.Replace(strings.Replace(profile, "4005ms", "4000ms", 1), "pollInterval: 2000ms", "pollInterval: 1000ms", 1)
+	if _, err := load(fixed); err != nil {
+		t.Fatalf("the fixed profile: %v", err)
+	}
+}

@@ -10,7 +10,7 @@
 //	SCHEDULER|FABRICCTL_STRICT, FABRICCTL_DWRR_<weight>
 //	WRED_PROFILE|FABRICCTL_Q<q>    ecn_all, green/yellow/red thresholds in bytes
 //	PORT_QOS_MAP|EthernetN         the maps above, pfc_enable "3,4"
-//	QUEUE|EthernetN|q              scheduler, wred_profile
+//	QUEUE|EthernetN|q              scheduler, wred_profile (<name>|asic0|EthernetN|q on model voq)
 //	PFC_WD|EthernetN, PFC_WD|GLOBAL POLL_INTERVAL, pfcwd_sw_enable (watchdog set)
 //	PFC_PRIORITY_TO_PRIORITY_GROUP_MAP, pfc_to_pg_map (mellanox, barefoot models)
 //	BUFFER_QUEUE|EthernetN|q       the lossless profile on the lossless queues
@@ -41,7 +41,17 @@
 // patch rewrites each port's BUFFER_QUEUE around the lossless queues and
 // removes lossless BUFFER_PG entries pfc_enable no longer names (buffermgrd
 // never deletes them); it refuses what GCU refuses whatever the patch
-// (creating PFC_WD or its GLOBAL entry) and names the command that does it.
+// (creating PFC_WD or its GLOBAL entry) and names the command that does it,
+// and a poll interval above the watchdog times of ports outside the intent
+// (sonic-pfcwd.yang wants every port's times >= POLL_INTERVAL).
+//
+// A line card of a VOQ chassis (DEVICE_METADATA switch_type voq) keys
+// QUEUE and BUFFER_QUEUE by system port, "<hostname>|<asic>|EthernetN|q"
+// (sonic-queue.yang, sonic-buffer-queue.yang); local keys fail SONiC's YANG
+// there. Model voq renders them so, with the switch's name as hostname and
+// asic0; the patch keys them by the switch's own DEVICE_METADATA hostname
+// and asic_name whichever model rendered them, and leaves other line
+// cards' entries alone; the reader reads the local line card's queues.
 // Parse reads port by port, old "[TABLE|NAME]" references, and counts a
 // priority lossless only where its queue's buffer is. docs/switches.md has
 // the sources.

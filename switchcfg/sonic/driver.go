@@ -43,12 +43,22 @@ var sonicDefinition []byte
 // ASIC families (Info.Models): SONiC's QoS tables are the same everywhere
 // but for the PFC priority → priority group map, which orchagent applies on
 // Mellanox (Spectrum) and Barefoot ASICs only (sonic-buildimage
-// files/build_templates/qos_config.j2: pfc_to_pg_map_supported_asics).
+// files/build_templates/qos_config.j2: pfc_to_pg_map_supported_asics), and
+// for the line cards of a VOQ chassis (DEVICE_METADATA switch_type voq),
+// which key QUEUE and BUFFER_QUEUE by system port,
+// "<hostname>|<asic>|EthernetN|q" (sonic-queue.yang VOQ_QUEUE_LIST,
+// sonic-buffer-queue.yang VOQ_BUFFER_QUEUE_LIST).
 const (
 	ModelBroadcom = "broadcom" // the default
 	ModelMellanox = "mellanox"
 	ModelBarefoot = "barefoot"
+	ModelVOQ      = "voq"
 )
+
+// voqASIC is the ASIC a voq render keys its queues by: a line card's
+// first (asic0, a single-ASIC card's only) ASIC. Push keys them by the
+// switch's own DEVICE_METADATA hostname and asic_name instead.
+const voqASIC = "asic0"
 
 var models = []switchcfg.Model{
 	{Name: ModelBroadcom, Description: "Broadcom ASICs (Trident, Tomahawk, Jericho): no pfc_to_pg_map",
@@ -64,6 +74,14 @@ var models = []switchcfg.Model{
 	{Name: "cisco-8000", Description: "Cisco Silicon One: no pfc_to_pg_map", Products: []string{"cisco-8"},
 		Source: "sonic-buildimage qos_config.j2"},
 	{Name: "vs", Description: "the virtual switch (sonic-vs): no pfc_to_pg_map", Source: "sonic-buildimage qos_config.j2"},
+	{Name: ModelVOQ, Description: "a line card of a VOQ chassis (switch_type voq: Broadcom Jericho, Cisco 8000): QUEUE and BUFFER_QUEUE keyed by system port <switch name>|asic0|EthernetN|q; no pfc_to_pg_map",
+		Source: "sonic-buildimage sonic-queue.yang VOQ_QUEUE_LIST, sonic-buffer-queue.yang VOQ_BUFFER_QUEUE_LIST, qos_config.j2"},
+}
+
+// isVOQ reports whether the model is a VOQ chassis line card.
+func isVOQ(model string) bool {
+	m, err := info.Model(model)
+	return err == nil && m.Name == ModelVOQ
 }
 
 // pfcToPG reports whether the model's orchagent takes pfc_to_pg_map.

@@ -57,10 +57,138 @@ var ErrGCURefuses = errors.New("the generic config updater refuses this change")
 //     it), and PORT mtu — fields are added, replaced or removed one by one,
 //     so everything else on the port stays.
 //
+// On a VOQ chassis line card (observed DEVICE_METADATA switch_type voq)
+// QUEUE and BUFFER_QUEUE are keyed by system port: the patch keys them
+// "<hostname>|<asic_name>|EthernetN|q" by the switch's own DEVICE_METADATA,
+// whether desired is the voq model's render (keyed by the fabric's switch
+// name) or a local one, and leaves other line cards' entries alone. A voq
+// render onto a switch whose DEVICE_METADATA says it is no VOQ line card
+// is an error.
+//
 // A port missing from the observed PORT table, or a queue the observed QUEUE
 // table covers only with a multi-queue key ("Ethernet0|0-2"), is an error:
 // nothing is patched. An empty result means the switch already matches.
 func BuildPatch(observed, desired ConfigDB) ([]PatchOp, error) {
+	card, err := lineCard(observed, desired)
+	if err != nil {
+		return nil, err
+	}
+	if card == "" {
+		return buildPatch(observed, desired)
+	}
+	ops, err := buildPatch(cardView(observed, card), cardView(desired, ""))
+	if err != nil {
+		return nil, err
+	}
+	return systemPortOps(ops, card), nil
+}
+
+// lineCard returns the VOQ line card ("hostname|asic") whose system-port
+// keys the patch writes, "" when the switch is no VOQ line card: the
+// observed DEVICE_METADATA's, else (a capture without it) the one line
+// card desired's or else observed's keys name.
+func lineCard(observed, desired ConfigDB) (string, error) {
+	wantCards := systemPortCards(desired)
+	md, hasMD := observed[tMetadata]["localhost"]
+	switch {
+	case hasMD && md["switch_type"] == "voq":
+		if md["hostname"] == "" {
+			if len(wantCards) != 1 {
+				return "", fmt.Errorf("building the %s patch: %w: the switch is a VOQ line card without a DEVICE_METADATA hostname to key its queues by", Platform, switchcfg.ErrNotSupported)
+			}
+			return wantCards[0], nil
+		}
+		asic := md["asic_name"]
+		if asic == "" {
+			asic = voqASIC
+		}
+		return md["hostname"] + "|" + asic, nil
+	case hasMD:
+		if len(wantCards) > 0 {
+			return "", fmt.Errorf("building the %s patch: %w: the render keys queues by VOQ system port (%s|…, model %s) but the switch's DEVICE_METADATA switch_type is %q, not voq: use the switch's model",
+				Platform, switchcfg.ErrNotSupported, wantCards[0], ModelVOQ, md["switch_type"])
+		}
+		return "", nil
+	}
+	if len(wantCards) == 0 {
+		wantCards = systemPortCards(observed)
+	}
+	switch len(wantCards) {
+	case 0:
+		return "", nil
+	case 1:
+		return wantCards[0], nil
+	}
+	return "", fmt.Errorf("building the %s patch: %w: queues keyed by the system ports of %d line cards (%s) and no DEVICE_METADATA to tell which is the switch",
+		Platform, switchcfg.ErrNotSupported, len(wantCards), strings.Join(wantCards, ", "))
+}
+
+// systemPortCards returns the line cards ("hostname|asic", as written,
+// one per spelling that differs in more than case) db's system-port keys
+// name, sorted.
+func systemPortCards(db ConfigDB) []string {
+	seen := map[string]string{}
+	for _, t := range systemPortTables {
+		for key := range db[t] {
+			if card, _, ok := systemPortKey(key); ok {
+				parts := strings.SplitN(key, "|", 3)
+				seen[card] = parts[0] + "|" + parts[1]
+			}
+		}
+	}
+	return slices.Sorted(maps.Values(seen))
+}
+
+// cardView returns db with the system-port keys of line card (any line
+// card when card is "") as local keys ("EthernetN|q") and every other
+// QUEUE and BUFFER_QUEUE key left out; a missing table stays missing.
+func cardView(db ConfigDB, card string) ConfigDB {
+	out := maps.Clone(db)
+	for _, t := range systemPortTables {
+		if db[t] == nil {
+			continue
+		}
+		tab := map[string]map[string]string{}
+		for key, fields := range db[t] {
+			c, local, ok := systemPortKey(key)
+			switch {
+			case ok && (card == "" || c == strings.ToLower(card)):
+				tab[local] = fields
+			case !ok && card == "":
+				tab[key] = fields
+			}
+		}
+		out[t] = tab
+	}
+	return out
+}
+
+// systemPortOps rewrites the QUEUE and BUFFER_QUEUE keys of ops (built on
+// local keys) as line card's system-port keys.
+func systemPortOps(ops []PatchOp, card string) []PatchOp {
+	for i, op := range ops {
+		parts, err := splitPointer(op.Path)
+		if err != nil || !slices.Contains(systemPortTables, parts[0]) {
+			continue
+		}
+		if len(parts) > 1 {
+			parts[1] = card + "|" + parts[1]
+			ops[i].Path = pointer(parts...)
+			continue
+		}
+		if table, ok := op.Value.(map[string]map[string]string); ok {
+			rekeyed := make(map[string]map[string]string, len(table))
+			for k, v := range table {
+				rekeyed[card+"|"+k] = v
+			}
+			ops[i].Value = rekeyed
+		}
+	}
+	return ops
+}
+
+// buildPatch is BuildPatch on local queue keys.
+func buildPatch(observed, desired ConfigDB) ([]PatchOp, error) {
 	var adds, fields, removes []PatchOp
 	ports := sortedKeys(desired[tPortQoSMap])
 	for _, p := range ports {
@@ -193,6 +321,33 @@ func pfcwdAllowed(observed, desired ConfigDB) error {
 					}
 				}
 			}
+		}
+	}
+	// The poll interval is the switch's: raised above the times of a port
+	// the intent does not set, that port's entry breaks the same rule.
+	if poll, err := strconv.Atoi(desired[tPFCWD][pfcwdGlobal][fPollInterval]); err == nil && desired[tPFCWD][pfcwdGlobal][fPollInterval] != observed[tPFCWD][pfcwdGlobal][fPollInterval] {
+		var low []string
+		for _, key := range sortedKeys(observed[tPFCWD]) {
+			if key == pfcwdGlobal || desired[tPFCWD][key] != nil {
+				continue
+			}
+			if v, ok := desired[tPortQoSMap][key][fPFCWDSwEnable]; ok && v == "" {
+				continue // its watchdog goes with the patch
+			}
+			for _, f := range []string{"detection_time", "restoration_time"} {
+				if v, err := strconv.Atoi(observed[tPFCWD][key][f]); err == nil && v < poll {
+					low = append(low, fmt.Sprintf("PFC_WD|%s %s %d ms", key, f, v))
+				}
+			}
+		}
+		if len(low) > 0 {
+			more := ""
+			if len(low) > 3 {
+				more = fmt.Sprintf(" and %d more", len(low)-3)
+				low = low[:3]
+			}
+			return fmt.Errorf("building the %s patch: %w: the %d ms poll interval would exceed %s%s on ports outside the intent (sonic-pfcwd.yang: detection and restoration time >= POLL_INTERVAL); raise their times (`sudo pfcwd start --restoration-time MS PORTS DETECTION_MS`), add them to the switch's ports, or lower the profile's pollInterval",
+				Platform, switchcfg.ErrNotSupported, poll, strings.Join(low, ", "), more)
 		}
 	}
 	if _, ok := desired[tPFCWD][pfcwdGlobal][fPollInterval]; ok && observed[tPFCWD][pfcwdGlobal] == nil {
@@ -424,10 +579,12 @@ func pointer(parts ...string) string {
 	var b strings.Builder
 	for _, p := range parts {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
+		b.WriteString(pointerEscape.Replace(p))
 	}
 	return b.String()
 }
+
+var pointerEscape = strings.NewReplacer("~", "~0", "/", "~1")
 
 // PatchJSON prints ops as `config apply-patch` reads them.
 func PatchJSON(ops []PatchOp) []byte {

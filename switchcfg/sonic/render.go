@@ -63,9 +63,12 @@ func notSupported(format string, args ...any) error {
 //   - an MTU outside 1500..9216;
 //   - an enabled watchdog without PFC priorities (pfcwd_sw_enable lists
 //     PFC priorities: there would be nothing to watch);
-//   - watchdog times outside `config pfcwd`'s ranges (poll 100..3000 ms,
-//     detection 100..5000 ms, restoration 100..60000 ms) or an action other
-//     than drop, forward or alert.
+//   - on the voq model, a switch name that cannot be the line card's
+//     hostname in its queue keys;
+//   - watchdog times outside sonic-pfcwd.yang's ranges (poll 100..1000 ms,
+//     detection 100..5000 ms, restoration 100..60000 ms, both times at
+//     least the poll interval) or an action other than drop, forward or
+//     alert.
 //
 // Lossless priorities other than 3 and 4 are accepted; with SONiC's
 // traditional buffer model their lossless BUFFER_PG entries must exist (the
@@ -79,6 +82,9 @@ func validate(si fabric.SwitchIntent) error {
 				c.Name, c.TrafficClass, c.Priority))
 		}
 	}
+	if isVOQ(si.Model) && (si.Name == "" || len(si.Name) > 63 || strings.ContainsAny(si.Name, "|/")) {
+		errs = append(errs, notSupported("VOQ line card name %q: the name keys its queues as the line card's hostname (1..63 characters, no '|' or '/': sonic-types.yang hostname)", si.Name))
+	}
 	if wd := si.PFC.Watchdog; wd != nil && wd.Enabled {
 		if len(si.PFC.Priorities) == 0 {
 			// orchagent arms the watchdog on the priorities pfcwd_sw_enable
@@ -89,27 +95,27 @@ func validate(si fabric.SwitchIntent) error {
 		switch wd.Action {
 		case "", "drop", "forward", "alert":
 		default:
-			errs = append(errs, notSupported("PFC watchdog action %q (drop, forward or alert)", wd.Action))
+			errs = append(errs, fabric.AtField("pfc.watchdog.action", notSupported("PFC watchdog action %q (drop, forward or alert)", wd.Action)))
 		}
 		for _, r := range []struct {
-			what      string
-			v, lo, hi int
+			what, field string
+			v, lo, hi   int
 		}{
-			{"poll interval", wd.PollIntervalMs, minWDPollMs, maxWDPollMs},
-			{"detection time", wd.DetectionTimeMs, minWDDetectMs, maxWDDetectMs},
-			{"restoration time", wd.RestorationTimeMs, minWDRestoreMs, maxWDRestoreMs},
+			{"poll interval", "pfc.watchdog.pollInterval", wd.PollIntervalMs, minWDPollMs, maxWDPollMs},
+			{"detection time", "pfc.watchdog.detectionTime", wd.DetectionTimeMs, minWDDetectMs, maxWDDetectMs},
+			{"restoration time", "pfc.watchdog.restorationTime", wd.RestorationTimeMs, minWDRestoreMs, maxWDRestoreMs},
 		} {
 			if r.v != 0 && (r.v < r.lo || r.v > r.hi) {
-				errs = append(errs, notSupported("PFC watchdog %s %d ms outside %d..%d (sonic-pfcwd.yang)", r.what, r.v, r.lo, r.hi))
+				errs = append(errs, fabric.AtField(r.field, notSupported("PFC watchdog %s %d ms outside %d..%d (sonic-pfcwd.yang)", r.what, r.v, r.lo, r.hi)))
 			}
 		}
 		for _, r := range []struct {
-			what string
-			v    int
-		}{{"detection time", wd.DetectionTimeMs}, {"restoration time", wd.RestorationTimeMs}} {
+			what, field string
+			v           int
+		}{{"detection time", "pfc.watchdog.detectionTime", wd.DetectionTimeMs}, {"restoration time", "pfc.watchdog.restorationTime", wd.RestorationTimeMs}} {
 			if r.v != 0 && wd.PollIntervalMs != 0 && r.v < wd.PollIntervalMs {
-				errs = append(errs, notSupported("PFC watchdog %s %d ms is shorter than the %d ms poll interval (sonic-pfcwd.yang: must be >= POLL_INTERVAL)",
-					r.what, r.v, wd.PollIntervalMs))
+				errs = append(errs, fabric.AtField(r.field, notSupported("PFC watchdog %s %d ms is shorter than the %d ms poll interval (sonic-pfcwd.yang: must be >= POLL_INTERVAL)",
+					r.what, r.v, wd.PollIntervalMs)))
 			}
 		}
 	}
@@ -247,6 +253,11 @@ func Desired(si fabric.SwitchIntent) (ConfigDB, error) {
 		db.set(tPFCWD, pfcwdGlobal, fPollInterval, strconv.Itoa(wd.PollIntervalMs))
 	}
 	queues := bufferQueues(si)
+	// A VOQ line card keys its queues by system port.
+	qport := func(p string) string { return p }
+	if isVOQ(si.Model) {
+		qport = func(p string) string { return si.Name + "|" + voqASIC + "|" + p }
+	}
 	for _, p := range si.Ports {
 		db.set(tPortQoSMap, p, mapField, Name)
 		for _, f := range []string{"tc_to_queue_map", "tc_to_pg_map", "pfc_to_queue_map"} {
@@ -269,10 +280,10 @@ func Desired(si fabric.SwitchIntent) (ConfigDB, error) {
 			}
 		}
 		for r, prof := range queues {
-			db.set(tBufferQueue, p+"|"+r, "profile", prof)
+			db.set(tBufferQueue, qport(p)+"|"+r, "profile", prof)
 		}
 		for q, s := range queueSched {
-			key := p + "|" + strconv.Itoa(q)
+			key := qport(p) + "|" + strconv.Itoa(q)
 			db.set(tQueue, key, "scheduler", s)
 			if w, ok := queueWRED[q]; ok {
 				db.set(tQueue, key, "wred_profile", w)

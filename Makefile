@@ -8,7 +8,7 @@ FABRIC  ?= profiles/lab/fabric.yaml
 # Packages whose tests run in `make test` (all of them).
 PKGS    ?= ./...
 
-.PHONY: all build deps test unit lint bench demo fuzz fuzz-long clean
+.PHONY: all build deps test unit lint bench demo fuzz fuzz-long vendorcheck clean
 
 all: build
 
@@ -26,6 +26,11 @@ unit: deps
 
 # Every test: unit, corpus, namespace and (when qemu is installable) the lab.
 test: unit lab-test
+
+# The vendors' validators alone (part of `make test` too): SONiC and Junos
+# YANG, Arista AVD, NVUE's OpenAPI facts (docs/switches.md).
+vendorcheck: deps
+	$(GO) test -count=1 -v -run 'SONiC|Junos|EOS|AVD|NVUE|Cases' ./switchcfg/vendorcheck/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -175,3 +175,16 @@ func TestRenderLimitsLocatedAtTheField(t *testing.T) {
 		t.Fatalf("the fixed profile: %v", err)
 	}
 }
+
+// Junos's PFC watchdog poll-interval and recovery are uint16 milliseconds
+// in Juniper's YANG: a restoration time above 65.535 s is refused at the
+// field instead of by the switch.
+func TestJunosWatchdogUint16AtTheField(t *testing.T) {
+	profile := strings.Replace(profileFor("roce"), "mtu: 9000\n",
+		"mtu: 9000\n    pfc:\n      watchdog: {enabled: true, pollInterval: 100ms, detectionTime: 200ms, restorationTime: 70s}\n", 1)
+	_, err := load(profile)
+	want := `spec.ethernet.pfc.watchdog.restorationTime: junos cannot render profile "p" for switch "s3"`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "above 65535 ms") {
+		t.Fatalf("want %q in:\n%v", want, err)
+	}
+}

@@ -6,7 +6,7 @@
 //	forwarding-classes class roce queue-num 3 / no-loss / pfc-priority 3     one class per intent class
 //	classifiers dscp FABRICCTL-CLASSIFIER forwarding-class roce loss-priority low code-points 011010
 //	                                         (6-bit binary; ieee-802.1 with 3-bit code points for pcp trust)
-//	drop-profiles roce-dp interpolate fill-level [ 5 50 ] / drop-probability [ 0 100 ]
+//	drop-profiles roce-dp interpolate fill-level [ 5 50 ] / drop-probability [ 0 100 ]   ([ 0.11 1.14 ] on Evolved)
 //	schedulers roce-sched transmit-rate percent 50 / priority strict-high / drop-profile-map
 //	                      loss-priority any protocol any drop-profile roce-dp / explicit-congestion-notification
 //	scheduler-maps FABRICCTL-SCHEDULER-MAP forwarding-class roce scheduler roce-sched
@@ -62,12 +62,20 @@
 //
 // Units: drop-profile fill levels are percents of the queue buffer of the
 // switch's model (Info.Models: the QFX families' packet buffers, qfx5120's
-// 32 MB by default) or of the profile's queueBuffer; Render rounds bytes to
-// the nearest percent (at least 1 % above zero), ParseIntent multiplies
-// back for the switch's model, and drift compares within 1 % of that buffer
-// (ThresholdQuantumFor). The ECN mark probability is the last interpolate
-// point's drop probability. With PFC the shared buffer is partitioned as
-// Juniper's AI/ML design does (66/24/10 ingress, 66/10 egress). A lossy
+// 32 MB by default) or of the profile's queueBuffer, in steps the switch's
+// configuration schema takes (Juniper's YANG, 24.4R1): whole percents on
+// classic Junos (uint32), hundredths on Junos OS Evolved, the
+// QFX5130/5220/5230/5240 (decimal64: `fill-level [ 0.11 1.14 ]` is the
+// RoCE ramp 150 KB–1.5 MB of a QFX5130's 132 MB). Render rounds each
+// threshold to the nearest step, half up, at least one step above zero;
+// the two must differ (Junos refuses `fill-level [ 1 1 ]`, and the ramp
+// would be lost), so when both land on one step the one beyond it moves a
+// step out (fillLevels). Each level stays within one step of its threshold:
+// ParseIntent multiplies back for the switch's model, and drift compares
+// within one step (ThresholdQuantumFor). The ECN mark probability is the
+// last interpolate point's drop probability. With PFC the shared buffer
+// is partitioned as Juniper's AI/ML design does (66/24/10 ingress, 66/10
+// egress). A lossy
 // class under DSCP trust carries no priority on Junos: it reads as its
 // lowest DSCP's class selector, else its queue (readPriorities), and
 // validation asks for that priority. Watchdog: poll-interval and recovery are milliseconds,
@@ -83,13 +91,17 @@
 //   - with dscp trust, a lossless class without DSCPs (DSCP-based PFC
 //     pauses by code point);
 //   - an ECN maximum threshold above the queue buffer (more than 100 % fill);
+//     both thresholds below the first fill-level step (no two levels above
+//     0 lie within a step of them); an ECN mark probability of 0
+//     (`drop-probability [ 0 0 ]`);
 //   - a lossy class under DSCP trust whose priority is not the one it reads
 //     back as, an unknown model;
 //   - an MTU outside MinMTU..MaxMTU (256..9216; the profiles' default
 //     switchMtu 9216 fits);
 //   - a watchdog action other than drop or forward, a detection time that is
 //     not whole poll intervals, a watchdog without PFC;
-//   - class names that cannot name a forwarding class.
+//   - class names that cannot name a forwarding class, or whose scheduler
+//     (NAME-sched) would pass Junos's 64 characters (at most 58).
 //
 // Push edits a private candidate, exactly these commands through Session.Send:
 //

@@ -38,6 +38,9 @@ const (
 const (
 	// MaxNoLossClasses is the number of no-loss forwarding classes accepted.
 	MaxNoLossClasses = 6
+	// maxWatchdogMs bounds the PFC watchdog's poll-interval and recovery
+	// (milliseconds, uint16 in Juniper's YANG).
+	maxWatchdogMs = 65535
 	// MinMTU and MaxMTU bound the interface MTU.
 	MinMTU, MaxMTU = 256, 9216
 )
@@ -71,6 +74,19 @@ var models = []switchcfg.Model{
 		Source: "Juniper QFX5230 datasheet"},
 	{Name: "qfx5240", Description: "QFX5240 (Tomahawk 5, 165 MB; Junos EVO)", Products: []string{"qfx5240"}, QueueBufferBytes: 165 * mb,
 		Source: "Juniper QFX5240 datasheet; JVD AI/ML multitenancy backend leaves (fill-level [ 55 90 ])"},
+}
+
+// evolved are the models that run Junos OS Evolved; the others run classic
+// Junos. The two take different configuration schemas (Juniper publishes
+// one YANG set per family): Evolved types a drop profile's fill levels as
+// decimals (decimal64, 9 fraction digits), classic Junos as whole percents.
+var evolved = map[string]bool{"qfx5130": true, "qfx5220": true, "qfx5230": true, "qfx5240": true}
+
+// Evolved says whether model (a family or product name, "" the default
+// qfx5120) runs Junos OS Evolved; an unknown model is classic.
+func Evolved(model string) bool {
+	m, err := info.Model(model)
+	return err == nil && evolved[m.Name]
 }
 
 // Driver renders, parses and pushes Junos (QFX) class-of-service
@@ -122,10 +138,15 @@ func queueBuffer(si fabric.SwitchIntent) int64 {
 	return m.QueueBufferBytes
 }
 
-// ThresholdQuantumFor is 1 % of the switch's queue buffer: drop profiles are
-// whole fill-level percents of it.
+// ThresholdQuantumFor is one fill-level step of the switch's queue buffer:
+// 1 % on classic Junos (whole percents), 0.01 % on Junos OS Evolved
+// (fillScale).
 func (d *Driver) ThresholdQuantumFor(si fabric.SwitchIntent) int64 {
-	return max(queueBuffer(si)/100, 1)
+	q, rem := mulDivRem(queueBuffer(si), 1, 100*fillScale(si))
+	if rem > 0 {
+		q++ // a whole step, rounded up
+	}
+	return max(q, 1)
 }
 
 // portRE matches et-/xe-/ge- FPC/PIC/port with an optional channel.

@@ -75,7 +75,7 @@ func pcpTrust() fabric.SwitchIntent {
 }
 
 // carried is in as Parse(Render(in)) reads it back: without what Junos does
-// not carry, thresholds through whole fill-level percents, no disabled
+// not carry, thresholds through fill-level steps (fillScale), no disabled
 // watchdog, "drop" as the default watchdog action.
 func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 	out := fabric.SwitchIntent{
@@ -97,8 +97,8 @@ func carried(in fabric.SwitchIntent) fabric.SwitchIntent {
 		if c.ECN != nil {
 			e := *c.ECN
 			buffer := queueBuffer(in)
-			e.MinBytes = percentToBytes(fillLevel(e.MinBytes, buffer), buffer)
-			e.MaxBytes = percentToBytes(fillLevel(e.MaxBytes, buffer), buffer)
+			lo, hi, _ := fillLevels(e, buffer, fillScale(in))
+			e.MinBytes, e.MaxBytes = fillBytes(lo, buffer), fillBytes(hi, buffer)
 			c.ECN = &e
 		}
 		out.Classes = append(out.Classes, c)

@@ -75,7 +75,7 @@ func TestParseJVDDropProfiles(t *testing.T) {
 	if !slices.Contains(got, "class-of-service drop-profiles dp1 interpolate fill-level [ 1 2 ]") || len(got) != 4 {
 		t.Errorf("statements %q", got)
 	}
-	c := &cosConfig{fill: map[string][]int{"dp1": {1, 2}}, prob: map[string][]int{"dp1": {0, 100}}}
+	c := &cosConfig{fill: map[string][]int64{"dp1": {1 * nanoPerPercent, 2 * nanoPerPercent}}, prob: map[string][]int{"dp1": {0, 100}}}
 	if e := c.ecn("dp1", queueBuffer(fabric.SwitchIntent{Model: "qfx5120-48ym"})); e == nil || e.MinBytes != 320_000 || e.MaxBytes != 640_000 {
 		t.Errorf("dp1 on a QFX5120: %+v", e)
 	}

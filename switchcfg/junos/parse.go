@@ -49,7 +49,8 @@ type cosConfig struct {
 	classifiers map[string]map[string]map[string][]int // kind → name → forwarding class → code-points
 	fcs         map[string]*forwardingClass
 	cnps        map[string]*cnProfile
-	fill, prob  map[string][]int // drop profile → interpolate points
+	fill        map[string][]int64 // drop profile → interpolate fill levels (nano-percent)
+	prob        map[string][]int   // drop profile → interpolate drop probabilities
 	schedulers  map[string]*scheduler
 	schedMaps   map[string]map[string]string // map → forwarding class → scheduler
 	bindings    map[string]*binding          // class-of-service interfaces, by name or wildcard
@@ -111,7 +112,7 @@ func (d *Driver) ParseIntent(rb switchcfg.Readback, want fabric.SwitchIntent) (f
 	ports := want.Ports
 	cfg := &cosConfig{
 		classifiers: map[string]map[string]map[string][]int{}, fcs: map[string]*forwardingClass{},
-		cnps: map[string]*cnProfile{}, fill: map[string][]int{}, prob: map[string][]int{},
+		cnps: map[string]*cnProfile{}, fill: map[string][]int64{}, prob: map[string][]int{},
 		schedulers: map[string]*scheduler{}, schedMaps: map[string]map[string]string{},
 		bindings: map[string]*binding{}, mtu: map[string]int{}, physical: map[string]bool{}, channelized: map[string]bool{},
 		aliases: map[string]string{}, ranges: map[string][]string{}, rangeSettings: map[string][][]string{},
@@ -303,10 +304,18 @@ func (c *cosConfig) cos(section string, w []string) error {
 	case "congestion-notification-profile":
 		return c.cnp(w)
 	case "drop-profiles":
-		if len(w) >= 4 && w[1] == "interpolate" && (w[2] == "fill-level" || w[2] == "drop-probability") {
-			dst := map[string]map[string][]int{"fill-level": c.fill, "drop-probability": c.prob}[w[2]]
+		switch {
+		case len(w) >= 4 && w[1] == "interpolate" && w[2] == "fill-level":
 			for _, v := range values(w[3:]) {
-				if err := setInt(func(n int) { dst[w[0]] = append(dst[w[0]], n) }, v, 0, 100); err != nil {
+				n, err := parseFill(v)
+				if err != nil {
+					return err
+				}
+				c.fill[w[0]] = append(c.fill[w[0]], n)
+			}
+		case len(w) >= 4 && w[1] == "interpolate" && w[2] == "drop-probability":
+			for _, v := range values(w[3:]) {
+				if err := setInt(func(n int) { c.prob[w[0]] = append(c.prob[w[0]], n) }, v, 0, 100); err != nil {
 					return err
 				}
 			}
@@ -783,8 +792,8 @@ func (c *cosConfig) ecn(profile string, buffer int64) *fabric.SwitchECN {
 		return nil
 	}
 	return &fabric.SwitchECN{
-		MinBytes:           percentToBytes(fill[0], buffer),
-		MaxBytes:           percentToBytes(fill[len(fill)-1], buffer),
+		MinBytes:           fillBytes(fill[0], buffer),
+		MaxBytes:           fillBytes(fill[len(fill)-1], buffer),
 		MaxMarkProbability: prob[len(prob)-1],
 	}
 }
@@ -801,12 +810,6 @@ func (c *cosConfig) commonMTU(ports []string) int {
 	}
 	return mtu
 }
-
-// bytesToPercent and percentToBytes convert thresholds and fill levels;
-// bytesToPercent rounds to the nearest percent, half up.
-func bytesToPercent(b, buffer int64) int { return int((b*200 + buffer) / (2 * buffer)) }
-
-func percentToBytes(p int, buffer int64) int64 { return int64(p) * buffer / 100 }
 
 func setInt(set func(int), s string, lo, hi int) error {
 	v, err := strconv.Atoi(s)

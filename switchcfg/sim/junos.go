@@ -16,8 +16,12 @@ import (
 // plain "commit" confirms, "rollback 0" discards the candidate.
 
 const (
-	jIdent  = `[A-Za-z0-9][A-Za-z0-9_.\-]*`
-	jPct    = `\d{1,2}|100`
+	jIdent = `[A-Za-z0-9][A-Za-z0-9_.\-]*`
+	jPct   = `\d{1,2}|100`
+	// jFill is a drop-profile fill level: whole percents on classic QFX,
+	// decimal64 on Junos OS Evolved (junos-conf-class-of-service.yang,
+	// 24.4R1), which the simulated qfx5240 runs.
+	jFill   = `\d{1,2}(?:\.\d{1,9})?|100(?:\.0{1,9})?`
 	jCP6    = `[01]{6}|ef|be|af[1-4][1-3]|cs[0-7]|nc[12]`
 	jCP3    = `[01]{3}|be|be1|ef|ef1|af1[12]|nc[12]`
 	jIfName = `(?:et|xe|ge|mge)-(?:\d+|\*)/(?:\d+|\*)/(?:\d+|\*)(?::(?:\d+|\*))?|(?:et|xe|ge)-\*|\*`
@@ -40,7 +44,7 @@ var junosSchema = sync.OnceValue(func() *jdef {
 					jlist("loss-priority", "low|high|medium-low|medium-high", jleafs("code-points", jCP3)).one())),
 			),
 			jctr("drop-profiles", jlist("", jIdent,
-				jctr("interpolate", jleafs("fill-level", jPct), jleafs("drop-probability", jPct)))),
+				jctr("interpolate", jleafs("fill-level", jFill), jleafs("drop-probability", jPct)))),
 			jctr("forwarding-classes",
 				jlist("class", jIdent, jleaf("queue-num", `\d|1[0-5]`), jleaf("priority", "low|high"),
 					jflag("no-loss"), jleaf("pfc-priority", "[0-7]")).one()),

@@ -147,3 +147,19 @@ func TestJunosLoadSetTerminal(t *testing.T) {
 		t.Fatalf("loaded statement missing from the candidate:\n%s", out)
 	}
 }
+
+// The simulated switch is a qfx5240 (Junos OS Evolved), whose schema types
+// drop-profile fill levels as decimal64 (junos-conf-class-of-service.yang,
+// 24.4R1): the decimal ramps an EVO render writes are taken, whole ones
+// too, and a level above 100 is not.
+func TestJunosDecimalFillLevels(t *testing.T) {
+	_, c := dial(t, sim.Options{Platform: "junos"})
+	c.ok("configure private")
+	c.ok("set class-of-service drop-profiles dp interpolate fill-level [ 0.11 1.14 ]")
+	c.ok("set class-of-service drop-profiles dp2 interpolate fill-level [ 1 2 ]")
+	if msg := c.rejected("set class-of-service drop-profiles dp3 interpolate fill-level 100.5"); msg != "syntax error." {
+		t.Fatalf("fill level 100.5: %q", msg)
+	}
+	c.ok("rollback 0")
+	c.ok("exit")
+}

@@ -10,7 +10,7 @@
 //	nv set qos pfc default-global switch-priority 3
 //	nv set qos congestion-control default-global traffic-class 3 min-threshold 150000
 //	nv set qos egress-scheduler default-global traffic-class 6 mode strict
-//	nv set interface swp1-32 qos pfc-watchdog
+//	nv set interface swp1-32 qos pfc-watchdog state enable
 //	nv set interface swp1-32 link mtu 9216
 //
 // The rendering is full state: it starts by unsetting the managed profiles,

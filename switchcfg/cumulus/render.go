@@ -334,7 +334,11 @@ func (w *lines) ports(si fabric.SwitchIntent) {
 	if wd := si.PFC.Watchdog; wd != nil {
 		w.add("nv unset interface %s qos pfc-watchdog", list)
 		if wd.Enabled {
-			w.add("nv set interface %s qos pfc-watchdog", list)
+			// Said on, not merely present: NVIDIA's docs enable it by its
+			// presence, but NVUE's 5.12 OpenAPI schema gives the
+			// interface watchdog's state the default "disable"; the
+			// explicit state is right under either reading.
+			w.add("nv set interface %s qos pfc-watchdog state enable", list)
 		} else {
 			// Said off, not merely unset (Cumulus Linux QoS, PFC Watchdog:
 			// "nv set interface <interface> qos pfc-watchdog state disable").

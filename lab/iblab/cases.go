@@ -1,7 +1,6 @@
 package iblab
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -361,13 +360,7 @@ func loadProfile(doc string) (fabric.SubnetManagerIntent, error) {
 		}
 	}
 	files := map[string]string{"f.yaml": fmt.Sprintf(casesFabric, name), "p.yaml": doc}
-	f, err := fabric.Load("f.yaml", fabric.Options{Platforms: all.Registry(), ReadFile: func(p string) ([]byte, error) {
-		s, ok := files[p]
-		if !ok {
-			return nil, errors.New("no such file")
-		}
-		return []byte(s), nil
-	}})
+	f, err := fabric.Load("f.yaml", fabric.Options{Platforms: all.Registry(), ReadFile: fabric.FilesIn(files)})
 	if err != nil {
 		return fabric.SubnetManagerIntent{}, err
 	}

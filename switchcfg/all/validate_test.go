@@ -1,7 +1,6 @@
 package all
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -40,13 +39,7 @@ func fabricFor() string {
 
 func load(profile string) (*fabric.Fabric, error) {
 	files := map[string]string{"f.yaml": fabricFor(), "p.yaml": profile}
-	return fabric.Load("f.yaml", fabric.Options{Platforms: Registry(), ReadFile: func(p string) ([]byte, error) {
-		s, ok := files[p]
-		if !ok {
-			return nil, errors.New("no such file")
-		}
-		return []byte(s), nil
-	}})
+	return fabric.Load("f.yaml", fabric.Options{Platforms: Registry(), ReadFile: fabric.FilesIn(files)})
 }
 
 // Validation refuses what render refuses, located at the switch's profile

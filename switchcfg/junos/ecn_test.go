@@ -184,13 +184,7 @@ func TestValidateRefusesLostECNRamp(t *testing.T) {
 			"      - {name: default, priority: 0, dscp: rest, ets: {bandwidthPercent: 50}}\n" +
 			"    roce: {class: roce, cnpClass: cnp}\n",
 	}
-	_, err := fabric.Load("f.yaml", fabric.Options{Platforms: r, ReadFile: func(p string) ([]byte, error) {
-		s, ok := files[p]
-		if !ok {
-			return nil, errors.New("no such file")
-		}
-		return []byte(s), nil
-	}})
+	_, err := fabric.Load("f.yaml", fabric.Options{Platforms: r, ReadFile: fabric.FilesIn(files)})
 	if err == nil {
 		t.Fatal("a ramp below the QFX5210's first fill-level step (it rendered fill-level [ 1 1 ]) passed validation")
 	}

@@ -1,7 +1,6 @@
 package vendorcheck
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -221,13 +220,7 @@ func load(profile, platform, model string, ports []string) (fabric.SwitchIntent,
 	fab := fmt.Sprintf("apiVersion: fabricctl.io/v1alpha1\nkind: Fabric\nmetadata: {name: f}\nspec:\n  include: [p.yaml]\n  switches:\n    - {name: sw1, platform: %s, address: 192.0.2.1, profile: %s, model: %q, ports: [%s]}\n",
 		platform, name, model, strings.Join(ports, ", "))
 	files := map[string]string{"f.yaml": fab, "p.yaml": profile}
-	f, err := fabric.Load("f.yaml", fabric.Options{Platforms: all.Registry(), ReadFile: func(p string) ([]byte, error) {
-		s, ok := files[p]
-		if !ok {
-			return nil, errors.New("no such file")
-		}
-		return []byte(s), nil
-	}})
+	f, err := fabric.Load("f.yaml", fabric.Options{Platforms: all.Registry(), ReadFile: fabric.FilesIn(files)})
 	if err != nil {
 		return fabric.SwitchIntent{}, err
 	}

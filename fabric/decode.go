@@ -20,14 +20,36 @@ type decoder struct {
 	errs    *Errors
 	visits  *visits // shared by every document of a load
 	aborted bool
+	// doc names the positions document being decoded ("fabric",
+	// "profile:FILE#N"); lossy records the paths whose values did not
+	// decode, so that validation says nothing more about them.
+	doc    string
+	lossy  *lossyPaths
+	failed int // values that did not decode so far
 }
 
 // visits counts the nodes decoding visits (an alias's target each time) and
 // the alias uses, across the documents of one load.
 type visits struct{ nodes, aliases int }
 
+// errAt reports that the value at path did not decode: it stays zero,
+// and validation keeps quiet about path, what lies under it and above it.
 func (d *decoder) errAt(n *yaml.Node, path, format string, args ...any) {
-	if !d.errs.add(newError(d.nodePos(n), path, format, args...)) {
+	d.report(n, path, "", format, args...)
+	d.lossy.add(d.doc, path)
+	d.failed++
+}
+
+// noteAt reports a problem that leaves the decoded value whole (an
+// unknown field is skipped, a duplicate key's first value is kept).
+func (d *decoder) noteAt(n *yaml.Node, path, code, format string, args ...any) {
+	d.report(n, path, code, format, args...)
+}
+
+func (d *decoder) report(n *yaml.Node, path, code, format string, args ...any) {
+	e := newError(d.nodePos(n), path, format, args...)
+	e.Code = code
+	if !d.errs.add(e) {
 		d.aborted = true
 	}
 }
@@ -120,8 +142,14 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 			return
 		}
 		ptr := reflect.New(v.Type().Elem())
+		before := d.failed
 		d.decode(n, ptr.Elem(), path, depth)
-		v.Set(ptr)
+		// A scalar that did not decode stays unset (nil), not a zero
+		// that validation would take for what was written; a mapping is
+		// kept with what of it decoded.
+		if d.failed == before || ptr.Elem().Kind() == reflect.Struct {
+			v.Set(ptr)
+		}
 	case reflect.Struct:
 		d.decodeStruct(n, v, path, depth)
 	case reflect.Slice:
@@ -146,6 +174,12 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 		}
 		v.SetString(n.Value)
 	case reflect.Bool:
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+			if b, ok := yamlBoolWords[strings.ToLower(n.Value)]; ok {
+				d.errAt(n, path, "expected true or false, got the string %q; write %s", n.Value, b)
+				return
+			}
+		}
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 			d.errAt(n, path, "expected true or false, got %s", kindName(n))
 			return
@@ -210,7 +244,7 @@ func (d *decoder) mappingPairs(n *yaml.Node, path string, fn func(k, val *yaml.N
 			continue
 		}
 		if first := earlierKey(n.Content[:i], seen, k.Value); first != nil {
-			d.errAt(k, joinPath(path, k.Value), "duplicate key (first defined at line %d)", first.Line)
+			d.noteAt(k, joinPath(path, k.Value), CodeDuplicateKey, "duplicate key (first defined at line %d)", first.Line)
 			continue
 		}
 		if seen != nil {
@@ -270,10 +304,21 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 	d.mappingPairs(n, path, func(k, val *yaml.Node) {
 		i, ok := si.fields[k.Value]
 		if !ok {
-			d.errAt(k, joinPath(path, k.Value), "unknown field%s; valid fields: %s", suggest(k.Value, si.names), strings.Join(si.names, ", "))
+			hint, meant := unknownFieldHint(v.Type(), k.Value, si.names)
+			d.noteAt(k, joinPath(path, k.Value), CodeUnknownField, "unknown field%s; valid fields: %s", unclipped(hint), unclipped(strings.Join(si.names, ", ")))
+			if meant != "" {
+				// The field it misspells is most likely missing, not forgotten.
+				d.lossy.add(d.doc, joinPath(path, meant))
+			}
 			return
 		}
 		fp := joinPath(path, k.Value)
+		if h := valueHints[v.Type()][k.Value]; h != nil {
+			if msg := h(val); msg != "" {
+				d.errAt(val, fp, "%s", unclipped(msg))
+				return
+			}
+		}
 		d.decode(val, v.Field(i), fp, depth+1)
 		if enum, ok := si.enums[i]; ok {
 			d.checkEnum(val, fp, v.Field(i).String(), enum)

@@ -14,9 +14,17 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(goodFabric))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("apiVersion: fabricctl.io/v1alpha1\nkind: Profile\nmetadata: {name: x}\nspec: {infiniband: {partitions: [{name: a, pkey: 0x8001, members: [{guid: '0x1'}]}]}}\n"))
+	// Decode errors beside semantic ones: validation runs on what decoded.
+	f.Add([]byte(strings.Replace(strings.Replace(goodProfile, "priority: 6", "priority: six", 1), "dscp: [26]", "dscp: all", 1)))
+	f.Add([]byte(strings.Replace(goodFabric, "  hosts:\n", "  hosts: 7\n  x:\n", 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		files := map[string]string{"f.yaml": string(data), "p.yaml": goodProfile}
-		fab, err := Load("f.yaml", Options{ReadFile: memFS(files)})
+		fab, ws, err := Check("f.yaml", Options{ReadFile: memFS(files)})
+		for _, w := range ws {
+			if w.Pos.File == "" || w.Msg == "" || w.Code == "" {
+				t.Fatalf("unlocated, empty or uncoded warning: %q", w.String())
+			}
+		}
 		if err == nil {
 			fab.Resolve()
 			if _, err := fab.Normalized(); err != nil {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strings"
 
 	"github.com/fabricctl/fabricctl/internal/infile"
 	"gopkg.in/yaml.v3"
@@ -50,8 +49,18 @@ func (o Options) reader() func(string, int) ([]byte, error) {
 // Load reads a fabric (or profile) file, its includes, and validates them all.
 // A file holding only Profile documents yields a Fabric with no targets and
 // those profiles. The error, when not nil, is Errors: every problem found,
-// sorted by position.
+// sorted by position. The warnings of a valid file are f.Warnings(); Check
+// returns them for an invalid one too.
 func Load(path string, opts ...Options) (*Fabric, error) {
+	f, _, err := Check(path, opts...)
+	return f, err
+}
+
+// Check loads and validates like Load, and returns the warnings found as
+// well, whether the file is valid or not (those of parts that did not
+// validate are left out: they would be guesses). A valid file's Fabric
+// holds the same warnings (f.Warnings()).
+func Check(path string, opts ...Options) (*Fabric, Warnings, error) {
 	var o Options
 	if len(opts) > 0 {
 		o = opts[0]
@@ -62,21 +71,32 @@ func Load(path string, opts ...Options) (*Fabric, error) {
 	if f != nil {
 		f.platforms = o.Platforms
 	}
-	if len(*l.errs) == 0 {
+	var ws Warnings
+	// Validation runs on whatever decoded (partial.go), unless the error
+	// cap is reached: then nothing more would be reported.
+	if f != nil && !l.errs.full() {
 		v := &validator{f: f, pos: l.pos, refs: l.refs, errs: l.errs, platforms: o.Platforms,
-			labelKeys: matchMemo{}, ifnames: matchMemo{}}
+			labelKeys: matchMemo{}, ifnames: matchMemo{}, lossy: &l.lossy, lost: l.lost, warns: &ws}
 		v.validate()
 	}
+	ws.sort()
 	if len(*l.errs) > 0 {
 		l.errs.sort()
-		return nil, *l.errs
+		return nil, ws, *l.errs
 	}
-	return f, nil
+	f.warnings = ws
+	return f, ws, nil
 }
 
 // LoadBytes loads a document held in memory, named name in messages; includes
 // are resolved relative to name's directory.
 func LoadBytes(name string, data []byte, opts ...Options) (*Fabric, error) {
+	f, _, err := CheckBytes(name, data, opts...)
+	return f, err
+}
+
+// CheckBytes is Check of a document held in memory (LoadBytes).
+func CheckBytes(name string, data []byte, opts ...Options) (*Fabric, Warnings, error) {
 	var o Options
 	if len(opts) > 0 {
 		o = opts[0]
@@ -91,7 +111,7 @@ func LoadBytes(name string, data []byte, opts ...Options) (*Fabric, error) {
 		}
 		return read(p, limit)
 	}
-	return Load(name, o)
+	return Check(name, o)
 }
 
 type loader struct {
@@ -108,6 +128,11 @@ type loader struct {
 	seen  map[string]Pos
 	// refs locates each profile's positions for the validator.
 	refs map[string]profileRef
+	// lossy holds the paths whose values did not decode; lost says a
+	// document or a profile did not load at all, so a reference to a
+	// profile that is not there may be one that failed.
+	lossy lossyPaths
+	lost  bool
 }
 
 func (l *loader) fail(p Pos, path, format string, args ...any) {
@@ -184,8 +209,12 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 			break
 		}
 		if err != nil {
-			l.fail(yamlErrPos(file, err), "", "%s", yamlErrMsg(err))
-			return nil, false
+			e := yamlError(file, data, err)
+			l.errs.add(e)
+			// The documents before the broken one are whole: they are
+			// decoded and validated; what follows it is lost.
+			l.lost = true
+			return docs, len(docs) > 0
 		}
 		if len(n.Content) == 0 {
 			continue
@@ -201,26 +230,6 @@ func (l *loader) readDocs(file string, from Pos, fromPath, shown string) ([]*yam
 		failFile("file holds no YAML document")
 	}
 	return docs, len(docs) > 0
-}
-
-// yamlErrPos extracts "line N" from yaml.v3 syntax errors.
-func yamlErrPos(file string, err error) Pos {
-	var line int
-	msg := err.Error()
-	if i := strings.Index(msg, "line "); i >= 0 {
-		fmt.Sscanf(msg[i:], "line %d", &line)
-	}
-	return Pos{File: file, Line: line, Col: 1}
-}
-
-func yamlErrMsg(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if i := strings.Index(msg, "line "); i == 0 {
-		if j := strings.Index(msg, ": "); j > 0 {
-			msg = msg[j+2:]
-		}
-	}
-	return "invalid YAML: " + msg
 }
 
 type header struct {
@@ -268,7 +277,7 @@ func (l *loader) docHeader(d *decoder, root *yaml.Node) (header, bool) {
 }
 
 func (l *loader) newDecoder(file string) *decoder {
-	return &decoder{file: file, errs: l.errs, visits: &l.visits}
+	return &decoder{file: file, errs: l.errs, visits: &l.visits, lossy: &l.lossy}
 }
 
 func (l *loader) loadRoot(file string) *Fabric {
@@ -286,6 +295,7 @@ func (l *loader) loadRoot(file string) *Fabric {
 		d := l.newDecoder(file)
 		h, ok := l.docHeader(d, doc)
 		if !ok {
+			l.lost = true
 			continue
 		}
 		switch h.Kind {
@@ -297,10 +307,12 @@ func (l *loader) loadRoot(file string) *Fabric {
 			fabricSeen = true
 			var fd Fabric
 			l.pos.add("fabric", file, doc.Content[0])
+			d.doc = "fabric"
 			d.decode(doc.Content[0], reflect.ValueOf(&fd).Elem(), "", 0)
 			fd.Profiles = f.Profiles
 			fd.Source = Pos{File: file, Line: doc.Content[0].Line, Col: doc.Content[0].Column}
 			if d.aborted {
+				l.lost = true
 				continue
 			}
 			l.includes(&fd, file)
@@ -325,9 +337,11 @@ func (l *loader) decodeProfile(f *Fabric, d *decoder, doc *yaml.Node, file strin
 	var p Profile
 	key := fmt.Sprintf("profile:%s#%d", file, i)
 	l.pos.add(key, file, doc.Content[0])
+	d.doc = key
 	d.decode(doc.Content[0], reflect.ValueOf(&p).Elem(), "", 0)
 	p.Source = Pos{File: file, Line: doc.Content[0].Line, Col: doc.Content[0].Column}
 	if d.aborted {
+		l.lost = true
 		return
 	}
 	l.addProfile(f, &p, key, "")
@@ -340,7 +354,10 @@ func (l *loader) addProfile(f *Fabric, p *Profile, doc, prefix string) {
 		if !ok {
 			at = p.Source
 		}
-		l.fail(at, prefix+"metadata.name", "required: every profile needs a name")
+		if !l.lossy.related(doc, prefix+"metadata.name") {
+			l.fail(at, prefix+"metadata.name", "required: every profile needs a name")
+		}
+		l.lost = true
 		return
 	}
 	if prev, dup := f.Profiles[name]; dup {
@@ -378,16 +395,19 @@ func (l *loader) includes(fd *Fabric, file string) {
 		l.seen[abs] = at
 		docs, ok := l.readDocs(target, at, path, inc)
 		if !ok {
+			l.lost = true
 			continue
 		}
 		for j, doc := range docs {
 			d := l.newDecoder(target)
 			h, ok := l.docHeader(d, doc)
 			if !ok {
+				l.lost = true
 				continue
 			}
 			if h.Kind != KindProfile {
 				d.errAt(doc.Content[0], "kind", "included files hold Profile documents; this is a %s (include cycle or wrong file?)", h.Kind)
+				l.lost = true
 				continue
 			}
 			l.decodeProfile(fd, d, doc, target, j)

@@ -244,6 +244,8 @@ type Fabric struct {
 	// platforms are the facts Load was given (Options.Platforms); Resolve
 	// takes each switch model's MTU limits from them.
 	platforms Platforms
+	// warnings are the load's warnings (Warnings).
+	warnings Warnings
 }
 
 // FabricSpec lists targets and checks.

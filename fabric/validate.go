@@ -23,14 +23,28 @@ type validator struct {
 
 	index *hostIndex // built on first use
 
-	labelKeys, ifnames matchMemo
-	labelValues        labelValues
+	labelKeys, ifnames, rdmaNames matchMemo
+	labelValues                   labelValues
 
 	// profileValid says which profiles validated without error (only
 	// those are rendered); rendered which platform, model and profile triples were.
 	profileValid map[string]bool
 	rendered     map[[3]string]bool
+
+	// lossy holds the paths that did not decode (partial.go); lost says a
+	// document or profile did not load. warns collects the warnings.
+	lossy *lossyPaths
+	lost  bool
+	warns *Warnings
 }
+
+// quiet reports whether a finding at path of doc would only repeat a
+// decode error (partial.go).
+func (v *validator) quiet(doc, path string) bool { return v.lossy.quiet(doc, path) }
+
+// partial reports whether anything at, under or above path of doc did not
+// decode: a finding that reads all of path would be a guess (partial.go).
+func (v *validator) partial(doc, path string) bool { return v.lossy.related(doc, path) }
 
 // hosts indexes the fabric's hosts for selectors.
 func (v *validator) hosts() *hostIndex {
@@ -79,6 +93,9 @@ func (v *validator) perr(path, format string, args ...any) {
 		v.errs.add(&Error{Pos: v.f.Source})
 		return
 	}
+	if v.quiet(v.doc, v.prefix+path) {
+		return
+	}
 	v.errs.add(newError(v.at(v.doc, v.prefix+path), v.prefix+path, format, args...))
 }
 
@@ -86,6 +103,9 @@ func (v *validator) perr(path, format string, args ...any) {
 func (v *validator) ferr(path, format string, args ...any) {
 	if v.errs.full() {
 		v.errs.add(&Error{Pos: v.f.Source})
+		return
+	}
+	if v.quiet("fabric", path) {
 		return
 	}
 	pos := v.at("fabric", path)
@@ -230,13 +250,26 @@ func (v *validator) ethernet(e *Ethernet) {
 			v.ecn(c.ECN, cp+"ecn.")
 		}
 	}
-	if bwClasses > 0 && bwSum != 100 {
+	// The sum is a guess where a class's ets did not decode.
+	etsWhole := true
+	for i := range e.Classes {
+		etsWhole = etsWhole && !v.partial(v.doc, fmt.Sprintf("%s%sclasses[%d].ets", v.prefix, base, i))
+	}
+	if bwClasses > 0 && bwSum != 100 && etsWhole {
 		v.perr(base+"classes", "ETS bandwidth of the non-strict classes sums to %d%%, not 100%%", bwSum)
 	}
 	if e.GlobalPause != nil && *e.GlobalPause && lossless > 0 {
 		v.perr(base+"globalPause", "802.3x global pause must be off where PFC is on (a lossless class exists)")
 	}
 	if e.PFC != nil {
+		// A class whose lossless did not decode may be lossless.
+		countKnown := true
+		for i := range e.Classes {
+			countKnown = countKnown && !v.partial(v.doc, fmt.Sprintf("%s%sclasses[%d].lossless", v.prefix, base, i))
+		}
+		if !countKnown {
+			lossless = max(lossless, 1)
+		}
 		v.pfc(e.PFC, base+"pfc.", lossless)
 	}
 	if e.RoCE != nil {
@@ -292,11 +325,17 @@ func (v *validator) roce(e *Ethernet, byName map[string]int) {
 		classNames = append(classNames, n)
 	}
 	sort.Strings(classNames)
+	// A class whose name did not decode may be the one named here.
+	classesWhole := !v.partial(v.doc, v.prefix+"spec.ethernet.classes")
 	var rc *Class
 	if r.Class == "" {
 		v.perr(base+"class", "required: the class RoCE data uses")
 	} else if i, ok := byName[r.Class]; !ok {
-		v.perr(base+"class", "no class named %q%s", r.Class, suggest(r.Class, classNames))
+		if classesWhole {
+			v.perr(base+"class", "no class named %q%s", r.Class, suggest(r.Class, classNames))
+		}
+	} else if v.partial(v.doc, fmt.Sprintf("%sspec.ethernet.classes[%d]", v.prefix, i)) {
+		// The class did not decode whole: what it says would be a guess.
 	} else {
 		rc = &e.Classes[i]
 		if !rc.Lossless && !r.AllowLossy {
@@ -308,10 +347,13 @@ func (v *validator) roce(e *Ethernet, byName map[string]int) {
 	}
 	if r.CNPClass != "" {
 		if _, ok := byName[r.CNPClass]; !ok {
-			v.perr(base+"cnpClass", "no class named %q%s", r.CNPClass, suggest(r.CNPClass, classNames))
+			if classesWhole {
+				v.perr(base+"cnpClass", "no class named %q%s", r.CNPClass, suggest(r.CNPClass, classNames))
+			}
 		} else if r.CNPClass == r.Class {
 			v.perr(base+"cnpClass", "CNPs must use a different class than RoCE data (%q)", r.Class)
-		} else if c := e.Classes[byName[r.CNPClass]]; len(c.DSCP.Values) == 0 && e.Trust != "pcp" {
+		} else if c := e.Classes[byName[r.CNPClass]]; len(c.DSCP.Values) == 0 && e.Trust != "pcp" &&
+			!v.partial(v.doc, fmt.Sprintf("%sspec.ethernet.classes[%d].dscp", v.prefix, byName[r.CNPClass])) {
 			v.perr(base+"cnpClass", "class %q lists no DSCP value for CNPs", r.CNPClass)
 		}
 	}
@@ -322,6 +364,14 @@ func (v *validator) roce(e *Ethernet, byName map[string]int) {
 			v.perr(base+"tos", "%d is outside 0..255", tos)
 		case rc != nil && e.Trust != "pcp" && !containsInt(rc.DSCP.Values, tos>>2) && !rc.DSCP.Rest:
 			v.perr(base+"tos", "ToS %d carries DSCP %d, which is not in class %q (DSCP %v); use %d", tos, tos>>2, r.Class, rc.DSCP.Values, defaultToS(rc))
+		case rc != nil && e.Trust != "pcp" && rc.DSCP.Rest:
+			// The rest class takes only the DSCPs no other class lists.
+			for i := range e.Classes {
+				if c := &e.Classes[i]; c != rc && containsInt(c.DSCP.Values, tos>>2) {
+					v.perr(base+"tos", "ToS %d carries DSCP %d, which class %q lists: RoCE would ride that class, not %q (dscp: rest takes only the DSCPs no other class lists)", tos, tos>>2, c.Name, r.Class)
+					break
+				}
+			}
 		}
 	} else if rc != nil && len(rc.DSCP.Values) == 0 && e.Trust != "pcp" {
 		v.perr(base+"tos", "required: class %q has no explicit DSCP to derive the ToS from", r.Class)

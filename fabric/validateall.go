@@ -23,7 +23,12 @@ func (v *validator) validate() {
 		v.doc, v.prefix = ref.doc, ref.prefix
 		before := len(*v.errs)
 		v.profile(v.f.Profiles[n])
-		v.profileValid[n] = len(*v.errs) == before
+		// A profile with a value that did not decode is not valid either,
+		// though validation kept quiet about it.
+		v.profileValid[n] = len(*v.errs) == before && !v.partial(ref.doc, strings.TrimSuffix(ref.prefix, "."))
+		if v.profileValid[n] {
+			v.profileWarnings(v.f.Profiles[n])
+		}
 	}
 	if v.f.Kind == KindFabric {
 		v.fabric()
@@ -91,6 +96,9 @@ func (v *validator) fabric() {
 			return nil
 		}
 		p, ok := f.Profiles[ref]
+		if !ok && v.lost {
+			return nil // perhaps the profile that did not load
+		}
 		if !ok {
 			v.ferr(path+".profile", "no profile named %q%s (known: %s)", ref, suggest(ref, profileNames), strings.Join(profileNames, ", "))
 			return nil
@@ -174,12 +182,18 @@ func (v *validator) fabric() {
 		if sm.SSH != nil {
 			v.ssh(mp+".ssh", sm.SSH)
 		}
-		if p != nil && p.Spec.InfiniBand != nil {
+		// Selectors match hosts by name and labels: only once they decoded.
+		if p != nil && p.Spec.InfiniBand != nil && !v.partial("fabric", "spec.hosts") {
 			v.selectors(mp, p)
 		}
 	}
 	if c := f.Spec.Checks; c != nil {
 		v.checks(c)
 	}
-	v.cabling()
+	// The cabling names hosts, switches, interfaces and ports: checked
+	// once they all decoded.
+	if !v.partial("fabric", "spec.hosts") && !v.partial("fabric", "spec.switches") && !v.partial("fabric", "spec.links") {
+		v.cabling()
+	}
+	v.hostWarnings()
 }

@@ -68,7 +68,7 @@ func TestNHCInvalidFabric(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := runCLI(t, "check", "--local", "-o", "nhc", "-f", bad, "--host", "a")
-	want := "ERROR: fabricctl: could not check: " + bad + ": 2 error(s), the first " + bad + ":8:5: spec.hosts[0].bogus: unknown field"
+	want := "ERROR: fabricctl: could not check: " + bad + ": 4 error(s), the first " + bad + ":7:5: spec.hosts[0].address: required"
 	if code != 2 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
 		t.Errorf("exit %d stdout %q, want 2 and one line starting %q", code, out, want)
 	}

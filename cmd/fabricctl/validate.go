@@ -1,25 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"sort"
 
-	"github.com/fabricctl/fabricctl/action/render"
-	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/action/validate"
 	"github.com/fabricctl/fabricctl/internal/output"
 	"github.com/spf13/cobra"
 )
 
-type validateResult struct {
-	APIVersion     string   `json:"apiVersion"`
-	File           string   `json:"file"`
-	Valid          bool     `json:"valid"`
-	Fabric         string   `json:"fabric,omitempty"`
-	Profiles       []string `json:"profiles"`
-	Hosts          int      `json:"hosts"`
-	Switches       int      `json:"switches"`
-	SubnetManagers int      `json:"subnetManagers"`
-}
+// validateResult is the document validate prints with -o json or yaml.
+type validateResult = validate.Result
 
 func newValidateCmd(g *globals) *cobra.Command {
 	var file string
@@ -27,33 +18,43 @@ func newValidateCmd(g *globals) *cobra.Command {
 		Use:   "validate -f FILE",
 		Short: "Load and validate a fabric or profile file (no network)",
 		Long: `Load a fabric (or a profile) file with its includes, decode it strictly and check
-every rule. All errors are printed to stderr as FILE:LINE:COL: PATH: message.
-Exit 0 when valid, 1 when not.`,
+every rule. Every finding is printed to stderr as FILE:LINE:COL: PATH: message;
+warnings (risky intents such as a lossless class without a PFC watchdog) read
+FILE:LINE:COL: PATH: warning: message [code]. With -o json or -o yaml the
+findings are in the document on stdout instead ("diagnostics", each with its
+severity, code, file, line, column and path), valid or not.
+Exit 0 when valid (warnings or not), 1 when not.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := output.Check(g.output); err != nil {
 				return err
 			}
-			f, err := loadFabric(g.stderr, file)
-			if err != nil {
-				return err
+			if file == "" {
+				return errors.New("no fabric file: give -f FILE")
 			}
-			if err := render.CheckSubnetManagers(f, switchRegistry()); err != nil {
-				return fmt.Errorf("%s: %w", file, err)
+			res := validate.Run(file, validate.Options{Registry: switchRegistry()})
+			if g.output != output.Table {
+				if err := output.Write(g.stdout, g.output, res, nil); err != nil {
+					return err
+				}
+				if !res.Valid {
+					return exitCodeError{exitError}
+				}
+				return nil
 			}
-			res := validateResult{APIVersion: fabric.APIVersion, File: file, Valid: true,
-				Fabric: f.Metadata.Name, Hosts: len(f.Spec.Hosts), Switches: len(f.Spec.Switches),
-				SubnetManagers: len(f.Spec.SubnetManagers), Profiles: []string{}}
-			for n := range f.Profiles {
-				res.Profiles = append(res.Profiles, n)
+			for _, d := range res.Diagnostics {
+				fmt.Fprintln(g.stderr, d.String())
 			}
-			sort.Strings(res.Profiles)
+			if !res.Valid {
+				fmt.Fprintln(g.stderr, res.Summary())
+				return exitCodeError{exitError}
+			}
 			return output.Write(g.stdout, g.output, res, func(t *output.TableWriter) {
 				name := res.Fabric
 				if name == "" {
 					name = "(profiles only)"
 				}
-				fmt.Fprintf(g.stdout, "%s: valid\n", file)
+				fmt.Fprintln(g.stdout, res.Summary())
 				t.Row("fabric", name)
 				t.Row("profiles", fmt.Sprint(res.Profiles))
 				t.Row("hosts", res.Hosts)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fabricctl/fabricctl/internal/testutil"
 )
 
 // runCLI runs fabricctl in-process and returns exit code, stdout and stderr.
@@ -36,7 +38,10 @@ func TestValidateExitCodes(t *testing.T) {
 	if out != "" {
 		t.Errorf("invalid file printed results on stdout: %q", out)
 	}
-	for _, want := range []string{bad + ":6:3: spec.colour: unknown field", bad + ": 1 error(s)"} {
+	// The decode error does not hide the semantic ones: all in one run.
+	for _, want := range []string{bad + ":5:19: spec.ethernet.mtu: 99999 is outside 1280..9216",
+		bad + ":5:35: spec.ethernet.classes: required: at least one traffic class",
+		bad + ":6:3: spec.colour: unknown field", bad + ": 3 error(s)"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
@@ -51,8 +56,64 @@ func TestValidateExitCodes(t *testing.T) {
 	}
 	code, out, _ = runCLI(t, "validate", "-f", labFabric, "-o", "json")
 	var res validateResult
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.APIVersion == "" || res.Hosts != 4 {
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.APIVersion == "" || res.Hosts != 4 ||
+		!res.Valid || res.Kind != "ValidationResult" || res.ErrorCount != 0 || res.WarningCount != 0 || res.Diagnostics == nil {
 		t.Errorf("json output: code %d, %q", code, out)
+	}
+}
+
+// A valid file with warnings: exit 0, the warnings located on stderr with
+// their codes, the verdict on stdout; in JSON, the warnings are in the
+// document and stderr stays empty.
+func TestValidateWarnings(t *testing.T) {
+	const file = "testdata/validate/warned.yaml"
+	code, out, errs := runCLI(t, "validate", "-f", file)
+	if code != 0 || !strings.HasPrefix(out, file+": valid with 3 warning(s)\n") {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	testutil.Golden(t, "validate/warned.stderr", []byte(errs))
+	code, out, errs = runCLI(t, "validate", "-f", file, "-o", "json")
+	if code != 0 || errs != "" {
+		t.Fatalf("-o json: exit %d, stderr %q", code, errs)
+	}
+	testutil.Golden(t, "validate/warned.json", []byte(out))
+}
+
+// An invalid file with -o json prints the diagnostics document on stdout,
+// errors and warnings together, and exits 1 as without it; -o yaml
+// prints the same document.
+func TestValidateJSONDiagnostics(t *testing.T) {
+	const file = "testdata/validate/newcomer.yaml"
+	code, text, textErrs := runCLI(t, "validate", "-f", file)
+	if code != 1 || text != "" || !strings.HasSuffix(textErrs, file+": 6 error(s), 1 warning(s)\n") {
+		t.Fatalf("text: exit %d, stdout %q, stderr %q", code, text, textErrs)
+	}
+	testutil.Golden(t, "validate/newcomer.stderr", []byte(textErrs))
+	code, out, errs := runCLI(t, "validate", "-f", file, "-o", "json")
+	if code != 1 || errs != "" {
+		t.Fatalf("-o json: exit %d, stderr %q", code, errs)
+	}
+	testutil.Golden(t, "validate/newcomer.json", []byte(out))
+	var res validateResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Valid || res.ErrorCount != 6 || res.WarningCount != 1 ||
+		len(res.Diagnostics) != 7 {
+		t.Errorf("document: %v %+v", err, res)
+	}
+	// The text report is the document's diagnostics, line by line.
+	for _, d := range res.Diagnostics {
+		if !strings.Contains(textErrs, d.String()+"\n") {
+			t.Errorf("stderr lacks %q", d.String())
+		}
+	}
+	code, out, _ = runCLI(t, "validate", "-f", file, "-o", "yaml")
+	if code != 1 || !strings.Contains(out, "kind: ValidationResult\n") || !strings.Contains(out, "severity: warning\n") ||
+		!strings.Contains(out, "code: rdma-device-as-interface\n") {
+		t.Errorf("-o yaml: exit %d\n%s", code, out)
+	}
+	// A file that cannot be read is a document too.
+	code, out, _ = runCLI(t, "validate", "-f", "testdata/validate/missing.yaml", "-o", "json")
+	if code != 1 || !strings.Contains(out, `"message": "file does not exist"`) || !strings.Contains(out, `"errorCount": 1`) {
+		t.Errorf("missing file: exit %d\n%s", code, out)
 	}
 }
 

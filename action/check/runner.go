@@ -128,6 +128,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		}
 	}
 	rep := report.New(fabricName, time.Now(), o.suites()...)
+	rep.Criteria = Criteria(o)
 	var facts []hostFacts
 	if o.Launcher != nil {
 		facts = launch(ctx, hosts, o)

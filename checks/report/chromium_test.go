@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,9 +40,13 @@ func runChromium(t *testing.T, bin, page string, extra ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--window-size=1200,900"}, extra...)
+		"--user-data-dir=" + t.TempDir()}
+	if !slices.ContainsFunc(extra, func(f string) bool { return strings.HasPrefix(f, "--window-size=") }) {
+		args = append(args, "--window-size=1200,900")
+	}
+	args = append(args, extra...)
 	args = append(args, "file://"+page)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.WaitDelay = 5 * time.Second
@@ -63,6 +68,7 @@ func TestChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIPPING BROWSER TEST in -short mode")
 	}
+	t.Parallel()
 	bin := chromium(t)
 	html := render(t, WriteHTML, fixture())
 	page := filepath.Join(t.TempDir(), "report.html")
@@ -76,7 +82,8 @@ func TestChromium(t *testing.T) {
 		shot := filepath.Join(t.TempDir(), "report.png")
 		// Paint everything before the shot: on a busy machine chromium may
 		// otherwise capture a page whose lower tiles are still blank.
-		runChromium(t, bin, page, "--screenshot="+shot, "--hide-scrollbars",
+		// Tall enough for the heatmaps below the verdict and the cards.
+		runChromium(t, bin, page, "--screenshot="+shot, "--hide-scrollbars", "--window-size=1200,1800",
 			"--run-all-compositor-stages-before-draw", "--virtual-time-budget=3000")
 		f, err := os.Open(shot)
 		if err != nil {
@@ -87,8 +94,8 @@ func TestChromium(t *testing.T) {
 		if err != nil {
 			t.Fatalf("decoding screenshot: %v", err)
 		}
-		if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 900 {
-			t.Errorf("screenshot is %v, want 1200×900", b)
+		if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 1800 {
+			t.Errorf("screenshot is %v, want 1200×1800", b)
 		}
 		if out := os.Getenv("FABRICCTL_SCREENSHOT"); out != "" { // for people: look at it
 			data, _ := os.ReadFile(shot)

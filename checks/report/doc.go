@@ -37,14 +37,25 @@
 // message, the checks.FailureClass as type and the evidence as text.
 //
 // The HTML page loads nothing from the network (inline CSS and SVG, no
-// script), escapes every string through html/template, and shows for each
-// pair test a hosts × hosts heatmap: a cell is the worst measurement between
-// its two hosts in either direction, the diagonal is the host's loopback
-// result of the same test, the colour runs from the worst value to the best
-// (spanning at least 20% of the best, so a healthy fleet stays blue), and
-// failed pairs are outlined. Every cell carries data-a, data-b, data-test,
-// data-status and data-gbps (or data-usec for latency tests) with the exact
-// JSON value, and a tooltip with the value and the verdict.
+// script), escapes every string through html/template, and opens with its
+// verdict: the worst status in a word and its colour and, on a failure, the
+// components to blame by name, each with its reason and its count of
+// evidence — the localiser's Suspects, then the hosts HostVerdicts fails,
+// then the path between two hosts whose failed pairs no blamed host
+// explains — and the warnings and undecided checks, alike ones grouped.
+// For each pair test it shows a hosts × hosts heatmap: a cell is the worst
+// measurement between its two hosts in either direction and prints its
+// value; its hue is the verdict (pass blue, warn amber, fail red) and its
+// shade the distance from the pass criterion (Criteria; without them 93%
+// of the sweep's best), computed on the pairs only, so the loopback
+// diagonal, another test, is shown grey and off the scale; failed cells are
+// outlined. Every cell carries data-a, data-b, data-test, data-status and
+// data-gbps (or data-usec for latency tests) with the exact JSON value, and
+// a tooltip with the value and the verdict. The page names its Generator
+// (the fabricctl version and revision, set by the command), the Criteria,
+// and the Topology's host cables when the report has one; printed, it
+// leaves out the full results table and long evidence, so a healthy
+// four-host lab fits on two pages.
 //
 // Writers validate first (Validate names the offending entry) and never
 // modify the Report. A Report is a plain value: fill it from one goroutine;

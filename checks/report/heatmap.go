@@ -11,14 +11,23 @@ import (
 	"github.com/fabricctl/fabricctl/checks"
 )
 
-// palette runs from the worst colour to the best (ColorBrewer RdYlBu, which
-// colour-blind readers can tell apart).
-var palette = [][3]uint8{{0xd7, 0x30, 0x27}, {0xfc, 0x8d, 0x59}, {0xfe, 0xe0, 0x90}, {0x91, 0xbf, 0xdb}, {0x45, 0x75, 0xb4}}
+// The hue of a cell says its verdict, the shade how far its value sits
+// from the pass criterion (ColorBrewer RdYlBu, which colour-blind readers
+// can tell apart): passing pairs are blue, light at the criterion and
+// deep at the sweep's best; warnings amber; failures red, deeper the
+// further below the criterion. A passing pair is never red, whatever the
+// spread of the fleet.
+var (
+	passBand = [2][3]uint8{{0xab, 0xd9, 0xe9}, {0x45, 0x75, 0xb4}} // at the criterion → at the best
+	warnBand = [2][3]uint8{{0xfd, 0xae, 0x61}, {0xfe, 0xe0, 0x90}} // far below → at the criterion
+	failBand = [2][3]uint8{{0xa5, 0x00, 0x26}, {0xf4, 0x6d, 0x43}} // far below → at the criterion
+)
 
-// Colours of the cells that carry no value.
+// Colours of the cells that carry no verdict colour.
 const (
 	fillUntested = "#f1f3f5"
 	fillNoValue  = "#dee2e6"
+	fillLoopback = "#e9ecef" // the diagonal: another test, off the pairs' scale
 )
 
 // heatmap is the geometry of one test's host × host matrix, ready for the
@@ -34,10 +43,16 @@ type heatmap struct {
 	RowLabels  []label
 	ColLabels  []label
 	Rotate     bool // column labels are rotated to fit
-	Legend     legend
 	FontSize   int
 	ShowValues bool
 	Worst      []ranked // the worst pairs of the test, worst first
+	// The scale: Criterion is the value at which the blue band starts
+	// (the pass criterion in the unit), Best the sweep's best off-diagonal
+	// value, CriterionText says where the criterion came from.
+	Criterion, Best string
+	CriterionText   string
+	Rules           []string // the criterion's rules in words, when the report carries them
+	Loopbacks       bool     // the diagonal holds loopback results
 }
 
 // ranked is one line of the "worst pairs" list next to a heatmap.
@@ -74,31 +89,6 @@ type cell struct {
 	Flag           string
 	FlagX, FlagY   int
 	FlagX2, FlagY2 int
-}
-
-type legend struct {
-	X, Y, W  int
-	Stops    []stop
-	Low      string // worst end of the scale
-	High     string // best end
-	SwatchY  int
-	TextY    int
-	Swatches []swatch
-}
-
-type stop struct {
-	Offset string
-	Colour string
-}
-
-type swatch struct {
-	X      int
-	Fill   string
-	Marked bool
-	Warned bool
-	FlagX  int
-	Text   string
-	TX     int
 }
 
 // measure is a value found for a cell, with where it came from.
@@ -179,7 +169,7 @@ func buildHeatmap(r *Report, index int, test string) heatmap {
 
 	hb := higherIsBetter(unit)
 	chosen := map[[2]string]measure{}
-	lo, hi := math.Inf(1), math.Inf(-1)
+	var offDiagonal []measure // the pairs' values: the diagonal is another test
 	for k, ms := range cells {
 		w := ms[0]
 		for _, m := range ms[1:] {
@@ -189,32 +179,18 @@ func buildHeatmap(r *Report, index int, test string) heatmap {
 		}
 		chosen[k] = w
 		for _, m := range ms {
-			if m.value != nil {
-				lo, hi = math.Min(lo, *m.value), math.Max(hi, *m.value)
+			if !m.loopback {
+				offDiagonal = append(offDiagonal, m)
 			}
 		}
 	}
-	// The scale runs from the worst value to the best; it always spans at
-	// least 20% of the best so that a healthy fleet within a few percent of
-	// itself does not paint its slowest pair red.
-	worst, best := lo, hi
-	if !hb {
-		worst, best = hi, lo
-	}
-	if hb && worst > best*0.8 {
-		worst = best * 0.8
-	}
-	if !hb && worst < best*1.25 {
-		worst = best * 1.25
-	}
-	scale := func(v float64) float64 {
-		if worst == best {
-			return 1
-		}
-		return math.Max(0, math.Min(1, (v-worst)/(best-worst)))
-	}
+	sc := scaleOf(r, test, unit, offDiagonal)
 
-	hm := heatmap{Index: index, Test: test, Unit: string(unit), Hosts: hosts, Better: "higher is better"}
+	hm := heatmap{Index: index, Test: test, Unit: string(unit), Hosts: hosts, Better: "higher is better",
+		CriterionText: sc.text, Rules: sc.rules}
+	if sc.ok {
+		hm.Criterion, hm.Best = shortValue(sc.criterion, unit), shortValue(sc.best, unit)
+	}
 	if !hb {
 		hm.Better = "lower is better"
 	}
@@ -226,10 +202,16 @@ func buildHeatmap(r *Report, index int, test string) heatmap {
 			break
 		}
 	}
-	hm.ShowValues = size >= 34
-	hm.FontSize = 12
-	if size < 52 {
+	// Values are printed in every cell big enough to read them (up to 48
+	// hosts), not left to tooltips that a printed page loses.
+	hm.ShowValues = size >= 20
+	switch {
+	case size >= 52:
+		hm.FontSize = 12
+	case size >= 34:
 		hm.FontSize = 10
+	default:
+		hm.FontSize = 8
 	}
 	longest := 0
 	for _, h := range hosts {
@@ -277,9 +259,12 @@ func buildHeatmap(r *Report, index int, test string) heatmap {
 			}
 			if m.value != nil {
 				c.Value = strconv.FormatFloat(*m.value, 'f', -1, 64)
-				c.Fill = colourAt(scale(*m.value))
+				c.Fill = sc.fill(m, *m.value)
 				c.Text = shortValue(*m.value, unit)
 				c.Title = fmt.Sprintf("%s %s: %s %s (%s)", what, test, c.Value, unit, m.status)
+				if !m.loopback && sc.ok && sc.best != 0 {
+					c.Title += fmt.Sprintf(", %.0f%% of the sweep's best", 100**m.value/sc.best)
+				}
 			} else {
 				c.Fill = fillNoValue
 				c.Text = strings.ToUpper(string(m.status))
@@ -302,32 +287,126 @@ func buildHeatmap(r *Report, index int, test string) heatmap {
 		}
 	}
 
-	gridBottom := top + n*size
-	hm.Legend = legend{X: left, Y: gridBottom + 22, W: max(200, min(320, n*size))}
-	for i, p := range palette {
-		hm.Legend.Stops = append(hm.Legend.Stops, stop{Offset: fmt.Sprintf("%d%%", i*100/(len(palette)-1)), Colour: hex(p)})
-	}
-	if !math.IsInf(lo, 0) {
-		hm.Legend.Low = shortValue(worst, unit) + " " + string(unit)
-		hm.Legend.High = shortValue(best, unit) + " " + string(unit)
-	}
+	hm.Loopbacks = len(chosen) > 0 && slices.ContainsFunc(hosts, func(h string) bool { _, ok := chosen[[2]string{h, h}]; return ok })
 	hm.Worst = worstPairs(r, test, hb, 8)
-	hm.Legend.TextY = hm.Legend.Y + 28
-	hm.Legend.SwatchY = hm.Legend.Y + 44
-	x := left
-	for _, s := range []swatch{
-		{Fill: hex(palette[4]), Marked: true, Text: "fail or error"},
-		{Fill: hex(palette[4]), Warned: true, Text: "warn"},
-		{Fill: fillNoValue, Text: "no value"},
-		{Fill: fillUntested, Text: "not tested"},
-	} {
-		s.X, s.TX, s.FlagX = x, x+20, x+8
-		hm.Legend.Swatches = append(hm.Legend.Swatches, s)
-		x += 20 + 7*len(s.Text) + 24
-	}
-	hm.Width = max(left+n*size, x, hm.Legend.X+hm.Legend.W) + 16
-	hm.Height = hm.Legend.SwatchY + 22
+	hm.Width = left + n*size + 16
+	hm.Height = top + n*size + 8
 	return hm
+}
+
+// scale colours one heatmap's cells by verdict and distance from the pass
+// criterion, from the pairs between two hosts only: the loopback diagonal
+// is another test (one host, no switch) whose higher rate would push every
+// pair towards the bad end.
+type scale struct {
+	ok              bool // some pair has a value
+	higherBetter    bool
+	criterion, best float64
+	text            string   // where the criterion came from, for the legend
+	rules           []string // the report's criterion in words
+}
+
+func scaleOf(r *Report, test string, unit checks.Unit, ms []measure) scale {
+	sc := scale{higherBetter: higherIsBetter(unit)}
+	crit, known := r.criterionOf(SuitePairwise, test)
+	if known {
+		sc.rules = crit.Rules()
+	}
+	for _, m := range ms {
+		if m.value == nil {
+			continue
+		}
+		v := *m.value
+		if !sc.ok || sc.higherBetter && v > sc.best || !sc.higherBetter && v < sc.best {
+			sc.best = v
+		}
+		sc.ok = true
+	}
+	if !sc.ok {
+		return sc
+	}
+	u := " " + displayUnit(string(unit))
+	if sc.higherBetter {
+		var why []string
+		if known && crit.MinPercentOfBest > 0 {
+			sc.criterion = sc.best * crit.MinPercentOfBest / 100
+			why = append(why, num(crit.MinPercentOfBest)+"% of the sweep's best")
+		}
+		if known && crit.MinPercentOfPortRate > 0 && crit.PortRateGbps > 0 {
+			if v := crit.PortRateGbps * crit.MinPercentOfPortRate / 100; v >= sc.criterion {
+				sc.criterion = v
+				why = append([]string{num(crit.MinPercentOfPortRate) + "% of the declared " + num(crit.PortRateGbps) + " Gb/s port rate"}, why...)
+			}
+		}
+		if len(why) == 0 {
+			sc.criterion = sc.best * defaultRelativeFloor
+			why = append(why, fmt.Sprintf("%.0f%% of the sweep's best, the default relative floor", 100*defaultRelativeFloor))
+		}
+		sc.text = fmt.Sprintf("%s%s (%s)", shortValue(sc.criterion, unit), u, why[0])
+	} else {
+		if known && crit.MaxLatencyUsec > 0 {
+			sc.criterion = crit.MaxLatencyUsec
+			sc.text = fmt.Sprintf("%s%s (the latency bound)", shortValue(sc.criterion, unit), u)
+		} else {
+			sc.criterion = sc.best * 1.25
+			sc.text = fmt.Sprintf("%s%s (no bound declared: 125%% of the sweep's best)", shortValue(sc.criterion, unit), u)
+		}
+	}
+	return sc
+}
+
+// defaultRelativeFloor is checks/evaluate's DefaultRelativeFloor: the
+// share of the sweep's best below which a bandwidth is an outlier, when
+// the report does not say which floor was used.
+const defaultRelativeFloor = 0.93
+
+// fill is a cell's colour: the band of its verdict, shaded by where its
+// value sits between the criterion and the best (pass) or below the
+// criterion (warn, fail). The diagonal and results without a verdict
+// colour are grey.
+func (sc scale) fill(m measure, v float64) string {
+	if m.loopback && m.status == checks.StatusPass {
+		return fillLoopback
+	}
+	// above: 0 at the criterion, 1 at the best; below: 1 at the criterion, 0 at half of it (twice it for latency).
+	var above, below float64
+	switch {
+	case !sc.ok || sc.criterion <= 0:
+		above, below = 1, 1
+	case sc.higherBetter:
+		if sc.best > sc.criterion {
+			above = (v - sc.criterion) / (sc.best - sc.criterion)
+		} else {
+			above = 1
+		}
+		below = (v/sc.criterion - 0.5) / 0.5
+	default:
+		if sc.criterion > sc.best {
+			above = (sc.criterion - v) / (sc.criterion - sc.best)
+		} else {
+			above = 1
+		}
+		below = 2 - v/sc.criterion
+	}
+	clamp := func(f float64) float64 { return math.Max(0, math.Min(1, f)) }
+	switch m.status {
+	case checks.StatusPass:
+		return lerp(passBand, clamp(above))
+	case checks.StatusWarn:
+		return lerp(warnBand, clamp(below))
+	case checks.StatusFail:
+		return lerp(failBand, clamp(below))
+	}
+	return fillNoValue
+}
+
+// lerp interpolates a band at t ∈ [0,1].
+func lerp(band [2][3]uint8, t float64) string {
+	var c [3]uint8
+	for k := range c {
+		c[k] = uint8(math.Round(float64(band[0][k])*(1-t) + float64(band[1][k])*t))
+	}
+	return hex(c)
 }
 
 // worstPairs lists up to n pairs of test, worst first (status, then value).
@@ -365,18 +444,6 @@ func worstPairs(r *Report, test string, higherBetter bool, n int) []ranked {
 	return out
 }
 
-// colourAt interpolates the palette at t ∈ [0,1] (0 worst, 1 best).
-func colourAt(t float64) string {
-	seg := t * float64(len(palette)-1)
-	i := min(int(seg), len(palette)-2)
-	f := seg - float64(i)
-	var c [3]uint8
-	for k := range c {
-		c[k] = uint8(math.Round(float64(palette[i][k])*(1-f) + float64(palette[i+1][k])*f))
-	}
-	return hex(c)
-}
-
 func hex(c [3]uint8) string { return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2]) }
 
 // inkFor picks black or white text for a "#rrggbb" background by its luminance.
@@ -393,6 +460,9 @@ func inkFor(fill string) string {
 
 // shortValue is the number printed inside a cell.
 func shortValue(v float64, u checks.Unit) string {
+	if v != 0 && math.Abs(v) < 0.01 && u != checks.UnitUsec {
+		return strconv.FormatFloat(v, 'g', 2, 64) // 0.0031, not 0.00
+	}
 	if u == checks.UnitUsec || math.Abs(v) < 10 {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}

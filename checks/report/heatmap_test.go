@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -47,43 +49,112 @@ func TestHeatmapShowsTheWorstBetweenTwoHosts(t *testing.T) {
 	}
 }
 
-// TestColourScale: the worst value gets the worst colour and the best the
-// best; a fleet within a few percent of its best stays near the best colour.
-func TestColourScale(t *testing.T) {
-	fill := func(values ...float64) map[string]string {
-		r := New("lab", fixture().Started)
-		for i, v := range values {
-			r.AddPairs(Pair{A: "h0", B: "h" + string(rune('1'+i)), Test: "write_bw", Value: gbps(v), Unit: checks.UnitGbps, Status: checks.StatusPass})
-		}
-		s, err := r.sorted()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, c := range heatmaps(s)[0].Cells {
-			if c.Value != "" {
-				out[c.Value] = c.Fill
+// fills renders r and returns the write_bw (or other single) heatmap's
+// tested cells by "row→column".
+func fills(t *testing.T, r *Report) map[string]svgCell {
+	t.Helper()
+	out := map[string]svgCell{}
+	for _, cells := range parseHeatmaps(t, render(t, WriteHTML, r)) {
+		for _, c := range cells {
+			if c.Status != "" {
+				out[c.A+"→"+c.B] = c
 			}
 		}
-		return out
 	}
-	worst, best := hex(palette[0]), hex(palette[len(palette)-1])
-	f := fill(50, 75, 100)
-	if f["50"] != worst || f["100"] != best || f["75"] == worst || f["75"] == best {
-		t.Errorf("50/75/100 Gb/s → %v, want %s … %s", f, worst, best)
-	}
-	f = fill(97, 98, 99)
-	if c := rgb(t, f["97"]); f["99"] != best || c[2] <= c[0] { // the slowest of them stays on the blue (good) side
-		t.Errorf("a fleet within 2%% painted %v; its slowest pair must not look broken", f)
-	}
-	// Latency: lower is better.
+	return out
+}
+
+// blue and red say which side of RdYlBu a fill is on.
+func blue(t *testing.T, fill string) bool { c := rgb(t, fill); return c[2] > c[0] }
+func red(t *testing.T, fill string) bool {
+	c := rgb(t, fill)
+	return c[0] > c[2] && c[0] > c[1]
+}
+
+// TestColourByVerdict: the hue of a cell is its verdict (pass blue, warn
+// amber, fail red) and its shade the distance from the criterion: the
+// best pass is the deepest blue, a failure far below the criterion the
+// deepest red.
+func TestColourByVerdict(t *testing.T) {
 	r := New("lab", fixture().Started)
-	r.AddPairs(Pair{A: "a", B: "b", Test: "write_lat", Value: gbps(2), Unit: checks.UnitUsec, Status: checks.StatusPass},
-		Pair{A: "a", B: "c", Test: "write_lat", Value: gbps(8), Unit: checks.UnitUsec, Status: checks.StatusPass})
-	s, _ := r.sorted()
-	for _, c := range heatmaps(s)[0].Cells {
-		if c.Value == "2" && c.Fill != best || c.Value == "8" && c.Fill != worst {
-			t.Errorf("latency %s µs painted %s", c.Value, c.Fill)
+	r.Criteria = []Criterion{{Suite: SuitePairwise, Test: "write_bw", MinPercentOfBest: 93}}
+	bw := func(b string, v float64, st checks.Status) Pair {
+		return Pair{A: "h0", B: b, Test: "write_bw", Value: gbps(v), Unit: checks.UnitGbps, Status: st}
+	}
+	r.AddPairs(bw("h1", 100, checks.StatusPass), bw("h2", 94, checks.StatusPass), bw("h3", 85, checks.StatusWarn),
+		bw("h4", 30, checks.StatusFail), bw("h5", 99, checks.StatusFail)) // h5: counter evidence at full rate
+	f := fills(t, r)
+	if got := f["h0→h1"].Rect[0].Fill; got != hex(passBand[1]) {
+		t.Errorf("the best pass painted %s, want the deepest blue %s", got, hex(passBand[1]))
+	}
+	if got := f["h0→h2"].Rect[0].Fill; !blue(t, got) || got == hex(passBand[1]) {
+		t.Errorf("a pass just above the criterion painted %s, want a lighter blue", got)
+	}
+	if got := f["h0→h3"].Rect[0].Fill; blue(t, got) || red(t, got) && got == hex(failBand[0]) {
+		t.Errorf("a warning painted %s, want amber", got)
+	}
+	if got := f["h0→h4"].Rect[0].Fill; got != hex(failBand[0]) {
+		t.Errorf("a failure far below the criterion painted %s, want the deepest red %s", got, hex(failBand[0]))
+	}
+	if got := f["h0→h5"].Rect[0].Fill; !red(t, got) {
+		t.Errorf("a failure at full rate (counter evidence) painted %s, want red", got)
+	}
+	// Latency: lower is better; the bound is the criterion.
+	r = New("lab", fixture().Started)
+	r.Criteria = []Criterion{{Suite: SuitePairwise, Test: "write_lat", MaxLatencyUsec: 10}}
+	lat := func(b string, v float64, st checks.Status) Pair {
+		return Pair{A: "a", B: b, Test: "write_lat", Value: gbps(v), Unit: checks.UnitUsec, Status: st}
+	}
+	r.AddPairs(lat("b", 2, checks.StatusPass), lat("c", 8, checks.StatusPass), lat("d", 30, checks.StatusFail))
+	f = fills(t, r)
+	if f["a→b"].Rect[0].Fill != hex(passBand[1]) || !blue(t, f["a→c"].Rect[0].Fill) || f["a→c"].Rect[0].Fill == hex(passBand[1]) ||
+		f["a→d"].Rect[0].Fill != hex(failBand[0]) {
+		t.Errorf("latency 2/8/30 µs painted %s %s %s", f["a→b"].Rect[0].Fill, f["a→c"].Rect[0].Fill, f["a→d"].Rect[0].Fill)
+	}
+}
+
+// TestPassingPairsAreNotRed (issue 30): the healthy lab's loopback results
+// (0.23–0.28 Gb/s, one host, no switch) sat on the pairs' colour scale, so
+// its slowest passing pair (0.09 Gb/s) was painted the deepest red and its
+// neighbours orange. The diagonal is now off the scale, and a passing pair
+// is blue whatever the spread.
+func TestPassingPairsAreNotRed(t *testing.T) {
+	r := labReport(t, "lab-healthy")
+	for _, withCriteria := range []bool{true, false} {
+		if !withCriteria {
+			r.Criteria = nil // a report of an older fabricctl
+		}
+		for k, c := range fills(t, r) {
+			switch {
+			case c.Loopback == "true":
+				if c.Rect[0].Fill != fillLoopback {
+					t.Errorf("criteria %v: loopback %s painted %s, want the neutral %s", withCriteria, k, c.Rect[0].Fill, fillLoopback)
+				}
+			case c.Status == "pass" && !blue(t, c.Rect[0].Fill):
+				t.Errorf("criteria %v: passing pair %s (%s Gb/s) painted %s, not blue", withCriteria, k, c.Gbps, c.Rect[0].Fill)
+			}
+		}
+	}
+	// And the fault lab: its failed pairs are red, the others blue.
+	for k, c := range fills(t, labReport(t, "lab-fault")) {
+		if c.Status == "fail" && !red(t, c.Rect[0].Fill) || c.Status == "pass" && !blue(t, c.Rect[0].Fill) {
+			t.Errorf("fault lab: %s %s painted %s", k, c.Status, c.Rect[0].Fill)
+		}
+	}
+}
+
+// TestValuesPrintedInCells: every measured cell prints its value (a
+// printed page has no tooltips), up to 48 hosts.
+func TestValuesPrintedInCells(t *testing.T) {
+	for _, n := range []int{4, 30} {
+		r := New("lab", fixture().Started)
+		for i := 1; i < n; i++ {
+			r.AddPairs(Pair{A: "h00", B: fmt.Sprintf("h%02d", i), Test: "write_bw", Value: gbps(90 + float64(i)/10), Unit: checks.UnitGbps, Status: checks.StatusPass})
+		}
+		page := string(render(t, WriteHTML, r))
+		texts := regexp.MustCompile(`<text [^>]*>(9\d\.\d)</text>`).FindAllStringSubmatch(page, -1)
+		if len(texts) != 2*(n-1) {
+			t.Errorf("%d hosts: %d values printed in cells, want %d", n, len(texts), 2*(n-1))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/topology"
+	"github.com/fabricctl/fabricctl/fabric"
 )
 
 //go:embed report.html.tmpl
@@ -20,6 +23,8 @@ var pageTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"arrow":    func(target string) string { return strings.ReplaceAll(target, "->", " → ") },
 	"unit":     displayUnit,
 	"human":    human,
+	"note":     cardNote,
+	"minus":    func(a, b int) int { return a - b },
 }).Parse(pageTemplate))
 
 // page is what the HTML template renders.
@@ -32,9 +37,46 @@ type page struct {
 	Bars     []bar
 	Stats    []testStats
 	Heatmaps []heatmap
-	Problems []row
+	Problems []group // failing, errored and warning results, alike ones as one
 	Rows     []row
 	Drawing  *drawing // the topology with the suspects, when the report has one
+	// Headline is the verdict the page opens with.
+	Headline headline
+	// PrintEvidence is how many evidence lines of a problem print; the
+	// page on screen shows them all.
+	PrintEvidence int
+	// Generator is "fabricctl v1.2.0 (rev 0123456789ab)", or "fabricctl (version not recorded)".
+	Generator string
+	// Criteria are the report's pass criteria in words, per suite and test.
+	Criteria []criterionText
+	// Cables are the hosts' cables to their switch ports, when the report
+	// carries a topology; Uplinks the switches' links to each other, by switch.
+	Cables  []cable
+	Uplinks []string
+	// Passed sums up the passing and skipped results by check, for print,
+	// where the full table is left out.
+	Passed []passedCheck
+}
+
+// criterionText is one suite's criterion in words.
+type criterionText struct {
+	Suite Suite
+	Test  string
+	Rules []string
+}
+
+// cable is one host port and the switch port it is cabled to.
+type cable struct {
+	Host, Port string
+	Switch     string // "leaf-01:swp2"
+	Found      string // where LLDP found it instead, with the finding's kind
+	Mark       string // "suspect" or "alternative" when the localiser names it
+}
+
+// passedCheck is one check ID and how many targets passed or skipped it.
+type passedCheck struct {
+	ID         string
+	Pass, Skip int
 }
 
 // bar is one stacked status bar of the summary cards.
@@ -69,7 +111,17 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
-	p := page{Report: s, Summary: s.Summary(), Heatmaps: heatmaps(s), Rows: rows(s), Stats: stats(s), Drawing: drawTopology(s)}
+	p := page{Report: s, Summary: s.Summary(), Heatmaps: heatmaps(s), Rows: rows(s), Stats: stats(s), Drawing: drawTopology(s),
+		Generator: "fabricctl (version not recorded)", PrintEvidence: 6}
+	if s.Generator != nil {
+		p.Generator = "fabricctl " + s.Generator.String()
+	}
+	p.Headline = headlineOf(s, p.Rows, p.Summary)
+	for _, c := range s.Criteria {
+		p.Criteria = append(p.Criteria, criterionText{Suite: c.Suite, Test: c.Test, Rules: c.Rules()})
+	}
+	p.Cables, p.Uplinks = cablesOf(s)
+	p.Passed = passedChecks(p.Rows)
 	const layout = "2006-01-02 15:04:05 UTC"
 	if !s.Started.IsZero() {
 		p.Started = s.Started.Format(layout)
@@ -81,15 +133,88 @@ func WriteHTML(w io.Writer, r *Report) error {
 		}
 	}
 	p.Bars = []bar{barOf("Host checks", p.Summary.Checks), barOf("Pairs", p.Summary.Pairs)}
+	var problems []row
 	for _, x := range p.Rows {
 		if x.Status.Worse(checks.StatusSkip) {
-			p.Problems = append(p.Problems, x)
+			problems = append(problems, x)
 		}
 	}
+	p.Problems = groupRows(problems)
 	if err := pageTmpl.Execute(w, p); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
 	return nil
+}
+
+// passedChecks counts the passing and skipped rows by check ID, in the order of first appearance.
+func passedChecks(rs []row) []passedCheck {
+	var out []passedCheck
+	index := map[string]int{}
+	for _, x := range rs {
+		if x.Status != checks.StatusPass && x.Status != checks.StatusSkip {
+			continue
+		}
+		i, ok := index[x.ID]
+		if !ok {
+			i = len(out)
+			index[x.ID] = i
+			out = append(out, passedCheck{ID: x.ID})
+		}
+		if x.Status == checks.StatusPass {
+			out[i].Pass++
+		} else {
+			out[i].Skip++
+		}
+	}
+	slices.SortStableFunc(out, func(a, b passedCheck) int { return compareSuites(SuiteOf(a.ID), SuiteOf(b.ID)) })
+	return out
+}
+
+// cablesOf lists the report topology's host cables (host end first, by
+// host in natural order) with what LLDP found instead and the localiser's
+// marks, and its switch-to-switch links by switch; nothing without a
+// topology.
+func cablesOf(r *Report) ([]cable, []string) {
+	t := r.Topology
+	if t == nil {
+		return nil, nil
+	}
+	found := map[string]string{}
+	for _, f := range r.Cabling {
+		what := string(f.Kind)
+		if f.Discovered != nil {
+			what = f.Discovered.String() + " (" + what + ")"
+		}
+		found[f.At.String()] = what
+	}
+	mk := marks(r.Suspects)
+	var cables []cable
+	uplinks := map[string][]string{}
+	var switches []string
+	for _, l := range t.Links {
+		if l.Kind != topology.Access {
+			for _, e := range []fabric.Endpoint{l.A, l.B} {
+				other, _ := l.Other(e)
+				if _, seen := uplinks[e.Device]; !seen {
+					switches = append(switches, e.Device)
+				}
+				uplinks[e.Device] = append(uplinks[e.Device], e.Port+" → "+other.String())
+			}
+			continue
+		}
+		c := cable{Host: l.A.Device, Port: l.A.Port, Switch: l.B.String(), Found: found[l.A.String()],
+			Mark: worstMark(mk["nic:"+l.A.String()], mk["cable:"+l.A.String()], mk["port:"+l.B.String()])}
+		cables = append(cables, c)
+	}
+	slices.SortStableFunc(cables, func(a, b cable) int {
+		return cmp.Or(compareHosts(a.Host, b.Host), cmp.Compare(a.Port, b.Port))
+	})
+	slices.SortFunc(switches, compareHosts)
+	var lines []string
+	for _, sw := range switches {
+		lines = append(lines, fmt.Sprintf("%s: %s", sw, strings.Join(uplinks[sw], ", ")))
+	}
+	return cables, lines
 }
 
 func barOf(title string, c Counts) bar {

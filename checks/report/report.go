@@ -105,14 +105,19 @@ func higherIsBetter(u checks.Unit) bool { return u != checks.UnitUsec }
 // measurements between two hosts. Build one with New and Add, or as a literal.
 // The writers never modify a Report; they write a sorted copy.
 type Report struct {
-	APIVersion string          `json:"apiVersion"`
-	Kind       string          `json:"kind"`
-	Fabric     string          `json:"fabric"`
-	Started    time.Time       `json:"started"`
-	Finished   time.Time       `json:"finished"`
-	Suites     []Suite         `json:"suites"`
-	Results    []checks.Result `json:"results"`
-	Pairs      []Pair          `json:"pairs"`
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	Fabric     string    `json:"fabric"`
+	Started    time.Time `json:"started"`
+	Finished   time.Time `json:"finished"`
+	Suites     []Suite   `json:"suites"`
+	// Generator is the fabricctl that ran the checks (nil: not recorded).
+	Generator *Generator `json:"generator,omitempty"`
+	// Criteria are the pass criteria the measuring suites judged by, one
+	// per suite and test (nil: not recorded; the page then says so).
+	Criteria []Criterion     `json:"criteria,omitempty"`
+	Results  []checks.Result `json:"results"`
+	Pairs    []Pair          `json:"pairs"`
 	// Localisation: the components blamed for failures, the topology they
 	// sit in and its cabling findings (see localisation.go).
 	Suspects []checks.Suspect   `json:"suspects,omitempty"`
@@ -284,6 +289,16 @@ func (r *Report) Validate() error {
 		}
 		units[p.Test] = p.Unit
 	}
+	for i, c := range r.Criteria {
+		if c.Suite == "" || c.Test == "" {
+			return fmt.Errorf("criteria[%d]: a criterion needs a suite and a test: %w", i, ErrInvalid)
+		}
+		for _, v := range []float64{c.PortRateGbps, c.MinPercentOfPortRate, c.MinPercentOfBest, c.MaxLatencyUsec, c.CounterSigma} {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fmt.Errorf("criteria[%d] %s/%s: threshold %v is not a finite number ≥ 0: %w", i, c.Suite, c.Test, v, ErrInvalid)
+			}
+		}
+	}
 	return r.validateLocalization()
 }
 
@@ -310,6 +325,14 @@ func (r *Report) sorted() (*Report, error) {
 	if c.Suites == nil {
 		c.Suites = []Suite{}
 	}
+	if r.Generator != nil {
+		g := *r.Generator
+		c.Generator = &g
+	}
+	c.Criteria = slices.Clone(r.Criteria)
+	slices.SortStableFunc(c.Criteria, func(a, b Criterion) int {
+		return cmp.Or(compareSuites(a.Suite, b.Suite), cmp.Compare(a.Test, b.Test))
+	})
 	c.Results = slices.Clone(r.Results)
 	if c.Results == nil {
 		c.Results = []checks.Result{}

@@ -188,9 +188,13 @@ func checkExit(rep *report.Report) error {
 	return nil
 }
 
-// emitReport writes the HTML report file when asked, prints rep with write
-// and turns its outcome into the exit code.
+// emitReport records which fabricctl wrote rep, writes the HTML report file
+// when asked, prints rep with write and turns its outcome into the exit code.
 func emitReport(g *globals, cf checkFlags, rep *report.Report, write func(io.Writer, *report.Report) error) error {
+	if rep.Generator == nil {
+		b := build()
+		rep.Generator = &report.Generator{Version: b.Version, Revision: b.Revision, Modified: b.Modified}
+	}
 	if cf.reportFile != "" {
 		var html bytes.Buffer
 		if err := report.WriteHTML(&html, rep); err != nil {

@@ -97,6 +97,13 @@ func TestCheckFromDir(t *testing.T) {
 	if strings.Contains(out, "no NCCL output") || !regexp.MustCompile(`"captured/unrecognised"[^]]*"evidence": \[[^]]*nccl_lib_locations`).MatchString(out) {
 		t.Errorf("a library listing was taken for an NCCL log, or not accounted for:\n%s", out)
 	}
+	// The report names the fabricctl that wrote it (issue 30), in JSON and on the page.
+	if b := build(); !strings.Contains(out, `"generator": {`) || !strings.Contains(out, `"version": "`+b.Version+`"`) {
+		t.Errorf("the JSON report does not name its fabricctl %s", b.Version)
+	}
+	if html, _ := os.ReadFile(report); !strings.Contains(string(html), `id="generator">fabricctl `+build().Version) {
+		t.Errorf("the HTML report does not name its fabricctl %s", build().Version)
+	}
 	if code, _, errs := runCLI(t, "check", "--from-dir", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(errs, "missing: no such directory") {
 		t.Errorf("a missing directory: exit %d, %s", code, errs)
 	}

@@ -8,7 +8,17 @@ FABRIC  ?= profiles/lab/fabric.yaml
 # Packages whose tests run in `make test` (all of them).
 PKGS    ?= ./...
 
-.PHONY: all build deps test unit lint bench demo fuzz fuzz-long vendorcheck clean
+# make install puts the static binary in $(BINDIR): $(PREFIX)/bin when PREFIX
+# is given, else $(GOBIN) when Go has one, else /usr/local/bin. DESTDIR stages it.
+PREFIX  ?= /usr/local
+GOBIN   ?= $(shell $(GO) env GOBIN 2>/dev/null)
+ifeq ($(origin PREFIX),file)
+BINDIR  ?= $(if $(GOBIN),$(GOBIN),$(PREFIX)/bin)
+else
+BINDIR  ?= $(PREFIX)/bin
+endif
+
+.PHONY: all build install deps test unit lint bench demo fuzz fuzz-long vendorcheck clean
 
 all: build
 
@@ -18,6 +28,9 @@ deps:
 # A static binary: the controller uploads this same file to hosts as the agent.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/fabricctl
+
+install: build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/fabricctl
 
 # Every package, with Chromium required for the HTML report test (deps installs it).
 unit: deps

@@ -7,5 +7,8 @@
 // maps their results to output and exit codes (DESIGN.md §3). stdout carries
 // results; logs go to stderr.
 //
-// Each command lives in its own file and is listed once in commands() in root.go.
+// Each command lives in its own file and is listed once in commands() in root.go;
+// help.go gives every command its help examples, hides the internal commands
+// (agent, task, switch-sim: run by fabricctl itself, its lab and launchers)
+// and wraps help at 120 columns.
 package main

@@ -37,7 +37,7 @@ func newLabCmd(g *globals) *cobra.Command {
 	f := &labFlags{}
 	cmd := &cobra.Command{
 		Use:   "lab",
-		Short: "The soft-RoCE lab: one qemu VM per host with a real RoCE v2 device (rdma_rxe), on a bridge in a private network namespace",
+		Short: "The soft-RoCE lab: a qemu VM per host with a real RoCE v2 device (rdma_rxe), in a private netns",
 	}
 	cmd.PersistentFlags().StringVar(&f.stateDir, "state-dir", lab.DefaultStateDir, "where a running lab keeps its state, keys and logs")
 	cmd.PersistentFlags().StringVar(&f.netns, "netns", lab.DefaultNetns, "name of the lab's network namespace")

@@ -49,6 +49,7 @@ type globals struct {
 func commands(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		newVersionCmd(g),
+		newInitCmd(g),
 		newValidateCmd(g),
 		newRenderCmd(g),
 		newSchemaCmd(g),
@@ -86,13 +87,14 @@ func newRootCmd(g *globals) *cobra.Command {
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.output, "output", "o", "table", "output format: table|json|yaml (check adds junit|html, drift adds prometheus)")
+	pf.StringVarP(&g.output, "output", "o", "table", "output format: table|json|yaml; check adds junit|html, drift prometheus")
 	pf.IntVar(&g.parallel, "parallel", 32, "how many targets to work on at once")
 	pf.DurationVar(&g.timeout, "timeout", 10*time.Minute, "overall time limit of the command")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log progress and debug detail to stderr")
 	for _, c := range commands(g) {
 		root.AddCommand(c)
 	}
+	decorateHelp(root) // help.go: examples; internal commands hidden
 	return root
 }
 

@@ -187,8 +187,12 @@ func roundTrip(t *testing.T, d switchcfg.Driver, s Spec, in fabric.SwitchIntent)
 	if diffs := o.Compare(in, got); len(diffs) != 0 {
 		t.Errorf("Compare(intent, parse(render(intent))) = %v", diffs)
 	}
-	// What no device carries (the fabric's model and queue buffer) comes
-	// from the fabric, as at plan time.
+	// What no device carries (the fabric's switch name, model and queue
+	// buffer) comes from the fabric, as at plan time: a SONiC VOQ line
+	// card keys its queues by the switch's name.
+	if got.Name == "" {
+		got.Name = in.Name
+	}
 	if got.Model == "" {
 		got.Model = in.Model
 	}

@@ -296,7 +296,7 @@ func TestYAMLErrorsAtTheProblem(t *testing.T) {
 		{"a key under a value", with(8, func(s string) string { return "      switchMtu: 9216\n" + s }),
 			"p.yaml:8:7: invalid YAML: mapping values are not allowed in this context (a key indented under a value, or ': ' inside an unquoted value: fix the indentation or quote the value)"},
 		{"an unclosed flow list", with(11, func(s string) string { return strings.TrimSuffix(s, "]") }),
-			"p.yaml:11:9: invalid YAML: did not find expected ',' or ']'"},
+			"p.yaml:11:9: invalid YAML: did not find expected ',' or ']' before this line: a flow list above is missing a ',' or its closing bracket"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -749,7 +749,7 @@ func leafErrors(err error) []error {
 	// the wrapper's prefix.
 	if inner := errors.Unwrap(err); inner != nil {
 		if prefix, ok := strings.CutSuffix(err.Error(), inner.Error()); ok {
-			if leaves := leafErrors(inner); len(leaves) > 1 || leaves[0] != inner {
+			if leaves := leafErrors(inner); len(leaves) > 1 {
 				for i, l := range leaves {
 					leaves[i] = fmt.Errorf("%s%w", prefix, l)
 				}

@@ -32,7 +32,11 @@ func yamlError(file string, data []byte, err error) *Error {
 	if line > len(ends) {
 		line = len(ends)
 	}
-	searched := reported > 0 && len(data) <= yamlSearchLimit
+	// Flow lists and mappings are not searched: a prefix cut inside one
+	// fails with the same problem long before the line that broke it,
+	// while yaml.v3 reports those at the (0-based) line of the token that
+	// did not fit.
+	searched := reported > 0 && len(data) <= yamlSearchLimit && !flowProblems[problem]
 	if searched {
 		line = problemLine(data, ends, max(reported, 1), problem)
 	} else if contextProblems[problem] != "" && reported > 0 && reported < len(ends) {
@@ -56,6 +60,10 @@ func yamlError(file string, data []byte, err error) *Error {
 			Msg: "invalid YAML: tab character in the indentation; YAML indents with spaces"}
 	}
 	msg := "invalid YAML: " + problem
+	if flowProblems[problem] && line > 0 {
+		return &Error{Pos: Pos{File: file, Line: line, Col: col}, Code: CodeYAMLSyntax,
+			Msg: msg + " before this line: a " + contextProblems[problem] + " above is missing a ',' or its closing bracket"}
+	}
 	if !searched && contextProblems[problem] != "" && line > 0 {
 		return &Error{Pos: Pos{File: file, Line: line, Col: col}, Code: CodeYAMLSyntax,
 			Msg: msg + " somewhere in the " + contextProblems[problem] + " that starts here (check the indentation of its lines)"}
@@ -83,6 +91,9 @@ var contextProblems = map[string]string{
 	"did not find expected ',' or ']'":    "flow list",
 	"did not find expected ',' or '}'":    "flow mapping",
 }
+
+// flowProblems are yaml.v3's errors inside [ … ] and { … }.
+var flowProblems = map[string]bool{"did not find expected ',' or ']'": true, "did not find expected ',' or '}'": true}
 
 // splitYAMLErr reads "yaml: line N: problem" into N (0 when absent) and problem.
 func splitYAMLErr(err error) (int, string) {

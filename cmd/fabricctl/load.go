@@ -22,8 +22,9 @@ func (e invalidFabricError) Error() string {
 
 func (e invalidFabricError) Unwrap() error { return exitCodeError{exitError} }
 
-// loadFabric loads and validates path with the registered switch platforms. On
-// invalid input it prints every located error to stderr and returns an
+// loadFabric loads and validates path with the registered switch platforms.
+// Its warnings go to stderr before the command's results. On invalid input
+// it prints every located error to stderr and returns an
 // invalidFabricError, which makes the command exit 1 without printing it again.
 func loadFabric(stderr io.Writer, path string) (*fabric.Fabric, error) {
 	if path == "" {
@@ -31,6 +32,9 @@ func loadFabric(stderr io.Writer, path string) (*fabric.Fabric, error) {
 	}
 	f, err := fabric.Load(path, fabric.Options{Platforms: platforms()})
 	if err == nil {
+		for _, w := range f.Warnings() {
+			fmt.Fprintln(stderr, w.String())
+		}
 		return f, nil
 	}
 	var errs fabric.Errors

@@ -220,3 +220,20 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+// Every command that loads a fabric says its warnings on stderr before its
+// results, not validate alone; stdout keeps only the results.
+func TestWarningsReachEveryCommand(t *testing.T) {
+	const file = "testdata/validate/warned.yaml"
+	want, err := os.ReadFile("testdata/validate/warned.stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "render", "-f", file, "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, errs)
+	}
+	if !strings.HasPrefix(errs, string(want)) || strings.Contains(out, "warning:") {
+		t.Errorf("render: stderr %q\nstdout %q", errs, out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/evaluate"
 )
 
 // The hue of a cell says its verdict, the shade how far its value sits
@@ -332,15 +333,23 @@ func scaleOf(r *Report, test string, unit checks.Unit, ms []measure) scale {
 			sc.criterion = sc.best * crit.MinPercentOfBest / 100
 			why = append(why, num(crit.MinPercentOfBest)+"% of the sweep's best")
 		}
-		if known && crit.MinPercentOfPortRate > 0 && crit.PortRateGbps > 0 {
+		// The port rate is in Gb/s: a floor from it only scales values in Gb/s.
+		if known && crit.MinPercentOfPortRate > 0 && crit.PortRateGbps > 0 && unit == checks.UnitGbps {
 			if v := crit.PortRateGbps * crit.MinPercentOfPortRate / 100; v >= sc.criterion {
 				sc.criterion = v
 				why = append([]string{num(crit.MinPercentOfPortRate) + "% of the declared " + num(crit.PortRateGbps) + " Gb/s port rate"}, why...)
 			}
 		}
-		if len(why) == 0 {
-			sc.criterion = sc.best * defaultRelativeFloor
-			why = append(why, fmt.Sprintf("%.0f%% of the sweep's best, the default relative floor", 100*defaultRelativeFloor))
+		switch {
+		case len(why) > 0:
+		case known:
+			// The report says which floors applied, and none scales this
+			// test's values: shade against the best, and say so.
+			sc.criterion = sc.best
+			why = append(why, "no floor declared for this test: shaded against the sweep's best")
+		default:
+			sc.criterion = sc.best * evaluate.DefaultRelativeFloor
+			why = append(why, fmt.Sprintf("%.0f%% of the sweep's best, the default relative floor", 100*evaluate.DefaultRelativeFloor))
 		}
 		sc.text = fmt.Sprintf("%s%s (%s)", shortValue(sc.criterion, unit), u, why[0])
 	} else {
@@ -354,11 +363,6 @@ func scaleOf(r *Report, test string, unit checks.Unit, ms []measure) scale {
 	}
 	return sc
 }
-
-// defaultRelativeFloor is checks/evaluate's DefaultRelativeFloor: the
-// share of the sweep's best below which a bandwidth is an outlier, when
-// the report does not say which floor was used.
-const defaultRelativeFloor = 0.93
 
 // fill is a cell's colour: the band of its verdict, shaded by where its
 // value sits between the criterion and the best (pass) or below the

@@ -271,3 +271,23 @@ func TestGeneratorAndCriteriaInJSON(t *testing.T) {
 		t.Errorf("a modified build reads %q", s)
 	}
 }
+
+// A report whose criteria declare no floor for a test is not shaded
+// against an invented default floor: the legend says none was declared.
+func TestHeatmapWithoutDeclaredFloor(t *testing.T) {
+	r := labReport(t, "lab-healthy")
+	n := 0
+	for i := range r.Criteria {
+		if r.Criteria[i].Test == "write_bw" {
+			r.Criteria[i].MinPercentOfBest, r.Criteria[i].MinPercentOfPortRate = 0, 0
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("the fixture has no write_bw criterion")
+	}
+	page := string(render(t, WriteHTML, r))
+	if !strings.Contains(page, "no floor declared for this test") || strings.Contains(page, "the default relative floor") {
+		t.Errorf("the legend invents a floor the criteria do not declare")
+	}
+}

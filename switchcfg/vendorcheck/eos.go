@@ -487,7 +487,8 @@ func applyProfiles(order []string, lines map[string][]string) ([]string, map[str
 // same intent in style, line by line within each context. AVD's qos
 // profiles are applied to the interfaces naming them first. Lines are
 // compared as multisets per context: a line fabricctl writes that AVD does
-// not is a reset when it is a `no …` line, an equivalence when style is
+// not is a reset when it is a `no …` line that undoes nothing AVD
+// configures in the context, an equivalence when style is
 // AVDInterfaces and AVD models it only in a qos profile, and a failure
 // otherwise; a line only AVD writes is a failure.
 func CompareEOS(ours, avd string, style AVDStyle) EOSDiff {
@@ -514,7 +515,10 @@ func CompareEOS(ours, avd string, style AVDStyle) EOSDiff {
 				common = append(common, l)
 			case style == AVDInterfaces && profileOnly(ctx, l):
 				d.Equivalent = append(d.Equivalent, EOSLine{ctx, l})
-			case strings.HasPrefix(l, "no "):
+			case strings.HasPrefix(l, "no ") && !positive(a[ctx], strings.TrimPrefix(l, "no ")):
+				// A reset AVD has no counterpart for (it renders whole
+				// configurations); one that undoes what AVD configures
+				// in the same context is a difference, not a reset.
 				d.Resets = append(d.Resets, EOSLine{ctx, l})
 			default:
 				d.OnlyOurs = append(d.OnlyOurs, EOSLine{ctx, l})
@@ -534,6 +538,17 @@ func CompareEOS(ours, avd string, style AVDStyle) EOSDiff {
 		}
 	}
 	return d
+}
+
+// positive reports whether lines configure cmd: the command itself or
+// the command with arguments.
+func positive(lines []string, cmd string) bool {
+	for _, l := range lines {
+		if l == cmd || strings.HasPrefix(l, cmd+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // EOSCheck is the verdict on one case in one style.

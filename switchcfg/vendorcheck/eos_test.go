@@ -18,22 +18,12 @@ import (
 // without them the test is skipped, or fails in CI.
 func eosAVD(t *testing.T) AVD {
 	t.Helper()
-	dir := os.Getenv("FABRICCTL_VALIDATORS")
-	if dir == "" {
-		dir = filepath.Join(repoRoot(t), "..", "shared", "validators")
-	}
-	a := AVD{Dir: filepath.Join(dir, "avd")}
-	missing := ""
+	a := AVD{Dir: validators(t, "avd")}
 	if _, err := os.Stat(filepath.Join(a.Dir, "python-avd", "pyavd", "_eos_cli_config_gen", "j2templates", "eos", "qos.j2")); err != nil {
-		missing = "AVD's eos_cli_config_gen: " + err.Error()
-	} else if out, err := exec.Command("/usr/bin/python3", "-I", "-c", "import jinja2, yaml").CombinedOutput(); err != nil {
-		missing = "/usr/bin/python3 with jinja2 and yaml: " + strings.TrimSpace(string(out)) + " " + err.Error()
+		need(t, "AVD's eos_cli_config_gen: "+err.Error())
 	}
-	if missing != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("missing %s (scripts/install-deps.sh installs it; FABRICCTL_VALIDATORS points at the validators)", missing)
-		}
-		t.Skipf("missing %s", missing)
+	if out, err := exec.Command("/usr/bin/python3", "-I", "-c", "import jinja2, yaml").CombinedOutput(); err != nil {
+		need(t, "/usr/bin/python3 with jinja2 and yaml (scripts/install-deps.sh): "+strings.TrimSpace(string(out))+" "+err.Error())
 	}
 	return a
 }
@@ -273,6 +263,9 @@ priority-flow-control pause watchdog action drop
 		{"extra line", "   mtu 9214\n", "   mtu 9214\n   shutdown\n", []string{"only fabricctl [interface Ethernet1] shutdown"}},
 		{"watchdog off", "   priority-flow-control pause watchdog\n", "   no priority-flow-control pause watchdog\n", []string{
 			"only AVD [interface Ethernet1] priority-flow-control pause watchdog"}},
+		// A `no` line that undoes what AVD configures is no reset.
+		{"no undoing AVD", "   priority-flow-control on\n", "   no priority-flow-control on\n", []string{
+			"only fabricctl [interface Ethernet1] no priority-flow-control on"}},
 	} {
 		bad := strings.Replace(good, tc.from, tc.to, 1)
 		if bad == good {

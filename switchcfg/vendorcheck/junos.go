@@ -342,13 +342,17 @@ func junosStatements(text string) ([]junosStatement, error) {
 			for j < len(toks) && toks[j].line == toks[i].line {
 				j++
 			}
-			if v := toks[i]; !v.quoted && (v.text == "set" || v.text == "delete") && j > i+1 {
-				st := junosStatement{line: v.line, verb: v.text}
-				for _, t := range toks[i+1 : j] {
-					st.words = append(st.words, t.text)
-				}
-				out = append(out, st)
+			v := toks[i]
+			if v.quoted || (v.text != "set" && v.text != "delete") || j == i+1 {
+				// deactivate, insert, a bare set or a stray line: not
+				// checked, so not passed over in silence either.
+				return nil, fmt.Errorf("line %d: %q is no set or delete statement this checker reads", v.line, v.text)
 			}
+			st := junosStatement{line: v.line, verb: v.text}
+			for _, t := range toks[i+1 : j] {
+				st.words = append(st.words, t.text)
+			}
+			out = append(out, st)
 			i = j
 		}
 		return out, nil
@@ -364,6 +368,9 @@ func junosStatements(text string) ([]junosStatement, error) {
 		case !t.quoted && t.text == "}":
 			if len(stack) == 0 {
 				return nil, fmt.Errorf("line %d: unbalanced }", t.line)
+			}
+			if len(words) > 0 {
+				return nil, fmt.Errorf("line %d: statement %q not ended by ;", line, strings.Join(words, " "))
 			}
 			stack = stack[:len(stack)-1]
 			words = nil
@@ -388,6 +395,9 @@ func junosStatements(text string) ([]junosStatement, error) {
 	}
 	if len(stack) != 0 {
 		return nil, errors.New("unclosed {")
+	}
+	if len(words) > 0 {
+		return nil, fmt.Errorf("line %d: statement %q not ended by ;", line, strings.Join(words, " "))
 	}
 	return out, nil
 }

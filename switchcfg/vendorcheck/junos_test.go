@@ -287,3 +287,21 @@ func TestJunosStatements(t *testing.T) {
 		}
 	}
 }
+
+// A line the checker does not read is an error, never passed over: a
+// deactivate among set lines, a curly statement cut off before its ;.
+func TestJunosStatementsRefuseWhatTheyCannotRead(t *testing.T) {
+	for _, text := range []string{
+		"set class-of-service schedulers s priority low\ndeactivate class-of-service schedulers s\n",
+		"set interfaces et-0/0/0 mtu 9216\nset\n",
+		"class-of-service { schedulers { s { priority low } } }\n",
+		"class-of-service { schedulers { s { priority low; } } }\ntrailing words\n",
+	} {
+		if st, err := junosStatements(text); err == nil {
+			t.Errorf("%q read as %v without an error", text, st)
+		}
+	}
+	if st, err := junosStatements("class-of-service { schedulers { s { priority low; } } }\n"); err != nil || len(st) != 1 {
+		t.Fatalf("a whole curly statement: %v %v", st, err)
+	}
+}

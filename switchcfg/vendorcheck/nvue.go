@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fabricctl/fabricctl/switchcfg/cumulus"
 )
 
 // ErrNVUEUndecided marks a command the model cannot decide: a value whose
@@ -190,6 +192,13 @@ func ParseNVUE(text string) ([]NVUECommand, error) {
 // collection keys: "1-2,4-5,7" is 1 2 4 5 7, "swp1-4,swp49" is swp1 swp2
 // swp3 swp4 swp49. A word without ',' or a numeric range is itself.
 func ExpandNVUEList(word string) ([]string, error) {
+	if word != "" && (word[0] < '0' || word[0] > '9') && strings.ContainsAny(word, ",-") {
+		// Interface lists, breakouts too (swp1s0-3), as the driver reads
+		// them.
+		if ifs, err := cumulus.ExpandInterfaces(word); err == nil {
+			return ifs, nil
+		}
+	}
 	var out []string
 	for _, part := range strings.Split(word, ",") {
 		if part == "" {

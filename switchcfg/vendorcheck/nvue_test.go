@@ -138,7 +138,9 @@ func TestExpandNVUEList(t *testing.T) {
 		"1-2,4-5,7":    "1 2 4 5 7",
 		"swp1-4,swp49": "swp1 swp2 swp3 swp4 swp49",
 		"swp1s0":       "swp1s0",
-		"0,6":          "0 6",
+		// Breakouts as the driver compresses them.
+		"swp1s0-3,swp9": "swp1s0 swp1s1 swp1s2 swp1s3 swp9",
+		"0,6":           "0 6",
 	} {
 		got, err := ExpandNVUEList(in)
 		if err != nil || strings.Join(got, " ") != want {

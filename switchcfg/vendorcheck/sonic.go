@@ -433,16 +433,6 @@ func PatchSONiC(base, render sonic.ConfigDB) (sonic.ConfigDB, []sonic.PatchOp, e
 // --write-to-db, mod_config) leaves in CONFIG_DB. base is not changed.
 func MergeSONiC(base, render sonic.ConfigDB) sonic.ConfigDB {
 	out := CloneConfigDB(base)
-	for t, entries := range render {
-		if out[t] == nil {
-			out[t] = map[string]map[string]string{}
-		}
-		for k, f := range entries {
-			if out[t][k] == nil {
-				out[t][k] = map[string]string{}
-			}
-			maps.Copy(out[t][k], f)
-		}
-	}
+	out.Merge(render)
 	return out
 }

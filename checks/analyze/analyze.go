@@ -122,6 +122,15 @@ var evaluators = map[Kind]evaluator{
 	KindHealth:       evalHealth,
 	KindP2P:          evalP2P,
 	KindKernelLog:    evalKernelLog,
+
+	// the InfiniBand diagnostics (checks/ibdiag)
+	KindIBNetDiscover: evalIBNetDiscover,
+	KindPerfQuery:     evalPerfQuery,
+	KindSMPQuery:      evalSMPQuery,
+	KindSMInfo:        evalSMInfo,
+	KindIBTracert:     evalIBTracert,
+	KindIBRoute:       evalIBRoute,
+	KindIBQueryErrors: evalIBQueryErrors,
 }
 
 // Analyze detects what data is (Detect) and judges it. It never fails: a
@@ -226,9 +235,12 @@ func unknownKind(data []byte) Finding {
 	return f
 }
 
-// Table writes one row per finding, grouped by file, for people.
+// Table writes one row per finding, grouped by file, for people; a long
+// path is cut in its middle to fit the terminal, except in -o wide, and the
+// SUMMARY wraps.
 func (r *Report) Table(t *output.TableWriter) {
 	t.Row("FILE", "KIND", "STATUS", "CHECK", "SUBJECT", "SUMMARY")
+	t.CutToFit(0)
 	for _, f := range r.Files {
 		for _, x := range f.Findings {
 			t.Row(f.File, string(f.Kind), strings.ToUpper(string(x.Status)), x.ID, output.OrDash(x.Subject), x.Summary)

@@ -73,6 +73,15 @@ var signatures = []struct {
 	{KindIBDev2Netdev, []signature{{regexp.MustCompile(`\bport\s+\d+(?:\s+\(\w+\s*\))?\s+<?==+>\s+\S+`), 5}}},
 	// iblinkinfo: a link, up ("==( 4X 53.125 Gbps Active/  LinkUp)==>") or down ("==(  Down/ Polling)==>").
 	{KindIBLinkInfo, []signature{{regexp.MustCompile(`==\(\s*(?:\d+X\s+[\d.]+ Gbps|(?:Down|Initialize|Armed|Active)/\s*\w+\)==>)`), 5}, {regexp.MustCompile(`^(?:CA|Switch|Router): `), 2}}},
+	// infiniband-diags read by checks/ibdiag: each tool's header or summary lines, and its data lines.
+	{KindIBNetDiscover, []signature{{regexp.MustCompile(`^(?:Switch|Ca|Rt)\s+\d+\s+"[SHR]-[0-9a-fA-F]+"`), 10}, {regexp.MustCompile(`^\[\d+\](?:\([^)]*\))*\s*"[SHR]-[0-9a-fA-F]+"\[\d+\]`), 3},
+		{regexp.MustCompile(`^(?:CA|SW|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s+\d+x\s+\S+`), 3}, {regexp.MustCompile(`^(?:switchguid|caguid|rtguid)=0x[0-9a-fA-F]+`), 3}}},
+	{KindPerfQuery, []signature{{regexp.MustCompile(`^# (?:Port (?:extended )?counters|Port\w+Details counters): `), 20}, {regexp.MustCompile(`^(?:SymbolErrorCounter|LinkDownedCounter|PortRcvErrors|PortXmitWait|PortXmitData):\.+\d+$`), 2}}},
+	{KindSMPQuery, []signature{{regexp.MustCompile(`^# (?:Port info|Node info|Switch info): `), 20}, {regexp.MustCompile(`^(?:LinkWidthActive|LinkSpeedActive|PhysLinkState|NodeType|PortGuid|SystemGuid):\.+`), 2}, {regexp.MustCompile(`^Node Description:\.+`), 5}}},
+	{KindSMInfo, []signature{{regexp.MustCompile(`^sminfo: sm lid \d+ sm guid 0x`), 20}}},
+	{KindIBTracert, []signature{{regexp.MustCompile(`^(?:From|To) (?:ca|switch|router) \{0x[0-9a-fA-F]+\} portnum \d+ lid \d+-\d+`), 10}, {regexp.MustCompile(`^\[\d+\] -> (?:ca|switch|router) port \{0x`), 3}}},
+	{KindIBRoute, []signature{{regexp.MustCompile(`^Unicast lids \[0x[0-9a-fA-F]+-0x[0-9a-fA-F]+\] of switch `), 20}, {regexp.MustCompile(`^0x[0-9a-fA-F]{4} \d{3} : \(`), 2}}},
+	{KindIBQueryErrors, []signature{{regexp.MustCompile(`^## Summary: \d+ nodes checked, \d+ bad nodes found`), 20}, {regexp.MustCompile(`^\s*GUID 0x[0-9a-fA-F]+ port (?:ALL|\d+): \[`), 5}, {regexp.MustCompile(`^(?:Errors|Data Counters) for (?:0x[0-9a-fA-F]+ )?"`), 5}}},
 	// ibstat: its CA header, its keys, and its own state names (infiniband-diags ibstat.c port_state_str,
 	// port_phy_state_str), so a fragment of one port block is still ibstat.
 	{KindIBStat, []signature{{regexp.MustCompile(`^CA '[^']*'`), 10}, {regexp.MustCompile(`^\s+(?:CA type|Physical state|Base lid|Port GUID|Capability mask|SM lid):`), 2}, {regexp.MustCompile(`^ibpanic:`), 5},

@@ -8,7 +8,9 @@
 // reports (nccl-log), nccl-tests, perftest console output and --out_json
 // files, nvidia-smi topo -m, nvidia-smi -q, plain nvidia-smi, nvidia-smi
 // nvlink -s/-e, the CUDA sample p2pBandwidthLatencyTest, ibv_devinfo,
-// ibstat, show_gids, ibdev2netdev, iblinkinfo, lspci -vvv,
+// ibstat, show_gids, ibdev2netdev, iblinkinfo, the InfiniBand diagnostics
+// read by checks/ibdiag (ibnetdiscover, perfquery, smpquery, sminfo,
+// ibtracert, ibroute, ibqueryerrors), lspci -vvv,
 // node-health-check logs and the NVIDIA driver's lines in kernel logs
 // (kernel-log: dmesg, journalctl -k, syslog; Xid events judged by NVIDIA's
 // Xid catalog). Each kind's signature lines are counted and the best score

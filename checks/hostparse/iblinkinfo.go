@@ -20,6 +20,9 @@ type IBLinkNode struct {
 	Type  string       `json:"type"` // CA, Switch or Router
 	Name  string       `json:"name"`
 	Links []IBLinkPort `json:"links,omitempty"`
+	// Line is the block header's line number (1-based; 0 for a block
+	// without one), so a caller can tell which lines were read.
+	Line int `json:"-"`
 }
 
 // IBLinkPort is one link line: "… 1[  ] ==( 4X 25.78125 Gbps Active/  LinkUp)==> … "peer"".
@@ -38,6 +41,8 @@ type IBLinkPort struct {
 	// both ends support: "4X", "53.125 Gbps" or both (the "Could be …"
 	// text of infiniband-diags' get_max_msg).
 	CouldBe string `json:"couldBe,omitempty"`
+	// Line is the link line's number (1-based).
+	Line int `json:"-"`
 }
 
 // Connected reports whether iblinkinfo found a port at the other end.
@@ -62,7 +67,7 @@ func (out *IBLinkInfo) linkPort(n int, m []string) IBLinkPort {
 	if m[3] != "" {
 		g, _ = out.rate(n, "lane speed", m[3])
 	}
-	l := IBLinkPort{Port: port, Width: m[2], LaneGbps: g, State: m[4], PhysState: m[5]}
+	l := IBLinkPort{Port: port, Width: m[2], LaneGbps: g, State: m[4], PhysState: m[5], Line: n}
 	if p := ibPeerRe.FindStringSubmatch(m[6]); p != nil {
 		l.PeerLID, _ = out.index(n, "peer LID", p[1])
 		l.PeerPort, _ = out.index(n, "peer port", p[2])
@@ -100,7 +105,7 @@ func ParseIBLinkInfo(r io.Reader) (*IBLinkInfo, error) {
 			out.Elided = true
 		case ibNodeRe.MatchString(s):
 			m := ibNodeRe.FindStringSubmatch(s)
-			out.Nodes = append(out.Nodes, IBLinkNode{Type: m[1], Name: m[2]})
+			out.Nodes = append(out.Nodes, IBLinkNode{Type: m[1], Name: m[2], Line: n})
 			node = &out.Nodes[len(out.Nodes)-1]
 		case ibLinkRe.MatchString(s):
 			if node == nil {

@@ -34,6 +34,8 @@ type Change struct {
 	// Disruptive changes interrupt traffic; Reason says how.
 	Disruptive bool   `json:"disruptive,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// Flaps marks a disruptive change that takes the link down and up.
+	Flaps bool `json:"flaps,omitempty"`
 }
 
 // Issue kinds.
@@ -95,8 +97,8 @@ func Diff(desired fabric.HostIntent, observed Observed) Plan {
 				}
 			case s.Value != d.value:
 				c := Change{Target: target, Interface: iface, Setting: d.setting, Backend: s.Backend, Old: s.Value, New: d.value}
-				if why := disruption(d.setting); why != "" {
-					c.Disruptive, c.Reason = true, why
+				if why, flaps := disruptionOf(d.setting, s.Value, d.value, losslessPrios(want, settings)); why != "" {
+					c.Disruptive, c.Reason, c.Flaps = true, why, flaps
 				}
 				p.Changes = append(p.Changes, c)
 			}
@@ -131,10 +133,11 @@ func Diff(desired fabric.HostIntent, observed Observed) Plan {
 		}
 	}
 	if len(pkeys) > 0 {
-		if len(observed.Ports) == 0 {
-			p.Issues = append(p.Issues, Issue{Target: target, Interface: "infiniband", Kind: IssueUnsupported,
-				Reason: "the host has no InfiniBand port: partitions (pkeys, IPoIB) apply to InfiniBand only"})
-		}
+		// Partitions select hosts by label, so a RoCE-only host of a fabric that
+		// also has InfiniBand partitions is often a member: its port GUIDs go to
+		// the subnet manager, and on the host itself there is no pkey table to
+		// verify. Only the InfiniBand ports observed are compared; a host without
+		// one has nothing to plan here (not an unsupported setting).
 		for _, ps := range observed.Ports {
 			if ps.Error != "" {
 				p.Issues = append(p.Issues, Issue{Target: target, Interface: ps.Name, Kind: IssueError, Reason: ps.Error})
@@ -150,6 +153,25 @@ func Diff(desired fabric.HostIntent, observed Observed) Plan {
 		return compareSettings(a.Setting, b.Setting)
 	})
 	return p
+}
+
+// losslessPrios are the priorities PFC pauses on an interface before or
+// after an apply: the observed pfc.enable and the desired one.
+func losslessPrios(want []desiredValue, settings []SettingState) uint8 {
+	var bits uint8
+	for _, d := range want {
+		if d.setting == SettingPFCEnable {
+			b, _ := parsePrios(d.value) // a value that does not parse pauses nothing
+			bits |= b
+		}
+	}
+	for _, s := range settings {
+		if s.Setting == SettingPFCEnable && s.Error == "" && s.Unsupported == "" {
+			b, _ := parsePrios(s.Value)
+			bits |= b
+		}
+	}
+	return bits
 }
 
 func hasPrefixSetting(ss []SettingState, prefix string) bool {

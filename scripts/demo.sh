@@ -86,9 +86,10 @@ echo "report: out/report-fault.html"
 
 bold "what the check found, and why"
 want=${fault#*/}
-found=$(awk '$1 == "FAIL" && $3 == "pairwise/host" {print $4}' out/check-fault.txt | sort -u | tr '\n' ' ')
-awk '$1 == "FAIL" && $3 == "pairwise/host" {$1=$2=$3=""; sub(/^ +/, ""); print "blamed host: " $0}' out/check-fault.txt
-awk '$1 == "FAIL" && $2 == "pairwise" && $3 != "pairwise/host" {print "failed pair:  " $4}' out/check-fault.txt
+# The table's columns: STATUS CHECK TARGET …; it ends at the first empty line (EVIDENCE follows).
+found=$(awk 'NF == 0 {exit} $1 == "FAIL" && $2 == "pairwise/host" {print $3}' out/check-fault.txt | sort -u | tr '\n' ' ')
+awk 'NF == 0 {exit} $1 == "FAIL" && $2 == "pairwise/host" {$1=$2=""; sub(/^ +/, ""); print "blamed host: " $0}' out/check-fault.txt
+awk 'NF == 0 {exit} $1 == "FAIL" && $2 ~ /^pairwise\// && $2 != "pairwise/host" {print "failed pair:  " $3}' out/check-fault.txt
 grep -E '^  [^ ].*(during the test|with known-good)' out/check-fault.txt | awk '!seen[$0]++' | head -n 6 | sed 's/^  /evidence:     /'
 if [ "$found" = "$want " ]; then
   echo "found $want: the host the fault was put on, and no other"

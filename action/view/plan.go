@@ -3,45 +3,261 @@ package view
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/output"
 )
 
-// PlanTable writes the rows of `fabricctl plan` and `drift`: each target's changes (marked
-// UNSUPPORTED or DISRUPTIVE), "no changes" or its ERROR, then, on w after the table, how many
-// targets change, stay and could not be observed.
-func PlanTable(t *output.TableWriter, w io.Writer, p *fabric.Plan) {
-	t.Row("TARGET", "TIER", "COMPONENT", "SETTING", "CHANGE", "NOTE")
-	changed, same, failed := 0, 0, 0
+// PlanTable writes the table of `fabricctl plan` (and of apply's plan); then, on w, the
+// footnotes the rows point to and how many targets change, stay and could not be observed.
+//
+// The default view fits a terminal: one row per change a target needs (SETTING is the
+// component and the setting, "eth0 mtu"), with DISRUPTIVE and the note's footnote number;
+// one row per target counting the settings it cannot apply ("eth0: 12 settings",
+// UNSUPPORTED [1-4]), each reason written once below the table with the targets and settings
+// it concerns; "no changes", or the target's ERROR. With t.Wide() (-o wide) every setting has
+// its own row, tier, component and note in full, as JSON has them.
+func PlanTable(t *output.TableWriter, w io.Writer, p *fabric.Plan) { planTable(t, w, p, false) }
+
+// DriftTable is PlanTable for `fabricctl drift`: a target in sync says "no drift", and the
+// last line says which targets drifted ("2 target(s) drifted: leaf-01, lab-h3") or "no drift
+// on 6 target(s)".
+func DriftTable(t *output.TableWriter, w io.Writer, p *fabric.Plan) { planTable(t, w, p, true) }
+
+func planTable(t *output.TableWriter, w io.Writer, p *fabric.Plan, drift bool) {
+	same := "no changes"
+	if drift {
+		same = "no drift"
+	}
+	wide := t.Wide()
+	if wide {
+		t.Row("TARGET", "TIER", "COMPONENT", "SETTING", "CHANGE", "NOTE")
+	} else {
+		t.Row("TARGET", "SETTING", "CHANGE", "NOTE")
+		t.CutToFit(2)
+	}
+	var notes footnotes
+	var changed, failed []string
+	unchanged := 0
 	for _, tp := range p.Targets {
-		switch {
-		case tp.Error != "":
-			failed++
-			t.Row(tp.Target, tp.Tier, "-", "-", "ERROR", tp.Error)
-			continue
-		case len(fabric.Actionable(tp.Changes)) > 0:
-			changed++
-		default:
-			same++
-		}
-		if len(tp.Changes) == 0 {
-			t.Row(tp.Target, tp.Tier, "-", "-", "no changes", "")
-		}
-		for _, c := range tp.Changes {
-			note := c.Note
-			switch {
-			case c.Unsupported:
-				note = "UNSUPPORTED " + note
-			case c.Disruptive:
-				note = "DISRUPTIVE " + note
+		if tp.Error != "" {
+			failed = append(failed, tp.Target)
+			if wide {
+				t.Row(tp.Target, tp.Tier, "-", "-", "ERROR", tp.Error)
+			} else {
+				t.Row(tp.Target, "-", "ERROR", tp.Error)
 			}
-			t.Row(tp.Target, tp.Tier, output.OrDash(c.Component), c.Setting, fmt.Sprintf("%s → %s", output.OrDash(c.Old), output.OrDash(c.New)), strings.TrimSpace(note))
+			continue
+		}
+		actionable := len(fabric.Actionable(tp.Changes)) > 0
+		if actionable {
+			changed = append(changed, tp.Target)
+		} else {
+			unchanged++
+		}
+		if wide {
+			if len(tp.Changes) == 0 {
+				t.Row(tp.Target, tp.Tier, "-", "-", same, "")
+			}
+			for _, c := range tp.Changes {
+				note := c.Note
+				switch {
+				case c.Unsupported:
+					note = "UNSUPPORTED " + reason(note)
+				case c.Disruptive:
+					note = impact(c) + " " + note
+				}
+				t.Row(tp.Target, tp.Tier, output.OrDash(c.Component), c.Setting, change(c), strings.TrimSpace(note))
+			}
+			continue
+		}
+		if !actionable {
+			t.Row(tp.Target, "-", same, "")
+		}
+		var unsupported []fabric.Change
+		for _, c := range tp.Changes {
+			if c.Unsupported {
+				unsupported = append(unsupported, c)
+				continue
+			}
+			var note []string
+			if c.Disruptive {
+				note = append(note, impact(c))
+			}
+			if n := strings.TrimSpace(c.Note); n != "" {
+				note = append(note, refs([]int{notes.add(n, false, "", "")}))
+			}
+			setting := c.Setting
+			if c.Component != "" {
+				setting = c.Component + " " + c.Setting
+			}
+			t.Row(tp.Target, setting, change(c), strings.Join(note, " "))
+		}
+		if len(unsupported) > 0 {
+			var nums []int
+			for _, c := range unsupported {
+				nums = append(nums, notes.add(reason(c.Note), true, tp.Target, c.Setting))
+			}
+			t.Row(tp.Target, countSettings(unsupported), "-", "UNSUPPORTED "+refs(nums))
 		}
 	}
 	t.Flush()
-	fmt.Fprintf(w, "\n%d target(s): %d to change, %d unchanged, %d could not be observed\n", len(p.Targets), changed, same, failed)
+	notes.write(w, t.Term())
+	if !drift {
+		fmt.Fprintf(w, "\n%d target(s): %d to change, %d unchanged, %d could not be observed\n", len(p.Targets), len(changed), unchanged, len(failed))
+		return
+	}
+	var parts []string
+	if len(changed) == 0 {
+		parts = append(parts, fmt.Sprintf("no drift on %d target(s)", unchanged))
+	} else {
+		parts = append(parts, fmt.Sprintf("%d target(s) drifted: %s", len(changed), names(changed)))
+		if unchanged > 0 {
+			parts = append(parts, fmt.Sprintf("%d without drift", unchanged))
+		}
+	}
+	if len(failed) > 0 {
+		parts = append(parts, fmt.Sprintf("%d could not be observed: %s", len(failed), names(failed)))
+	}
+	fmt.Fprintf(w, "\n%s\n", output.Printable(strings.Join(parts, "; ")))
+}
+
+// change is a change's CHANGE cell: "old → new", a removal "3 → (remove)", an addition
+// "(none) → 3" (fabric.Change.Display).
+func change(c fabric.Change) string {
+	old, new := c.Display()
+	return fmt.Sprintf("%s → %s", output.OrDash(old), output.OrDash(new))
+}
+
+// impact is the disruption a change marks: "DISRUPTIVE", or "DISRUPTIVE, link flaps" when
+// it takes its interface's link down.
+func impact(c fabric.Change) string {
+	if c.Flaps {
+		return "DISRUPTIVE, link flaps"
+	}
+	return "DISRUPTIVE"
+}
+
+// reason is an unsupported change's note without its redundant "unsupported: ".
+func reason(note string) string {
+	note = strings.TrimSpace(note)
+	if r, ok := strings.CutPrefix(note, "unsupported: "); ok {
+		return r
+	}
+	return output.OrDash(note)
+}
+
+// countSettings is the SETTING cell of a target's unsupported row: "eth0: 12 settings" when
+// they share a component, "12 settings" otherwise.
+func countSettings(cs []fabric.Change) string {
+	n := fmt.Sprintf("%d settings", len(cs))
+	if len(cs) == 1 {
+		n = "1 setting"
+	}
+	comp := cs[0].Component
+	for _, c := range cs {
+		if c.Component != comp {
+			return n
+		}
+	}
+	if comp == "" {
+		return n
+	}
+	return comp + ": " + n
+}
+
+// maxNames is how many target names a summary or a footnote lists before "and N more".
+const maxNames = 8
+
+// names lists targets, the first maxNames of them.
+func names(ts []string) string {
+	if len(ts) <= maxNames {
+		return strings.Join(ts, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ts[:maxNames], ", "), len(ts)-maxNames)
+}
+
+// refs writes footnote numbers compactly: [1], [3-6], [1,3,5-6].
+func refs(nums []int) string {
+	slices.Sort(nums)
+	nums = slices.Compact(nums)
+	var parts []string
+	for i := 0; i < len(nums); {
+		j := i
+		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
+			j++
+		}
+		s := strconv.Itoa(nums[i])
+		if j > i {
+			s += "-" + strconv.Itoa(nums[j])
+		}
+		parts = append(parts, s)
+		i = j + 1
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// footnotes are the notes a table's rows point to, each written once, numbered in the order
+// the rows first point to them.
+type footnotes struct {
+	list  []*footnote
+	index map[string]int
+}
+
+type footnote struct {
+	text string
+	// many notes a reason that concerns targets and settings, which the footnote lists.
+	many              bool
+	targets, settings []string
+}
+
+// add returns the number of text's footnote, adding target and setting to what it lists
+// when many is set.
+func (f *footnotes) add(text string, many bool, target, setting string) int {
+	key := fmt.Sprint(many, "\x00", text)
+	i, ok := f.index[key]
+	if !ok {
+		if f.index == nil {
+			f.index = map[string]int{}
+		}
+		i = len(f.list)
+		f.index[key] = i
+		f.list = append(f.list, &footnote{text: text, many: many})
+	}
+	n := f.list[i]
+	if many {
+		if !slices.Contains(n.targets, target) {
+			n.targets = append(n.targets, target)
+		}
+		if setting != "" && !slices.Contains(n.settings, setting) {
+			n.settings = append(n.settings, setting)
+		}
+	}
+	return i + 1
+}
+
+// write writes the footnotes after a blank line, each wrapped to term's width with its
+// lines after the first indented under its text.
+func (f *footnotes) write(w io.Writer, term output.Term) {
+	if len(f.list) == 0 {
+		return
+	}
+	var b strings.Builder
+	b.WriteByte('\n')
+	for i, n := range f.list {
+		text := n.text
+		if n.many {
+			text += ": " + names(n.targets)
+			if len(n.settings) > 0 {
+				text += " (" + strings.Join(n.settings, ", ") + ")"
+			}
+		}
+		b.WriteString(term.Hang(fmt.Sprintf("[%d] ", i+1), output.Printable(text)))
+	}
+	io.WriteString(w, b.String())
 }
 
 // ResultTable writes, on w, the rows of `fabricctl apply`'s result after its plan: each target's

@@ -23,12 +23,15 @@ type Report struct {
 
 // NewReport wraps the analysis of logs for printing.
 func NewReport(logs []string, a *Analysis) Report {
-	return Report{APIVersion: fabric.APIVersion, Kind: "NCCLAnalysis", Logs: logs, Clean: a.Clean(), Analysis: a}
+	return Report{APIVersion: fabric.APIVersion, Kind: ReportKind, Logs: logs, Clean: a.Clean(), Analysis: a}
 }
 
-// Table prints one line per host, then one per finding ("no findings" when clean).
+// Table prints one line per host, then one per finding ("no findings" when clean). The lists
+// of IB devices, OOB interfaces and transports are shortened to fit the terminal (-o wide
+// shows them all); a finding's MESSAGE wraps.
 func (a *Analysis) Table(t *output.TableWriter) {
 	t.Row("HOST", "VERSION", "NETWORK", "IB DEVICES", "OOB", "TRANSPORTS", "GDRDMA", "RANKS")
+	t.CutToFit(3, 4, 5)
 	for _, h := range a.Hosts {
 		var devs, oob []string
 		for _, d := range h.IBDevices {
@@ -42,11 +45,12 @@ func (a *Analysis) Table(t *output.TableWriter) {
 			tr = append(tr, fmt.Sprintf("%s×%d", name, n))
 		}
 		sort.Strings(tr)
-		if len(devs) > 4 {
+		if len(devs) > 4 && !t.Wide() {
 			devs = append(devs[:3], fmt.Sprintf("+%d more", len(devs)-3))
 		}
 		t.Row(h.Name, dash(h.Versions), dash(h.Networks), dash(devs), dash(oob), dash(tr), h.GDRDMA, ranks(h.Ranks))
 	}
+	t.Flush() // the findings' columns are not cut (an error writing shows at the last Flush)
 	t.Row()
 	if a.Clean() {
 		t.Row("no findings")

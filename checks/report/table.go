@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/internal/output"
@@ -77,47 +76,196 @@ func formatValue(v float64, u checks.Unit) string {
 // WriteTable writes one aligned line per host check and per pair, failures
 // first, then the evidence of every failed, errored or warned line, then a
 // summary line with the counts and the overall status.
+//
+// The table is laid out for output.TermOf(w): its SUMMARY wraps at the
+// terminal's width, status words are coloured when the Term says so, and the
+// SUITE column (the first part of CHECK) shows only in -o wide, CLASS only
+// when a line has a failure class or in -o wide. In the
+// evidence, a reason that warned lines share ("eth0 dcbx: eth0 (driver
+// virtio_net) has no DCB netlink ops", on every virtio host) is written once,
+// as a footnote in the evidence's own form, "eth0 dcbx, eth0 ets: reason (on
+// lab-h1, lab-h2)", and each line's evidence points to it ("11 findings, see [1-4]"); -o wide and the evidence of
+// failures and errors keep every line as it is.
 func WriteTable(w io.Writer, r *Report) error {
 	s, err := r.sorted()
 	if err != nil {
 		return fmt.Errorf("writing table report: %w", err)
 	}
 	rs := rows(s)
-	// Everything is built first and written once, escaped: a cell that
-	// oneLine did not clean (a suite, a value) cannot reach the terminal
-	// raw either.
+	term := output.TermOf(w)
+	// Every cell and line is escaped (oneLine, Printable, PrintableLines): a
+	// cell that oneLine did not clean (a suite, a value) cannot reach the
+	// terminal raw either; colour is added after.
 	var all strings.Builder
-	tw := tabwriter.NewWriter(&all, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tSUITE\tCHECK\tTARGET\tVALUE\tCLASS\tSUMMARY")
+	tw := output.NewTableFor(&all, term)
+	classes := term.Wide || slices.ContainsFunc(rs, func(x row) bool { return x.Class != "" })
+	row := func(status, suite, id, target, value, class, summary string) {
+		cells := []any{status, suite, id, target, value, class, summary}
+		if !classes {
+			cells = slices.Delete(cells, 5, 6)
+		}
+		if !term.Wide {
+			cells = slices.Delete(cells, 1, 2)
+		}
+		tw.Row(cells...)
+	}
+	row("STATUS", "SUITE", "CHECK", "TARGET", "VALUE", "CLASS", "SUMMARY")
 	for _, x := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.ToUpper(string(x.Status)), x.Suite, oneLine(x.ID), oneLine(x.Target),
-			dash(x.Value), dash(string(x.Class)), oneLine(x.Summary))
+		row(strings.ToUpper(string(x.Status)), string(x.Suite), oneLine(x.ID), oneLine(x.Target), dash(x.Value),
+			dash(string(x.Class)), oneLine(x.Summary))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing table report: %w", err)
 	}
+	writeEvidence(&all, rs, term)
 	var b strings.Builder
+	writeLocalization(&b, s)
+	sum := s.Summary()
+	all.WriteString(output.PrintableLines(b.String()))
+	fmt.Fprintf(&all, "\nRESULT: %s, %s\n", term.Paint(strings.ToUpper(string(sum.Status))),
+		output.PrintableLines(fmt.Sprintf("%d checks (%s), %d pairs (%s)", sum.Checks.Total, sum.Checks, sum.Pairs.Total, sum.Pairs)))
+	if _, err := io.WriteString(w, all.String()); err != nil {
+		return fmt.Errorf("writing table report: %w", err)
+	}
+	return nil
+}
+
+// writeEvidence writes the EVIDENCE section: each failed, errored or warned
+// line's evidence, a warned line's shared reasons as footnotes (see
+// WriteTable).
+func writeEvidence(b *strings.Builder, rs []row, term output.Term) {
+	shared := sharedReasons(rs, term)
+	var notes []*evidenceNote
+	index := map[[2]string]int{}
+	head := false
 	for _, x := range rs {
 		if len(x.Evidence) == 0 || !x.Status.Worse(checks.StatusSkip) {
 			continue
 		}
-		if b.Len() == 0 {
+		if !head {
 			b.WriteString("\nEVIDENCE\n")
+			head = true
 		}
-		fmt.Fprintf(&b, "%s %s %s\n", strings.ToUpper(string(x.Status)), x.ID, x.Target)
+		fmt.Fprintf(b, "%s %s %s\n", term.Paint(strings.ToUpper(string(x.Status))), oneLine(x.ID), oneLine(x.Target))
+		var refs []int
 		for _, e := range x.Evidence {
-			fmt.Fprintf(&b, "  %s\n", oneLine(e))
+			key, reason, ok := splitEvidence(e)
+			if !ok || x.Status != checks.StatusWarn || shared[[2]string{x.ID, reason}] < 2 {
+				writeEvidenceLine(b, oneLine(e), term)
+				continue
+			}
+			k := [2]string{x.ID, reason}
+			i, seen := index[k]
+			if !seen {
+				i = len(notes)
+				index[k] = i
+				notes = append(notes, &evidenceNote{reason: reason})
+			}
+			notes[i].add(x.Target, key)
+			refs = append(refs, i+1)
+		}
+		if len(refs) > 0 {
+			fmt.Fprintf(b, "  %d findings, see %s\n", len(refs), formatRefs(refs))
 		}
 	}
-	writeLocalization(&b, s)
-	sum := s.Summary()
-	fmt.Fprintf(&b, "\nRESULT: %s, %d checks (%s), %d pairs (%s)\n", strings.ToUpper(string(sum.Status)),
-		sum.Checks.Total, sum.Checks, sum.Pairs.Total, sum.Pairs)
-	all.WriteString(b.String())
-	if _, err := io.WriteString(w, output.PrintableLines(all.String())); err != nil {
-		return fmt.Errorf("writing table report: %w", err)
+	if len(notes) > 0 {
+		b.WriteByte('\n')
 	}
-	return nil
+	for i, n := range notes {
+		b.WriteString(term.Hang(fmt.Sprintf("[%d] ", i+1), oneLine(strings.Join(n.keys, ", ")+": "+n.reason+" (on "+targetList(n.targets)+")")))
+	}
+}
+
+// writeEvidenceLine writes one line of evidence, indented by two spaces;
+// beyond term's width it wraps, its further lines indented by four.
+func writeEvidenceLine(b *strings.Builder, line string, term output.Term) {
+	lines := []string{line}
+	if term.Width > 0 && !term.Wide {
+		lines = output.Wrap(line, max(term.Width-4, 20))
+	}
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString("  ")
+		} else {
+			b.WriteString("    ")
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+}
+
+// sharedReasons counts, per check ID and reason, the evidence lines of
+// warned rows that give it; nothing is shared in -o wide.
+func sharedReasons(rs []row, term output.Term) map[[2]string]int {
+	n := map[[2]string]int{}
+	if term.Wide {
+		return n
+	}
+	for _, x := range rs {
+		if x.Status != checks.StatusWarn {
+			continue
+		}
+		for _, e := range x.Evidence {
+			if _, reason, ok := splitEvidence(e); ok {
+				n[[2]string{x.ID, reason}]++
+			}
+		}
+	}
+	return n
+}
+
+// splitEvidence splits "eth0 dcbx: reason" into what it concerns and why.
+func splitEvidence(e string) (key, reason string, ok bool) {
+	key, reason, ok = strings.Cut(strings.Join(strings.Fields(e), " "), ": ")
+	key = strings.TrimSpace(key)
+	return key, reason, ok && key != "" && reason != ""
+}
+
+// evidenceNote is a reason warned lines share: the targets and the keys
+// ("eth0 dcbx") it was given for.
+type evidenceNote struct {
+	reason        string
+	targets, keys []string
+}
+
+func (n *evidenceNote) add(target, key string) {
+	if !slices.Contains(n.targets, target) {
+		n.targets = append(n.targets, target)
+	}
+	if !slices.Contains(n.keys, key) {
+		n.keys = append(n.keys, key)
+	}
+}
+
+// maxNames is how many targets a footnote names before "and N more".
+const maxNames = 8
+
+// targetList names ts, the first maxNames of them.
+func targetList(ts []string) string {
+	if len(ts) <= maxNames {
+		return strings.Join(ts, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ts[:maxNames], ", "), len(ts)-maxNames)
+}
+
+// formatRefs writes footnote numbers compactly: [1], [3-6], [1,3,5-6].
+func formatRefs(nums []int) string {
+	slices.Sort(nums)
+	nums = slices.Compact(nums)
+	var parts []string
+	for i := 0; i < len(nums); {
+		j := i
+		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
+			j++
+		}
+		p := strconv.Itoa(nums[i])
+		if j > i {
+			p += "-" + strconv.Itoa(nums[j])
+		}
+		parts = append(parts, p)
+		i = j + 1
+	}
+	return "[" + strings.Join(parts, ",") + "]"
 }
 
 func dash(s string) string { return cmp.Or(s, "-") }

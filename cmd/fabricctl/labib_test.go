@@ -36,7 +36,7 @@ func TestLabIBApplyDrift(t *testing.T) {
 	}()
 	at := []string{"-f", ibLabFabric, "--target", "sm-01", "--ib-lab", dir}
 	code, out, errs := runCLI(t, append([]string{"plan"}, at...)...)
-	if code != 2 || strings.Count(out, "port 0x") != 8 || !strings.Contains(out, "(ib-h4)  pkey 0x0002  absent → limited") {
+	if code != 2 || strings.Count(out, "port 0x") != 8 || !strings.Contains(out, "(ib-h4) pkey 0x0002  absent → limited") {
 		t.Errorf("plan: %d\n%s\n%s", code, out, errs)
 	}
 	if code, out, errs := runCLI(t, append([]string{"apply", "--yes"}, at...)...); code != 0 {

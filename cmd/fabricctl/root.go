@@ -32,6 +32,7 @@ func (e exitCodeError) Error() string { return fmt.Sprintf("exit status %d", e.c
 // globals are the flags every command shares.
 type globals struct {
 	output   string
+	color    string // --color: auto, always or never
 	parallel int
 	timeout  time.Duration
 	verbose  bool
@@ -63,6 +64,7 @@ func commands(g *globals) []*cobra.Command {
 		newHostCmd(g), newAgentCmd(g),
 		newSwitchSimCmd(g), newSwitchCmd(g),
 		newCheckCmd(g),
+		newCountersCmd(g),
 		newTaskCmd(g),
 		newK8sCmd(g),
 	}
@@ -74,28 +76,48 @@ func newRootCmd(g *globals) *cobra.Command {
 		Short:         "Configure and validate RDMA fabrics (RoCE v2 and InfiniBand) from one YAML source of truth",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			level := slog.LevelWarn
 			if g.verbose {
 				level = slog.LevelDebug
 			}
 			g.log = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
 			g.log.Debug("starting", "command", cmd.CommandPath()) // signals are handled from here on
+			return g.setTerm()
 		},
 	}
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	pf := root.PersistentFlags()
-	pf.StringVarP(&g.output, "output", "o", "table", "output format: table|json|yaml; check adds junit|html, drift prometheus")
+	pf.StringVarP(&g.output, "output", "o", "table", "output format: table|wide|json|yaml (wide: every column, nothing wrapped or cut); check adds junit|html, drift prometheus")
+	pf.StringVar(&g.color, "color", output.ColorAuto, "colour status words: auto (when stdout is a terminal and NO_COLOR is unset)|always|never")
 	pf.IntVar(&g.parallel, "parallel", 32, "how many targets to work on at once")
-	pf.DurationVar(&g.timeout, "timeout", 10*time.Minute, "overall time limit of the command")
+	pf.DurationVar(&g.timeout, "timeout", 10*time.Minute, "overall time limit of the command (0: none); check derives its own from its schedule unless this is given")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log progress and debug detail to stderr")
 	for _, c := range commands(g) {
 		root.AddCommand(c)
 	}
-	decorateHelp(root) // help.go: examples; internal commands hidden
+	decorateHelp(root)        // help.go: examples; internal commands hidden
+	registerCompletions(root) // completion.go: flag values for the shells
 	return root
+}
+
+// setTerm lays out the tables printed on stdout (output.DetectTerm: the terminal's width,
+// --color, NO_COLOR) and makes -o wide a table that is wide, so that every command taking
+// -o table takes -o wide too.
+func (g *globals) setTerm() error {
+	term, err := output.DetectTerm(g.stdout, g.color, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if g.output == output.Wide {
+		g.output, term.Wide = output.Table, true
+	}
+	if term != (output.Term{}) {
+		g.stdout = &output.Terminal{Writer: g.stdout, Term: term}
+	}
+	return nil
 }
 
 // run executes fabricctl with args and returns the process exit code. The first

@@ -93,7 +93,7 @@ func TestDriftFromDir(t *testing.T) {
 	fab, captures, rendered := auditFabric(t)
 	file := filepath.Join(captures, "leaf-07.cfg")
 	os.WriteFile(file, []byte(rendered), 0o644)
-	if code, out, errOut := runCLI(t, "drift", "-f", fab, "--from-dir", captures); code != 0 || !strings.Contains(out, "no changes") {
+	if code, out, errOut := runCLI(t, "drift", "-f", fab, "--from-dir", captures); code != 0 || !strings.Contains(out, "no drift") {
 		t.Fatalf("matching capture: exit %d\n%s%s", code, out, errOut)
 	}
 	os.WriteFile(file, []byte(strings.ReplaceAll(rendered, "bandwidth percent 50", "bandwidth percent 30")), 0o644)
@@ -153,7 +153,7 @@ func TestDriftFromDirSubnetManager(t *testing.T) {
 	file := filepath.Join(captures, "sm-01.conf")
 	os.WriteFile(file, rendered, 0o644)
 	at := []string{"drift", "-f", labFabric, "--target", "sm-01", "--from-dir", captures}
-	if code, out, errOut := runCLI(t, at...); code != 0 || !strings.Contains(out, "no changes") {
+	if code, out, errOut := runCLI(t, at...); code != 0 || !strings.Contains(out, "no drift") {
 		t.Errorf("matching capture: exit %d\n%s%s", code, out, errOut)
 	}
 	os.WriteFile(file, []byte(strings.ReplaceAll(string(rendered), "\n", "\r\n")), 0o644)

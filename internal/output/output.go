@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
 )
@@ -14,13 +13,16 @@ import (
 // Formats shared by every command.
 const (
 	Table = "table"
-	JSON  = "json"
-	YAML  = "yaml"
+	// Wide is the table with every column, in full: nothing wraps or is
+	// cut (kubectl's -o wide). Wherever Table is accepted, so is Wide.
+	Wide = "wide"
+	JSON = "json"
+	YAML = "yaml"
 )
 
-// Check returns an error when format is not one of allowed (default: table, json, yaml).
+// Check returns an error when format is not one of allowed (default: table, wide, json, yaml).
 func Check(format string, extra ...string) error {
-	allowed := append([]string{Table, JSON, YAML}, extra...)
+	allowed := append([]string{Table, Wide, JSON, YAML}, extra...)
 	for _, a := range allowed {
 		if a == format {
 			return nil
@@ -29,8 +31,10 @@ func Check(format string, extra ...string) error {
 	return fmt.Errorf("unknown output format %q (valid: %s)", format, strings.Join(allowed, ", "))
 }
 
-// Write prints v as JSON or YAML, or calls table for the table format.
+// Write prints v as JSON or YAML, or calls table for the table formats
+// (Wide: a table whose Term is Wide), then flushes the table.
 func Write(w io.Writer, format string, v any, table func(t *TableWriter)) error {
+	v = WithKind(v) // kind.go: a Kinded document's "kind" next to its apiVersion
 	switch format {
 	case JSON:
 		enc := json.NewEncoder(w)
@@ -57,32 +61,13 @@ func Write(w io.Writer, format string, v any, table func(t *TableWriter)) error 
 		}
 		return enc.Close()
 	default:
-		t := NewTable(w)
+		term := TermOf(w)
+		term.Wide = term.Wide || format == Wide
+		t := NewTableFor(w, term)
 		table(t)
 		return t.Flush()
 	}
 }
-
-// TableWriter aligns columns.
-type TableWriter struct{ tw *tabwriter.Writer }
-
-// NewTable returns a table writer on w.
-func NewTable(w io.Writer) *TableWriter {
-	return &TableWriter{tw: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
-}
-
-// Row writes one row, each cell Printable: text from input cannot reach
-// the terminal raw.
-func (t *TableWriter) Row(cols ...any) {
-	s := make([]string, len(cols))
-	for i, c := range cols {
-		s[i] = Printable(fmt.Sprint(c))
-	}
-	fmt.Fprintln(t.tw, strings.Join(s, "\t"))
-}
-
-// Flush writes the aligned table.
-func (t *TableWriter) Flush() error { return t.tw.Flush() }
 
 // OrDash is s, or "-" when s is empty (an empty table cell).
 func OrDash(s string) string {

@@ -213,8 +213,9 @@ func TestLabFabricPlanApplyDrift(t *testing.T) {
 	sel := []string{"-f", fabricFile, "--target", targets}
 
 	// 1. plan: every host changes ToS and MTU; the RoCE mode is already rxe's default "RoCE v2" (so
-	// an accurate plan leaves it out); DCB is unsupported on virtio
-	plan := h.fabricctl(ctx, append([]string{"plan"}, sel...)...)
+	// an accurate plan leaves it out); DCB is unsupported on virtio. -o wide: one row per setting,
+	// unsupported ones with their reason (the default view counts them per host).
+	plan := h.fabricctl(ctx, append([]string{"plan", "-o", "wide"}, sel...)...)
 	t.Logf("plan:\n%s", plan)
 	if plan.code != 2 {
 		t.Fatalf("plan exit %d, want 2 (changes)\n%v", plan.code, plan)

@@ -68,6 +68,9 @@ type TargetPlan struct {
 	Error   string        `json:"error,omitempty"`
 	Took    time.Duration `json:"-"`
 	err     error
+	// Native, on a switch's plan when asked for (plan --native), is what a
+	// push would change in the switch's own configuration language.
+	Native *NativeDiff `json:"native,omitempty"`
 }
 
 // Plan is what apply would do across the fabric, sorted by tier then name.

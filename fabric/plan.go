@@ -47,6 +47,10 @@ type Change struct {
 	// Unsupported is set when the target cannot apply the setting; it is
 	// reported, never applied, and not counted as drift to fix.
 	Unsupported bool `json:"unsupported,omitempty"`
+	// Flaps marks a disruptive change that takes the link of Component
+	// down and up (pfc_en and the MTU of an mlx5 netdev): what apply's
+	// prompt counts as links that will flap.
+	Flaps bool `json:"flaps,omitempty"`
 }
 
 // SortChanges orders changes deterministically (component, then setting).

@@ -39,7 +39,9 @@
 // Apply order is fixed: MTU, DCBX, global pause, DSCP map, trust, ETS, PFC
 // delay, PFC enable, ECN, CNP, DCQCN, RoCE defaults, IPoIB. Changing pfc_en
 // flaps an mlx5 link and changing the MTU resets queues: the plan marks both
-// Disruptive. The unit of rollback is the interface: a failed write or
+// Disruptive and Flaps; a trust change, and a DSCP map change that moves a
+// DSCP to or from a lossless priority, are Disruptive too (disruptionOf in
+// settings.go says why each is or is not). The unit of rollback is the interface: a failed write or
 // read-back restores that interface's already-changed settings in reverse
 // order and Apply moves on; errors are *SettingError values (interface,
 // setting, backend, operation) joined with any failure to restore.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/intset"
 )
 
 // Setting names: Change.Setting and SettingState.Setting. Parametrised
@@ -65,6 +66,12 @@ type settingSpec struct {
 	show bool
 	// disruption says why changing it interrupts traffic; "" when it does not.
 	disruption string
+	// disruptionOf, when set, says it from the values instead: why changing
+	// the setting from old to new interrupts traffic, given the priorities
+	// PFC pauses before or after (lossless), or "".
+	disruptionOf func(old, new string, lossless uint8) string
+	// flaps: a disruptive change takes the link down and up.
+	flaps bool
 	// bind chooses the backend serving the setting on i (DESIGN.md §4.1);
 	// nil for settings that live outside a netdev (pkeys, partitions.go).
 	bind func(i *iface, ctx context.Context, setting string) binding
@@ -93,6 +100,7 @@ type settingSpec struct {
 var settingSpecs = []settingSpec{
 	{name: SettingMTU, show: true,
 		disruption: "changing the MTU resets the queues (the link may flap) and drops packets larger than the new MTU",
+		flaps:      true,
 		bind:       func(i *iface, _ context.Context, _ string) binding { return i.bindMTU() },
 		desired: func(in fabric.InterfaceIntent) []desiredValue {
 			return wantIf(in.MTU > 0, SettingMTU, func() string { return strconv.Itoa(in.MTU) })
@@ -104,7 +112,7 @@ var settingSpecs = []settingSpec{
 	{name: SettingGlobalPause, show: true,
 		bind:    func(i *iface, ctx context.Context, _ string) binding { return i.bindPause(ctx) },
 		desired: qosValue(SettingGlobalPause, func(in fabric.InterfaceIntent) string { return formatPause(pauseFor(in.GlobalPause)) })},
-	{name: SettingDSCPMap, show: true, bind: bindDCB,
+	{name: SettingDSCPMap, show: true, bind: bindDCB, disruptionOf: dscpMapDisruption,
 		desired: qosValue(SettingDSCPMap, func(in fabric.InterfaceIntent) string { return formatDSCPMap(in.DSCPMap) })},
 	{name: SettingTrust, show: true, disruption: "changing trust reclassifies every packet",
 		bind:    func(i *iface, ctx context.Context, _ string) binding { return i.bindTrust(ctx) },
@@ -117,7 +125,7 @@ var settingSpecs = []settingSpec{
 		desired: qos(func(in fabric.InterfaceIntent) []desiredValue {
 			return wantIf(in.PFC.Delay > 0, SettingPFCDelay, func() string { return strconv.Itoa(int(in.PFC.Delay)) })
 		})},
-	{name: SettingPFCEnable, show: true, disruption: "changing pfc_en flaps the link on mlx5", bind: bindDCB,
+	{name: SettingPFCEnable, show: true, disruption: "changing pfc_en flaps the link on mlx5", flaps: true, bind: bindDCB,
 		desired: qosValue(SettingPFCEnable, func(in fabric.InterfaceIntent) string {
 			return formatPrios(in.PFC.Enable | prioBits(in.PFC.Priorities))
 		})},
@@ -208,12 +216,67 @@ func compareSettings(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// disruption returns why changing setting interrupts traffic, "" when it does not.
+// disruption returns why changing setting interrupts traffic, "" when it
+// does not (or when it depends on the values: disruptionOf).
 func disruption(setting string) string {
 	if i := specOf(setting); i < len(settingSpecs) {
 		return settingSpecs[i].disruption
 	}
 	return ""
+}
+
+// disruptionOf returns why changing setting from old to new interrupts
+// traffic, "" when it does not, and whether the link flaps; lossless are
+// the priorities PFC pauses before or after the change.
+//
+// What interrupts traffic on a host (mlx5, the NIC fabricctl targets): the
+// MTU (the channels are reopened; the link may flap), pfc_en (mlx5 toggles
+// the port's link), trust (every packet is classified anew) and a DSCP map
+// that moves a DSCP to or from a lossless priority. Not: ETS (scheduler
+// weights), the PFC delay (mlx5 keeps it as the cable length and
+// recomputes headroom only for buffers set by hand), ECN, CNP, DCQCN, the
+// rdma_cm defaults (new connections only), DCBX mode and global pause.
+func disruptionOf(setting, old, new string, lossless uint8) (why string, flaps bool) {
+	i := specOf(setting)
+	if i == len(settingSpecs) {
+		return "", false
+	}
+	s := settingSpecs[i]
+	if s.disruptionOf != nil {
+		why = s.disruptionOf(old, new, lossless)
+	} else {
+		why = s.disruption
+	}
+	return why, why != "" && s.flaps
+}
+
+// dscpMapDisruption: a DSCP map change interrupts the traffic of every
+// DSCP whose priority changes from or to a lossless one.
+func dscpMapDisruption(old, new string, lossless uint8) string {
+	prio := func(s string) map[uint8]uint8 {
+		m := map[uint8]uint8{}
+		es, _ := parseDSCPMap(s) // an unreadable map maps nothing
+		for _, e := range es {
+			m[e.DSCP] = e.Priority
+		}
+		return m
+	}
+	before, after := prio(old), prio(new)
+	var moved []int
+	for d := range uint8(64) {
+		b, inB := before[d]
+		a, inA := after[d]
+		if b == a && inB == inA {
+			continue
+		}
+		if (inB && lossless&(1<<b) != 0) || (inA && lossless&(1<<a) != 0) {
+			moved = append(moved, int(d))
+		}
+	}
+	if len(moved) == 0 {
+		return ""
+	}
+	return "moving DSCP " + intset.Format(moved) + " to or from a lossless priority reclassifies lossless traffic"
 }
 
 // desiredValue is one setting of one interface as the intent wants it.

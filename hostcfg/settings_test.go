@@ -62,3 +62,34 @@ func TestDesiredSettingsInApplyOrder(t *testing.T) {
 		t.Errorf("without trust and RoCE mode only the MTU is managed: %v", got)
 	}
 }
+
+// TestDisruptionOfValues: what interrupts traffic on a host, value by
+// value: a DSCP map change only when a DSCP moves to or from a lossless
+// priority; pfc_en and the MTU flap the link, trust does not.
+func TestDisruptionOfValues(t *testing.T) {
+	const lossless3 = 1 << 3
+	for _, tc := range []struct {
+		setting, old, new string
+		lossless          uint8
+		disruptive, flaps bool
+	}{
+		{SettingDSCPMap, "0-25:0 26:3 27-63:0", "0-24:0 25:1 26:3 27-63:0", lossless3, false, false},
+		{SettingDSCPMap, "0-25:0 26:3 27-63:0", "0-63:0", lossless3, true, false},
+		{SettingDSCPMap, "0-63:0", "0-25:0 26:3 27-63:0", lossless3, true, false},
+		{SettingDSCPMap, "none", "0-25:0 26:3 27-63:0", lossless3, true, false},
+		{SettingDSCPMap, "none", "0-25:0 26:3 27-63:0", 0, false, false},
+		{SettingPFCEnable, "none", "3", lossless3, true, true},
+		{SettingMTU, "1500", "9000", 0, true, true},
+		{SettingTrust, "pcp", "dscp", 0, true, false},
+		{SettingETS, "prio-tc=0,0,0,0,0,0,0,0", "prio-tc=0,0,0,3,0,0,0,0", lossless3, false, false},
+		{SettingPFCDelay, "0", "5", lossless3, false, false},
+		{SettingECNNP, "none", "3", lossless3, false, false},
+		{DCQCNSetting("rp", "rpg_ai_rate"), "5", "10", lossless3, false, false},
+	} {
+		why, flaps := disruptionOf(tc.setting, tc.old, tc.new, tc.lossless)
+		if (why != "") != tc.disruptive || flaps != tc.flaps {
+			t.Errorf("%s %s → %s (lossless %08b): %q flaps %v, want disruptive %v flaps %v",
+				tc.setting, tc.old, tc.new, tc.lossless, why, flaps, tc.disruptive, tc.flaps)
+		}
+	}
+}

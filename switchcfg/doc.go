@@ -37,6 +37,13 @@
 // candidate configuration (NX-OS) can also be recovered later: call the
 // driver's Recoverer.Recover with PushError.Checkpoint (recover.go).
 //
+// Target's plan marks a change Disruptive where the ASIC reprograms what
+// interrupts traffic — the MTU, trust, the PFC-enabled priorities, the
+// lossless headroom, the class of a lossless DSCP — and not for watchdog
+// timers, ECN thresholds, ETS weights or lossy classes staying lossy
+// (disruption.go). After a Plan, Target.NativeDiff renders the reading and
+// the intent natively and diffs them (native.go): what plan --native shows.
+//
 // Drivers may also read the switch's own state for fabricctl check:
 // NeighborReader (lldp.go) its LLDP neighbours, CounterReader
 // (counters.go) its ports' receive error counters.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/fabricctl/fabricctl/fabric"
 )
@@ -24,9 +25,15 @@ type Target struct {
 	// AllowUnparsed judges a reading with QoS input its reader did not
 	// understand instead of failing the plan with ErrUnparsed.
 	AllowUnparsed bool
+
+	mu   sync.Mutex
+	read *fabric.SwitchIntent // the reading of the last Plan (NativeDiff)
 }
 
-var _ fabric.Target = (*Target)(nil)
+var (
+	_ fabric.Target       = (*Target)(nil)
+	_ fabric.NativeDiffer = (*Target)(nil)
+)
 
 func (t *Target) Name() string        { return t.Intent.Name }
 func (t *Target) Tier() fabric.Tier   { return fabric.TierSwitch }
@@ -52,13 +59,34 @@ func (t *Target) changes(ctx context.Context, s Session) ([]fabric.Change, error
 	if err := CheckUnparsed(got, t.AllowUnparsed); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", t.Intent.Name, err)
 	}
+	t.mu.Lock()
+	t.read = &got
+	t.mu.Unlock()
 	return Changes(t.Intent, got, t.compare()), nil
 }
 
-// Changes converts Compare's diffs into engine changes. PFC changes are
-// marked disruptive: they reprogram buffers and pause a port briefly on most ASICs.
+// NativeDiff returns what a push would change in the switch's native
+// configuration, from the reading the last Plan made (no second login):
+// see the package function NativeDiff. Nil before a successful Plan.
+func (t *Target) NativeDiff() *fabric.NativeDiff {
+	t.mu.Lock()
+	read := t.read
+	t.mu.Unlock()
+	if read == nil {
+		return nil
+	}
+	return NativeDiff(t.Driver, t.Intent, *read)
+}
+
+// Changes converts Compare's diffs into engine changes. A change is marked
+// disruptive, with why in its Note, where the ASIC reprograms something
+// that interrupts traffic (disruption.go): the MTU, trust, the set of
+// PFC-enabled priorities, the lossless headroom, the class of a lossless
+// DSCP or the queue of a lossless priority. Watchdog timers, ECN
+// thresholds, ETS weights and lossy classes staying lossy are not.
 func Changes(want, got fabric.SwitchIntent, o CompareOptions) []fabric.Change {
 	diffs := o.Compare(want, got)
+	l := newLosslessness(want, got)
 	out := make([]fabric.Change, 0, len(diffs))
 	for _, d := range diffs {
 		c := fabric.Change{Setting: d.Field, Old: d.Got, New: d.Want}
@@ -73,8 +101,8 @@ func Changes(want, got fabric.SwitchIntent, o CompareOptions) []fabric.Change {
 		if ports != "" {
 			c.Component = strings.TrimSpace(ports + " " + c.Component)
 		}
-		if strings.HasPrefix(field, "pfc.") || strings.HasSuffix(field, ".lossless") {
-			c.Disruptive, c.Note = true, "PFC reprograms port buffers"
+		if why := l.disruption(field, d.Got, d.Want); why != "" {
+			c.Disruptive, c.Note = true, why
 		}
 		out = append(out, c)
 	}

@@ -131,7 +131,7 @@ func Changes(p hostcfg.Plan) []fabric.Change {
 	out := make([]fabric.Change, 0, len(p.Changes)+len(p.Issues))
 	for _, c := range p.Changes {
 		out = append(out, fabric.Change{Component: c.Interface, Setting: c.Setting, Old: c.Old, New: c.New,
-			Disruptive: c.Disruptive, Note: c.Reason})
+			Disruptive: c.Disruptive, Note: c.Reason, Flaps: c.Flaps})
 	}
 	for _, is := range p.Issues {
 		if is.Kind == hostcfg.IssueExternal {

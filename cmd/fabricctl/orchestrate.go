@@ -26,12 +26,12 @@ type orchestrateFlags struct {
 	agentPath      string
 	ibLab          string
 	allowUnparsed  bool
-	build          func(*globals) (*fabric.Fabric, []fabric.Target, func(), error) // prepare, unless set (drift --from-dir)
+	build          func(context.Context, *globals) (*fabric.Fabric, []fabric.Target, func(), error) // prepare, unless set (drift --from-dir)
 }
 
 func (of *orchestrateFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVarP(&of.file, "file", "f", "", "fabric file")
+	fl.StringVarP(&of.file, "file", "f", "", "fabric file (- reads standard input)")
 	fl.StringSliceVar(&of.targets, "target", nil, "only these targets (repeat or comma-separate)")
 	fl.BoolVar(&of.insecure, "insecure-ignore-host-key", false, "DANGEROUS: do not check SSH host keys of hosts and subnet managers")
 	fl.DurationVar(&of.confirmTimeout, "confirm-timeout", 2*time.Minute, "confirmed-commit window on switches that support it")
@@ -41,8 +41,8 @@ func (of *orchestrateFlags) register(cmd *cobra.Command) {
 }
 
 // prepare loads the fabric and builds its targets.
-func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target, func(), error) {
-	f, err := loadFabric(g.stderr, of.file)
+func (of *orchestrateFlags) prepare(ctx context.Context, g *globals) (*fabric.Fabric, []fabric.Target, func(), error) {
+	f, err := g.loadFabric(ctx, of.file)
 	if err != nil {
 		return nil, nil, func() {}, err
 	}
@@ -65,7 +65,7 @@ func (of *orchestrateFlags) prepare(g *globals) (*fabric.Fabric, []fabric.Target
 		closeAll()
 		return nil, nil, func() {}, err
 	}
-	g.log.Debug("loaded fabric", "file", of.file, "fabric", f.Metadata.Name, "targets", len(targets))
+	g.log.Debug("loaded fabric", "file", fabricSource(of.file), "fabric", f.Metadata.Name, "targets", len(targets))
 	return f, targets, closeAll, nil
 }
 
@@ -78,7 +78,7 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 	if of.build == nil {
 		of.build = of.prepare
 	}
-	_, targets, closeAll, err := of.build(g)
+	_, targets, closeAll, err := of.build(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
@@ -88,51 +88,77 @@ func (of *orchestrateFlags) run(cmd *cobra.Command, g *globals, formats []string
 	return fn(ctx, targets)
 }
 
-func (g *globals) engine() *fabric.Engine {
-	e := &fabric.Engine{Parallel: g.parallel, Log: g.log}
-	if ctxio.IsTerminal(g.stderr) {
-		e.Progress = func(ev fabric.Event) {
-			fmt.Fprintf(g.stderr, "\r\033[K%s %d/%d %s", ev.Phase, ev.Done, ev.Total, ev.Target)
-			if ev.Done == ev.Total {
-				fmt.Fprintln(g.stderr)
-			}
-		}
-	}
-	return e
-}
-
-func (g *globals) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
-	if g.timeout > 0 {
-		return context.WithTimeout(ctx, g.timeout)
-	}
-	return context.WithCancel(ctx)
-}
-
 func writePlan(g *globals, p *fabric.Plan) error {
 	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { view.PlanTable(t, g.stdout, p) })
 }
 
+// writeDrift is writePlan for drift: its table speaks of drift ("no drift on 6 target(s)").
+func writeDrift(g *globals, p *fabric.Plan) error {
+	return output.Write(g.stdout, g.output, p, func(t *output.TableWriter) { view.DriftTable(t, g.stdout, p) })
+}
+
 func newPlanCmd(g *globals) *cobra.Command {
 	var of orchestrateFlags
+	var out string
+	var native bool
 	cmd := &cobra.Command{
-		Use:   "plan -f FABRIC",
+		Use:   "plan -f FABRIC [--out PLANFILE] [--native]",
 		Short: "Observe every target and show what apply would change",
 		Long: `Observe every host (through the agent over SSH), switch and subnet manager
 concurrently and print, per target and setting, the live value and the desired
-one. Disruptive changes (a PFC change flaps an mlx5 link) are marked. Nothing is
-changed. Exit 0 when nothing would change, 2 when something would, 1 on error.`,
-		Args: cobra.NoArgs,
+one. Changes that interrupt traffic are marked DISRUPTIVE with what the device
+reprograms (the MTU, trust, the PFC priorities and headroom, the class of a
+lossless DSCP; on hosts pfc_en and the MTU flap the link); watchdog timers,
+ECN thresholds and ETS weights are not. A removal shows as "→ (remove)".
+Nothing is changed.
+
+--out FILE also saves the plan (atomically): the fabric file's path and
+SHA-256, the targets and every change. "fabricctl apply FILE" applies exactly
+that plan without asking, and refuses when the fabric drifted since.
+--native adds, per switch, the unified diff of the native configuration a
+push changes: the managed sections as read back, rendered natively, against
+the desired rendering (in JSON: "native" on the switch's plan).
+Exit 0 when nothing would change, 2 when something would, 1 on error.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if g.output == "ut" { // Terraform's -out, read by pflag as -o ut
+				return errors.New(`"-out" reads as "-o ut": write --out FILE`)
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out != "" && of.file == stdinArg {
+				return errors.New("plan --out records the fabric file's path and hash: give the fabric as a file, not -f -")
+			}
 			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
+				var data []byte
+				if out != "" {
+					var err error
+					if data, err = readFabricBytes(of.file); err != nil { // as loaded, before planning
+						return err
+					}
+				}
 				p := g.engine().Plan(ctx, targets)
+				if native {
+					p.AttachNative(targets)
+				}
 				if err := writePlan(g, p); err != nil {
 					return err
+				}
+				if native && g.output == output.Table {
+					writeNative(g.stdout, p)
+				}
+				if out != "" {
+					if err := savePlan(g, &of, data, p, out); err != nil {
+						return err
+					}
 				}
 				return planExit(p)
 			})
 		},
 	}
 	of.register(cmd)
+	cmd.Flags().StringVar(&out, "out", "", "also save the plan to this file, for apply PLANFILE")
+	cmd.Flags().BoolVar(&native, "native", false, "also show each switch's native configuration diff (read back → desired, rendered natively)")
 	return cmd
 }
 
@@ -162,8 +188,8 @@ nv config show, …; OpenSM's partitions.conf).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if fromDir != "" {
-				of.build = func(g *globals) (*fabric.Fabric, []fabric.Target, func(), error) {
-					f, err := loadFabric(g.stderr, of.file)
+				of.build = func(ctx context.Context, g *globals) (*fabric.Fabric, []fabric.Target, func(), error) {
+					f, err := g.loadFabric(ctx, of.file)
 					if err != nil {
 						return nil, nil, func() {}, err
 					}
@@ -180,7 +206,7 @@ nv config show, …; OpenSM's partitions.conf).`,
 				}
 				if g.output == "prometheus" {
 					view.WritePrometheus(g.stdout, p, time.Now())
-				} else if err := writePlan(g, p); err != nil {
+				} else if err := writeDrift(g, p); err != nil {
 					return err
 				}
 				return planExit(p)
@@ -203,16 +229,33 @@ func newApplyCmd(g *globals) *cobra.Command {
 	var of orchestrateFlags
 	var yes, dryRun bool
 	cmd := &cobra.Command{
-		Use:   "apply -f FABRIC [--dry-run] [--yes]",
+		Use:   "apply {-f FABRIC | PLANFILE} [--dry-run] [--yes]",
 		Short: "Plan, confirm, apply and verify; roll back a target whose apply fails",
 		Long: `Plan every target, print the plan, ask for confirmation (unless --yes), then
 apply subnet managers, then switches, then hosts — in parallel within each
-tier — verifying each by observing it again. A target whose apply or verify
-fails is restored to its state before the apply; the others continue, except
-hosts behind a switch that failed. --dry-run never changes anything.
+tier — verifying each by observing it again. The question counts the
+targets, the disruptive changes and the links that will flap. A target whose
+apply or verify fails is restored to its state before the apply; the others
+continue, except hosts behind a switch that failed. --dry-run never changes
+anything.
+
+apply PLANFILE applies a plan saved by plan --out: its fabric file (-f may be
+left out; another file is refused, and so is the same file changed) and its
+targets are observed and planned again, and when the new plan is exactly the
+saved one it is applied without asking. When anything differs, nothing is
+applied: "the fabric drifted since the plan was saved", each target and
+setting that differs is listed, and apply exits 1.
 Exit 0 when every target ended as desired, 1 otherwise.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return applySaved(cmd, g, &of, args[0], dryRun)
+			}
+			if !yes && !dryRun {
+				if err := stdinTaken(of.file, "apply reads its confirmation", "add --yes (or --dry-run), or give the fabric as a file"); err != nil {
+					return err
+				}
+			}
 			return of.run(cmd, g, nil, func(ctx context.Context, targets []fabric.Target) error {
 				e := g.engine()
 				p := e.Plan(ctx, targets)
@@ -293,15 +336,11 @@ Exit 0 when every host had nothing pending or was restored, 1 otherwise.`,
 	return cmd
 }
 
-// confirm asks on stderr whether to apply p and reads the answer from stdin.
+// confirm asks on stderr whether to apply p and reads the answer from
+// stdin. The question counts what the user is about to do: "Apply 7
+// change(s) to 3 target(s): 2 disruptive, 1 link(s) will flap (h1 eth0)?"
 func confirm(ctx context.Context, g *globals, p *fabric.Plan) (bool, error) {
-	n := 0
-	for _, t := range p.Targets {
-		if len(fabric.Actionable(t.Changes)) > 0 {
-			n++
-		}
-	}
-	return ctxio.Confirm(ctx, g.stdin, g.stderr, fmt.Sprintf("Apply these changes to %d target(s)?", n))
+	return ctxio.Confirm(ctx, g.stdin, g.stderr, fmt.Sprintf("Apply %s?", p.Summarize()))
 }
 
 func writeResult(g *globals, r *fabric.Result) error {

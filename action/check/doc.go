@@ -56,6 +56,13 @@
 // With Options.Neighbors (NewNeighborSource) the switches' own LLDP tables join the hosts'
 // as the discovered cabling that the declared one is checked against.
 //
+// EstimateRun (for Run) and EstimateFabric (for RunFabric) say beforehand
+// what a run will do — the hosts, the suites, the pairwise schedule's rounds
+// and runs, the re-test rounds allowed for — and about how long it takes
+// (Estimate.Sweep: each round the test's duration plus RoundSetup), from the
+// same options and schedule; Estimate.Limit is the time limit derived from
+// it, which fabricctl check runs under unless --timeout is given.
+//
 // Run is safe for concurrent use with distinct hosts or BasePorts. It calls
 // Options.Progress from one goroutine at a time, though steps finish on many.
 package check

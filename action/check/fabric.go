@@ -31,7 +31,14 @@ func RunFabric(ctx context.Context, f *fabric.Fabric, reach fleet.Options, o Opt
 	// hosts' identity file, agent and host filter are not theirs.
 	sw := fleet.Options{Registry: reach.Registry, InsecureIgnoreHostKey: reach.InsecureIgnoreHostKey,
 		KnownHostsFile: reach.KnownHostsFile, SSHConfigFile: reach.SSHConfigFile, Log: reach.Log, Dial: reach.Dial}
-	o.Checks, o.Topology = f.Spec.Checks, topology.Declared(f)
+	o = fabricOptions(f, o)
 	o.Neighbors, o.SwitchCounters = NewNeighborSource(f, sw), NewSwitchCounterSource(f, sw)
 	return Run(ctx, f.Metadata.Name, hosts, o)
+}
+
+// fabricOptions is o with the fabric's policy (spec.checks) and declared
+// cabling, as RunFabric runs it.
+func fabricOptions(f *fabric.Fabric, o Options) Options {
+	o.Checks, o.Topology = f.Spec.Checks, topology.Declared(f)
+	return o
 }

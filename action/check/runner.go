@@ -291,6 +291,12 @@ func launch(ctx context.Context, hosts []Host, o Options) []hostFacts {
 	return out
 }
 
+// Bounds of the preflight op on one host and of the clean-up at the end.
+const (
+	preflightBound = 2 * time.Minute
+	cleanupBound   = 30 * time.Second
+)
+
 // gather runs the preflight op on every host, Parallel at a time.
 func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 	out := make([]hostFacts, len(hosts))
@@ -305,7 +311,7 @@ func gather(ctx context.Context, hosts []Host, o Options) []hostFacts {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			cctx, cancel := context.WithTimeout(ctx, preflightBound)
 			defer cancel()
 			var f preflight.Facts
 			err := agentclient.Call(cctx, h.Agent, preflight.Op, preflight.Args{Intent: h.Intent, Peers: peers}, &f)
@@ -435,7 +441,7 @@ func (o Options) given() *evaluate.Spreads {
 
 // cleanup asks every agent to kill perftest processes left behind.
 func cleanup(ctx context.Context, hosts []Host, o Options) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBound)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, h := range hosts {

@@ -70,7 +70,7 @@ self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on err
 	lf.register(cmd)
 	lnf.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVarP(&cf.file, "file", "f", "", "fabric file")
+	fl.StringVarP(&cf.file, "file", "f", "", "fabric file (- reads standard input)")
 	fl.StringSliceVar(&cf.suites, "suite", []string{"preflight", "loopback", "pairwise"}, "suites to run (comma-separated)")
 	fl.StringVar(&cf.reportFile, "report", "", "also write the HTML report to this file")
 	fl.BoolVar(&cf.insecure, "insecure-ignore-host-key", false, "DANGEROUS: do not check SSH host keys")
@@ -101,27 +101,27 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 	if err != nil {
 		return err
 	}
-	f, err := loadFabric(g.stderr, cf.file)
+	f, err := g.loadFabric(cmd.Context(), cf.file)
 	if err != nil {
 		return err
 	}
 	if cf.insecure {
 		fmt.Fprintln(g.stderr, "fabricctl: WARNING: --insecure-ignore-host-key: SSH host keys are NOT checked")
 	}
-	ctx, cancel := commandContext(cmd, g)
+	var mu sync.Mutex
+	opts := check.Options{Suites: suites, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
+		Progress: func(format string, a ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
+		}}
+	ctx, cancel := checkContext(cmd, g, check.EstimateFabric(f, cf.only, opts))
 	defer cancel()
 
 	d := agentclient.Self()
 	d.RemotePath = cf.agentPath
-	var mu sync.Mutex
 	rep, err := check.RunFabric(ctx, f, fleet.Options{Registry: switchRegistry(), InsecureIgnoreHostKey: cf.insecure, Only: cf.only, Deployer: d,
-		IdentityFile: cf.identity, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial},
-		check.Options{Suites: suites, Parallel: g.parallel, RelativeFloor: cf.relFloor, NCCLLogDir: cf.ncclLogs,
-			Progress: func(format string, a ...any) {
-				mu.Lock()
-				defer mu.Unlock()
-				fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
-			}})
+		IdentityFile: cf.identity, KnownHostsFile: cf.knownHosts, Log: g.log, Dial: g.dial}, opts)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func checkFromDir(cmd *cobra.Command, g *globals, cf checkFlags, write func(io.W
 	name := filepath.Base(filepath.Clean(cf.fromDir))
 	opt := captured.Options{Host: name}
 	if cf.file != "" {
-		f, err := loadFabric(g.stderr, cf.file)
+		f, err := g.loadFabric(ctx, cf.file)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -45,12 +46,10 @@ func runCheckSlurm(cmd *cobra.Command, g *globals, cf checkFlags, lf launcherFla
 	if err != nil {
 		return err
 	}
-	f, err := loadFabric(g.stderr, cf.file)
+	f, err := g.loadFabric(cmd.Context(), cf.file)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := commandContext(cmd, g)
-	defer cancel()
 	var mu sync.Mutex
 	logf := func(format string, a ...any) {
 		mu.Lock()
@@ -59,13 +58,23 @@ func runCheckSlurm(cmd *cobra.Command, g *globals, cf checkFlags, lf launcherFla
 	}
 	l := &slurm.Launcher{Run: slurm.Exec{}, Bin: lf.nodeBin, Partition: lf.partition, Reservation: lf.reservation,
 		Allocation: lf.job, Log: logf}
-	rep, err := slurm.Sweep(ctx, f, cf.file, l, cf.only, lf.drain, func(ctx context.Context, hs []fabric.HostIntent) (*report.Report, error) {
+	opts := check.Options{Suites: suites, Checks: f.Spec.Checks,
+		RelativeFloor: cf.relFloor, Parallel: g.parallel, Launcher: l, Progress: logf, NCCLLogDir: cf.ncclLogs}
+	// The hosts slurm.Sweep selects: the fabric's, narrowed by --target.
+	var selected []fabric.HostIntent
+	for _, h := range f.Resolve().Hosts {
+		if len(cf.only) == 0 || slices.Contains(cf.only, h.Host) {
+			selected = append(selected, h)
+		}
+	}
+	ctx, cancel := checkContext(cmd, g, check.EstimateRun(selected, opts))
+	defer cancel()
+	rep, err := slurm.Sweep(ctx, f, fabricSource(cf.file), l, cf.only, lf.drain, func(ctx context.Context, hs []fabric.HostIntent) (*report.Report, error) {
 		hosts := make([]check.Host, len(hs))
 		for i, h := range hs {
 			hosts[i] = check.Host{Intent: h}
 		}
-		return check.Run(ctx, f.Metadata.Name, hosts, check.Options{Suites: suites, Checks: f.Spec.Checks,
-			RelativeFloor: cf.relFloor, Parallel: g.parallel, Launcher: l, Progress: logf, NCCLLogDir: cf.ncclLogs})
+		return check.Run(ctx, f.Metadata.Name, hosts, opts)
 	})
 	if err != nil {
 		return err

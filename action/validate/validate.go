@@ -40,6 +40,10 @@ type Options struct {
 	// ReadFile reads the file and its includes (nil: the file system);
 	// see fabric.Options.
 	ReadFile func(path string) ([]byte, error)
+	// Data, when not nil, is the file's content, already read (from
+	// standard input, say): the file argument only names it in messages,
+	// and its includes resolve relative to that name's directory.
+	Data []byte
 }
 
 // Run validates file and returns every finding.
@@ -53,7 +57,14 @@ func Run(file string, o Options) Result {
 	if o.Registry != nil {
 		fo.Platforms = o.Registry
 	}
-	f, ws, err := fabric.Check(file, fo)
+	var f *fabric.Fabric
+	var ws fabric.Warnings
+	var err error
+	if o.Data != nil {
+		f, ws, err = fabric.CheckBytes(file, o.Data, fo)
+	} else {
+		f, ws, err = fabric.Check(file, fo)
+	}
 	if err == nil && o.Registry != nil {
 		// What OpenSM would read: a partition that renders wrong is an
 		// error of the file, though not of one line of it.

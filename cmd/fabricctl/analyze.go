@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -38,8 +39,13 @@ Exit 0 when nothing failed, 2 when a finding failed, 1 when a file could not be 
 				}
 				opt.Expect = e
 			}
+			if slices.Contains(args, stdinArg) {
+				if err := stdinTaken(fabricPath, "the FILE - is read", "give the fabric or that FILE as a file"); err != nil {
+					return err
+				}
+			}
 			if fabricPath != "" {
-				f, err := loadFabric(g.stderr, fabricPath)
+				f, err := g.loadFabric(cmd.Context(), fabricPath)
 				if err != nil {
 					return err
 				}
@@ -64,6 +70,6 @@ Exit 0 when nothing failed, 2 when a finding failed, 1 when a file could not be 
 		},
 	}
 	cmd.Flags().StringVar(&expect, "expect", "", "yardsticks for figures: busbw=GB/s (nccl-tests), bw=Gb/s (perftest), lat=µs (perftest), comma-separated")
-	cmd.Flags().StringVarP(&fabricPath, "file", "f", "", "take perftest yardsticks from this fabric's checks (pairwise/loopback portRate, minPercentOfPortRate, maxLatency)")
+	cmd.Flags().StringVarP(&fabricPath, "file", "f", "", "take perftest yardsticks from this fabric's checks (pairwise/loopback portRate, minPercentOfPortRate, maxLatency; - reads standard input)")
 	return cmd
 }

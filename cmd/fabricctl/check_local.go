@@ -50,11 +50,11 @@ func localOptions(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFl
 	}
 	o := checklocal.Options{Suites: suites, NCCLLogDir: cf.ncclLogs, Progress: func(format string, a ...any) { fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...) }}
 	if cf.file != "" {
-		f, err := loadFabric(g.stderr, cf.file)
+		f, err := g.loadFabric(cmd.Context(), cf.file)
 		if err != nil {
 			return o, lh, err
 		}
-		if lh, err = checklocal.FindHost(f, cf.file, lf.host, schedulers); err != nil {
+		if lh, err = checklocal.FindHost(f, fabricSource(cf.file), lf.host, schedulers); err != nil {
 			return o, lh, err
 		}
 		o.ForFabric(f, lh)

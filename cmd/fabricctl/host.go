@@ -47,7 +47,7 @@ func (f *hostFlags) registerRoots(cmd *cobra.Command) {
 func (f *hostFlags) registerDesired(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.desired, "desired", "", "desired host state: a HostIntent JSON as `fabricctl render` writes it")
-	fl.StringVarP(&f.fabricFile, "file", "f", "", "fabric file to resolve the desired state from (with --host)")
+	fl.StringVarP(&f.fabricFile, "file", "f", "", "fabric file to resolve the desired state from (with --host; - reads standard input)")
 	fl.StringVar(&f.hostName, "host", "", "the fabric host this machine is (with -f)")
 }
 
@@ -73,13 +73,13 @@ func (f *hostFlags) loadDesired(ctx context.Context, g *globals) (*fabric.HostIn
 		if f.hostName == "" {
 			return nil, errors.New("-f FABRIC needs --host NAME: which host of the fabric this is")
 		}
-		fab, err := loadFabric(g.stderr, f.fabricFile)
+		fab, err := g.loadFabric(ctx, f.fabricFile)
 		if err != nil {
 			return nil, err
 		}
 		h, err := fab.Resolve().Host(f.hostName)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.fabricFile, err)
+			return nil, fmt.Errorf("%s: %w", fabricSource(f.fabricFile), err)
 		}
 		return &h, nil
 	case f.hostName != "":

@@ -55,7 +55,7 @@ label keys and values), and --budget plus NPD's 5 s margin must be shorter than 
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			f, err := loadFabric(g.stderr, file)
+			f, err := g.loadFabric(cmd.Context(), file)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ label keys and values), and --budget plus NPD's 5 s margin must be shorter than 
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&file, "file", "f", "", "fabric file")
+	fl.StringVarP(&file, "file", "f", "", "fabric file (- reads standard input)")
 	fl.StringVar(&out, "out", "", "write health.yaml and round-NNN.yaml here instead of stdout")
 	fl.StringVar(&o.Namespace, "namespace", k8s.DefaultNamespace, "namespace of every object")
 	fl.StringVar(&o.Image, "image", k8s.DefaultImage, "fabricctl image (static /usr/local/bin/fabricctl, perftest, rdma-core)")

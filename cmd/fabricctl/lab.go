@@ -18,12 +18,12 @@ import (
 )
 
 // labTopologyFromFabric loads a fabric file (`lab up -f`) and makes it the lab's topology.
-func labTopologyFromFabric(stderr io.Writer, path string) (lab.Topology, error) {
-	f, err := loadFabric(stderr, path)
+func labTopologyFromFabric(ctx context.Context, g *globals, path string) (lab.Topology, error) {
+	f, err := g.loadFabric(ctx, path)
 	if err != nil {
 		return lab.Topology{}, err
 	}
-	return lab.TopologyFromFabric(f, path)
+	return lab.TopologyFromFabric(f, fabricSource(path))
 }
 
 type labFlags struct {
@@ -105,7 +105,7 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 			case fabricFile != "" && hosts != "":
 				return errors.New("use -f or --hosts, not both")
 			case fabricFile != "":
-				t, err := labTopologyFromFabric(g.stderr, fabricFile)
+				t, err := labTopologyFromFabric(ctx, g, fabricFile)
 				if err != nil {
 					return err
 				}
@@ -138,7 +138,7 @@ Without -f or --hosts the lab fabric's four hosts lab-h1..lab-h4 (10.99.0.11-14/
 			return printLabState(g, s)
 		},
 	}
-	cmd.Flags().StringVarP(&fabricFile, "file", "f", "", "fabric file whose hosts become the lab's VM-hosts")
+	cmd.Flags().StringVarP(&fabricFile, "file", "f", "", "fabric file whose hosts become the lab's VM-hosts (- reads standard input)")
 	cmd.Flags().StringVar(&hosts, "hosts", "", "VM-hosts as NAME=ADDR,... (inside 10.99.0.0/24)")
 	cmd.Flags().IntVar(&o.MemoryMB, "memory", lab.DefaultMemoryMB, "MiB of memory per VM")
 	cmd.Flags().IntVar(&o.CPUs, "cpus", lab.DefaultCPUs, "virtual CPUs per VM")

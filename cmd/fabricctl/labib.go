@@ -14,7 +14,7 @@ const defaultIBLabDir = "/run/fabricctl-iblab"
 func labUpIB(ctx context.Context, g *globals, f *labFlags, fabricFile string) error {
 	topo := iblab.Demo()
 	if fabricFile != "" {
-		fab, err := loadFabric(g.stderr, fabricFile)
+		fab, err := g.loadFabric(ctx, fabricFile)
 		if err != nil {
 			return err
 		}

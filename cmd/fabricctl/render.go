@@ -27,7 +27,7 @@ the fabric is invalid or any target fails to render.`,
 			if err := output.Check(g.output); err != nil {
 				return err
 			}
-			f, err := loadFabric(g.stderr, file)
+			f, err := g.loadFabric(cmd.Context(), file)
 			if err != nil {
 				return err
 			}
@@ -69,7 +69,7 @@ the fabric is invalid or any target fails to render.`,
 			return w.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "fabric or profile file")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "fabric or profile file (- reads standard input)")
 	cmd.Flags().StringVar(&target, "target", "", "render only this target")
 	cmd.Flags().StringVar(&out, "out", "", "write one file per artifact under this directory")
 	return cmd

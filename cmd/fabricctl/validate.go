@@ -30,9 +30,19 @@ Exit 0 when valid (warnings or not), 1 when not.`,
 				return err
 			}
 			if file == "" {
-				return errors.New("no fabric file: give -f FILE")
+				return errors.New("no fabric file: give -f FILE (- reads standard input)")
 			}
-			res := validate.Run(file, validate.Options{Registry: switchRegistry()})
+			o := validate.Options{Registry: switchRegistry()}
+			if file == stdinArg {
+				ctx, cancel := commandContext(cmd, g)
+				defer cancel()
+				data, err := readStdinFabric(ctx, g)
+				if err != nil {
+					return err
+				}
+				file, o.Data = stdinName, data
+			}
+			res := validate.Run(file, o)
 			if g.output != output.Table {
 				if err := output.Write(g.stdout, g.output, res, nil); err != nil {
 					return err
@@ -63,6 +73,6 @@ Exit 0 when valid (warnings or not), 1 when not.`,
 			})
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "fabric or profile file")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "fabric or profile file (- reads standard input)")
 	return cmd
 }

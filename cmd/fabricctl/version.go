@@ -26,6 +26,10 @@ var build = sync.OnceValue(func() buildinfo.Info {
 	return b
 })
 
+// versionKind is the kind of the document version prints with -o json or yaml.
+const versionKind = "Version"
+
+// versionInfo is what version prints.
 type versionInfo struct {
 	APIVersion string `json:"apiVersion"`
 	Version    string `json:"version"`
@@ -35,6 +39,9 @@ type versionInfo struct {
 	GOOS       string `json:"goos"`
 	GOARCH     string `json:"goarch"`
 }
+
+// DocumentKind is versionKind.
+func (versionInfo) DocumentKind() string { return versionKind }
 
 func newVersionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{

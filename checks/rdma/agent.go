@@ -57,7 +57,10 @@ type Agent struct {
 	StateDir string
 	// LookPath finds a binary (exec.LookPath when nil).
 	LookPath func(string) (string, error)
-	Log      *slog.Logger
+	// RunTool runs a read-only tool of OpCounters (ethtool -S) and returns
+	// its stdout (nil: the real program, found with LookPath, LC_ALL=C).
+	RunTool func(ctx context.Context, argv []string) ([]byte, error)
+	Log     *slog.Logger
 
 	mu    sync.Mutex
 	procs map[string]*proc
@@ -87,10 +90,16 @@ func DefaultStateDir() string {
 	return filepath.Join(d, "fabricctl", "perftest")
 }
 
-// Register adds OpStart, OpWait and OpCleanup to h. Their args are
-// decoded strictly (agent.DecodeArgs); malformed ones, and names the host
-// does not have, are answered with a bad-request reply.
+// Register adds OpStart, OpWait, OpCleanup and OpCounters to h. Their
+// args are decoded strictly (agent.DecodeArgs); malformed ones, and names
+// the host does not have, are answered with a bad-request reply.
 func (a *Agent) Register(h *agent.Handler) {
+	h.Register(OpCounters, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		if err := agent.NoArgs(raw); err != nil {
+			return nil, err
+		}
+		return a.ReadCounters(ctx)
+	})
 	h.Register(OpStart, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var args StartArgs
 		if err := agent.DecodeArgs(raw, &args); err != nil {

@@ -7,7 +7,7 @@
 // On the host, an Agent serves the ops through the agent protocol:
 //
 //	a := &rdma.Agent{Sys: sysfs.NewFS("/sys"), StateDir: rdma.DefaultStateDir()}
-//	a.Register(handler) // perftest-start, perftest-wait, cleanup
+//	a.Register(handler) // perftest-start, perftest-wait, cleanup, port-counters
 //
 // perftest-start decodes its args strictly (a spec cannot name a JSONFile:
 // no request chooses a path the agent writes), checks the device, port and
@@ -25,6 +25,13 @@
 // exit code, the tail of both streams, the counters after. A pid file per
 // running process (StateDir) lets the cleanup op of a later agent kill what
 // an agent that lost its SSH session left behind.
+//
+// The same Agent serves port-counters (OpCounters, Agent.ReadCounters) for
+// `fabricctl counters`: every RDMA port's hw_counters and counters, and
+// its netdev's statistics, carrier counts and ethtool -S, each source with
+// the directory or command it came from. A source the host lacks is left
+// out, never reported as zeros; one that fails (no ethtool) carries its
+// error beside the others.
 //
 // On the controller, RunPair drives one test between two Endpoints: the
 // server's start and wait go to one agent process (an agentclient.Session),

@@ -51,6 +51,9 @@ var examples = map[string]string{
   fabricctl check --local -o nhc --budget 50s                   # a Slurm node health check
   fabricctl check -f fabric.yaml --launcher slurm --partition gpu
   fabricctl check --from-dir captured/                          # judge saved tool outputs`,
+	"fabricctl counters": `  fabricctl counters -f fabric.yaml                       # ports with loss or errors; clean ones summed up
+  fabricctl counters -f fabric.yaml --interval 10s --all  # movements and rates over 10 s, every port
+  fabricctl counters -f fabric.yaml --target gpu-01 -o json   # every counter with the file or command it came from`,
 	"fabricctl analyze": `  fabricctl analyze rank0.log all_reduce_perf.txt ib_write_bw.txt
   fabricctl analyze nvidia-smi-topo.txt ibstat.txt -o json
   fabricctl analyze all_reduce_perf.txt --expect busbw=180`,

@@ -15,7 +15,10 @@
 //   - infiniband/<dev>/ports/<n>/: state, phys_state, rate, link_layer, the
 //     GID table with gid_attrs, pkeys, counters and hw_counters;
 //   - the netdev ↔ RDMA device mapping (gid_attrs/ndevs, rxe's parent file,
-//     device/net), which is also a hostcfg.RDMAMapper.
+//     device/net), which is also a hostcfg.RDMAMapper, and its reverse,
+//     PortNetdev;
+//   - net/<if>/statistics/* and the carrier counts net/<if>/carrier_*,
+//     which `fabricctl counters` shows beside the ports' counters.
 //
 // The parsers of the kernel's formats (ParseCodeName, ParseRate, ParseGID,
 // ParsePKey, ParseTrust) are pure and fuzzed. Struct fields name the file

@@ -1,0 +1,231 @@
+package rdma
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fabricctl/fabricctl/hostcfg/sysfs"
+)
+
+// OpCounters reads the counters of every RDMA port of the host, with
+// where each came from: no args → PortCounters. `fabricctl counters`
+// asks it once, or twice with --interval.
+const OpCounters = "port-counters"
+
+// The sources OpCounters reads, as CounterSource.Name says them.
+const (
+	SourceHW         = "hw_counters" // /sys/class/infiniband/<dev>/ports/<n>/hw_counters/*
+	SourcePort       = "counters"    // /sys/class/infiniband/<dev>/ports/<n>/counters/* (IB PMA)
+	SourceStatistics = "statistics"  // /sys/class/net/<if>/statistics/*
+	SourceCarrier    = "carrier"     // /sys/class/net/<if>/carrier_changes, carrier_down_count, carrier_up_count
+	SourceEthtool    = "ethtool"     // ethtool -S <if>
+)
+
+// PortCounters is the reply of OpCounters.
+type PortCounters struct {
+	// At is when the host began reading, on its own clock: the rate of a
+	// counter between two readings divides by the difference of their At.
+	At    time.Time     `json:"at"`
+	Ports []PortReading `json:"ports"`
+}
+
+// PortReading is one RDMA port's counters, by source.
+type PortReading struct {
+	Device string `json:"device"`
+	Port   int    `json:"port"`
+	// Netdev is the port's netdev (sysfs.FS.PortNetdev); "" for an
+	// InfiniBand port without IPoIB.
+	Netdev string `json:"netdev,omitempty"`
+	// LinkLayer is ports/<n>/link_layer: Ethernet or InfiniBand.
+	LinkLayer string `json:"linkLayer,omitempty"`
+	// Sources are the places read, in the order of the Source constants.
+	// A directory the host does not have is left out; a source that
+	// exists but could not be read (ethtool missing, a failed read) is
+	// here with Error.
+	Sources []CounterSource `json:"sources"`
+}
+
+// CounterSource is the counters read from one place.
+type CounterSource struct {
+	Name string `json:"name"` // one of the Source constants
+	// From is the directory or the command read: the provenance of every
+	// counter of Counters.
+	From     string            `json:"from"`
+	Counters map[string]uint64 `json:"counters,omitempty"`
+	Error    string            `json:"error,omitempty"`
+}
+
+// notCounters are files of hw_counters that are settings, not counts
+// (lifespan: how long, in ms, the driver caches the values).
+var notCounters = []string{"lifespan"}
+
+// ReadCounters reads every port of every RDMA device: hw_counters and
+// counters, then the port's netdev's statistics, carrier counts and
+// ethtool -S. A port whose sources all fail is still listed, with why.
+func (a *Agent) ReadCounters(ctx context.Context) (PortCounters, error) {
+	out := PortCounters{At: time.Now().UTC(), Ports: []PortReading{}}
+	devs, err := a.Sys.RDMADevices(ctx)
+	if err != nil {
+		return PortCounters{}, fmt.Errorf("listing the RDMA devices: %w", err)
+	}
+	for _, dev := range devs {
+		ports, err := a.Sys.Ports(ctx, dev)
+		if err != nil {
+			return PortCounters{}, fmt.Errorf("listing the ports of %s: %w", dev, err)
+		}
+		for _, port := range ports {
+			out.Ports = append(out.Ports, a.readPort(ctx, dev, port))
+			if err := ctx.Err(); err != nil {
+				return PortCounters{}, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// readPort reads one port's sources.
+func (a *Agent) readPort(ctx context.Context, dev string, port int) PortReading {
+	r := PortReading{Device: dev, Port: port, Netdev: a.Sys.PortNetdev(ctx, dev, port)}
+	p, _ := a.Sys.Port(ctx, dev, port) // link_layer is read even when state or rate is not
+	r.LinkLayer = p.LinkLayer
+	n := strconv.Itoa(port)
+	hw, err := a.Sys.HWCounters(ctx, dev, port)
+	for _, name := range notCounters {
+		delete(hw, name)
+	}
+	r.add(SourceHW, a.Sys.Path("class", "infiniband", dev, "ports", n, "hw_counters"), hw, err)
+	pc, err := a.Sys.Counters(ctx, dev, port)
+	r.add(SourcePort, a.Sys.Path("class", "infiniband", dev, "ports", n, "counters"), pc, err)
+	nd := r.Netdev
+	if nd == "" {
+		return r
+	}
+	st, err := a.Sys.NetStatistics(ctx, nd)
+	r.add(SourceStatistics, a.Sys.Path("class", "net", nd, "statistics"), st, err)
+	cc, err := a.Sys.NetCarrierCounts(ctx, nd)
+	if len(cc) == 0 && err == nil {
+		err = sysfs.ErrNotExist // none of the files: nothing to show
+	}
+	r.add(SourceCarrier, a.Sys.Path("class", "net", nd), cc, err)
+	argv := []string{"ethtool", "-S", nd}
+	es, err := a.ethtoolStats(ctx, argv)
+	r.add(SourceEthtool, strings.Join(argv, " "), es, err)
+	return r
+}
+
+// add records one source: left out when the host does not have it, with
+// the error when it has it and it failed (what was read before the failure
+// is kept).
+func (r *PortReading) add(name, from string, cs map[string]uint64, err error) {
+	if errors.Is(err, os.ErrNotExist) && len(cs) == 0 {
+		return
+	}
+	s := CounterSource{Name: name, From: from, Counters: cs}
+	if err != nil {
+		s.Error = err.Error()
+	}
+	r.Sources = append(r.Sources, s)
+}
+
+// ErrNoEthtool: the host has no ethtool binary (install ethtool); the
+// counters only it reads (PFC pause per priority, rx_discards_phy) are then
+// not available.
+var ErrNoEthtool = errors.New("ethtool not found (install ethtool)")
+
+// ethtoolStats runs ethtool -S and parses what it prints.
+func (a *Agent) ethtoolStats(ctx context.Context, argv []string) (map[string]uint64, error) {
+	run := a.RunTool
+	if run == nil {
+		run = a.execTool
+	}
+	out, err := run(ctx, argv)
+	if err != nil {
+		return nil, fmt.Errorf("running %s: %w", strings.Join(argv, " "), err)
+	}
+	return ParseEthtoolStats(out)
+}
+
+// execTool runs argv with LC_ALL=C and returns its stdout; a failure
+// carries the first line of its stderr ("no stats available").
+func (a *Agent) execTool(ctx context.Context, argv []string) ([]byte, error) {
+	look := a.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	path, err := look(argv[0])
+	if err != nil {
+		// A login shell of an unprivileged user often has no sbin in PATH.
+		for _, dir := range sbinDirs {
+			if p := dir + "/" + argv[0]; isExecutable(p) {
+				path, err = p, nil
+				break
+			}
+		}
+	}
+	if err != nil {
+		return nil, ErrNoEthtool
+	}
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		if line != "" {
+			return nil, fmt.Errorf("%w: %s", err, line)
+		}
+		return nil, err
+	}
+	return stdout.Bytes(), nil
+}
+
+// sbinDirs are where ethtool lives when it is not in PATH.
+var sbinDirs = []string{"/usr/sbin", "/sbin"}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// ParseEthtoolStats parses the output of ethtool -S: a "NIC statistics:"
+// header, then one "name: value" line each. Lines that are not a name and
+// an unsigned decimal are skipped (headers of per-queue groups some
+// drivers print); output without the header is an error.
+func ParseEthtoolStats(out []byte) (map[string]uint64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	header := false
+	cs := map[string]uint64{}
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "NIC statistics:" {
+			header = true
+			continue
+		}
+		i := strings.LastIndex(line, ":")
+		if i <= 0 {
+			continue
+		}
+		name := strings.TrimSpace(line[:i])
+		v, err := strconv.ParseUint(strings.TrimSpace(line[i+1:]), 10, 64)
+		if err != nil || name == "" {
+			continue
+		}
+		cs[name] = v
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading ethtool -S output: %w", err)
+	}
+	if !header {
+		return nil, errors.New("not the output of ethtool -S: no \"NIC statistics:\" line")
+	}
+	return cs, nil
+}

@@ -16,9 +16,9 @@ import (
 //
 // The default view fits a terminal: one row per change a target needs (SETTING is the
 // component and the setting, "eth0 mtu"), with DISRUPTIVE and the note's footnote number;
-// one row per target counting the settings it cannot apply ("eth0: 12 settings",
-// UNSUPPORTED [1-4]), each reason written once below the table with the targets and settings
-// it concerns; "no changes", or the target's ERROR. With t.Wide() (-o wide) every setting has
+// one row per target counting the settings it cannot apply ("12 settings on eth0",
+// UNSUPPORTED [1-4]), each reason written once below the table with the targets and settings it
+// concerns; "no changes" (with what it cannot apply on the same row), or the target's ERROR. With t.Wide() (-o wide) every setting has
 // its own row, tier, component and note in full, as JSON has them.
 func PlanTable(t *output.TableWriter, w io.Writer, p *fabric.Plan) { planTable(t, w, p, false) }
 
@@ -74,13 +74,34 @@ func planTable(t *output.TableWriter, w io.Writer, p *fabric.Plan, drift bool) {
 			}
 			continue
 		}
-		if !actionable {
-			t.Row(tp.Target, "-", same, "")
-		}
 		var unsupported []fabric.Change
 		for _, c := range tp.Changes {
 			if c.Unsupported {
 				unsupported = append(unsupported, c)
+			}
+		}
+		// unsupportedNote numbers the reasons (after the target's other notes, in row order).
+		unsupportedNote := func() string {
+			if len(unsupported) == 0 {
+				return ""
+			}
+			var nums []int
+			for _, c := range unsupported {
+				nums = append(nums, notes.add(reason(c.Note), true, tp.Target, c.Setting))
+			}
+			return "UNSUPPORTED " + refs(nums)
+		}
+		if !actionable {
+			// One row: the target is in sync, and what it cannot apply.
+			note := unsupportedNote()
+			if note != "" {
+				note += ": " + countSettings(unsupported)
+			}
+			t.Row(tp.Target, "-", same, note)
+			continue
+		}
+		for _, c := range tp.Changes {
+			if c.Unsupported {
 				continue
 			}
 			var note []string
@@ -96,12 +117,8 @@ func planTable(t *output.TableWriter, w io.Writer, p *fabric.Plan, drift bool) {
 			}
 			t.Row(tp.Target, setting, change(c), strings.Join(note, " "))
 		}
-		if len(unsupported) > 0 {
-			var nums []int
-			for _, c := range unsupported {
-				nums = append(nums, notes.add(reason(c.Note), true, tp.Target, c.Setting))
-			}
-			t.Row(tp.Target, countSettings(unsupported), "-", "UNSUPPORTED "+refs(nums))
+		if note := unsupportedNote(); note != "" {
+			t.Row(tp.Target, countSettings(unsupported), "-", note)
 		}
 	}
 	t.Flush()
@@ -150,8 +167,8 @@ func reason(note string) string {
 	return output.OrDash(note)
 }
 
-// countSettings is the SETTING cell of a target's unsupported row: "eth0: 12 settings" when
-// they share a component, "12 settings" otherwise.
+// countSettings counts a target's unsupported settings: "12 settings on eth0" when they
+// share a component, "12 settings" otherwise.
 func countSettings(cs []fabric.Change) string {
 	n := fmt.Sprintf("%d settings", len(cs))
 	if len(cs) == 1 {
@@ -166,7 +183,7 @@ func countSettings(cs []fabric.Change) string {
 	if comp == "" {
 		return n
 	}
-	return comp + ": " + n
+	return n + " on " + comp
 }
 
 // maxNames is how many target names a summary or a footnote lists before "and N more".

@@ -45,7 +45,7 @@ func labPlan(inSync bool) *fabric.Plan {
 			fabric.TargetPlan{Target: "leaf-01", Tier: fabric.TierSwitch, Changes: []fabric.Change{
 				{Setting: "classes[sp1]", Old: "priority 1, trafficClass 1, bandwidth 13%", New: "(absent)"},
 				{Setting: "pfc.priorities", Old: "(missing)", New: "3", Disruptive: true, Note: pfcNote},
-				{Setting: "pfc.watchdog.restorationTimeMs", Old: "(missing)", New: "400", Disruptive: true, Note: pfcNote},
+				{Setting: "pfc.watchdog.restorationTimeMs", Old: "(missing)", New: "400"},
 				{Component: "classes[default]", Setting: "dscp", Old: "none", New: "0-25,27-47,49-63"},
 				{Component: "classes[roce]", Setting: "lossless", Old: "false", New: "true", Disruptive: true, Note: pfcNote},
 			}})
@@ -116,7 +116,7 @@ func TestPlanTableGroupsUnsupported(t *testing.T) {
 	if n := strings.Count(def, "has no DCB netlink ops (IEEE_GET answered EOPNOTSUPP):"); n != 1 {
 		t.Errorf("default view: the DCB reason %d times, want once:\n%s", n, def)
 	}
-	if !strings.Contains(def, "lab-h1   eth0: 11 settings") || !strings.Contains(def, "\n7 target(s): 5 to change") {
+	if !strings.Contains(def, "lab-h1   11 settings on eth0") || !strings.Contains(def, "\n7 target(s): 5 to change") {
 		t.Errorf("default view lacks the count row or the summary:\n%s", def)
 	}
 	wide := render(output.Term{Wide: true}, labPlan(false), PlanTable)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/internal/output"
 
 	"github.com/fabricctl/fabricctl/internal/testutil"
 	"github.com/google/go-cmp/cmp"
@@ -167,7 +168,11 @@ func TestPairOf(t *testing.T) {
 }
 
 func TestTableFailuresFirst(t *testing.T) {
-	out := string(render(t, WriteTable, fixture()))
+	// -o wide: one line per check and pair (the default view folds passes that say the same).
+	wide := func(w io.Writer, r *Report) error {
+		return WriteTable(&output.Terminal{Writer: w, Term: output.Term{Wide: true}}, r)
+	}
+	out := string(render(t, wide, fixture()))
 	lines := strings.Split(out, "\n")
 	rank := map[string]int{"ERROR": 0, "FAIL": 1, "WARN": 2, "SKIP": 3, "PASS": 4}
 	last, n := -1, 0

@@ -110,7 +110,11 @@ func WriteTable(w io.Writer, r *Report) error {
 		tw.Row(cells...)
 	}
 	row("STATUS", "SUITE", "CHECK", "TARGET", "VALUE", "CLASS", "SUMMARY")
-	for _, x := range rs {
+	shown := rs
+	if !term.Wide {
+		shown = foldPassing(rs)
+	}
+	for _, x := range shown {
 		row(strings.ToUpper(string(x.Status)), string(x.Suite), oneLine(x.ID), oneLine(x.Target), dash(x.Value),
 			dash(string(x.Class)), oneLine(x.Summary))
 	}
@@ -274,4 +278,36 @@ func dash(s string) string { return cmp.Or(s, "-") }
 // control characters (ESC sequences, NUL) shown escaped.
 func oneLine(s string) string {
 	return output.Printable(strings.Join(strings.Fields(s), " "))
+}
+
+// foldPassing folds passed and skipped lines that say the same thing (the
+// same status, check, value, class and summary) into the first of them,
+// its target "lab-h1 and 3 more": "SKIP preflight/gpu … no GPU" once, not
+// once a host. Warned, failed and errored lines stay one per target; -o
+// wide folds nothing.
+func foldPassing(rs []row) []row {
+	type key struct{ status, id, value, class, summary string }
+	var out []row
+	first := map[key]int{}
+	count := map[int]int{}
+	for _, x := range rs {
+		if x.Status != checks.StatusPass && x.Status != checks.StatusSkip {
+			out = append(out, x)
+			continue
+		}
+		k := key{string(x.Status), x.ID, x.Value, string(x.Class), x.Summary}
+		if i, ok := first[k]; ok {
+			count[i]++
+			continue
+		}
+		first[k] = len(out)
+		count[len(out)] = 1
+		out = append(out, x)
+	}
+	for i, n := range count {
+		if n > 1 {
+			out[i].Target = fmt.Sprintf("%s and %d more", out[i].Target, n-1)
+		}
+	}
+	return out
 }

@@ -79,3 +79,29 @@ func TestTableColour(t *testing.T) {
 		}
 	}
 }
+
+// TestTableFoldsSamePasses: the default view writes a pass or skip that several targets share
+// once ("lab-h1 and 3 more"), never a warning or a failure; -o wide writes every line.
+func TestTableFoldsSamePasses(t *testing.T) {
+	r := labReport(t, "lab-healthy")
+	var def, wide bytes.Buffer
+	WriteTable(&output.Terminal{Writer: &def, Term: output.Term{Width: 120}}, r)
+	WriteTable(&output.Terminal{Writer: &wide, Term: output.Term{Width: 120, Wide: true}}, r)
+	rowsOf := func(s, status string) (n int) {
+		for _, l := range strings.Split(s, "\n") {
+			if l == "" {
+				break
+			}
+			if strings.HasPrefix(l, status+" ") {
+				n++
+			}
+		}
+		return n
+	}
+	if d, w := rowsOf(def.String(), "SKIP"), rowsOf(wide.String(), "SKIP"); d >= w || !strings.Contains(def.String(), "lab-h1 and 3 more") {
+		t.Errorf("SKIP lines: %d by default, %d wide; want fewer by default, folded as \"lab-h1 and 3 more\":\n%s", d, w, def.String())
+	}
+	if d, w := rowsOf(def.String(), "WARN"), rowsOf(wide.String(), "WARN"); d != w || d == 0 {
+		t.Errorf("WARN lines: %d by default, %d wide; want every warning in both", d, w)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/fabric"
@@ -89,7 +88,7 @@ func planTable(t *output.TableWriter, w io.Writer, p *fabric.Plan, drift bool) {
 			for _, c := range unsupported {
 				nums = append(nums, notes.add(reason(c.Note), true, tp.Target, c.Setting))
 			}
-			return "UNSUPPORTED " + refs(nums)
+			return "UNSUPPORTED " + output.Refs(nums)
 		}
 		if !actionable {
 			// One row: the target is in sync, and what it cannot apply.
@@ -109,7 +108,7 @@ func planTable(t *output.TableWriter, w io.Writer, p *fabric.Plan, drift bool) {
 				note = append(note, impact(c))
 			}
 			if n := strings.TrimSpace(c.Note); n != "" {
-				note = append(note, refs([]int{notes.add(n, false, "", "")}))
+				note = append(note, output.Refs([]int{notes.add(n, false, "", "")}))
 			}
 			setting := c.Setting
 			if c.Component != "" {
@@ -131,13 +130,13 @@ func planTable(t *output.TableWriter, w io.Writer, p *fabric.Plan, drift bool) {
 	if len(changed) == 0 {
 		parts = append(parts, fmt.Sprintf("no drift on %d target(s)", unchanged))
 	} else {
-		parts = append(parts, fmt.Sprintf("%d target(s) drifted: %s", len(changed), names(changed)))
+		parts = append(parts, fmt.Sprintf("%d target(s) drifted: %s", len(changed), output.Names(changed)))
 		if unchanged > 0 {
 			parts = append(parts, fmt.Sprintf("%d without drift", unchanged))
 		}
 	}
 	if len(failed) > 0 {
-		parts = append(parts, fmt.Sprintf("%d could not be observed: %s", len(failed), names(failed)))
+		parts = append(parts, fmt.Sprintf("%d could not be observed: %s", len(failed), output.Names(failed)))
 	}
 	fmt.Fprintf(w, "\n%s\n", output.Printable(strings.Join(parts, "; ")))
 }
@@ -184,37 +183,6 @@ func countSettings(cs []fabric.Change) string {
 		return n
 	}
 	return n + " on " + comp
-}
-
-// maxNames is how many target names a summary or a footnote lists before "and N more".
-const maxNames = 8
-
-// names lists targets, the first maxNames of them.
-func names(ts []string) string {
-	if len(ts) <= maxNames {
-		return strings.Join(ts, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(ts[:maxNames], ", "), len(ts)-maxNames)
-}
-
-// refs writes footnote numbers compactly: [1], [3-6], [1,3,5-6].
-func refs(nums []int) string {
-	slices.Sort(nums)
-	nums = slices.Compact(nums)
-	var parts []string
-	for i := 0; i < len(nums); {
-		j := i
-		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
-			j++
-		}
-		s := strconv.Itoa(nums[i])
-		if j > i {
-			s += "-" + strconv.Itoa(nums[j])
-		}
-		parts = append(parts, s)
-		i = j + 1
-	}
-	return "[" + strings.Join(parts, ",") + "]"
 }
 
 // footnotes are the notes a table's rows point to, each written once, numbered in the order
@@ -267,7 +235,7 @@ func (f *footnotes) write(w io.Writer, term output.Term) {
 	for i, n := range f.list {
 		text := n.text
 		if n.many {
-			text += ": " + names(n.targets)
+			text += ": " + output.Names(n.targets)
 			if len(n.settings) > 0 {
 				text += " (" + strings.Join(n.settings, ", ") + ")"
 			}

@@ -147,14 +147,6 @@ func TestDriftWording(t *testing.T) {
 	}
 }
 
-func TestRefs(t *testing.T) {
-	for want, in := range map[string][]int{"[1]": {1}, "[3-6]": {6, 4, 3, 5, 3}, "[1,3,5-6]": {5, 1, 6, 3}} {
-		if got := refs(in); got != want {
-			t.Errorf("refs(%v) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestResultTable(t *testing.T) {
 	var b bytes.Buffer
 	r := &fabric.Result{Targets: []fabric.TargetResult{

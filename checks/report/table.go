@@ -169,14 +169,14 @@ func writeEvidence(b *strings.Builder, rs []row, term output.Term) {
 			refs = append(refs, i+1)
 		}
 		if len(refs) > 0 {
-			fmt.Fprintf(b, "  %d findings, see %s\n", len(refs), formatRefs(refs))
+			fmt.Fprintf(b, "  %d findings, see %s\n", len(refs), output.Refs(refs))
 		}
 	}
 	if len(notes) > 0 {
 		b.WriteByte('\n')
 	}
 	for i, n := range notes {
-		b.WriteString(term.Hang(fmt.Sprintf("[%d] ", i+1), oneLine(strings.Join(n.keys, ", ")+": "+n.reason+" (on "+targetList(n.targets)+")")))
+		b.WriteString(term.Hang(fmt.Sprintf("[%d] ", i+1), oneLine(strings.Join(n.keys, ", ")+": "+n.reason+" (on "+output.Names(n.targets)+")")))
 	}
 }
 
@@ -239,37 +239,6 @@ func (n *evidenceNote) add(target, key string) {
 	if !slices.Contains(n.keys, key) {
 		n.keys = append(n.keys, key)
 	}
-}
-
-// maxNames is how many targets a footnote names before "and N more".
-const maxNames = 8
-
-// targetList names ts, the first maxNames of them.
-func targetList(ts []string) string {
-	if len(ts) <= maxNames {
-		return strings.Join(ts, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(ts[:maxNames], ", "), len(ts)-maxNames)
-}
-
-// formatRefs writes footnote numbers compactly: [1], [3-6], [1,3,5-6].
-func formatRefs(nums []int) string {
-	slices.Sort(nums)
-	nums = slices.Compact(nums)
-	var parts []string
-	for i := 0; i < len(nums); {
-		j := i
-		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
-			j++
-		}
-		p := strconv.Itoa(nums[i])
-		if j > i {
-			p += "-" + strconv.Itoa(nums[j])
-		}
-		parts = append(parts, p)
-		i = j + 1
-	}
-	return "[" + strings.Join(parts, ",") + "]"
 }
 
 func dash(s string) string { return cmp.Or(s, "-") }

@@ -185,3 +185,17 @@ func TestWriteWide(t *testing.T) {
 		t.Errorf("wide: term %+v, output %q", seen, b.String())
 	}
 }
+
+func TestRefsAndNames(t *testing.T) {
+	for want, in := range map[string][]int{"[1]": {1}, "[3-6]": {6, 4, 3, 5, 3}, "[1,3,5-6]": {5, 1, 6, 3}} {
+		if got := output.Refs(in); got != want {
+			t.Errorf("Refs(%v) = %s, want %s", in, got, want)
+		}
+	}
+	if got := output.Names([]string{"a", "b"}); got != "a, b" {
+		t.Errorf("Names: %q", got)
+	}
+	if got := output.Names([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}); got != "1, 2, 3, 4, 5, 6, 7, 8 and 2 more" {
+		t.Errorf("Names of 10: %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/fabricctl/fabricctl/internal/textdiff"
 	"regexp"
 	"sort"
 	"strconv"
@@ -232,7 +233,7 @@ func (d *eos) body(root *cliNode) string {
 }
 
 func (d *eos) diff(cand *cliNode, name string) string {
-	return unifiedDiff("system:/running-config", "session:/"+name+"-session-config",
+	return textdiff.Unified("system:/running-config", "session:/"+name+"-session-config",
 		d.body(d.running), d.body(cand))
 }
 

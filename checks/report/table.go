@@ -124,6 +124,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	writeEvidence(&all, rs, term)
 	var b strings.Builder
 	writeLocalization(&b, s)
+	writeIBTopology(&b, s)
 	sum := s.Summary()
 	all.WriteString(output.PrintableLines(b.String()))
 	fmt.Fprintf(&all, "\nRESULT: %s, %s\n", term.Paint(strings.ToUpper(string(sum.Status))),
@@ -252,15 +253,17 @@ func oneLine(s string) string {
 // foldPassing folds passed and skipped lines that say the same thing (the
 // same status, check, value, class and summary) into the first of them,
 // its target "lab-h1 and 3 more": "SKIP preflight/gpu … no GPU" once, not
-// once a host. Warned, failed and errored lines stay one per target; -o
-// wide folds nothing.
+// once a host. Warned, failed and errored lines stay one per target, and
+// so do the measurements of loopback and pairwise tests (two equal values
+// are a coincidence, not one finding); -o wide folds nothing.
 func foldPassing(rs []row) []row {
 	type key struct{ status, id, value, class, summary string }
 	var out []row
 	first := map[key]int{}
 	count := map[int]int{}
 	for _, x := range rs {
-		if x.Status != checks.StatusPass && x.Status != checks.StatusSkip {
+		measured := x.Suite == SuiteLoopback || x.Suite == SuitePairwise
+		if x.Status != checks.StatusPass && x.Status != checks.StatusSkip || measured && x.Status == checks.StatusPass {
 			out = append(out, x)
 			continue
 		}

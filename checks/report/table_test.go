@@ -105,3 +105,28 @@ func TestTableFoldsSamePasses(t *testing.T) {
 		t.Errorf("WARN lines: %d by default, %d wide; want every warning in both", d, w)
 	}
 }
+
+// TestTableKeepsEqualMeasurements: two loopback tests that measured the same are two lines.
+func TestTableKeepsEqualMeasurements(t *testing.T) {
+	r := labReport(t, "lab-healthy")
+	first, n := -1, 0
+	for i := range r.Results {
+		if !strings.HasPrefix(r.Results[i].ID, "loopback/") {
+			continue
+		}
+		n++
+		if first < 0 {
+			first = i
+			continue
+		}
+		r.Results[i].Measurements, r.Results[i].Summary = r.Results[first].Measurements, r.Results[first].Summary
+	}
+	if n < 2 {
+		t.Fatalf("fixture has %d loopback results", n)
+	}
+	var b bytes.Buffer
+	WriteTable(&output.Terminal{Writer: &b, Term: output.Term{Width: 120}}, r)
+	if got := strings.Count(b.String(), "\nPASS    loopback/"); got != n {
+		t.Errorf("%d loopback lines for %d tests that measured the same, want one each:\n%s", got, n, b.String())
+	}
+}

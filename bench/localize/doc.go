@@ -14,4 +14,16 @@
 // and switch port counters) or hosts (host counters only, what part A reads),
 // SILENT (share of link faults that count no error, default 0), FAULTS
 // (comma-separated fault counts, default 0,1,3).
+//
+// Then the same settings on the fabric as InfiniBand (localizesim.IB:
+// routes from D-mod-K forwarding tables, IB faults, every port's
+// counters), one line each in issue 32's form:
+//
+//	localize: hosts=1024 faults=K model=ib evidence=ib trials=T exact=X resolved=Y missed=Z misblamed=W candidates=C rounds=R
+//
+// resolved is exact or ambiguous; missed, a fault in no reported set;
+// misblamed, a reported set without a fault; candidates, the components
+// named per trial. IB=0 leaves them out, IB=only prints only them;
+// VERBOSE=1 lists their trials that were not exact, and stderr the
+// one-fault figures per fault kind.
 package main

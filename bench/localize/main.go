@@ -69,6 +69,52 @@ func run() error {
 			faultCounts = append(faultCounts, n)
 		}
 	}
+	ib := os.Getenv("IB")
+	switch ib {
+	case "", "1", "0", "only":
+	default:
+		return fmt.Errorf("IB=%q: want 1 (default), 0 or only", ib)
+	}
+	frac := func(n int) string {
+		if trials == 0 {
+			return "0"
+		}
+		return strconv.FormatFloat(float64(n)/float64(trials), 'f', 3, 64)
+	}
+	if ib != "only" {
+		if err := ethernet(cfg, faultCounts, trials, seed, frac); err != nil {
+			return err
+		}
+	}
+	if ib != "0" {
+		return infiniband(faultCounts, trials, seed, frac)
+	}
+	return nil
+}
+
+// sessions runs trials sessions of k faults on the fabric of cfg, in parallel.
+func sessions(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k, trials int, seed uint64) []verdict {
+	res := make([]verdict, trials)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				res[i] = trial(cfg, m, rounds, k, seed+uint64(i))
+			}
+		})
+	}
+	for i := range trials {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return res
+}
+
+// ethernet runs the RoCE settings: ECMP paths out of sight, host and
+// (EVIDENCE=switches) switch receive errors.
+func ethernet(cfg localizesim.Config, faultCounts []int, trials, seed int, frac func(int) string) error {
 	// The topology is the same in every trial: build the model once.
 	m, err := localize.NewModel(localizesim.New(cfg, 0).Topology(), localize.Options{})
 	if err != nil {
@@ -79,21 +125,7 @@ func run() error {
 		return err
 	}
 	for _, k := range faultCounts {
-		res := make([]verdict, trials)
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range runtime.GOMAXPROCS(0) {
-			wg.Go(func() {
-				for i := range next {
-					res[i] = trial(cfg, m, rounds, k, uint64(seed)*1_000_003+uint64(k)*10_007+uint64(i))
-				}
-			})
-		}
-		for i := range trials {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
+		res := sessions(cfg, m, rounds, k, trials, uint64(seed)*1_000_003+uint64(k)*10_007)
 		var exact, ambiguous, wrong, maxRounds, sumRounds int
 		for _, r := range res {
 			sumRounds += r.rounds
@@ -110,12 +142,6 @@ func run() error {
 				fmt.Fprintf(os.Stderr, "wrong: seed %d faults %v suspects %v\n", r.seed, r.truth, r.got)
 			}
 		}
-		frac := func(n int) string {
-			if trials == 0 {
-				return "0"
-			}
-			return strconv.FormatFloat(float64(n)/float64(trials), 'f', 3, 64)
-		}
 		fmt.Printf("localize: hosts=%d faults=%d trials=%d exact=%s ambiguous=%s wrong=%s rounds=%d\n",
 			cfg.Hosts, k, trials, frac(exact), frac(ambiguous), frac(wrong), maxRounds)
 		if trials > 0 {
@@ -123,6 +149,109 @@ func run() error {
 		}
 	}
 	return nil
+}
+
+// infiniband runs the IB settings (localizesim.IB): routes known from the
+// forwarding tables, IB faults, every port's counters; one line per
+// setting in the form of issue 32 with model=ib evidence=ib, and per fault
+// kind on stderr.
+func infiniband(faultCounts []int, trials, seed int, frac func(int) string) error {
+	cfg := localizesim.IB()
+	if v := os.Getenv("SILENT"); v != "" {
+		cfg.Silent, _ = strconv.ParseFloat(v, 64) // checked by run
+	}
+	sim := localizesim.New(cfg, 0)
+	m, err := localize.NewRoutedModel(sim.Topology(), sim.Routes(), localize.Options{})
+	if err != nil {
+		return err
+	}
+	rounds, err := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, schedule.DefaultTopologyRounds)
+	if err != nil {
+		return err
+	}
+	for _, k := range faultCounts {
+		res := sessions(cfg, m, rounds, k, trials, uint64(seed)*1_000_003+uint64(k)*10_007+500_000_000)
+		var exact, resolved, missed, misblamed, named, maxRounds, sumRounds int
+		type tally struct{ n, exact, resolved int }
+		kinds := map[string]*tally{}
+		for _, r := range res {
+			sumRounds += r.rounds
+			maxRounds = max(maxRounds, r.rounds)
+			miss, blame := score(r.truth, r.got)
+			switch {
+			case r.class == classExact:
+				exact++
+				resolved++
+			case r.class == classAmbiguous:
+				resolved++
+			}
+			if miss {
+				missed++
+			}
+			if blame {
+				misblamed++
+			}
+			for _, set := range r.got {
+				named += len(set)
+			}
+			if k == 1 && len(r.kinds) == 1 {
+				t := kinds[r.kinds[0]]
+				if t == nil {
+					t = &tally{}
+					kinds[r.kinds[0]] = t
+				}
+				t.n++
+				if r.class == classExact {
+					t.exact++
+				}
+				if r.class != classWrong {
+					t.resolved++
+				}
+			}
+			if r.class != classExact && os.Getenv("VERBOSE") != "" {
+				fmt.Fprintf(os.Stderr, "not exact: ib seed %d faults %v %v suspects %v\n", r.seed, r.truth, r.kinds, r.got)
+			}
+		}
+		candidates := 0.0
+		if trials > 0 {
+			candidates = float64(named) / float64(trials)
+		}
+		fmt.Printf("localize: hosts=%d faults=%d model=ib evidence=ib trials=%d exact=%s resolved=%s missed=%s misblamed=%s candidates=%.2f rounds=%d\n",
+			cfg.Hosts, k, trials, frac(exact), frac(resolved), frac(missed), frac(misblamed), candidates, maxRounds)
+		if trials > 0 {
+			fmt.Fprintf(os.Stderr, "localize: ib faults=%d mean rounds %.2f\n", k, float64(sumRounds)/float64(trials))
+		}
+		names := make([]string, 0, len(kinds))
+		for n := range kinds {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			t := kinds[n]
+			fmt.Fprintf(os.Stderr, "localize: ib faults=1 kind=%s trials=%d exact=%.3f resolved=%.3f\n", n, t.n,
+				float64(t.exact)/float64(t.n), float64(t.resolved)/float64(t.n))
+		}
+	}
+	return nil
+}
+
+// score says whether a fault is in no reported set (missed) and whether a
+// reported set holds no fault (misblamed).
+func score(truth []string, sets [][]string) (missed, misblamed bool) {
+	covered := map[string]bool{}
+	for _, set := range sets {
+		hit := false
+		for _, c := range set {
+			if slices.Contains(truth, c) {
+				hit, covered[c] = true, true
+			}
+		}
+		misblamed = misblamed || !hit
+	}
+	for _, t := range truth {
+		missed = missed || !covered[t]
+	}
+	return missed, misblamed
 }
 
 type class int
@@ -138,17 +267,23 @@ type verdict struct {
 	class  class
 	rounds int
 	truth  []string
+	kinds  []string // the faults' kinds: nic, cable, cable/degraded …
 	got    [][]string
 }
 
 func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k int, seed uint64) verdict {
 	sim := localizesim.New(cfg, seed)
-	var truth []string
+	var truth, kinds []string
 	for _, f := range sim.Inject(k) {
 		truth = append(truth, f.Component)
+		kind := string(f.Kind)
+		if f.Effect != localizesim.Corrupt {
+			kind += "/" + string(f.Effect)
+		}
+		kinds = append(kinds, kind)
 	}
 	s, err := localize.Run(context.Background(), m, sim, rounds, localize.Options{})
-	v := verdict{seed: seed, rounds: s.Rounds, truth: truth}
+	v := verdict{seed: seed, rounds: s.Rounds, truth: truth, kinds: kinds}
 	for _, sus := range s.Suspects {
 		set := []string{sus.Component}
 		for _, a := range sus.Alternatives {

@@ -280,7 +280,7 @@ func (a *analysis) probes(c int, modes uint8, clear []*nicEnd, seed int) [][2]*n
 				out = append(out, [2]*nicEnd{pick(own, 0), pick(own, 1)})
 			}
 			send, recv := true, true // may l's endpoints send, receive?
-			if comp := &a.m.comps[c]; comp.directional && modes != modeAll && modes != 0 && len(comp.phyEnds) == 2 {
+			if comp := &a.m.comps[c]; comp.directional && (modes == modeAB || modes == modeBA) && len(comp.phyEnds) == 2 {
 				fromA := modes == modeAB // the corruption runs from the A end to the B end
 				if comp.phyEnds[0].Device == l {
 					send, recv = fromA, !fromA

@@ -32,6 +32,24 @@
 // end a cable corrupts towards, discards at a switch port. Where counters
 // were read and did not move, that is evidence as well.
 //
+// # Known routes (InfiniBand)
+//
+// Where the fabric's forwarding is known, NewRoutedModel takes Routes:
+// per switch, the port it forwards each destination out of, as
+// InfiniBand's linear forwarding tables say (IBRoutes builds them from
+// checks/ibdiag's parsed ibroute or dump_fts and ibnetdiscover, or from
+// ibtracert's hop lists). A test then crosses, for sure, the cables and
+// switches of its route, and its acknowledgements those of the route back
+// (which in IB may run through another spine): no mixture of equal-cost
+// paths, so an uplink is named as a cable is. A cable or uplink may also
+// run slow without loss (a link trained at a lower width or speed), and a
+// leaf port's fault is one that drops what it sends (PortXmitDiscards).
+// IB reads every port's PMA counters from any host, both ends of every
+// link: IBReadings and IBCounterKind map the IBTA counters to kinds
+// (SymbolErrorCounter, PortRcvErrors … to PhyErrors, LinkDownedCounter
+// to LinkDown, PortXmitDiscards to Discards), and Degraded carries the
+// ports' trained width. The rest of the machinery is the same.
+//
 // # The search
 //
 // The localiser looks for the most probable fault set (NetBouncer's and

@@ -102,6 +102,11 @@ const (
 	modeAB  uint8 = 1
 	modeBA  uint8 = 2
 	modeAll uint8 = 3
+	// modeSlow: a cable that carries data slowly both ways without loss
+	// (a link trained at a lower width or speed); only where routes are
+	// known, since a slow uplink among equal-cost paths looks like ECMP
+	// collisions.
+	modeSlow uint8 = 4
 )
 
 // Effect levels of faults on a test, from mild to severe, indexing emit.
@@ -124,7 +129,13 @@ type analysis struct {
 	read  map[fabric.Endpoint]bool
 	phy   map[fabric.Endpoint][]Counter
 	disc  map[fabric.Endpoint][]Counter
-	evMax []float64 // best counter log-likelihood ratio of each component over its modes
+	down  map[fabric.Endpoint][]Counter
+	deg   map[fabric.Endpoint][]Counter
+	state map[fabric.Endpoint]bool // port state read (a Degraded reading, moved or not)
+	// discardsRead: the counters read include discards (some port counted
+	// them), so a port that counted none was read clean.
+	discardsRead bool
+	evMax        []float64 // best counter log-likelihood ratio of each component over its modes
 
 	mode []uint8 // current fault set: the mode of each component, 0 when healthy
 	F    []int
@@ -142,7 +153,8 @@ func (m *Model) buildTest(c, s *nicEnd) test {
 	// The client's cable carries data from the host (its A end) to the
 	// leaf, the server's from the leaf to the host; acknowledgements the
 	// other way.
-	t.cert = []hop{{c: int32(c.nic)}, {c: int32(c.cable), dir: dirAB, ack: true}, {c: int32(c.port)}, {c: int32(c.leaf)}}
+	// The client's leaf port sends it only the acknowledgements.
+	t.cert = []hop{{c: int32(c.nic)}, {c: int32(c.cable), dir: dirAB, ack: true}, {c: int32(c.port), ack: true}, {c: int32(c.leaf)}}
 	if c.leaf != s.leaf {
 		t.inter = true
 		if g, ok := m.group[c.leafName]; ok {
@@ -152,15 +164,68 @@ func (m *Model) buildTest(c, s *nicEnd) test {
 			t.cert = append(t.cert, hop{c: int32(g)})
 		}
 		t.cert = append(t.cert, hop{c: int32(s.leaf)})
-		k := [2]string{c.leafName, s.leafName}
-		if k[1] < k[0] {
-			k[0], k[1] = k[1], k[0]
-			t.rev = true
+		if hops, ok := m.routedHops(c, s); ok {
+			t.cert = append(t.cert, hops...)
+		} else {
+			k := [2]string{c.leafName, s.leafName}
+			if k[1] < k[0] {
+				k[0], k[1] = k[1], k[0]
+				t.rev = true
+			}
+			t.paths = m.paths[k]
 		}
-		t.paths = m.paths[k]
 	}
 	t.cert = append(t.cert, hop{c: int32(s.port)}, hop{c: int32(s.cable), dir: dirBA, ack: true}, hop{c: int32(s.nic)})
 	return t
+}
+
+// routedHops are the switch-to-switch cables and the switches between the
+// leaves of c and s that a test from c to s crosses on its known route,
+// and those its acknowledgements cross on the route back; ok is false
+// when the routes do not lead from c to s.
+func (m *Model) routedHops(c, s *nicEnd) ([]hop, bool) {
+	if m.routes == nil {
+		return nil, false
+	}
+	there, err := m.routes.Path(m.topo, c.ep, s.ep)
+	if err != nil {
+		return nil, false
+	}
+	hops, ok := m.walk(there, c, s, false)
+	if !ok {
+		return nil, false
+	}
+	if back, err := m.routes.Path(m.topo, s.ep, c.ep); err == nil {
+		if acks, ok := m.walk(back, s, c, true); ok {
+			hops = append(hops, acks...)
+		}
+	}
+	return hops, true
+}
+
+// walk turns the ports a route leaves by into hops: every cable between
+// switches, and every switch between the two ends' leaves.
+func (m *Model) walk(egress []fabric.Endpoint, from, to *nicEnd, ackOnly bool) ([]hop, bool) {
+	var out []hop
+	for _, e := range egress {
+		l, ok := m.links[e]
+		if !ok {
+			return nil, false
+		}
+		if l.access {
+			continue
+		}
+		out = append(out, hop{c: l.c, dir: l.dir, ackOnly: ackOnly})
+		if l.far == from.leafName || l.far == to.leafName {
+			continue
+		}
+		if sw, ok := m.ids["switch:"+l.far]; ok {
+			out = append(out, hop{c: int32(sw), ackOnly: ackOnly})
+		} else if lf, ok := m.leafOf[l.far]; ok {
+			out = append(out, hop{c: int32(lf), ackOnly: ackOnly})
+		}
+	}
+	return out, true
 }
 
 func (l *Localizer) analyse() *analysis {
@@ -330,7 +395,13 @@ func clamp(x, lo, hi float64) float64 { return math.Min(hi, math.Max(lo, x)) }
 func (a *analysis) counters(cs []Counter) {
 	a.phy = map[fabric.Endpoint][]Counter{}
 	a.disc = map[fabric.Endpoint][]Counter{}
+	a.down = map[fabric.Endpoint][]Counter{}
+	a.deg = map[fabric.Endpoint][]Counter{}
+	a.state = map[fabric.Endpoint]bool{}
 	for _, c := range cs {
+		if c.Kind == Degraded {
+			a.state[c.At] = true
+		}
 		if c.Delta == 0 {
 			continue
 		}
@@ -339,6 +410,11 @@ func (a *analysis) counters(cs []Counter) {
 			a.phy[c.At] = append(a.phy[c.At], c)
 		case Discards:
 			a.disc[c.At] = append(a.disc[c.At], c)
+			a.discardsRead = true
+		case LinkDown:
+			a.down[c.At] = append(a.down[c.At], c)
+		case Degraded:
+			a.deg[c.At] = append(a.deg[c.At], c)
 		}
 	}
 	a.evMax = make([]float64, len(a.m.comps))
@@ -353,7 +429,10 @@ func (a *analysis) counters(cs []Counter) {
 
 // modes lists the fault modes of component c.
 func (a *analysis) modes(c int) []uint8 {
-	if a.m.comps[c].directional {
+	switch {
+	case a.m.comps[c].directional && a.m.routes != nil:
+		return []uint8{modeAB, modeBA, modeAll, modeSlow}
+	case a.m.comps[c].directional:
 		return []uint8{modeAB, modeBA, modeAll}
 	}
 	return []uint8{modeAll}
@@ -381,10 +460,36 @@ func (a *analysis) evidence(c int, m uint8) float64 {
 				llr += math.Log((1 - pSeen) / (1 - pBackground))
 			}
 		}
+		// A link that went down counts it at both ends and fails both ways
+		// without corrupting: the count stands for the receive errors. One
+		// trained low shows it in both ends' port state, and one whose
+		// state was read at its width did not. The absence of a link-down
+		// count is no evidence: not every fabric reads it.
+		var down, deg, state bool
+		for _, e := range comp.phyEnds {
+			down = down || len(a.down[e]) > 0
+			deg = deg || len(a.deg[e]) > 0
+			state = state || a.state[e]
+		}
+		if down && m == modeAll {
+			llr = math.Max(llr, math.Log(pSeen/pBackground))
+		}
+		switch {
+		case m != modeSlow:
+		case deg:
+			llr += math.Log(pStateSeen / pBackground)
+		case state:
+			llr += math.Log((1 - pStateSeen) / (1 - pBackground))
+		}
 	}
 	if comp.ref.Kind == checks.SuspectSwitchPort {
-		if e, err := fabric.ParseEndpoint(strings.TrimPrefix(comp.ref.Component, "port:")); err == nil && len(a.disc[e]) > 0 {
+		e, err := fabric.ParseEndpoint(strings.TrimPrefix(comp.ref.Component, "port:"))
+		switch {
+		case err != nil:
+		case len(a.disc[e]) > 0:
 			llr += math.Log(0.5 / 0.02)
+		case a.discardsRead && a.read[e]:
+			llr += math.Log(0.5 / 0.98)
 		}
 	}
 	return llr
@@ -393,6 +498,23 @@ func (a *analysis) evidence(c int, m uint8) float64 {
 // effect is how a component in mode m on hop h spoils a test.
 func (a *analysis) effect(h hop, m uint8, rev bool) int {
 	comp := &a.m.comps[h.c]
+	switch {
+	case m == modeSlow && h.ackOnly:
+		return levelNone
+	case m == modeSlow:
+		return levelSlow
+	case h.ackOnly && !comp.lossy:
+		return levelNone
+	case h.ackOnly && (!comp.directional || m == modeAll || m&h.dir != 0):
+		return levelAck
+	case h.ackOnly:
+		return levelNone
+	case h.ack && a.m.routes != nil && comp.ref.Kind == checks.SuspectSwitchPort:
+		// Where routes are known (InfiniBand) a port fault is one that
+		// drops what the port sends (PortXmitDiscards): the client's leaf
+		// port sends it only acknowledgements.
+		return levelAck
+	}
 	switch {
 	case !comp.lossy:
 		return levelSlow
@@ -476,7 +598,7 @@ func (a *analysis) prob(t *test, ch change) float64 {
 func (a *analysis) prior(c int, m uint8) float64 {
 	p := a.m.comps[c].logOdds + a.evidence(c, m)
 	if a.m.comps[c].directional {
-		p -= math.Log(3)
+		p -= math.Log(float64(len(a.modes(c))))
 	}
 	return p
 }
@@ -604,7 +726,7 @@ func (a *analysis) refine() bool {
 
 // candidates are the components with counter evidence, or on a bad test
 // whose outcome their failure would cause: a NIC on a slow test, anything
-// else on a lossy one. (A NIC rarely loses packets, a cable rarely slows
+// else on a lossy one (a cable on a slow one too where routes are known). (A NIC rarely loses packets, a cable rarely slows
 // without loss; such components can still come in as rivals.)
 func (a *analysis) candidates() []int {
 	var out []int
@@ -617,8 +739,10 @@ func (a *analysis) candidates() []int {
 		if !a.m.comps[c].lossy {
 			want = 1
 		}
+		// Where routes are known a cable may also run slow (modeSlow).
+		slowToo := a.m.routes != nil && a.m.comps[c].directional
 		for _, t := range a.inv[c] {
-			if a.tests[t].out == want {
+			if o := a.tests[t].out; o == want || slowToo && o == 1 {
 				out = append(out, c)
 				break
 			}
@@ -875,6 +999,8 @@ func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 			ev = append(ev, fmt.Sprintf("the results fit corruption from %s towards %s only", c.phyEnds[0], c.phyEnds[1]))
 		case modeBA:
 			ev = append(ev, fmt.Sprintf("the results fit corruption from %s towards %s only", c.phyEnds[1], c.phyEnds[0]))
+		case modeSlow:
+			ev = append(ev, "the results fit a link that carries data slowly without loss (trained at a lower width or speed)")
 		}
 	}
 	if group := sameLeafUplinks(a.m, c.ref, alts); group != "" {
@@ -893,6 +1019,12 @@ func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 	for _, e := range c.phyEnds {
 		for _, x := range a.phy[e] {
 			ev = append(ev, fmt.Sprintf("%s: %s +%d (receive errors: the cable or optics arriving here)", e, x.Name, x.Delta))
+		}
+		for _, x := range a.down[e] {
+			ev = append(ev, fmt.Sprintf("%s: %s +%d (the link went down)", e, x.Name, x.Delta))
+		}
+		for _, x := range a.deg[e] {
+			ev = append(ev, fmt.Sprintf("%s: %s (the link trained below its width or speed)", e, x.Name))
 		}
 	}
 	if c.ref.Kind == checks.SuspectSwitchPort {

@@ -36,10 +36,21 @@ type component struct {
 	logOdds     float64
 }
 
+// link is a cable as a known route crosses it: the component, the
+// direction data leaving by one of its ends crosses it, and the device at
+// the far end.
+type link struct {
+	c      int32
+	dir    uint8
+	access bool // a host's access cable: always among a test's certain hops
+	far    string
+}
+
 // nicEnd is a test endpoint: one host NIC and the components on its side.
 type nicEnd struct {
 	name                   string // "host" or "host:iface" as observations write it
 	host                   string
+	ep                     fabric.Endpoint // the NIC's end of its access cable
 	nic, cable, port, leaf int
 	leafName               string
 }
@@ -52,6 +63,9 @@ type hop struct {
 	// ack: the test's acknowledgements cross the component the other way
 	// (known for access cables, not for ECMP paths).
 	ack bool
+	// ackOnly: only the acknowledgements cross the component, in
+	// direction dir (a known route back that differs from the way there).
+	ackOnly bool
 }
 
 const (
@@ -80,15 +94,33 @@ type Model struct {
 	paths  map[[2]string][]path // leaf pair → equal-cost paths (la < lb)
 	topo   *topology.Topology
 	spineN int
+	// routes, when known, give every test its path (NewRoutedModel);
+	// links indexes the cables by the port a route leaves by.
+	routes *Routes
+	links  map[fabric.Endpoint]link
 }
 
 // NewModel builds the failure model of t with the priors of o: a NIC, an
 // access cable and a leaf port per host NIC, every switch (leaves, spines),
 // every switch-to-switch cable and every leaf's uplink group.
 func NewModel(t *topology.Topology, o Options) (*Model, error) {
+	return NewRoutedModel(t, nil, o)
+}
+
+// NewRoutedModel is NewModel for a fabric whose routes are known (r,
+// InfiniBand's forwarding tables: IBRoutes): a test crosses the cables and
+// switches of its route, and its acknowledgements those of the route
+// back, instead of a mixture of equal-cost paths; a cable or uplink may
+// also run slow without loss (a link trained at a lower width or speed). A
+// pair the routes do not lead through is modelled as NewModel does. A nil
+// r is NewModel.
+func NewRoutedModel(t *topology.Topology, r *Routes, o Options) (*Model, error) {
 	o = o.withDefaults()
 	m := &Model{ids: map[string]int{}, ends: map[string]*nicEnd{}, byHost: map[string][]*nicEnd{},
-		leafOf: map[string]int{}, group: map[string]int{}, paths: map[[2]string][]path{}, topo: t}
+		leafOf: map[string]int{}, group: map[string]int{}, paths: map[[2]string][]path{}, topo: t, routes: r}
+	if r != nil {
+		m.links = map[fabric.Endpoint]link{}
+	}
 	add := func(kind checks.SuspectKind, id, name string, ends []string, phy []fabric.Endpoint) int {
 		if i, ok := m.ids[id]; ok {
 			return i
@@ -122,14 +154,22 @@ func NewModel(t *topology.Topology, o Options) (*Model, error) {
 				leaf = add(checks.SuspectLeaf, "leaf:"+l.B.Device, "leaf "+l.B.Device, []string{l.B.Device}, nil)
 				m.leafOf[l.B.Device] = leaf
 			}
-			e := &nicEnd{name: l.A.String(), host: l.A.Device, leaf: leaf, leafName: l.B.Device}
+			e := &nicEnd{name: l.A.String(), host: l.A.Device, ep: l.A, leaf: leaf, leafName: l.B.Device}
 			e.nic = add(checks.SuspectNIC, "nic:"+l.A.String(), fmt.Sprintf("NIC %s of %s", l.A.Port, l.A.Device), []string{l.A.String()}, nil)
 			e.cable = add(checks.SuspectCable, "cable:"+l.A.String(), "cable "+l.String(), []string{l.A.String(), l.B.String()}, []fabric.Endpoint{l.A, l.B})
 			e.port = add(checks.SuspectSwitchPort, "port:"+l.B.String(), "port "+l.B.String(), []string{l.B.String()}, nil)
 			m.ends[e.name] = e
 			m.byHost[e.host] = append(m.byHost[e.host], e)
+			if m.links != nil {
+				m.links[l.A] = link{c: int32(e.cable), dir: dirAB, access: true, far: l.B.Device}
+				m.links[l.B] = link{c: int32(e.cable), dir: dirBA, access: true, far: l.A.Device}
+			}
 		case l.Kind == topology.Fabric:
-			add(checks.SuspectUplink, "link:"+l.A.String(), "uplink "+l.String(), []string{l.A.String(), l.B.String()}, []fabric.Endpoint{l.A, l.B})
+			c := add(checks.SuspectUplink, "link:"+l.A.String(), "uplink "+l.String(), []string{l.A.String(), l.B.String()}, []fabric.Endpoint{l.A, l.B})
+			if m.links != nil {
+				m.links[l.A] = link{c: int32(c), dir: dirAB, far: l.B.Device}
+				m.links[l.B] = link{c: int32(c), dir: dirBA, far: l.A.Device}
+			}
 		}
 	}
 	if len(m.ends) == 0 {

@@ -87,6 +87,9 @@ var (
 const (
 	pSeen       = 0.85
 	pBackground = 0.005
+	// pStateSeen: a link trained low shows it in its port state (the
+	// state is read, not counted, so it is seldom missed).
+	pStateSeen = 0.98
 )
 
 // Background rates before any test: how often a healthy test reads slow or

@@ -30,5 +30,16 @@
 //   - Noise: bandwidth jitter, measurement errors that read slow, loss
 //     counters moving on a healthy path, tests that fail to run.
 //
+// With Config.IB (IB() is Default so) the fabric is InfiniBand: ports are
+// numbered, every test's route is known (Routes: D-mod-K forwarding
+// tables, the acknowledgements' route back through the client's spine),
+// Inject draws IB faults evenly (a slow HCA; a corrupting, degraded-width
+// or flapping access cable or uplink; a leaf port discarding what it
+// sends), and ReadCounters reads every HCA and switch port's IBTA counters
+// (SymbolErrorCounter, PortRcvErrors, LinkDownedCounter, PortXmitDiscards)
+// through localize.IBCounterKind and localize.Deltas, with congestion
+// discards and the odd link down on healthy ports, and with
+// Config.PortState the ports' trained width.
+//
 // A Sim is not safe for concurrent use; use one per goroutine.
 package localizesim

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/schedule"
@@ -35,6 +36,24 @@ type Config struct {
 	BackgroundPhy float64
 	// Silent is the share of cable and uplink faults that count no receive error.
 	Silent float64
+
+	// IB makes the fabric InfiniBand (IB): every test's path is known from
+	// the forwarding tables (Routes: D-mod-K over the destination, as
+	// OpenSM's ftree routing spreads a leaf's destinations over its
+	// spines), faults are IB's (InjectIB), and every port of the fabric,
+	// HCA and switch, is read with the IBTA counters.
+	IB bool
+	// PortState: with IB, a link trained at a lower width is seen at both
+	// ends' port state (PortInfo LinkWidthActive), not only in bandwidth.
+	PortState bool
+	// BackgroundDiscards is the chance that a healthy switch port counts
+	// PortXmitDiscards (congestion: head-of-queue lifetime expired); IB only.
+	BackgroundDiscards float64
+	// BackgroundDown is the chance that a healthy link counts a
+	// LinkDownedCounter at both ends (a host rebooted); IB only.
+	BackgroundDown float64
+	// FlapLoss is the chance that a test crossing a flapping link fails; IB only.
+	FlapLoss float64
 }
 
 // Default is the benchmark's fabric: 1,024 hosts at 400 Gb/s on 32 leaves,
@@ -42,6 +61,15 @@ type Config struct {
 func Default() Config {
 	return Config{Hosts: 1024, Leaves: 32, Spines: 8, HostGbps: 400, UplinkFlows: 4, Noise: 0.02,
 		FalseSlow: 0.005, SpuriousLoss: 0.002, VoidRate: 0.002, SwitchCounters: true, BackgroundPhy: 0.003}
+}
+
+// IB is Default as an InfiniBand fabric: the same 1,024 hosts, 32 leaves
+// and 8 spines with known routes, IB faults and every port's counters.
+func IB() Config {
+	c := Default()
+	c.IB, c.PortState = true, true
+	c.BackgroundDiscards, c.BackgroundDown, c.FlapLoss = 0.01, 0.001, 0.5
+	return c
 }
 
 // Kind is the kind of an injected fault.
@@ -52,6 +80,25 @@ const (
 	NIC    Kind = "nic"
 	Cable  Kind = "cable"
 	Uplink Kind = "uplink"
+	// Port is a leaf port dropping what it sends to its host (IB
+	// PortXmitDiscards); IB only.
+	Port Kind = "port"
+)
+
+// Effect is how a faulty cable or uplink fails.
+type Effect string
+
+// The effects.
+const (
+	// Corrupt: frames are corrupted one way or both, counted as receive
+	// errors where they arrive (SymbolErrorCounter, PortRcvErrors).
+	Corrupt Effect = ""
+	// Degraded: the link trained at a lower width (4X to 1X or 2X): data
+	// crossing it either way is slow, nothing is lost or counted; IB only.
+	Degraded Effect = "degraded"
+	// Flapping: the link goes down and up: tests crossing it fail at
+	// Config.FlapLoss, and both ends count LinkDownedCounter; IB only.
+	Flapping Effect = "flapping"
 )
 
 // Direction says which way a faulty cable corrupts: Up is from its A end
@@ -67,11 +114,13 @@ const (
 
 // Fault is one injected fault.
 type Fault struct {
-	Kind Kind
+	Kind   Kind
+	Effect Effect
 	// Component is the localiser's ID of the faulty component.
 	Component string
 	Dir       Direction
-	// Factor: a NIC's share of line rate, a lossy cable's goodput share.
+	// Factor: a NIC's or degraded link's share of line rate, a lossy
+	// cable's or port's goodput share.
 	Factor float64
 	Silent bool
 }
@@ -99,16 +148,25 @@ type Sim struct {
 	nicF    map[int]*Fault
 	cableF  map[int]*Fault
 	upF     map[[2]int]*Fault
+	portF   map[int]*Fault
 	rng     *rand.Rand
 	seed    uint64
 	runs    uint64
 	phy     map[fabric.Endpoint]uint64
+	down    map[fabric.Endpoint]uint64 // IB LinkDownedCounter
+	disc    map[fabric.Endpoint]uint64 // IB PortXmitDiscards
 }
 
 // New builds the fabric of cfg; seed fixes its randomness (faults, hashing, noise).
 func New(cfg Config, seed uint64) *Sim {
 	s := &Sim{cfg: cfg, byName: map[string]int{}, nicF: map[int]*Fault{}, cableF: map[int]*Fault{}, upF: map[[2]int]*Fault{},
-		rng: rand.New(rand.NewPCG(seed, 0x5eed)), seed: seed ^ 0x9e3779b97f4a7c15, phy: map[fabric.Endpoint]uint64{}}
+		portF: map[int]*Fault{}, rng: rand.New(rand.NewPCG(seed, 0x5eed)), seed: seed ^ 0x9e3779b97f4a7c15,
+		phy: map[fabric.Endpoint]uint64{}, down: map[fabric.Endpoint]uint64{}, disc: map[fabric.Endpoint]uint64{}}
+	// Ports: Ethernet's eth0 and swpN, or IB's port numbers.
+	nicPort, swPort := "eth0", func(n int) string { return fmt.Sprintf("swp%d", n) }
+	if cfg.IB {
+		nicPort, swPort = "1", strconv.Itoa
+	}
 	per := (cfg.Hosts + cfg.Leaves - 1) / cfg.Leaves
 	var nodes []topology.Node
 	var links []topology.Link
@@ -121,7 +179,7 @@ func New(cfg Config, seed uint64) *Sim {
 	for i := range cfg.Hosts {
 		l := i / per
 		h := host{name: fmt.Sprintf("h%04d", i+1), leaf: l,
-			nic: fabric.Endpoint{Device: fmt.Sprintf("h%04d", i+1), Port: "eth0"}, port: fabric.Endpoint{Device: leafName(l), Port: fmt.Sprintf("swp%d", i%per+1)}}
+			nic: fabric.Endpoint{Device: fmt.Sprintf("h%04d", i+1), Port: nicPort}, port: fabric.Endpoint{Device: leafName(l), Port: swPort(i%per + 1)}}
 		s.byName[h.name] = len(s.hosts)
 		s.hosts = append(s.hosts, h)
 		nodes = append(nodes, topology.Node{Name: h.name, Role: topology.RoleHost})
@@ -130,8 +188,8 @@ func New(cfg Config, seed uint64) *Sim {
 	s.uplinks = make([][]uplink, cfg.Leaves)
 	for l := range cfg.Leaves {
 		for sp := range cfg.Spines {
-			u := uplink{leafEnd: fabric.Endpoint{Device: leafName(l), Port: fmt.Sprintf("swp%d", per+sp+1)},
-				spineEnd: fabric.Endpoint{Device: spineName(sp), Port: fmt.Sprintf("swp%d", l+1)}}
+			u := uplink{leafEnd: fabric.Endpoint{Device: leafName(l), Port: swPort(per + sp + 1)},
+				spineEnd: fabric.Endpoint{Device: spineName(sp), Port: swPort(l + 1)}}
 			s.uplinks[l] = append(s.uplinks[l], u)
 			links = append(links, topology.Link{A: u.leafEnd, B: u.spineEnd})
 		}
@@ -150,6 +208,9 @@ func New(cfg Config, seed uint64) *Sim {
 		if s.rng.Float64() < cfg.BackgroundPhy {
 			s.phy[e] += 1 + uint64(s.rng.IntN(50))
 		}
+	}
+	if cfg.IB {
+		s.ibBackground()
 	}
 	return s
 }
@@ -181,6 +242,9 @@ func (s *Sim) ends() []fabric.Endpoint {
 // Inject adds k faults on distinct components: each picks its kind (NIC,
 // access cable, uplink) with equal chance, then a component of that kind.
 func (s *Sim) Inject(k int) []Fault {
+	if s.cfg.IB {
+		return s.injectIB(k)
+	}
 	for n := 0; n < k; {
 		kind := []Kind{NIC, Cable, Uplink}[s.rng.IntN(3)]
 		dir := []Direction{Up, Down, Both}[s.rng.IntN(3)]
@@ -216,11 +280,21 @@ func (s *Sim) Inject(k int) []Fault {
 	return s.Faults()
 }
 
-// Break injects one given fault: a NIC or access cable of host index i
-// (0-based), or the uplink from leaf i/Spines to spine i%Spines. factor is
-// the NIC's share of line rate or the cable's goodput share.
+// Break injects one given fault: a NIC, access cable or leaf port (IB)
+// of host index i (0-based), or the uplink from leaf i/Spines to spine
+// i%Spines. factor is the NIC's share of line rate or the cable's or
+// port's goodput share.
 func (s *Sim) Break(kind Kind, i int, dir Direction, factor float64, silent bool) Fault {
-	f := &Fault{Kind: kind, Dir: dir, Factor: factor, Silent: silent}
+	return s.BreakLink(kind, Corrupt, i, dir, factor, silent)
+}
+
+// BreakLink is Break with the way a cable or uplink fails (IB: Degraded,
+// Flapping).
+func (s *Sim) BreakLink(kind Kind, effect Effect, i int, dir Direction, factor float64, silent bool) Fault {
+	f := &Fault{Kind: kind, Effect: effect, Dir: dir, Factor: factor, Silent: silent}
+	if effect != Corrupt {
+		f.Dir, f.Silent = Both, false
+	}
 	switch kind {
 	case NIC:
 		f.Component, f.Dir, f.Silent = "nic:"+s.hosts[i].nic.String(), 0, false
@@ -232,6 +306,14 @@ func (s *Sim) Break(kind Kind, i int, dir Direction, factor float64, silent bool
 		l, sp := i/s.cfg.Spines, i%s.cfg.Spines
 		f.Component = s.uplinks[l][sp].id
 		s.upF[[2]int{l, sp}] = f
+	case Port:
+		f.Component, f.Effect, f.Dir = "port:"+s.hosts[i].port.String(), Corrupt, Down
+		s.portF[i] = f
+	}
+	if f.Effect == Flapping {
+		for _, e := range s.endsOf(*f) {
+			s.down[e] += 1 + uint64(s.rng.IntN(4))
+		}
 	}
 	s.faults = append(s.faults, *f)
 	return *f
@@ -247,6 +329,9 @@ type flow struct {
 func (s *Sim) RunRound(ctx context.Context, round int, pairs schedule.Round) ([]localize.Observation, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if s.cfg.IB {
+		return s.runRoundIB(round, pairs)
 	}
 	flows := make([]flow, len(pairs))
 	load := map[[3]int]int{} // leaf, spine, direction (0 up, 1 down) → flows
@@ -342,6 +427,10 @@ func (s *Sim) measure(round int, p schedule.Pair, f flow, load map[[3]int]int) l
 func (s *Sim) ReadCounters(ctx context.Context) ([]fabric.Endpoint, []localize.Counter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	if s.cfg.IB {
+		read, moved := s.readCountersIB()
+		return read, moved, nil
 	}
 	var read []fabric.Endpoint
 	for _, h := range s.hosts {

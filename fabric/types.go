@@ -261,6 +261,8 @@ type FabricSpec struct {
 	// Links is the declared cabling between switches, and between hosts and
 	// switches where the hosts do not say it themselves (see cabling.go).
 	Links []Link `yaml:"links,omitempty" json:"links,omitempty"`
+	// InfiniBand is the declared InfiniBand cabling (ibcabling.go).
+	InfiniBand *InfiniBandFabric `yaml:"infiniband,omitempty" json:"infiniband,omitempty"`
 }
 
 // Defaults apply to every target that does not override them.

@@ -195,5 +195,8 @@ func (v *validator) fabric() {
 	if !v.partial("fabric", "spec.hosts") && !v.partial("fabric", "spec.switches") && !v.partial("fabric", "spec.links") {
 		v.cabling()
 	}
+	if ib := f.Spec.InfiniBand; ib != nil && !v.partial("fabric", "spec.hosts") && !v.partial("fabric", "spec.subnetManagers") && !v.partial("fabric", "spec.infiniband") {
+		v.ibCabling(ib)
+	}
 	v.hostWarnings()
 }

@@ -25,5 +25,11 @@
 // (checks/collective, one rank per GPU) and judges NCCL's environment
 // against the host's facts; a host without GPU, CUDA or PyTorch skips it.
 //
+// With report.SuiteIB it checks the whole InfiniBand fabric from this node (action/ibcheck:
+// the infiniband-diags run here, judged by checks/ibfabric against the fabric's declared
+// cabling, subnet managers and partitions); the report then carries the declared IB topology
+// and its cabling findings. The ib suite alone (Options.ForIB) gathers no host facts and
+// needs no fabric host to be this machine: any node of the subnet is a vantage point.
+//
 // Run is safe for concurrent use as long as the Gatherers (and Agents' TCP ports) differ.
 package checklocal

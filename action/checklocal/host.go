@@ -68,6 +68,7 @@ func (o *Options) ForFabric(f *fabric.Fabric, h fabric.HostIntent) {
 		}
 	}
 	o.Name = f.Metadata.Name
+	o.Fabric = f
 	o.ExpectedRate = check.ExpectedRate(f.Spec.Checks)
 	o.Loopback, o.LoopbackThresholds = check.LoopbackTest(f.Spec.Checks)
 	if c := f.Spec.Checks; c != nil && c.NCCL != nil {

@@ -1,6 +1,7 @@
 package checklocal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fabricctl/fabricctl/action/check"
+	"github.com/fabricctl/fabricctl/action/ibcheck"
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/collective"
 	"github.com/fabricctl/fabricctl/checks/preflight"
@@ -22,7 +24,7 @@ import (
 var ErrSuite = errors.New("suite not available for --local")
 
 // Suites lists the suites Run can run, in order.
-var Suites = []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuiteNCCL}
+var Suites = []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuiteNCCL, report.SuiteIB}
 
 // Options say what to check.
 type Options struct {
@@ -51,6 +53,19 @@ type Options struct {
 	NCCLLogDir string
 	// Progress, when set, receives one line per step of the NCCL suite.
 	Progress func(format string, args ...any)
+	// Fabric is the fabric the ib suite judges the InfiniBand fabric
+	// against (ForFabric or ForIB sets it); IB says how its diagnostics
+	// run here (action/ibcheck).
+	Fabric *fabric.Fabric
+	IB     ibcheck.Options
+}
+
+// ForIB sets what the ib suite alone needs: the fabric. Unlike ForFabric
+// it does not need this machine to be one of the fabric's hosts: any node
+// of the subnet is a vantage point.
+func (o *Options) ForIB(f *fabric.Fabric) {
+	o.Fabric = f
+	o.Name = f.Metadata.Name
 }
 
 // DefaultIntent is what a host without a fabric checks: every netdev that
@@ -76,6 +91,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 			return nil, fmt.Errorf("running %s on this host: %w (available: %s)", s, ErrSuite, strings.Join(valid, ", "))
 		}
 	}
+	if slices.Equal(suites, []report.Suite{report.SuiteIB}) {
+		return runIB(ctx, o)
+	}
 	if o.Gatherer == nil {
 		return nil, errors.New("running local checks: no gatherer")
 	}
@@ -89,6 +107,15 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		name = "local"
 	}
 	rep := report.New(name, time.Now(), suites...)
+	if slices.Contains(suites, report.SuiteIB) && o.Fabric != nil && o.IB.Before == nil {
+		// the error counters before the other suites: the ib suite then
+		// judges what grew while they ran
+		if b, err := ibcheck.Baseline(ctx, o.IB); err == nil {
+			o.IB.Before = b
+		} else if o.Progress != nil {
+			o.Progress("ib: reading the error counters before the other suites: %v (judging one reading)", err)
+		}
+	}
 	facts := o.Gatherer.Gather(ctx, preflight.Args{Intent: in, Peers: o.Peers})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -131,8 +158,43 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if slices.Contains(suites, report.SuiteLoopback) {
 		rep.Add(loopback(ctx, in, facts, o)...)
 	}
+	if slices.Contains(suites, report.SuiteIB) {
+		if err := addIB(ctx, rep, o); err != nil {
+			return nil, err
+		}
+	}
 	rep.Finished = time.Now()
 	return rep, nil
+}
+
+// runIB is the ib suite alone: no host facts are gathered.
+func runIB(ctx context.Context, o Options) (*report.Report, error) {
+	rep := report.New(cmp.Or(o.Name, "local"), time.Now(), report.SuiteIB)
+	if err := addIB(ctx, rep, o); err != nil {
+		return nil, err
+	}
+	rep.Finished = time.Now()
+	return rep, nil
+}
+
+// addIB runs the InfiniBand fabric checks from here and adds their results,
+// the declared IB topology and its cabling findings to rep.
+func addIB(ctx context.Context, rep *report.Report, o Options) error {
+	if o.Fabric == nil {
+		return fmt.Errorf("running the ib suite: %w: it judges the fabric against a fabric file (-f FABRIC)", ErrSuite)
+	}
+	if o.IB.Progress == nil {
+		o.IB.Progress = o.Progress
+	}
+	out, err := ibcheck.Run(ctx, o.Fabric, o.IB)
+	if err != nil {
+		return fmt.Errorf("running the ib suite: %w", err)
+	}
+	rep.Add(out.Results...)
+	if rep.Topology == nil {
+		rep.Topology, rep.Cabling = out.Topology, out.Cabling
+	}
+	return nil
 }
 
 // loopback runs the loopback test on the host's first usable port, both sides here; a host

@@ -53,6 +53,9 @@ type page struct {
 	// carries a topology; Uplinks the switches' links to each other, by switch.
 	Cables  []cable
 	Uplinks []string
+	// IB: the topology is the declared InfiniBand cabling, and the cables'
+	// column says what the ib suite found on each.
+	IB bool
 	// Passed sums up the passing and skipped results by check, for print,
 	// where the full table is left out.
 	Passed []passedCheck
@@ -121,6 +124,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 		p.Criteria = append(p.Criteria, criterionText{Suite: c.Suite, Test: c.Test, Rules: c.Rules()})
 	}
 	p.Cables, p.Uplinks = cablesOf(s)
+	p.IB = ibReport(s)
 	p.Passed = passedChecks(p.Rows)
 	const layout = "2006-01-02 15:04:05 UTC"
 	if !s.Started.IsZero() {
@@ -188,6 +192,7 @@ func cablesOf(r *Report) ([]cable, []string) {
 		found[f.At.String()] = what
 	}
 	mk := marks(r.Suspects)
+	ib := ibFindings(r)
 	var cables []cable
 	uplinks := map[string][]string{}
 	var switches []string
@@ -198,12 +203,20 @@ func cablesOf(r *Report) ([]cable, []string) {
 				if _, seen := uplinks[e.Device]; !seen {
 					switches = append(switches, e.Device)
 				}
-				uplinks[e.Device] = append(uplinks[e.Device], e.Port+" → "+other.String())
+				u := e.Port + " → " + other.String()
+				if f, ok := ib[l.String()]; ok {
+					u += " (" + strings.ToUpper(string(f.Status)) + ": " + f.Text + ")"
+				}
+				uplinks[e.Device] = append(uplinks[e.Device], u)
 			}
 			continue
 		}
 		c := cable{Host: l.A.Device, Port: l.A.Port, Switch: l.B.String(), Found: found[l.A.String()],
 			Mark: worstMark(mk["nic:"+l.A.String()], mk["cable:"+l.A.String()], mk["port:"+l.B.String()])}
+		if f, ok := ib[l.String()]; ok {
+			// the InfiniBand suite's finding on this cable
+			c.Mark, c.Found = "suspect", f.Text
+		}
 		cables = append(cables, c)
 	}
 	slices.SortStableFunc(cables, func(a, b cable) int {

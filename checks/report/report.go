@@ -26,9 +26,11 @@ const (
 	SuiteLoopback  Suite = "loopback"
 	SuitePairwise  Suite = "pairwise"
 	SuiteNCCL      Suite = "nccl"
+	// SuiteIB is the InfiniBand fabric checks (checks/ibfabric).
+	SuiteIB Suite = "ib"
 )
 
-var suiteRank = map[Suite]int{SuitePreflight: 0, SuiteLoopback: 1, SuitePairwise: 2, SuiteNCCL: 3}
+var suiteRank = map[Suite]int{SuitePreflight: 0, SuiteLoopback: 1, SuitePairwise: 2, SuiteNCCL: 3, SuiteIB: 4}
 
 // compareSuites orders the known suites as above and unknown ones after them, by name.
 func compareSuites(a, b Suite) int {

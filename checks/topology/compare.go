@@ -50,6 +50,25 @@ type Finding struct {
 // that are not fabric devices (a management switch on eno1) are ignored
 // unless they sit on a declared port. Findings are sorted by At.
 func Compare(declared, discovered *Topology, observed []string) []Finding {
+	return CompareFrom(LLDP, declared, discovered, observed)
+}
+
+// Source names how a discovered topology was found; the findings' messages
+// speak of it.
+type Source string
+
+// The sources.
+const (
+	// LLDP: neighbour tables of hosts and switches (Discover).
+	LLDP Source = "LLDP"
+	// IBNetDiscover: an InfiniBand subnet's discovery (ibnetdiscover), which
+	// sees every cable of the subnet from one node, so every declared
+	// device is observed.
+	IBNetDiscover Source = "ibnetdiscover"
+)
+
+// CompareFrom is Compare for a topology found by src.
+func CompareFrom(src Source, declared, discovered *Topology, observed []string) []Finding {
 	obs := map[string]bool{}
 	for _, o := range observed {
 		obs[o] = true
@@ -107,8 +126,11 @@ func Compare(declared, discovered *Topology, observed []string) []Finding {
 				where = append(where, e.String())
 			}
 		}
-		out = append(out, Finding{Kind: Missing, At: l.A, Declared: ptr(l.B),
-			Message: fmt.Sprintf("%s: no LLDP neighbour on %s (unplugged, link down or LLDP off at the far end)", l, joinAnd(where))})
+		msg := fmt.Sprintf("%s: no LLDP neighbour on %s (unplugged, link down or LLDP off at the far end)", l, joinAnd(where))
+		if src == IBNetDiscover {
+			msg = fmt.Sprintf("%s: ibnetdiscover found no cable at either end (unplugged, or the link is down)", l)
+		}
+		out = append(out, Finding{Kind: Missing, At: l.A, Declared: ptr(l.B), Message: msg})
 	}
 	out = mergeSwaps(out)
 	slices.SortFunc(out, func(a, b Finding) int { return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Kind, b.Kind)) })

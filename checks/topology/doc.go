@@ -8,6 +8,11 @@
 //		fmt.Println(d.Kind, d.Message) // wrong-rail gpu-01:ens1f0np0 is on leaf-r1-03:swp7 of rail 1, declared …
 //	}
 //
+// DeclaredIB is the InfiniBand cabling the fabric declares (spec.infiniband;
+// ports are IB port numbers), and CompareFrom(IBNetDiscover, …) compares it
+// with what ibnetdiscover found (checks/ibfabric builds that topology), the
+// findings speaking of ibnetdiscover rather than LLDP.
+//
 // A Topology is the common currency of the localiser (checks/localize),
 // the topology-aware schedule and the report's drawing. Roles follow the
 // fabric file (spec.switches[].role) or the cabling: a switch hosts are

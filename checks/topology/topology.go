@@ -188,6 +188,30 @@ func Declared(f *fabric.Fabric) *Topology {
 	return New(nodes, links)
 }
 
+// DeclaredIB is the InfiniBand topology the fabric file declares
+// (spec.infiniband): its switches, every channel-adapter node the cabling
+// names (a host, HOST/HCA or subnet manager, all RoleHost) and its cables,
+// whose ports are the IB port numbers ("leaf-01:7"). Nil when the fabric
+// declares no InfiniBand cabling.
+func DeclaredIB(f *fabric.Fabric) *Topology {
+	if f.Spec.InfiniBand == nil {
+		return nil
+	}
+	var nodes []Node
+	for _, n := range f.IBNodes() {
+		r := RoleHost
+		if n.Kind == fabric.IBSwitchNode {
+			r = ""
+		}
+		nodes = append(nodes, Node{Name: n.Name, Role: r})
+	}
+	var links []Link
+	for _, c := range f.IBCabling() {
+		links = append(links, Link{A: c.A, B: c.B})
+	}
+	return New(nodes, links)
+}
+
 // Node returns the node called name.
 func (t *Topology) Node(name string) (Node, bool) {
 	if t == nil {

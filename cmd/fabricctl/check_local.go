@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,26 +46,58 @@ func localOptions(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFl
 	var suites []report.Suite
 	if cmd.Flags().Changed("suite") {
 		var err error
-		if suites, err = parseSuites(cf.suites); err != nil {
+		if suites, err = parseLocalSuites(cf.suites); err != nil {
 			return checklocal.Options{}, lh, err
 		}
 	}
+	ibOnly := slices.Equal(suites, []report.Suite{report.SuiteIB})
 	o := checklocal.Options{Suites: suites, NCCLLogDir: cf.ncclLogs, Progress: func(format string, a ...any) { fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...) }}
 	if cf.file != "" {
 		f, err := g.loadFabric(cmd.Context(), cf.file)
 		if err != nil {
 			return o, lh, err
 		}
-		if lh, err = checklocal.FindHost(f, fabricSource(cf.file), lf.host, schedulers); err != nil {
-			return o, lh, err
+		if ibOnly && lf.host == "" {
+			// any node of the subnet is a vantage point: this machine
+			// need not be one of the fabric's hosts
+			o.ForIB(f)
+		} else {
+			if lh, err = checklocal.FindHost(f, fabricSource(cf.file), lf.host, schedulers); err != nil {
+				return o, lh, err
+			}
+			o.ForFabric(f, lh)
 		}
-		o.ForFabric(f, lh)
 	} else if lf.host != "" {
 		return o, lh, errors.New("--host NAME needs -f FABRIC")
 	}
 	hf := hostFlags{sysRoot: hostcfg.DefaultSysRoot, configRoot: hostcfg.DefaultConfigRoot, debugRoot: hostcfg.DefaultDebugRoot, rdmamap: true}
 	o.Gatherer, o.Agent = hf.checkers(g)
 	return o, lh, nil
+}
+
+// parseLocalSuites is parseSuites plus the suite only --local runs: ib,
+// the InfiniBand fabric checks from this node.
+func parseLocalSuites(names []string) ([]report.Suite, error) {
+	var rest []string
+	ib := false
+	for _, n := range names {
+		if strings.TrimSpace(n) == string(report.SuiteIB) {
+			ib = true
+			continue
+		}
+		rest = append(rest, n)
+	}
+	var out []report.Suite
+	if len(rest) > 0 {
+		var err error
+		if out, err = parseSuites(rest); err != nil {
+			return nil, fmt.Errorf("%w (with --local also ib)", err)
+		}
+	}
+	if ib {
+		out = append(out, report.SuiteIB)
+	}
+	return out, nil
 }
 
 // runCheckLocal is check's RunE branch for --local.

@@ -5,7 +5,7 @@
 // root. docs/infiniband.md is the user's guide; ../shared/ib-lab-prototype/
 // REPORT.md the field notes it is built on.
 //
-//	topo, guids, err := iblab.FromFabric(f)          // or iblab.Demo()
+//	topo, guids, err := iblab.FromFabric(f)          // the declared spec.infiniband cabling, or generated; or iblab.Demo()
 //	l, err := iblab.Up(ctx, iblab.Options{Dir: dir, Topology: topo, Partitions: text}, log)
 //	defer l.Down(ctx)
 //	out, err := l.Diag(ctx, "", "ibnetdiscover", "-p") // at the SM's node
@@ -21,6 +21,12 @@
 // start-up and its OpenSM would reprogram the other lab. Down stops OpenSM,
 // then ibsim, by their recorded PIDs, checking /proc/PID/comm first so that
 // a reused PID is never signalled.
+//
+// Env(node) and ClientsDir() are what a client needs to attach at a node
+// (LD_PRELOAD, IBSIM_SOCKNAME, SIM_HOST; a writable working directory):
+// the ib checks' lab tests run action/ibcheck with them, and a healthy lab,
+// a pulled cable, a degraded width, symbol errors, MAD loss, a moved cable
+// and a second SM each give exactly their finding (ibcheck_test.go).
 //
 // Load(dir) finds a running lab again from another process (what `fabricctl
 // lab up --ib` and `lab down --ib` do).

@@ -253,6 +253,15 @@ func (l *Lab) start(name string, argv []string, wd string, stdin *os.File, stdou
 	return os.WriteFile(filepath.Join(l.Dir, name+".pid"), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
 }
 
+// Env is the environment a libibumad client needs to attach at node ("":
+// the SM's node): LD_PRELOAD of umad2sim, IBSIM_SOCKNAME and SIM_HOST. Run
+// clients in ClientsDir (umad2sim writes a fake sysfs into the working
+// directory).
+func (l *Lab) Env(node string) []string { return l.clientEnv(node) }
+
+// ClientsDir is the working directory of the lab's clients.
+func (l *Lab) ClientsDir() string { return filepath.Join(l.Dir, "clients") }
+
 func (l *Lab) clientEnv(node string) []string {
 	if node == "" {
 		node = l.SMNode

@@ -164,16 +164,20 @@ const (
 	uplinkPort   = 18
 )
 
-// FromFabric builds the lab topology of f's InfiniBand side: one HCA per
+// FromFabric builds the lab topology of f's InfiniBand side. When the
+// fabric declares its InfiniBand cabling (spec.infiniband), the lab is that
+// cabling (fromCabling). Otherwise it makes its own: one HCA per
 // host that is a member of some partition or declares portGuids (its port
 // GUIDs are the declared ones, which must be consecutive, else deterministic
 // ones derived from its position), one HCA per subnet manager (the first is
 // where OpenSM runs), generated leaf switches of 16 hosts and, with more
-// than one leaf, a spine. The fabric file does not describe InfiniBand
-// cabling, so the lab makes its own. The returned map is every host's port
-// GUIDs, for rendering partitions.
+// than one leaf, a spine. The returned map is every host's port GUIDs, for
+// rendering partitions.
 func FromFabric(f *fabric.Fabric) (Topology, map[string][]string, error) {
 	r := f.Resolve()
+	if ib := f.Spec.InfiniBand; ib != nil && len(ib.Links) > 0 {
+		return fromCabling(f, r)
+	}
 	member := map[string]bool{}
 	for _, sm := range r.SubnetManagers {
 		for _, p := range sm.Partitions {
@@ -261,4 +265,87 @@ func parseGUID(s string) (uint64, error) {
 		return 0, fmt.Errorf("port GUID %q: not 0x and 16 hex digits", s)
 	}
 	return v, nil
+}
+
+// fromCabling is the lab of a fabric's declared InfiniBand cabling: its
+// switches (declared GUIDs, else generated ones), one simulated HCA per CA
+// node the cabling names (a host's declared port GUIDs, which must be
+// consecutive, else GUIDs derived from its position; a HOST/HCA node is
+// called "HOST HCA", the NodeDescription a Linux host gives its HCA) with as
+// many ports as its highest cabled port, and every declared cable. OpenSM
+// runs at the first subnet manager, which must be cabled.
+func fromCabling(f *fabric.Fabric, r fabric.Resolved) (Topology, map[string][]string, error) {
+	if len(r.SubnetManagers) == 0 {
+		return Topology{}, nil, fmt.Errorf("fabric %s has no subnet manager: the InfiniBand lab needs one", f.Metadata.Name)
+	}
+	hostIndex := map[string]int{}
+	for i, h := range f.Spec.Hosts {
+		hostIndex[h.Name] = i
+	}
+	smIndex := map[string]int{}
+	for i, sm := range f.Spec.SubnetManagers {
+		smIndex[sm.Name] = i
+	}
+	maxPort := map[string]int{}
+	for _, c := range f.IBCabling() {
+		for _, e := range []fabric.Endpoint{c.A, c.B} {
+			var p int
+			fmt.Sscanf(e.Port, "%d", &p)
+			maxPort[e.Device] = max(maxPort[e.Device], p)
+		}
+	}
+	simName := func(n string) string { return strings.Replace(n, "/", " ", 1) }
+	t := Topology{SMNode: r.SubnetManagers[0].Name}
+	for i, n := range f.IBNodes() {
+		node := Node{Name: simName(n.Name), Ports: max(maxPort[n.Name], 1)}
+		switch n.Kind {
+		case fabric.IBSwitchNode:
+			node.Switch, node.Ports, node.GUID = true, n.Ports, n.GUID
+			if node.GUID == 0 {
+				node.GUID = 0x0008f10400030000 + uint64(i+1)
+			}
+		case fabric.IBSubnetManager:
+			// ranges apart from the hosts' (0x0002c903 + index<<12), so
+			// that no fabric size makes two nodes share a GUID
+			node.GUID = 0x0002c90500000000 + uint64(smIndex[n.Host]+1)<<12
+		default:
+			node.GUID = 0x0002c90300000000 + uint64(hostIndex[n.Host]+1)<<12
+			if n.HCA != "" {
+				node.GUID = 0x0002c90400000000 + uint64(i+1)<<12
+			}
+			if len(n.PortGUIDs) > 0 {
+				first := n.PortGUIDs[1]
+				for p := 2; p <= len(n.PortGUIDs); p++ {
+					if n.PortGUIDs[p] != first+uint64(p-1) {
+						return Topology{}, nil, fmt.Errorf("host %s: the lab simulates one HCA per node, so its port GUIDs must be consecutive", n.Host)
+					}
+				}
+				node.GUID, node.Ports = first-1, max(node.Ports, len(n.PortGUIDs))
+			}
+		}
+		t.Nodes = append(t.Nodes, node)
+	}
+	for _, c := range f.IBCabling() {
+		var pa, pb int
+		fmt.Sscanf(c.A.Port, "%d", &pa)
+		fmt.Sscanf(c.B.Port, "%d", &pb)
+		t.Links = append(t.Links, Link{A: simName(c.A.Device), APort: pa, B: simName(c.B.Device), BPort: pb})
+	}
+	if err := t.Check(); err != nil {
+		return Topology{}, nil, fmt.Errorf("fabric %s: %w", f.Metadata.Name, err)
+	}
+	guids := map[string][]string{}
+	for _, n := range t.Nodes {
+		if n.Switch {
+			continue
+		}
+		host, _, _ := strings.Cut(n.Name, " ")
+		if _, ok := hostIndex[host]; !ok {
+			continue
+		}
+		for p := 1; p <= n.Ports; p++ {
+			guids[host] = append(guids[host], fmt.Sprintf("0x%016x", n.GUID+uint64(p)))
+		}
+	}
+	return t, guids, nil
 }

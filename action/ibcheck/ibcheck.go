@@ -1,0 +1,170 @@
+package ibcheck
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/fabricctl/fabricctl/checks/ibdiag"
+	"github.com/fabricctl/fabricctl/checks/ibfabric"
+	"github.com/fabricctl/fabricctl/fabric"
+	"github.com/fabricctl/fabricctl/switchcfg/opensm"
+)
+
+// Options say how to run the diagnostics.
+type Options struct {
+	// Env is added to this process's environment for every tool
+	// (KEY=VALUE), and Dir is their working directory ("": this one's).
+	Env []string
+	Dir string
+	// Timeout bounds one tool (60 s when zero): a umad2sim client whose
+	// ibsim is gone retries forever.
+	Timeout time.Duration
+	// Parallel is how many P_Key tables are read at once (6 when zero:
+	// ibsim serves 10 clients, and OpenSM holds one).
+	Parallel int
+	// Vantage names this node in messages ("" : this host's name).
+	Vantage string
+	// Progress, when set, receives one line per diagnostic with its time.
+	Progress func(format string, args ...any)
+	// Before is the error counters' reading taken before other suites ran
+	// (Baseline); nil judges one reading.
+	Before *ibdiag.QueryErrors
+}
+
+// Baseline reads the error counters (ibqueryerrors --skip-sl) before other
+// suites run; Options.Before hands it to Run, which judges what grew.
+func Baseline(ctx context.Context, o Options) (*ibdiag.QueryErrors, error) {
+	out, err := o.run(ctx, "ibqueryerrors", "--skip-sl")
+	if err != nil {
+		return nil, err
+	}
+	return ibdiag.ParseIBQueryErrors(string(out))
+}
+
+// Run reads the fabric from here and judges it against f's declared
+// InfiniBand side. The error is for a fabric without InfiniBand cabling;
+// a tool that fails becomes an error result of its check.
+func Run(ctx context.Context, f *fabric.Fabric, o Options) (ibfabric.Outcome, error) {
+	d, err := ibfabric.Declare(f)
+	if err != nil {
+		return ibfabric.Outcome{}, err
+	}
+	r := Read(ctx, d, o)
+	if err := ctx.Err(); err != nil {
+		return ibfabric.Outcome{}, err
+	}
+	return ibfabric.Judge(d, r), nil
+}
+
+// Read runs the diagnostics and parses their outputs.
+func Read(ctx context.Context, d *ibfabric.Declared, o Options) *ibfabric.Reading {
+	if o.Vantage == "" {
+		o.Vantage, _ = os.Hostname()
+	}
+	r := &ibfabric.Reading{Vantage: o.Vantage, ErrorsBefore: o.Before}
+	var out []byte
+	var err error
+	if out, err = o.run(ctx, "sminfo"); err == nil {
+		var s *ibdiag.SMInfo
+		if s, err = ibdiag.ParseSMInfo(string(out)); err == nil {
+			r.SMInfo = append(r.SMInfo, s)
+		}
+	}
+	r.SMInfoErr = err
+	if out, err = o.run(ctx, "ibnetdiscover", "-p"); err == nil {
+		r.Ports, err = ibdiag.ParseIBNetDiscover(string(out))
+	}
+	r.PortsErr = err
+	if out, err = o.run(ctx, "iblinkinfo"); err == nil {
+		r.Links, err = ibdiag.ParseIBLinkInfo(string(out))
+	}
+	r.LinksErr = err
+	if out, err = o.run(ctx, "saquery", "SMIR"); err == nil {
+		r.SMRecords, err = ibfabric.ParseSMIR(string(out))
+	}
+	r.SMRecordsErr = err
+	// --skip-sl: without it ibqueryerrors asks the SA for a path to every
+	// node first, and one node that answers nothing voids the whole run.
+	if out, err = o.run(ctx, "ibqueryerrors", "--skip-sl"); err == nil {
+		r.Errors, err = ibdiag.ParseIBQueryErrors(string(out))
+	}
+	r.ErrorsErr = err
+	if len(d.Partitions) > 0 {
+		fr := &opensm.FabricReader{Diag: stdoutRunner{o}, Parallel: o.Parallel}
+		if fr.Parallel == 0 {
+			fr.Parallel = 6
+		}
+		t0 := time.Now()
+		r.PKeys, r.PKeysErr = fr.Observe(ctx)
+		if o.Progress != nil && r.PKeys != nil {
+			o.Progress("ib: %d P_Key tables read in %v (%d at once)", len(r.PKeys.Tables), time.Since(t0).Round(time.Millisecond), fr.Parallel)
+		}
+	}
+	// the second reading of the master, after the others: a master that
+	// changed in between is flapping
+	if len(r.SMInfo) == 1 {
+		if out, err = o.run(ctx, "sminfo"); err == nil {
+			if s, err := ibdiag.ParseSMInfo(string(out)); err == nil {
+				r.SMInfo = append(r.SMInfo, s)
+			}
+		}
+	}
+	return r
+}
+
+func (o Options) command(ctx context.Context, argv []string) (*exec.Cmd, context.CancelFunc) {
+	t := o.Timeout
+	if t == 0 {
+		t = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, t)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if len(o.Env) > 0 {
+		cmd.Env = append(os.Environ(), o.Env...)
+	}
+	cmd.Dir = o.Dir
+	cmd.WaitDelay = 5 * time.Second
+	return cmd, cancel
+}
+
+// run runs one tool and returns its stdout and stderr together, as the
+// parsers read them (a tool's own complaints are on stderr). A tool that
+// printed something and exited non-zero (ibqueryerrors does when it finds
+// errors) is not an error: its output is read.
+func (o Options) run(ctx context.Context, argv ...string) ([]byte, error) {
+	cmd, cancel := o.command(ctx, argv)
+	defer cancel()
+	if o.Progress != nil {
+		defer func(t0 time.Time) {
+			o.Progress("ib: %s in %v", strings.Join(argv, " "), time.Since(t0).Round(time.Millisecond))
+		}(time.Now())
+	}
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && (!errors.As(err, &exit) || b.Len() == 0) {
+		return nil, fmt.Errorf("running %s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(b.String()))
+	}
+	return b.Bytes(), nil
+}
+
+// stdoutRunner is an opensm.Runner on Options: stdout only, as
+// FabricReader parses it.
+type stdoutRunner struct{ o Options }
+
+func (s stdoutRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
+	t := s.o.Timeout
+	if t == 0 {
+		t = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, t)
+	defer cancel()
+	return opensm.ExecRunner{Env: s.o.Env, Dir: s.o.Dir}.Run(ctx, argv, stdin)
+}

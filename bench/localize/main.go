@@ -44,12 +44,30 @@ func run() error {
 		return err
 	}
 	cfg := localizesim.Default()
-	switch ev := os.Getenv("EVIDENCE"); ev {
-	case "", "switches":
-	case "hosts":
-		cfg.SwitchCounters = false
-	default:
-		return fmt.Errorf("EVIDENCE=%q: want switches or hosts", ev)
+	var evidences []string
+	for _, ev := range strings.Split(os.Getenv("EVIDENCE"), ",") {
+		switch ev = strings.TrimSpace(ev); ev {
+		case "", "switches", "switch":
+			evidences = append(evidences, "switch")
+		case "hosts", "hosts-paths":
+			evidences = append(evidences, ev)
+		default:
+			return fmt.Errorf("EVIDENCE=%q: want switches, hosts or hosts-paths (comma-separated)", ev)
+		}
+	}
+	var models []localizesim.FaultModel
+	for _, v := range strings.Split(os.Getenv("MODELS"), ",") {
+		switch v = strings.TrimSpace(v); v {
+		case "":
+			models = append(models, localizesim.Easy)
+		case "all":
+			models = append(models, localizesim.Models...)
+		default:
+			if !slices.Contains(localizesim.Models, localizesim.FaultModel(v)) {
+				return fmt.Errorf("MODELS=%q: want easy, gray, intermittent, incidents, mixed or all", v)
+			}
+			models = append(models, localizesim.FaultModel(v))
+		}
 	}
 	if v := os.Getenv("SILENT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
@@ -82,8 +100,16 @@ func run() error {
 		return strconv.FormatFloat(float64(n)/float64(trials), 'f', 3, 64)
 	}
 	if ib != "only" {
-		if err := ethernet(cfg, faultCounts, trials, seed, frac); err != nil {
-			return err
+		for _, ev := range evidences {
+			for _, model := range models {
+				c := cfg
+				c.Model = model
+				c.SwitchCounters = ev == "switch"
+				c.PinnedPaths = ev == "hosts-paths"
+				if err := ethernet(c, ev, faultCounts, trials, seed, frac); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if ib != "0" {
@@ -114,9 +140,10 @@ func sessions(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round
 
 // ethernet runs the RoCE settings: ECMP paths out of sight, host and
 // (EVIDENCE=switches) switch receive errors.
-func ethernet(cfg localizesim.Config, faultCounts []int, trials, seed int, frac func(int) string) error {
+func ethernet(cfg localizesim.Config, evidence string, faultCounts []int, trials, seed int, frac func(int) string) error {
 	// The topology is the same in every trial: build the model once.
-	m, err := localize.NewModel(localizesim.New(cfg, 0).Topology(), localize.Options{})
+	sim := localizesim.New(cfg, 0)
+	m, err := localize.NewRoutedModel(sim.Topology(), sim.Routes(), localize.Options{})
 	if err != nil {
 		return err
 	}
@@ -126,6 +153,12 @@ func ethernet(cfg localizesim.Config, faultCounts []int, trials, seed int, frac 
 	}
 	for _, k := range faultCounts {
 		res := sessions(cfg, m, rounds, k, trials, uint64(seed)*1_000_003+uint64(k)*10_007)
+		for _, line := range honest(cfg, evidence, k, res) {
+			fmt.Println(line)
+		}
+		if cfg.Model != localizesim.Easy || evidence == "hosts-paths" {
+			continue
+		}
 		var exact, ambiguous, wrong, maxRounds, sumRounds int
 		for _, r := range res {
 			sumRounds += r.rounds
@@ -268,22 +301,23 @@ type verdict struct {
 	rounds int
 	truth  []string
 	kinds  []string // the faults' kinds: nic, cable, cable/degraded …
-	got    [][]string
+	// classes: per fault, the smallest set of components no end-to-end
+	// test can split from it (unsplittable)
+	classes [][]string
+	got     [][]string
 }
 
 func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k int, seed uint64) verdict {
 	sim := localizesim.New(cfg, seed)
 	var truth, kinds []string
+	var classes [][]string
 	for _, f := range sim.Inject(k) {
 		truth = append(truth, f.Component)
-		kind := string(f.Kind)
-		if f.Effect != localizesim.Corrupt {
-			kind += "/" + string(f.Effect)
-		}
-		kinds = append(kinds, kind)
+		classes = append(classes, unsplittable(sim, f))
+		kinds = append(kinds, kindOf(cfg, f))
 	}
 	s, err := localize.Run(context.Background(), m, sim, rounds, localize.Options{})
-	v := verdict{seed: seed, rounds: s.Rounds, truth: truth, kinds: kinds}
+	v := verdict{seed: seed, rounds: s.Rounds, truth: truth, kinds: kinds, classes: classes}
 	for _, sus := range s.Suspects {
 		set := []string{sus.Component}
 		for _, a := range sus.Alternatives {

@@ -19,7 +19,7 @@ func (s *Sim) spineFor(j int) int { return j % s.cfg.Spines }
 // spineFor picks; every spine sends down to the destination's leaf. Nil
 // when the fabric is not IB (ECMP: no path is known).
 func (s *Sim) Routes() *localize.Routes {
-	if !s.cfg.IB {
+	if !s.cfg.IB && !s.cfg.PinnedPaths {
 		return nil
 	}
 	r := localize.NewRoutes()

@@ -54,6 +54,15 @@ type Config struct {
 	BackgroundDown float64
 	// FlapLoss is the chance that a test crossing a flapping link fails; IB only.
 	FlapLoss float64
+
+	// Model is the fault model Inject draws from (Easy when empty); see
+	// FaultModel. Ethernet only.
+	Model FaultModel
+	// PinnedPaths: every test's ECMP path is fixed by its flow label and
+	// known (Routes), as where the fabric hashes a 5-tuple the same way
+	// every time and a traceroute with it named the spine: data to host j
+	// crosses spine j mod Spines, as IB's D-mod-K routes do. Ethernet only.
+	PinnedPaths bool
 }
 
 // Default is the benchmark's fabric: 1,024 hosts at 400 Gb/s on 32 leaves,
@@ -123,6 +132,27 @@ type Fault struct {
 	// cable's or port's goodput share.
 	Factor float64
 	Silent bool
+	// Rate is a gray fault's drop rate (0.001–0.05), 0 for a hard fault.
+	Rate float64
+	// Share is the share of flows crossing the fault that it spoils (a
+	// lossy lane, a bad ECMP member, a destination black-holed), 0 for all.
+	Share float64
+	// Active is the share of rounds an intermittent or flapping fault is
+	// active in, 0 for all.
+	Active float64
+	// Incident names the incident kind of FaultModel Incidents ("" for the
+	// plain kinds): IncidentPFC, IncidentPauseStorm …
+	Incident string
+	// Congested: the fault shows only on tests its uplink carries more
+	// flows than it can (a port with PFC misconfigured drops instead of
+	// pausing).
+	Congested bool
+	// Storm: a NIC sending pause frames slows the other tests of its leaf
+	// as well.
+	Storm bool
+	// Via is the uplink whose tests show a spine's missing route
+	// (IncidentRoute): the one from the spine down to the leaf it lost.
+	Via string
 }
 
 type host struct {
@@ -149,6 +179,7 @@ type Sim struct {
 	cableF  map[int]*Fault
 	upF     map[[2]int]*Fault
 	portF   map[int]*Fault
+	spineF  map[int]*Fault
 	rng     *rand.Rand
 	seed    uint64
 	runs    uint64
@@ -160,7 +191,7 @@ type Sim struct {
 // New builds the fabric of cfg; seed fixes its randomness (faults, hashing, noise).
 func New(cfg Config, seed uint64) *Sim {
 	s := &Sim{cfg: cfg, byName: map[string]int{}, nicF: map[int]*Fault{}, cableF: map[int]*Fault{}, upF: map[[2]int]*Fault{},
-		portF: map[int]*Fault{}, rng: rand.New(rand.NewPCG(seed, 0x5eed)), seed: seed ^ 0x9e3779b97f4a7c15,
+		portF: map[int]*Fault{}, spineF: map[int]*Fault{}, rng: rand.New(rand.NewPCG(seed, 0x5eed)), seed: seed ^ 0x9e3779b97f4a7c15,
 		phy: map[fabric.Endpoint]uint64{}, down: map[fabric.Endpoint]uint64{}, disc: map[fabric.Endpoint]uint64{}}
 	// Ports: Ethernet's eth0 and swpN, or IB's port numbers.
 	nicPort, swPort := "eth0", func(n int) string { return fmt.Sprintf("swp%d", n) }
@@ -244,6 +275,9 @@ func (s *Sim) ends() []fabric.Endpoint {
 func (s *Sim) Inject(k int) []Fault {
 	if s.cfg.IB {
 		return s.injectIB(k)
+	}
+	if s.cfg.Model != "" && s.cfg.Model != Easy {
+		return s.injectModel(k)
 	}
 	for n := 0; n < k; {
 		kind := []Kind{NIC, Cable, Uplink}[s.rng.IntN(3)]
@@ -347,6 +381,9 @@ func (s *Sim) RunRound(ctx context.Context, round int, pairs schedule.Round) ([]
 			h := fnv.New64a()
 			fmt.Fprintf(h, "%d|%s>%s#%d", s.seed, p.Client, p.Server, s.runs)
 			f.spine = int(mix(h.Sum64()) % uint64(s.cfg.Spines))
+			if s.cfg.PinnedPaths {
+				f.spine = s.spineFor(v)
+			}
 			load[[3]int{s.hosts[c].leaf, f.spine, 0}]++
 			load[[3]int{s.hosts[v].leaf, f.spine, 1}]++
 		}
@@ -369,7 +406,7 @@ func (s *Sim) measure(round int, p schedule.Pair, f flow, load map[[3]int]int) l
 	rate := 1.0
 	lossData, lossAck := 1.0, 1.0
 	corrupt := func(fl *Fault, dataDir, faultDir Direction, rx fabric.Endpoint) {
-		if fl == nil {
+		if fl == nil || !s.strikes(fl, round, p, f, load) {
 			return
 		}
 		if fl.Dir&faultDir != 0 {
@@ -385,10 +422,11 @@ func (s *Sim) measure(round int, p schedule.Pair, f flow, load map[[3]int]int) l
 	}
 	// NICs.
 	for _, i := range []int{f.c, f.v} {
-		if fl := s.nicF[i]; fl != nil {
+		if fl := s.nicF[i]; fl != nil && s.strikes(fl, round, p, f, load) {
 			rate = math.Min(rate, fl.Factor)
 		}
 	}
+	rate = math.Min(rate, s.storm(round, p, f))
 	// Client's cable: data goes up (host → leaf), acks come down.
 	corrupt(s.cableF[f.c], Up, Up, c.port)
 	corrupt(s.cableF[f.c], Up, Down, c.nic)
@@ -400,6 +438,14 @@ func (s *Sim) measure(round int, p schedule.Pair, f flow, load map[[3]int]int) l
 		down := s.uplinks[v.leaf][f.spine]
 		corrupt(s.upF[[2]int{c.leaf, f.spine}], Up, Up, up.spineEnd)
 		corrupt(s.upF[[2]int{v.leaf, f.spine}], Down, Down, down.leafEnd)
+		if fl := s.spineF[f.spine]; fl != nil && s.strikes(fl, round, p, f, load) {
+			lossData = math.Min(lossData, fl.Factor)
+		}
+		if s.cfg.PinnedPaths { // the acknowledgements' known way back
+			back := s.spineFor(f.c)
+			corrupt(s.upF[[2]int{v.leaf, back}], Down, Up, s.uplinks[v.leaf][back].spineEnd)
+			corrupt(s.upF[[2]int{c.leaf, back}], Up, Down, s.uplinks[c.leaf][back].leafEnd)
+		}
 		for _, k := range [][3]int{{c.leaf, f.spine, 0}, {v.leaf, f.spine, 1}} {
 			if n := load[k]; n > s.cfg.UplinkFlows {
 				rate = math.Min(rate, float64(s.cfg.UplinkFlows)/float64(n))
@@ -448,6 +494,9 @@ func (s *Sim) ReadCounters(ctx context.Context) ([]fabric.Endpoint, []localize.C
 	}
 	var moved []localize.Counter
 	for _, e := range read {
+		if n := s.down[e]; n > 0 {
+			moved = append(moved, localize.Counter{At: e, Kind: localize.LinkDown, Name: "link_down_events_phy", Delta: n})
+		}
 		if n := s.phy[e]; n > 0 {
 			name := "in_fcs_errors"
 			if _, isHost := s.byName[e.Device]; isHost {

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/fabricctl/fabricctl/checks/localize"
+	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/testkit/localizesim"
+)
+
+// TestHardModelFigures holds the localiser to floors on the harder fault
+// models (gray, intermittent, incidents) with one fault and switch
+// counters, on a few trials with the benchmark's seeds (SEED=1): the
+// same trials give the same verdicts on every run. The floors are the
+// figures measured when they were set, less a margin of one trial.
+func TestHardModelFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,024-host sessions")
+	}
+	const trials = 8
+	floors := map[localizesim.FaultModel]float64{localizesim.Gray: 0.5, localizesim.Intermittent: 0.25, localizesim.Incidents: 0.25}
+	for model, floor := range floors {
+		cfg := localizesim.Default()
+		cfg.Model = model
+		m, err := localize.NewModel(localizesim.New(cfg, 0).Topology(), localize.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounds, err := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, schedule.DefaultTopologyRounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := sessions(cfg, m, rounds, 1, trials, 1_000_003+10_007)
+		resolved := 0
+		for _, r := range res {
+			if judge(r).resolved {
+				resolved++
+			} else {
+				t.Logf("%s, seed %d: %v %v, suspects %v", model, r.seed, r.truth, r.kinds, r.got)
+			}
+			if r.rounds > 12 {
+				t.Errorf("%s, seed %d: %d rounds", model, r.seed, r.rounds)
+			}
+		}
+		if f := float64(resolved) / trials; f < floor {
+			t.Errorf("%s: resolved %.3f < %.2f", model, f, floor)
+		}
+	}
+}
+
+// TestJudge checks the honest scoring on hand-made verdicts.
+func TestJudge(t *testing.T) {
+	cable := []string{"cable:h1:eth0", "port:leaf-01:swp1"}
+	for _, c := range []struct {
+		name string
+		got  [][]string
+		want scored
+	}{
+		{"exact", [][]string{{"cable:h1:eth0"}}, scored{exact: true, resolved: true}},
+		{"cable or port", [][]string{{"cable:h1:eth0", "port:leaf-01:swp1"}}, scored{resolved: true}},
+		{"port alone", [][]string{{"port:leaf-01:swp1"}}, scored{resolved: true}},
+		{"none", nil, scored{missed: true}},
+		{"elsewhere", [][]string{{"nic:h2:eth0"}}, scored{misblamed: true}},
+		{"too wide", [][]string{{"cable:h1:eth0", "nic:h1:eth0"}}, scored{}},
+	} {
+		r := verdict{truth: []string{"cable:h1:eth0"}, classes: [][]string{cable}, got: c.got}
+		r.class = Classify(r.truth, r.got)
+		if got := judge(r); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}

@@ -135,6 +135,32 @@ func (f *Fabric) IBCabling() []IBCable {
 	return out
 }
 
+// IBVantage returns the host whose agent runs the InfiniBand diagnostics:
+// spec.infiniband.vantage, else the first host of spec.hosts that the
+// cabling (IBCabling's order) names, else "". It assumes a validated
+// fabric.
+func (f *Fabric) IBVantage() string {
+	ib := f.Spec.InfiniBand
+	if ib == nil {
+		return ""
+	}
+	if ib.Vantage != "" {
+		return ib.Vantage
+	}
+	hosts := map[string]bool{}
+	for _, h := range f.Spec.Hosts {
+		hosts[h.Name] = true
+	}
+	for _, c := range f.IBCabling() {
+		for _, e := range []Endpoint{c.A, c.B} {
+			if host, _, _ := strings.Cut(e.Device, "/"); hosts[host] {
+				return host
+			}
+		}
+	}
+	return ""
+}
+
 var hcaRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
 
 // parseIBEndpoint reads NODE:PORT with a port 1..254.
@@ -159,7 +185,7 @@ func parseIBGUID(s string) (uint64, error) {
 }
 
 // ibCabling validates spec.infiniband (widths and speeds are enums the
-// decoder checked): switch names
+// decoder checked): the vantage (a declared host), switch names
 // (unique, not a host, subnet manager or Ethernet switch), GUIDs and port
 // counts, and every link: two NODE:PORT ends naming a declared IB switch
 // (port within its count), a host (port within its portGuids when it
@@ -228,6 +254,16 @@ func (v *validator) ibCabling(ib *InfiniBandFabric) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	if ib.Vantage != "" {
+		if _, ok := hosts[ib.Vantage]; !ok {
+			var hs []string
+			for n := range hosts {
+				hs = append(hs, n)
+			}
+			slices.Sort(hs)
+			v.ferr(base+".vantage", "no host named %q: the vantage is a host of spec.hosts, whose agent runs the diagnostics%s", ib.Vantage, suggest(ib.Vantage, hs))
+		}
+	}
 	used := map[Endpoint]string{}
 	for i, l := range ib.Links {
 		lp := fmt.Sprintf("%s.links[%d]", base, i)

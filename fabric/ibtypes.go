@@ -8,6 +8,7 @@ package fabric
 // the channel-adapter nodes.
 //
 //	infiniband:
+//	  vantage: ib-h1            # the host whose agent reads the subnet (check --suite ib)
 //	  linkWidth: 4X
 //	  linkSpeed: EDR
 //	  switches: [{name: leaf-01, guid: "0x0008f10400000201", ports: 36}]
@@ -17,6 +18,10 @@ package fabric
 //
 // fabricctl extension.
 type InfiniBandFabric struct {
+	// Vantage is the host (a spec.hosts name) whose agent runs the
+	// InfiniBand diagnostics of `fabricctl check --suite ib`; empty: the
+	// first host the cabling names (Fabric.IBVantage).
+	Vantage string `yaml:"vantage,omitempty" json:"vantage,omitempty"`
 	// LinkWidth is every link's width unless the link says otherwise.
 	LinkWidth string `yaml:"linkWidth,omitempty" json:"linkWidth,omitempty" enum:"1X,2X,4X,8X,12X"`
 	// LinkSpeed is every link's lane speed unless the link says otherwise.

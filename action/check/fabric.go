@@ -16,7 +16,7 @@ import (
 // Topology, and every switch's LLDP table and port error counters over the
 // plan/apply sessions (reach.Registry's drivers, reach's host-key and SSH
 // settings); then Run. o's Checks, Topology, Neighbors and SwitchCounters
-// are set here. It fails with ErrNoHosts when no host is left to check.
+// are set here, and with the ib suite o.IBSuite's fabric and vantage host. It fails with ErrNoHosts when no host is left to check.
 func RunFabric(ctx context.Context, f *fabric.Fabric, reach fleet.Options, o Options) (*report.Report, error) {
 	fl, closeAll := fleet.Hosts(f, reach)
 	defer closeAll()
@@ -32,7 +32,13 @@ func RunFabric(ctx context.Context, f *fabric.Fabric, reach fleet.Options, o Opt
 	sw := fleet.Options{Registry: reach.Registry, InsecureIgnoreHostKey: reach.InsecureIgnoreHostKey,
 		KnownHostsFile: reach.KnownHostsFile, SSHConfigFile: reach.SSHConfigFile, Log: reach.Log, Dial: reach.Dial}
 	o = fabricOptions(f, o)
+	o, closeVantage, err := ibVantage(f, hosts, reach, o)
+	if err != nil {
+		return nil, err
+	}
+	defer closeVantage()
 	o.Neighbors, o.SwitchCounters = NewNeighborSource(f, sw), NewSwitchCounterSource(f, sw)
+	o = fabricIBLocalize(f, hosts, o)
 	return Run(ctx, f.Metadata.Name, hosts, o)
 }
 

@@ -93,11 +93,21 @@ type Retester interface {
 // re-test round, and what moved on the cabled switch ports is counter
 // evidence (rep.SwitchCounters says which switches were read).
 func Localize(ctx context.Context, rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, rt Retester, rounds int, sc *SwitchCounters, o localize.Options) error {
+	return LocalizeRouted(ctx, rep, topo, nil, endpoint, rt, rounds, sc, o)
+}
+
+// LocalizeRouted is Localize over a fabric whose routes are known
+// (InfiniBand's forwarding tables, Options.IB): every test crosses the
+// cables and switches of its route (localize.NewRoutedModel) rather than a
+// mixture of equal-cost paths, and sc's readings are then the InfiniBand
+// ports' IBTA error counters, named as topo names the ports. Nil routes
+// is Localize.
+func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topology, routes *localize.Routes, endpoint func(host, device string) string, rt Retester, rounds int, sc *SwitchCounters, o localize.Options) error {
 	obs := Observations(rep.Pairs, endpoint)
 	if len(obs) == 0 || topo == nil {
 		return nil
 	}
-	m, err := localize.NewModel(topo, o)
+	m, err := localize.NewRoutedModel(topo, routes, o)
 	if err != nil {
 		return fmt.Errorf("localising failures: %w", err)
 	}

@@ -73,9 +73,13 @@ type Options struct {
 	// error counters before the pairwise sweep and again for the
 	// localiser, whose counter evidence they become.
 	SwitchCounters SwitchCounterSource
+	IBLocalize     IBSource // with an InfiniBand Topology: the localiser's routes and port counters (WithIBLocalize)
 	// Launcher, when set, runs the host side through a workload manager (Slurm's srun) instead
 	// of each host's agent: Hosts' Agents are not used, and nothing is left to clean up.
 	Launcher Launcher
+	// IBSuite configures the ib suite (report.SuiteIB): the InfiniBand
+	// fabric read through one vantage host's agent.
+	IBSuite IBSuiteOptions
 }
 
 // Launcher runs the checks' host side on many hosts at once, through a workload manager: the
@@ -129,6 +133,12 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	rep := report.New(fabricName, time.Now(), o.suites()...)
 	rep.Criteria = Criteria(o)
+	ib := startIB(ctx, hosts, o)
+	if ibOnly(o) {
+		ib.finish(ctx, rep)
+		rep.Finished = time.Now()
+		return rep, nil
+	}
 	var facts []hostFacts
 	if o.Launcher != nil {
 		facts = launch(ctx, hosts, o)
@@ -169,9 +179,10 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	}
 	var rt Retester // the pairwise sweep's runner, for the localiser's re-tests
 	var sc *SwitchCounters
+	var routes *localize.Routes // an InfiniBand fabric's forwarding (o.IBLocalize)
 	if slices.Contains(o.suites(), report.SuitePairwise) && ctx.Err() == nil && len(eps) > 1 {
 		if cabled(o.Topology, hosts) {
-			sc = StartSwitchCounters(ctx, o.SwitchCounters)
+			sc, routes = o.startCounters(ctx)
 		}
 		sw := pairwiseSweep(o)
 		sw.Executor = executor(o)
@@ -207,7 +218,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		// that a fabric declaring a wide healthy spread (the lab's 2 %) is
 		// not taken for slow NICs.
 		lo := localize.Options{RelativeFloor: pairwiseSweep(o).Thresholds.RelativeFloor}
-		if err := Localize(ctx, rep, o.Topology, nil, rt, LocalizeRounds(o.Checks), sc, lo); err != nil {
+		if err := LocalizeRouted(ctx, rep, o.Topology, routes, o.endpoint(), rt, LocalizeRounds(o.Checks), sc, lo); err != nil {
 			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		}
 		o.progress("localise: %d suspect(s) after %d re-test round(s)%s", len(rep.Suspects), len(rep.Retests), stopped(rep.RetestStop))
@@ -215,6 +226,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 	if slices.Contains(o.suites(), report.SuiteNCCL) && ctx.Err() == nil {
 		runNCCL(ctx, hosts, facts, eps, rep, o)
 	}
+	ib.finish(ctx, rep)
 	rep.Finished = time.Now()
 	return rep, nil
 }

@@ -18,8 +18,14 @@
 // The tools inherit this process's environment: under the InfiniBand lab
 // (umad2sim) LD_PRELOAD and IBSIM_SOCKNAME reach the simulated fabric.
 // Options.Env and Options.Dir add to it and choose the working directory.
-// On a real fabric the same runs on a chosen vantage host; running it there
-// through the agent (an agent op wrapping Read) is the next step.
+// Options.Runner says where the tools run: nil is ExecRunner (this
+// machine, Env and Dir); AgentRunner runs each tool on a vantage host
+// through its agent's ib-diag op (checks/rdma OpIBDiag), which runs only
+// the tools and argument shapes of rdma.CheckIBDiag — AgentRunner refuses
+// anything else before sending it. `fabricctl check --suite ib` (the fleet
+// path, action/check) reads a real fabric that way:
+//
+//	o := ibcheck.Options{Runner: ibcheck.AgentRunner{Agent: h.Agent, Host: h.Intent.Host}, Vantage: h.Intent.Host}
 //
 // Run is safe for concurrent use; ibsim serves 10 clients, so keep
 // Parallel low when several run against one lab.

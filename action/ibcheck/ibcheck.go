@@ -1,12 +1,11 @@
 package ibcheck
 
 import (
-	"bytes"
 	"context"
-	"errors"
+
 	"fmt"
 	"os"
-	"os/exec"
+
 	"strings"
 	"time"
 
@@ -18,8 +17,12 @@ import (
 
 // Options say how to run the diagnostics.
 type Options struct {
+	// Runner runs the tools (nil: an ExecRunner on Env and Dir, this
+	// machine; an AgentRunner runs them on a vantage host).
+	Runner Runner
 	// Env is added to this process's environment for every tool
-	// (KEY=VALUE), and Dir is their working directory ("": this one's).
+	// (KEY=VALUE), and Dir is their working directory ("": this one's),
+	// when Runner is nil.
 	Env []string
 	Dir string
 	// Timeout bounds one tool (60 s when zero): a umad2sim client whose
@@ -118,41 +121,34 @@ func Read(ctx context.Context, d *ibfabric.Declared, o Options) *ibfabric.Readin
 	return r
 }
 
-func (o Options) command(ctx context.Context, argv []string) (*exec.Cmd, context.CancelFunc) {
-	t := o.Timeout
-	if t == 0 {
-		t = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, t)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if len(o.Env) > 0 {
-		cmd.Env = append(os.Environ(), o.Env...)
-	}
-	cmd.Dir = o.Dir
-	cmd.WaitDelay = 5 * time.Second
-	return cmd, cancel
-}
-
 // run runs one tool and returns its stdout and stderr together, as the
 // parsers read them (a tool's own complaints are on stderr). A tool that
 // printed something and exited non-zero (ibqueryerrors does when it finds
 // errors) is not an error: its output is read.
 func (o Options) run(ctx context.Context, argv ...string) ([]byte, error) {
-	cmd, cancel := o.command(ctx, argv)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
 	if o.Progress != nil {
 		defer func(t0 time.Time) {
 			o.Progress("ib: %s in %v", strings.Join(argv, " "), time.Since(t0).Round(time.Millisecond))
 		}(time.Now())
 	}
-	var b bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &b, &b
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && (!errors.As(err, &exit) || b.Len() == 0) {
-		return nil, fmt.Errorf("running %s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(b.String()))
+	out, err := o.runner().RunDiag(ctx, argv)
+	if err != nil {
+		return nil, err
 	}
-	return b.Bytes(), nil
+	b := append(out.Stdout, out.Stderr...)
+	if out.ExitCode != 0 && len(b) == 0 {
+		return nil, fmt.Errorf("running %s: exit status %d", strings.Join(argv, " "), out.ExitCode)
+	}
+	return b, nil
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout == 0 {
+		return 60 * time.Second
+	}
+	return o.Timeout
 }
 
 // stdoutRunner is an opensm.Runner on Options: stdout only, as
@@ -160,11 +156,17 @@ func (o Options) run(ctx context.Context, argv ...string) ([]byte, error) {
 type stdoutRunner struct{ o Options }
 
 func (s stdoutRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
-	t := s.o.Timeout
-	if t == 0 {
-		t = 60 * time.Second
+	if len(stdin) > 0 {
+		return nil, fmt.Errorf("running %s: the diagnostics take no input", strings.Join(argv, " "))
 	}
-	ctx, cancel := context.WithTimeout(ctx, t)
+	ctx, cancel := context.WithTimeout(ctx, s.o.timeout())
 	defer cancel()
-	return opensm.ExecRunner{Env: s.o.Env, Dir: s.o.Dir}.Run(ctx, argv, stdin)
+	out, err := s.o.runner().RunDiag(ctx, argv)
+	if err != nil {
+		return out.Stdout, err
+	}
+	if out.ExitCode != 0 {
+		return out.Stdout, &diagExit{argv: argv, code: out.ExitCode, stderr: strings.TrimSpace(string(out.Stderr))}
+	}
+	return out.Stdout, nil
 }

@@ -60,7 +60,12 @@ type Agent struct {
 	// RunTool runs a read-only tool of OpCounters (ethtool -S) and returns
 	// its stdout (nil: the real program, found with LookPath, LC_ALL=C).
 	RunTool func(ctx context.Context, argv []string) ([]byte, error)
-	Log     *slog.Logger
+	// IBEnv is added to the environment of OpIBDiag's tools (KEY=VALUE) and
+	// IBDir is their working directory ("": the agent's): the InfiniBand
+	// lab's umad2sim settings (lab/iblab Lab.Env, ClientsDir) in tests.
+	IBEnv []string
+	IBDir string
+	Log   *slog.Logger
 
 	mu    sync.Mutex
 	procs map[string]*proc
@@ -90,7 +95,7 @@ func DefaultStateDir() string {
 	return filepath.Join(d, "fabricctl", "perftest")
 }
 
-// Register adds OpStart, OpWait, OpCleanup and OpCounters to h. Their
+// Register adds OpStart, OpWait, OpCleanup, OpCounters and OpIBDiag to h. Their
 // args are decoded strictly (agent.DecodeArgs); malformed ones, and names
 // the host does not have, are answered with a bad-request reply.
 func (a *Agent) Register(h *agent.Handler) {
@@ -99,6 +104,14 @@ func (a *Agent) Register(h *agent.Handler) {
 			return nil, err
 		}
 		return a.ReadCounters(ctx)
+	})
+	h.Register(OpIBDiag, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var args IBDiagArgs
+		if err := agent.DecodeArgs(raw, &args); err != nil {
+			return nil, err
+		}
+		out, err := a.RunIBDiag(ctx, args)
+		return out, badArgs(err)
 	})
 	h.Register(OpStart, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var args StartArgs

@@ -7,7 +7,7 @@
 // On the host, an Agent serves the ops through the agent protocol:
 //
 //	a := &rdma.Agent{Sys: sysfs.NewFS("/sys"), StateDir: rdma.DefaultStateDir()}
-//	a.Register(handler) // perftest-start, perftest-wait, cleanup, port-counters
+//	a.Register(handler) // perftest-start, perftest-wait, cleanup, port-counters, ib-diag
 //
 // perftest-start decodes its args strictly (a spec cannot name a JSONFile:
 // no request chooses a path the agent writes), checks the device, port and
@@ -32,6 +32,16 @@
 // the directory or command it came from. A source the host lacks is left
 // out, never reported as zeros; one that fails (no ethtool) carries its
 // error beside the others.
+//
+// It also serves ib-diag (OpIBDiag, Agent.RunIBDiag) for `fabricctl check
+// --suite ib` on a vantage host: one infiniband-diags tool from a fixed
+// list (sminfo, ibnetdiscover [-p], iblinkinfo, saquery SMIR,
+// ibqueryerrors [--skip-sl], smpquery pkeys LID|-G GUID [PORT], and for
+// the localiser dump_fts, ibroute LID, perfquery LID PORT | -l LID 255;
+// CheckIBDiag is the rule) exec'd directly with LC_ALL=C, bounded in
+// time (60 s, at most 10 min) and output (the first 16 MiB of stdout),
+// answering its stdout, stderr and exit status. Any other tool or
+// argument is a bad request.
 //
 // On the controller, RunPair drives one test between two Endpoints: the
 // server's start and wait go to one agent process (an agentclient.Session),

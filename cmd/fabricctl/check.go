@@ -35,6 +35,8 @@ type checkFlags struct {
 	only       []string
 	fromDir    string
 	ncclLogs   string
+	// vantage is the host whose agent reads the InfiniBand subnet (--suite ib).
+	vantage string
 	// relFloor is the outlier fraction of the fleet's best (0: 93%).
 	relFloor float64
 }
@@ -44,13 +46,18 @@ func newCheckCmd(g *globals) *cobra.Command {
 	var lf localCheckFlags
 	var lnf launcherFlags
 	cmd := &cobra.Command{
-		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise,nccl] [--report FILE.html]",
+		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise,nccl,ib] [--report FILE.html]",
 		Short: "Prove the fabric works: host preflight, RDMA loopback and pairwise perftest sweeps",
 		Long: `check reaches every host of the fabric over SSH, delivers the agent when needed,
 gathers preflight facts (RDMA device and port, RoCE v2 GID, MTU, lossless settings,
 PCIe links, GPU affinity, tool versions), runs ib_*_bw/lat loopback on every host and
 the pairwise schedule of spec.checks, with --suite nccl an NCCL all-reduce across the hosts
 (its logs explained), and reports with the cause of every failure.
+With --suite ib one vantage host (--vantage HOST, else spec.infiniband.vantage, else the first
+host of the InfiniBand cabling) runs the infiniband-diags through its agent (ibnetdiscover,
+iblinkinfo, sminfo, saquery, ibqueryerrors, smpquery; nothing else) and the subnet is judged
+against spec.infiniband and the partitions: cabling, link width and speed, error counters,
+subnet managers, P_Keys. Beside other suites its error counters are read before them and after.
 Results go to stdout (-o table|json|junit|html), progress to stderr; --report writes the
 self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on errors.`,
 		Args: cobra.NoArgs,
@@ -79,6 +86,7 @@ self-contained HTML page. Exit 0 when everything passed, 2 on failures, 1 on err
 	fl.StringVar(&cf.identity, "identity-file", "", "SSH private key for every host (overrides the fabric's ssh settings)")
 	fl.StringVar(&cf.knownHosts, "known-hosts", "", "known_hosts file for every host (overrides the fabric's ssh settings)")
 	fl.StringSliceVar(&cf.only, "target", nil, "only these hosts (repeat or comma-separate)")
+	fl.StringVar(&cf.vantage, "vantage", "", "with --suite ib: the host whose agent reads the InfiniBand subnet (default spec.infiniband.vantage, else the first cabled host)")
 	fl.StringVar(&cf.ncclLogs, "nccl-logs", "", "with --suite nccl: keep every rank's NCCL log as DIR/<host>/<log>")
 	fl.StringVar(&cf.fromDir, "from-dir", "", "evaluate captured tool outputs (DIR/<host>/ibstat.txt, show_gids, topo, lspci, ib_write_bw, nccl logs …) instead of connecting; -f is then optional")
 	return cmd
@@ -115,6 +123,7 @@ func runCheck(cmd *cobra.Command, g *globals, cf checkFlags) error {
 			defer mu.Unlock()
 			fmt.Fprintf(g.stderr, "fabricctl: "+format+"\n", a...)
 		}}
+	opts.IBSuite.Vantage = cf.vantage
 	ctx, cancel := checkContext(cmd, g, check.EstimateFabric(f, cf.only, opts))
 	defer cancel()
 
@@ -158,12 +167,12 @@ func checkFromDir(cmd *cobra.Command, g *globals, cf checkFlags, write func(io.W
 }
 
 func parseSuites(names []string) ([]report.Suite, error) {
-	valid := []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise, report.SuiteNCCL}
+	valid := []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise, report.SuiteNCCL, report.SuiteIB}
 	var out []report.Suite
 	for _, n := range names {
 		s := report.Suite(strings.TrimSpace(n))
 		if !slices.Contains(valid, s) {
-			return nil, fmt.Errorf("unknown suite %q (valid: preflight, loopback, pairwise, nccl)", n)
+			return nil, fmt.Errorf("unknown suite %q (valid: preflight, loopback, pairwise, nccl, ib)", n)
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)

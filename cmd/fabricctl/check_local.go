@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,27 +74,15 @@ func localOptions(cmd *cobra.Command, g *globals, cf checkFlags, lf localCheckFl
 	return o, lh, nil
 }
 
-// parseLocalSuites is parseSuites plus the suite only --local runs: ib,
-// the InfiniBand fabric checks from this node.
+// parseLocalSuites is parseSuites with the ib suite, if asked for, last:
+// its counters are read again after the other suites ran.
 func parseLocalSuites(names []string) ([]report.Suite, error) {
-	var rest []string
-	ib := false
-	for _, n := range names {
-		if strings.TrimSpace(n) == string(report.SuiteIB) {
-			ib = true
-			continue
-		}
-		rest = append(rest, n)
+	out, err := parseSuites(names)
+	if err != nil {
+		return nil, err
 	}
-	var out []report.Suite
-	if len(rest) > 0 {
-		var err error
-		if out, err = parseSuites(rest); err != nil {
-			return nil, fmt.Errorf("%w (with --local also ib)", err)
-		}
-	}
-	if ib {
-		out = append(out, report.SuiteIB)
+	if i := slices.Index(out, report.SuiteIB); i >= 0 {
+		out = append(slices.Delete(out, i, i+1), report.SuiteIB)
 	}
 	return out, nil
 }

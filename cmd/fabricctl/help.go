@@ -47,6 +47,7 @@ var examples = map[string]string{
   fabricctl recover -f fabric.yaml --target gpu-01,gpu-02`,
 	"fabricctl check": `  fabricctl check -f fabric.yaml --target gpu-01 --suite preflight,loopback
   fabricctl check -f fabric.yaml --report report.html          # preflight, loopback, pairwise
+  fabricctl check -f fabric.yaml --suite ib --vantage ib-h1     # the InfiniBand subnet, read from ib-h1
   fabricctl check --local                                       # this host, no SSH
   fabricctl check --local -o nhc --budget 50s                   # a Slurm node health check
   fabricctl check -f fabric.yaml --launcher slurm --partition gpu

@@ -43,23 +43,38 @@ func (a *Accounting) unparsed(n int, s string) {
 var toolErrorRe = regexp.MustCompile(`^(?:\S+:\s+)?(?:ibwarn|iberror|ibpanic|ibdebug):|^(?:src|libibmad|ibdiags?)/\S+\.c:\d+;|^\S+\.c:\d+;|^sim_connect:|^umad_|^Couldn't |^Failed to |^\s*ibwarn`)
 
 // line is one input line: its number and its text without terminal
-// escapes, trailing blanks and a leading quote marker ("> ").
+// escapes, trailing blanks and a leading quote marker ("> "; see lines).
 type line struct {
 	n int
 	s string
 }
 
-// lines splits text into non-blank lines.
+// lines splits text into non-blank lines. When every non-blank line
+// starts with a quote marker (">", as a mail reply quotes a capture), the
+// marker and one blank after it are removed, and a line that held only
+// the marker is blank.
 func lines(text string) []line {
 	var out []line
+	quoted := true
 	for i, raw := range strings.Split(text, "\n") {
 		s := strings.TrimRight(textutil.StripANSI(raw), " \t\r")
 		if strings.TrimSpace(s) == "" {
 			continue
 		}
+		quoted = quoted && strings.HasPrefix(s, ">")
 		out = append(out, line{n: i + 1, s: s})
 	}
-	return out
+	if !quoted || len(out) == 0 {
+		return out
+	}
+	unq := out[:0]
+	for _, l := range out {
+		l.s = strings.TrimPrefix(l.s[1:], " ")
+		if strings.TrimSpace(l.s) != "" {
+			unq = append(unq, l)
+		}
+	}
+	return unq
 }
 
 // toolError records l as a tool message when it is one.

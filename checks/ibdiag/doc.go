@@ -16,7 +16,10 @@
 // line of its input. A line is either read into the result, a message the
 // tool printed about its own failure (ToolErrors: "ibwarn: …",
 // "iberror: …", "src/query_smp.c:195; … Connection timed out"), or returned
-// as Unparsed with its line number. A counter that is not printed is absent
+// as Unparsed with its line number. A capture quoted in a mail reply ("> "
+// before every line) reads as the capture itself; port lines that no
+// iblinkinfo node header precedes (a grep of the output) are Unparsed,
+// never given to a node. A counter that is not printed is absent
 // from its map, never 0, and counters keep their IBTA names
 // (SymbolErrorCounter, PortXmitWait …). A counter that holds the largest
 // value its field can hold (65535 for the 16-bit PortRcvErrors,

@@ -63,6 +63,13 @@ func ParseIBLinkInfo(text string) (*LinkInfo, error) {
 	}
 	read := map[int]bool{}
 	for _, n := range li.Nodes {
+		if n.Line == 0 {
+			// port lines under no "CA:"/"Switch:" header (a grep of the
+			// output): whose ports they are is not printed, and they may
+			// be of several nodes, switches among them. They stay Unparsed
+			// rather than be given to a node made up for them.
+			continue
+		}
 		ty, _ := parseNodeType(n.Type)
 		ln := LinkNode{Type: ty, Name: n.Name, Line: n.Line}
 		if n.Line > 0 {
@@ -99,6 +106,11 @@ func ParseIBLinkInfo(text string) (*LinkInfo, error) {
 		default:
 			out.unparsed(l.n, s)
 		}
+	}
+	if len(out.Nodes) == 0 {
+		// nil, as when hostparse finds no port line: callers take a
+		// non-nil result for a reading of the fabric
+		return nil, fmt.Errorf("parsing iblinkinfo output: %d port lines under no node header: %w", len(out.Unparsed), ErrNoData)
 	}
 	return out, nil
 }

@@ -36,7 +36,9 @@ type Route struct {
 	LID     int `json:"lid"`
 	OutPort int `json:"outPort"`
 	// DestType, DestGUID and DestDesc say who has the LID; empty for an
-	// "(illegal port)" or unnamed entry, whose Note is then set.
+	// "(illegal port)" or unnamed entry, whose Note is then set. A LID of
+	// an LMC range above its base ("path #2 out of 4: portguid 0x…") has
+	// Path and at most DestGUID: ibroute prints no type or description.
 	DestType NodeType `json:"destType,omitempty"`
 	DestGUID uint64   `json:"destGUID,omitempty"`
 	DestDesc string   `json:"destDesc,omitempty"`
@@ -60,8 +62,12 @@ var (
 	rtHeaderRe = regexp.MustCompile(`^Unicast lids \[(0x[0-9a-fA-F]+)-(0x[0-9a-fA-F]+)\] of switch (Lid (\d+)|DR path .*?) guid (0x[0-9a-fA-F]+) \((.*)\):$`)
 	rtColsRe   = regexp.MustCompile(`^(?:Lid\s+Out\s+Destination|Port\s+Info)$`)
 	rtEntryRe  = regexp.MustCompile(`^(0x[0-9a-fA-F]+) (\d{3}) : \((.*)\)$`)
-	rtDestRe   = regexp.MustCompile(`^(?:(Channel Adapter|Switch|Router) portguid|path #(\d+ out of \d+): portguid) (0x[0-9a-fA-F]+): '(.*)'$`)
-	rtTrailRe  = regexp.MustCompile(`^(\d+) (?:valid )?lids dumped$`)
+	rtDestRe   = regexp.MustCompile(`^(Channel Adapter|Switch|Router) portguid (0x[0-9a-fA-F]+): '(.*)'$`)
+	// rtPathRe: a LID of an LMC range above the base, as ibroute.c prints
+	// it: "path #2 out of 4: portguid 0x…", "path #2 out of 4" (no port
+	// GUID known), "path #2 - illegal port". No description is printed.
+	rtPathRe  = regexp.MustCompile(`^path #(\d+ out of \d+)(?:: portguid (0x[0-9a-fA-F]+))?$|^path #\d+ - illegal port$`)
+	rtTrailRe = regexp.MustCompile(`^(\d+) (?:valid )?lids dumped$`)
 )
 
 // ParseIBRoute reads ibroute or dump_fts output (unicast tables; a
@@ -117,13 +123,23 @@ func parseRoute(m []string, n int) (Route, bool) {
 	e := Route{LID: lid, OutPort: port, Line: n}
 	if d := rtDestRe.FindStringSubmatch(m[3]); d != nil {
 		e.DestType, _ = parseNodeType(d[1])
-		e.Path = d[2]
-		e.DestGUID, _ = parseGUID(d[3])
-		e.DestDesc = d[4]
+		e.DestGUID, _ = parseGUID(d[2])
+		e.DestDesc = d[3]
+		return e, true
+	}
+	if d := rtPathRe.FindStringSubmatch(m[3]); d != nil {
+		if d[1] == "" {
+			e.Note = m[3] // "path #2 - illegal port"
+			return e, true
+		}
+		e.Path = d[1]
+		if d[2] != "" {
+			e.DestGUID, _ = parseGUID(d[2])
+		}
 		return e, true
 	}
 	switch m[3] {
-	case "illegal port", "reserved LID - illegal port", "no description yet":
+	case "illegal port", "reserved LID - illegal port", "no description yet", "unknown node and type":
 		e.Note = m[3]
 		return e, true
 	}

@@ -19,10 +19,10 @@ func parseAny(kind, text string) (any, *Accounting, error) {
 		return v, &v.Accounting, err
 	case "iblinkinfo":
 		v, err := ParseIBLinkInfo(text)
-		if err != nil {
-			return nil, &Accounting{}, err
+		if v == nil {
+			return v, &Accounting{}, err
 		}
-		return v, &v.Accounting, nil
+		return v, &v.Accounting, err
 	case "perfquery":
 		v, err := ParsePerfQuery(text)
 		return v, &v.Accounting, err
@@ -57,9 +57,18 @@ func kindOf(name string) string {
 
 // nonBlank counts the lines with text once terminal escapes are removed.
 func nonBlank(text string) int {
-	n := 0
+	var ls []string
+	quoted := true
 	for _, l := range strings.Split(text, "\n") {
-		if strings.TrimSpace(textutil.StripANSI(l)) != "" {
+		if l = strings.TrimRight(textutil.StripANSI(l), " \t\r"); strings.TrimSpace(l) != "" {
+			ls = append(ls, l)
+			quoted = quoted && l[0] == '>'
+		}
+	}
+	n := 0
+	for _, l := range ls {
+		// a quoted capture's line of only the marker is a blank line
+		if !quoted || strings.TrimSpace(l[1:]) != "" {
 			n++
 		}
 	}

@@ -66,14 +66,7 @@ func (f *Fabric) IBNodes() []IBNode {
 		out = append(out, IBNode{Name: s.Name, Kind: IBSwitchNode, GUID: g, Ports: s.Ports})
 		seen[s.Name] = true
 	}
-	hosts := map[string]int{}
-	for i, h := range f.Spec.Hosts {
-		hosts[h.Name] = i
-	}
-	sms := map[string]bool{}
-	for _, sm := range f.Spec.SubnetManagers {
-		sms[sm.Name] = true
-	}
+	hosts, sms := f.hostsAndSubnetManagers()
 	for _, c := range f.IBCabling() {
 		for _, e := range []Endpoint{c.A, c.B} {
 			if seen[e.Device] {
@@ -195,14 +188,7 @@ func (v *validator) ibCabling(ib *InfiniBandFabric) {
 	const base = "spec.infiniband"
 	// Widths and speeds are enums: the strict decoder checked them.
 	f := v.f
-	hosts := map[string]int{}
-	for i, h := range f.Spec.Hosts {
-		hosts[h.Name] = i
-	}
-	sms := map[string]bool{}
-	for _, sm := range f.Spec.SubnetManagers {
-		sms[sm.Name] = true
-	}
+	hosts, sms := f.hostsAndSubnetManagers()
 	eth := map[string]bool{}
 	for _, s := range f.Spec.Switches {
 		eth[s.Name] = true
@@ -323,4 +309,19 @@ func (v *validator) ibCabling(ib *InfiniBandFabric) {
 			used[e] = lp
 		}
 	}
+}
+
+// hostsAndSubnetManagers indexes the fabric's hosts (name → position in
+// spec.hosts) and names its subnet managers: the nodes an InfiniBand
+// endpoint may name besides the IB switches.
+func (f *Fabric) hostsAndSubnetManagers() (map[string]int, map[string]bool) {
+	hosts := map[string]int{}
+	for i, h := range f.Spec.Hosts {
+		hosts[h.Name] = i
+	}
+	sms := map[string]bool{}
+	for _, sm := range f.Spec.SubnetManagers {
+		sms[sm.Name] = true
+	}
+	return hosts, sms
 }

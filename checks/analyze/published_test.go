@@ -53,14 +53,8 @@ type outputEntry struct {
 // is right when the kind, the file's worst status and the reason (the
 // mentions) are the engineer's; a fatal event must fail.
 func TestPublishedOutputs(t *testing.T) {
-	dir := os.Getenv("FABRICCTL_OUTPUT_CORPUS")
-	if dir == "" {
-		dir = filepath.Join(testutil.RepoRoot(t), "..", "output-corpus")
-	}
-	manifests, err := filepath.Glob(filepath.Join("testdata", "published", "*.yaml"))
-	if err != nil || len(manifests) == 0 {
-		t.Fatalf("no manifest in testdata/published (%v)", err)
-	}
+	dir := testutil.OutputCorpus(t)
+	manifests := testutil.PublishedManifests(t)
 	total, right, fatal, fatalMissed, revised := 0, 0, 0, 0, 0
 	seen := map[string]bool{}
 	for _, m := range manifests {

@@ -42,14 +42,8 @@ type publishedReading struct {
 // round from zero against the default RoCE intent (priority 3 lossless,
 // ECN on). It skips when the files are absent.
 func TestPublishedReadings(t *testing.T) {
-	dir := os.Getenv("FABRICCTL_OUTPUT_CORPUS")
-	if dir == "" {
-		dir = filepath.Join(testutil.RepoRoot(t), "..", "output-corpus")
-	}
-	manifests, err := filepath.Glob(filepath.Join("testdata", "published", "*.yaml"))
-	if err != nil || len(manifests) == 0 {
-		t.Fatalf("no manifest in testdata/published (%v)", err)
-	}
+	dir := testutil.OutputCorpus(t)
+	manifests := testutil.PublishedManifests(t)
 	total, right, revised := 0, 0, 0
 	for _, m := range manifests {
 		raw, err := os.ReadFile(m)

@@ -409,10 +409,7 @@ var publishedNoData = map[string]bool{
 // TestPublished reads the real outputs of testdata/published/ibdiag.yaml,
 // kept outside the repository; it skips when they are absent.
 func TestPublished(t *testing.T) {
-	dir := os.Getenv("FABRICCTL_OUTPUT_CORPUS")
-	if dir == "" {
-		dir = filepath.Join(testutil.RepoRoot(t), "..", "output-corpus")
-	}
+	dir := testutil.OutputCorpus(t)
 	raw, err := os.ReadFile("testdata/published/ibdiag.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +12,6 @@ import (
 	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
-	"github.com/fabricctl/fabricctl/fabric"
-	"github.com/fabricctl/fabricctl/lab/iblab"
-	"github.com/fabricctl/fabricctl/switchcfg/opensm"
 )
 
 // TestCheckIBThroughVantageAgent is the fleet path of `check --suite ib`:
@@ -26,37 +21,7 @@ import (
 // (umad2sim). The healthy lab passes; a pulled cable (ibsim Unlink) is
 // found and named, with exit code 2.
 func TestCheckIBThroughVantageAgent(t *testing.T) {
-	if err := iblab.Available(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	path, err := filepath.Abs(ibLabFabric)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := fabric.Load(path, fabric.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, guids, err := iblab.FromFabric(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := opensm.Render(f.Resolve().SubnetManagers[0], guids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := iblab.Up(context.Background(), iblab.Options{Dir: t.TempDir(), Topology: topo, Partitions: []byte(conf)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := l.Down(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
+	_, f, l := upIBLab(t)
 	vantage := f.IBVantage()
 	if vantage != "ib-h1" {
 		t.Fatalf("vantage %q, want the first cabled host ib-h1", vantage)

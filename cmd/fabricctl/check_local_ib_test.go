@@ -36,37 +36,7 @@ func TestCheckLocalIBFlagErrors(t *testing.T) {
 // the InfiniBand lab built from the fabric's declared cabling, and the
 // healthy lab passes, in the table and in JSON with its topology.
 func TestCheckLocalIB(t *testing.T) {
-	if err := iblab.Available(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	path, err := filepath.Abs(ibLabFabric)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := fabric.Load(path, fabric.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, guids, err := iblab.FromFabric(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := opensm.Render(f.Resolve().SubnetManagers[0], guids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := iblab.Up(context.Background(), iblab.Options{Dir: t.TempDir(), Topology: topo, Partitions: []byte(conf)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := l.Down(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
+	path, _, l := upIBLab(t)
 	for _, kv := range l.Env("") {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -85,4 +55,41 @@ func TestCheckLocalIB(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || len(rep.Topology.Links) != 7 || len(rep.Results) != 11 || rep.Suites[0] != "ib" {
 		t.Errorf("-o json: exit %d %v %+v\n%s", code, err, rep, errs)
 	}
+}
+
+// upIBLab starts the InfiniBand lab of the IB lab fabric (its declared
+// cabling, its partitions rendered by OpenSM's renderer) for t, and stops
+// it when t ends; without ibsim it skips, except in CI.
+func upIBLab(t *testing.T) (path string, f *fabric.Fabric, l *iblab.Lab) {
+	t.Helper()
+	if err := iblab.Available(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	path, err := filepath.Abs(ibLabFabric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err = fabric.Load(path, fabric.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	topo, guids, err := iblab.FromFabric(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := opensm.Render(f.Resolve().SubnetManagers[0], guids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err = iblab.Up(context.Background(), iblab.Options{Dir: t.TempDir(), Topology: topo, Partitions: []byte(conf)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := l.Down(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return path, f, l
 }

@@ -144,3 +144,25 @@ func ReadPinned(path, sha string) (data []byte, ok bool, err error) {
 	}
 	return data, true, nil
 }
+
+// OutputCorpus is the directory of published tool outputs that tests read
+// but the repository never holds: $FABRICCTL_OUTPUT_CORPUS, else
+// ../output-corpus beside the repository. Each test's manifest
+// (testdata/published/*.yaml) pins every file in it by sha256.
+func OutputCorpus(t testing.TB) string {
+	if dir := os.Getenv("FABRICCTL_OUTPUT_CORPUS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(RepoRoot(t), "..", "output-corpus")
+}
+
+// PublishedManifests lists testdata/published/*.yaml of the package under
+// test, failing t when there is none.
+func PublishedManifests(t testing.TB) []string {
+	t.Helper()
+	ms, err := filepath.Glob(filepath.Join("testdata", "published", "*.yaml"))
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("no manifest in testdata/published (%v)", err)
+	}
+	return ms
+}

@@ -80,12 +80,8 @@ func startIB(ctx context.Context, hosts []Host, o Options) *ibRun {
 	if ib.o.Progress == nil {
 		ib.o.Progress = o.Progress
 	}
-	if ib.err == nil && !slices.Equal(o.suites(), []report.Suite{report.SuiteIB}) && ib.o.Before == nil {
-		if b, err := ibcheck.Baseline(ctx, ib.o); err == nil {
-			ib.o.Before = b
-		} else {
-			o.progress("ib: reading the error counters before the other suites: %v (judging one reading)", err)
-		}
+	if ib.err == nil && !ibOnly(o) {
+		ib.o = ib.o.WithBaseline(ctx, o.progress)
 	}
 	return ib
 }

@@ -107,14 +107,10 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		name = "local"
 	}
 	rep := report.New(name, time.Now(), suites...)
-	if slices.Contains(suites, report.SuiteIB) && o.Fabric != nil && o.IB.Before == nil {
+	if slices.Contains(suites, report.SuiteIB) && o.Fabric != nil {
 		// the error counters before the other suites: the ib suite then
 		// judges what grew while they ran
-		if b, err := ibcheck.Baseline(ctx, o.IB); err == nil {
-			o.IB.Before = b
-		} else if o.Progress != nil {
-			o.Progress("ib: reading the error counters before the other suites: %v (judging one reading)", err)
-		}
+		o.IB = o.IB.WithBaseline(ctx, o.Progress)
 	}
 	facts := o.Gatherer.Gather(ctx, preflight.Args{Intent: in, Peers: o.Peers})
 	if err := ctx.Err(); err != nil {

@@ -170,3 +170,22 @@ func (s stdoutRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]b
 	}
 	return out.Stdout, nil
 }
+
+// WithBaseline is o with Before read now (Baseline) unless it holds one:
+// what other suites run next, the ib suite then judges by what grew. A
+// failed reading leaves Before nil (one reading is judged) and says why on
+// progress, when set.
+func (o Options) WithBaseline(ctx context.Context, progress func(format string, args ...any)) Options {
+	if o.Before != nil {
+		return o
+	}
+	b, err := Baseline(ctx, o)
+	if err != nil {
+		if progress != nil {
+			progress("ib: reading the error counters before the other suites: %v (judging one reading)", err)
+		}
+		return o
+	}
+	o.Before = b
+	return o
+}

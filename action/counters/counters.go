@@ -262,7 +262,12 @@ func (rep *Report) assemble(first, second reading, twice bool) {
 				rep.unread(name, fmt.Errorf("port %s appeared between the readings", hostPortName(p)))
 				continue
 			}
+			delete(before, portID(p))
 			rep.Ports = append(rep.Ports, rep.hostPort(name, p, &pb, secs))
+		}
+		for _, id := range slices.Sorted(maps.Keys(before)) {
+			// A port that vanished (a device reset, a driver reload) is news.
+			rep.unread(name, fmt.Errorf("port %s vanished between the readings", hostPortName(before[id])))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(first.switches)) {
@@ -272,7 +277,8 @@ func (rep *Report) assemble(first, second reading, twice bool) {
 			continue
 		}
 		if !twice {
-			rep.Ports = append(rep.Ports, switchPorts(a, nil)...)
+			ports, _ := switchPorts(a, nil)
+			rep.Ports = append(rep.Ports, ports...)
 			continue
 		}
 		b, ok := second.switches[name]
@@ -284,7 +290,11 @@ func (rep *Report) assemble(first, second reading, twice bool) {
 			rep.unread(name, b.Err)
 			continue
 		}
-		rep.Ports = append(rep.Ports, switchPorts(b, &a)...)
+		ports, changed := switchPorts(b, &a)
+		rep.Ports = append(rep.Ports, ports...)
+		for _, c := range changed {
+			rep.unread(name, errors.New(c))
+		}
 	}
 }
 
@@ -311,13 +321,17 @@ func (rep *Report) hostPort(target string, p rdma.PortReading, before *rdma.Port
 	if before == nil {
 		out.Counters = absolute(after, from, func(name string) string { return bareKind(name) })
 	} else {
-		var ignore []string
-		prev, _ := flatten(*before, &ignore)
+		// What failed the first time is missing from the movements: say so.
+		var first []string
+		prev, _ := flatten(*before, &first)
+		for _, e := range first {
+			out.SourceErrors = append(out.SourceErrors, "first reading: "+e)
+		}
 		out.Counters = moved(prev, after, from, func(name string) string { return bareKind(name) })
 		out.Seconds = secs
 	}
 	out.Metrics = metrics(rep.Lossless, out.Counters, out.Seconds)
-	out.Clean = rep.clean(out.Metrics)
+	out.Clean = rep.clean(out.Metrics) && len(out.SourceErrors) == 0
 	return out
 }
 
@@ -328,6 +342,9 @@ func flatten(p rdma.PortReading, errs *[]string) (evaluate.Counters, map[string]
 	for _, s := range p.Sources {
 		if s.Error != "" {
 			*errs = append(*errs, s.Name+": "+s.Error)
+		}
+		if n := len(s.Unparsed); n > 0 {
+			*errs = append(*errs, fmt.Sprintf("%s: %d line(s) not understood, first %q", s.Name, n, s.Unparsed[0]))
 		}
 		for name, v := range s.Counters {
 			k := Key(s.Name, name)
@@ -369,19 +386,25 @@ func moved(before, after evaluate.Counters, from map[string]string, kind func(st
 	return out
 }
 
-// clean reports whether no loss or error metric is above zero.
+// clean reports whether the port has loss or error metrics and none is
+// above zero: a port none of whose loss or error counters could be read is
+// not clean but unknown, and stays in the table.
 func (rep *Report) clean(ms map[string]Value) bool {
+	seen := false
 	for name, v := range ms {
-		if g := groupOf(rep.Lossless, name); (g == Loss || g == Errors) && v.Value > 0 {
-			return false
+		if g := groupOf(rep.Lossless, name); g == Loss || g == Errors {
+			if v.Value > 0 {
+				return false
+			}
+			seen = true
 		}
 	}
-	return true
+	return seen
 }
 
 // switchPorts makes the ports of one switch reading (movements since
-// before when set).
-func switchPorts(r SwitchReading, before *SwitchReading) []Port {
+// before when set), and says which ports were in one reading only.
+func switchPorts(r SwitchReading, before *SwitchReading) ([]Port, []string) {
 	from := strings.Join(r.From, "; ")
 	group := func(s SwitchReading) (map[string]evaluate.Counters, map[string]switchcfg.ErrorKind) {
 		ports, kinds := map[string]evaluate.Counters{}, map[string]switchcfg.ErrorKind{}
@@ -403,6 +426,12 @@ func switchPorts(r SwitchReading, before *SwitchReading) []Port {
 	}
 	kind := func(name string) string { return string(kinds[name]) }
 	var out []Port
+	var changed []string
+	for _, port := range slices.Sorted(maps.Keys(prev)) {
+		if _, ok := now[port]; !ok {
+			changed = append(changed, "port "+port+" vanished between the readings")
+		}
+	}
 	for _, port := range slices.Sorted(maps.Keys(now)) {
 		froms := map[string]string{}
 		for name := range now[port] {
@@ -414,13 +443,15 @@ func switchPorts(r SwitchReading, before *SwitchReading) []Port {
 		} else {
 			pb, ok := prev[port]
 			if !ok {
+				changed = append(changed, "port "+port+" appeared between the readings")
 				continue
 			}
 			p.Counters = moved(pb, now[port], froms, kind)
 			p.Seconds = secs
 		}
 		p.Metrics = switchMetrics(kinds, p.Counters)
-		p.Clean = true
+		// Clean: some error or loss metric read, none above zero.
+		p.Clean = len(p.Metrics) > 0
 		for _, v := range p.Metrics {
 			if v.Value > 0 {
 				p.Clean = false
@@ -428,7 +459,7 @@ func switchPorts(r SwitchReading, before *SwitchReading) []Port {
 		}
 		out = append(out, p)
 	}
-	return out
+	return out, changed
 }
 
 // LosslessPriorities returns the priorities of f's hosts' and switches'

@@ -307,3 +307,14 @@ func TestRate(t *testing.T) {
 		}
 	}
 }
+
+// TestUnparsedLinesAreReported: ethtool lines the agent did not understand
+// reach the port's notes, not the floor.
+func TestUnparsedLinesAreReported(t *testing.T) {
+	var errs []string
+	flatten(rdma.PortReading{Sources: []rdma.CounterSource{{Name: rdma.SourceEthtool, From: "ethtool -S eth0",
+		Counters: map[string]uint64{"rx_packets": 1}, Unparsed: []string{"tx: -1", "weird"}}}}, &errs)
+	if len(errs) != 1 || !strings.Contains(errs[0], `2 line(s) not understood, first "tx: -1"`) {
+		t.Errorf("notes %q, want the 2 unparsed lines reported", errs)
+	}
+}

@@ -112,10 +112,15 @@ func Read(ctx context.Context, d *ibfabric.Declared, o Options) *ibfabric.Readin
 	// the second reading of the master, after the others: a master that
 	// changed in between is flapping
 	if len(r.SMInfo) == 1 {
-		if out, err = o.run(ctx, "sminfo"); err == nil {
-			if s, err := ibdiag.ParseSMInfo(string(out)); err == nil {
-				r.SMInfo = append(r.SMInfo, s)
-			}
+		out, err := o.run(ctx, "sminfo")
+		var s *ibdiag.SMInfo
+		if err == nil {
+			s, err = ibdiag.ParseSMInfo(string(out))
+		}
+		if err != nil {
+			r.SMInfoAgainErr = err
+		} else {
+			r.SMInfo = append(r.SMInfo, s)
 		}
 	}
 	return r

@@ -63,9 +63,10 @@ func TestRunReadsEveryTool(t *testing.T) {
 	}
 	// saquery and smpquery are missing here: the SA part of the SM check
 	// says so, and the P_Keys are an error; the rest read their captures
-	// (ibqueryerrors' exit 1 and the stderr lines included).
+	// (ibqueryerrors' exit 1 and the stderr lines included: its ibwarn
+	// line makes the counters a warning, since a node may be unread).
 	want := map[string]checks.Status{ibfabric.IDSubnetManager: checks.StatusPass, ibfabric.IDCabling: checks.StatusPass,
-		ibfabric.IDCounters: checks.StatusPass, ibfabric.IDPKeys: checks.StatusError}
+		ibfabric.IDCounters: checks.StatusWarn, ibfabric.IDPKeys: checks.StatusError}
 	for id, w := range want {
 		if status[id] != w {
 			t.Errorf("%s: %s, want %s", id, status[id], w)

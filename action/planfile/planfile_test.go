@@ -135,3 +135,17 @@ func TestDrift(t *testing.T) {
 		t.Errorf("a change that is no longer disruptive: %v", d)
 	}
 }
+
+// FuzzDecode: whatever a saved-plan file holds, Decode returns a plan that
+// passed its checks or an error; it never panics.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"fabricctl.io/v1alpha1","kind":"SavedPlan","fabric":{"path":"f.yaml","sha256":"ab"},"plan":{"targets":[]}}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"kind":"SavedPlan"} {}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := Decode(b)
+		if err == nil && (p.Plan == nil || p.Fabric.Path == "" || p.Fabric.SHA256 == "" || p.Kind != Kind) {
+			t.Fatalf("accepted an incomplete plan: %+v", p)
+		}
+	})
+}

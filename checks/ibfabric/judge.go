@@ -40,6 +40,9 @@ type Reading struct {
 	// between them is flapping).
 	SMInfo    []*ibdiag.SMInfo
 	SMInfoErr error
+	// SMInfoAgainErr is why the second sminfo reading failed (the master
+	// then could not be seen to hold steady).
+	SMInfoAgainErr error
 	// SMRecords are the SA's SMInfoRecords (saquery SMIR): every SM of the
 	// subnet, in any state.
 	SMRecords    []SMRecord
@@ -180,6 +183,7 @@ func Judge(d *Declared, r *Reading) Outcome {
 	out.Results = append(out.Results, judgeCabling(r, cabling)...)
 	out.Results = append(out.Results, judgeCounters(d, r, o)...)
 	out.Results = append(out.Results, judgePKeys(d, r)...)
+	out.Results = append(out.Results, judgeParsed(r)...)
 	checks.Sort(out.Results)
 	return out
 }
@@ -266,6 +270,20 @@ func judgeSM(d *Declared, r *Reading, o *observed) checks.Result {
 	res.Evidence = evidence
 	if len(problems) > 0 {
 		res.Status, res.Summary = checks.StatusFail, strings.Join(problems, "; ")
+		return res
+	}
+	// What could not be confirmed is a warning, never a pass.
+	var unsure []string
+	if len(r.SMInfo) < 2 && r.SMInfoAgainErr != nil {
+		unsure = append(unsure, "the second sminfo reading failed ("+r.SMInfoAgainErr.Error()+"), so the master was not seen to hold steady")
+	}
+	if r.SMRecords != nil {
+		if !slices.ContainsFunc(r.SMRecords, func(rec SMRecord) bool { return rec.GUID == first.GUID && rec.State == 3 }) {
+			unsure = append(unsure, fmt.Sprintf("the SA's SMInfoRecords (%d) do not list the master sminfo found as master", len(r.SMRecords)))
+		}
+	}
+	if len(unsure) > 0 {
+		res.Status, res.Summary = checks.StatusWarn, summary+"; but "+strings.Join(unsure, "; ")
 		return res
 	}
 	res.Status, res.Summary = checks.StatusPass, summary
@@ -461,6 +479,25 @@ func judgeCounters(d *Declared, r *Reading, o *observed) []checks.Result {
 		}
 		out = append(out, res)
 	}
+	// A tool error that is a management-packet timeout the links' judgement
+	// already names (the node behind a port that answers nothing) is that
+	// finding, not another one; any other is a node whose counters went unread.
+	unread := slices.DeleteFunc(slices.Clone(r.Errors.ToolErrors), func(l ibdiag.Unparsed) bool {
+		return slices.Contains(o.timeouts, strings.TrimSpace(l.Text))
+	})
+	if len(out) == 0 && (len(unread) > 0 || len(r.Errors.Unparsed) > 0 ||
+		r.Errors.Summary.PMAFailures != nil && *r.Errors.Summary.PMAFailures > 0 && len(unread) == len(r.Errors.ToolErrors)) {
+		// Nodes ibqueryerrors could not query are not clean: they are unread.
+		res := checks.Result{ID: IDCounters, Target: "fabric", Status: checks.StatusWarn,
+			Summary: fmt.Sprintf("no error counter over its threshold among the ports read, but ibqueryerrors could not read all of them (%s)", how)}
+		if f := r.Errors.Summary.PMAFailures; f != nil && *f > 0 {
+			res.Summary = fmt.Sprintf("no error counter over its threshold among the ports read, but %d PMA queries failed (%s)", *f, how)
+		}
+		for _, l := range append(unread, r.Errors.Unparsed...) {
+			res.Evidence = append(res.Evidence, fmt.Sprintf("ibqueryerrors line %d: %s", l.Line, l.Text))
+		}
+		return []checks.Result{res}
+	}
 	if len(out) == 0 {
 		s := r.Errors.Summary
 		n, ports := "every", "every"
@@ -553,4 +590,30 @@ func judgePKeys(d *Declared, r *Reading) []checks.Result {
 		out = append(out, checks.ErrorResult(IDPKeys, "fabric", "", fmt.Errorf("reading some P_Key tables: %w", r.PKeysErr)))
 	}
 	return out
+}
+
+// IDParse is the result that lists diagnostic output the suite did not
+// understand: lines ignored are reported, never silently dropped.
+const IDParse = "ib/parse"
+
+// judgeParsed warns of every line of ibnetdiscover and iblinkinfo the
+// parsers returned as not understood (ibqueryerrors' are judged with the
+// counters): a cable judged without them may be judged on one end only.
+func judgeParsed(r *Reading) []checks.Result {
+	var ev []string
+	if r.Ports != nil {
+		for _, l := range r.Ports.Unparsed {
+			ev = append(ev, fmt.Sprintf("ibnetdiscover -p line %d: %s", l.Line, l.Text))
+		}
+	}
+	if r.Links != nil {
+		for _, l := range r.Links.Unparsed {
+			ev = append(ev, fmt.Sprintf("iblinkinfo line %d: %s", l.Line, l.Text))
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return []checks.Result{{ID: IDParse, Target: "fabric", Status: checks.StatusWarn,
+		Summary: fmt.Sprintf("%d line(s) of the diagnostics not understood: the ports they name were judged without them", len(ev)), Evidence: ev}}
 }

@@ -1,6 +1,7 @@
 package ibfabric
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,4 +265,27 @@ func TestReplacedSwitch(t *testing.T) {
 	if !strings.Contains(got, "lab-h1:1 is on leaf-01 (GUID 0x0008f104000002ff):1 (a device the fabric does not know), declared leaf-01:1") {
 		t.Errorf("findings:\n%s", got)
 	}
+}
+
+// TestUnconfirmedIsNeverPass: what the diagnostics could not read or did not
+// say is a warning naming it, never a pass: nodes ibqueryerrors could not
+// query, lines of ibnetdiscover not understood, a second sminfo that
+// failed, an SA whose records do not list the master.
+func TestUnconfirmedIsNeverPass(t *testing.T) {
+	r := reading(t, capture(t, "healthy-ibnetdiscover-p.txt"), capture(t, "healthy-iblinkinfo.txt"),
+		capture(t, "healthy-ibqueryerrors.txt")+"ibwarn: [1234] query_indicator: PerfMgt query failed for lid 9\n")
+	expect(t, Judge(demo(t), r), "ib/counters fabric [warn]: no error counter over its threshold among the ports read, but")
+
+	r = healthy(t)
+	r.Ports.Unparsed = append(r.Ports.Unparsed, ibdiag.Unparsed{Line: 99, Text: "a line from a newer ibnetdiscover"})
+	out := Judge(demo(t), r)
+	expect(t, out, "ib/parse fabric [warn]: 1 line(s) of the diagnostics not understood")
+
+	r = healthy(t)
+	r.SMInfo, r.SMInfoAgainErr = r.SMInfo[:1], errors.New("sminfo: timed out")
+	expect(t, Judge(demo(t), r), "ib/subnet-manager sm-01 [warn]: one master SM, on sm-01, steady over 1 sminfo readings")
+
+	r = healthy(t)
+	r.SMRecords = []SMRecord{}
+	expect(t, Judge(demo(t), r), "do not list the master sminfo found as master")
 }

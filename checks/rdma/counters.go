@@ -61,6 +61,10 @@ type CounterSource struct {
 	From     string            `json:"from"`
 	Counters map[string]uint64 `json:"counters,omitempty"`
 	Error    string            `json:"error,omitempty"`
+	// Unparsed holds the lines of the source's output that were not
+	// understood (ethtool -S lines that are not "name: unsigned value"),
+	// as read: reported, never guessed at.
+	Unparsed []string `json:"unparsed,omitempty"`
 }
 
 // notCounters are files of hw_counters that are settings, not counts
@@ -116,8 +120,11 @@ func (a *Agent) readPort(ctx context.Context, dev string, port int) PortReading 
 	}
 	r.add(SourceCarrier, a.Sys.Path("class", "net", nd), cc, err)
 	argv := []string{"ethtool", "-S", nd}
-	es, err := a.ethtoolStats(ctx, argv)
+	es, unparsed, err := a.ethtoolStats(ctx, argv)
 	r.add(SourceEthtool, strings.Join(argv, " "), es, err)
+	if len(unparsed) > 0 && len(r.Sources) > 0 && r.Sources[len(r.Sources)-1].Name == SourceEthtool {
+		r.Sources[len(r.Sources)-1].Unparsed = unparsed
+	}
 	return r
 }
 
@@ -141,14 +148,14 @@ func (r *PortReading) add(name, from string, cs map[string]uint64, err error) {
 var ErrNoEthtool = errors.New("ethtool not found (install ethtool)")
 
 // ethtoolStats runs ethtool -S and parses what it prints.
-func (a *Agent) ethtoolStats(ctx context.Context, argv []string) (map[string]uint64, error) {
+func (a *Agent) ethtoolStats(ctx context.Context, argv []string) (map[string]uint64, []string, error) {
 	run := a.RunTool
 	if run == nil {
 		run = a.execTool
 	}
 	out, err := run(ctx, argv)
 	if err != nil {
-		return nil, fmt.Errorf("running %s: %w", strings.Join(argv, " "), err)
+		return nil, nil, fmt.Errorf("running %s: %w", strings.Join(argv, " "), err)
 	}
 	return ParseEthtoolStats(out)
 }
@@ -196,36 +203,45 @@ func isExecutable(path string) bool {
 }
 
 // ParseEthtoolStats parses the output of ethtool -S: a "NIC statistics:"
-// header, then one "name: value" line each. Lines that are not a name and
-// an unsigned decimal are skipped (headers of per-queue groups some
-// drivers print); output without the header is an error.
-func ParseEthtoolStats(out []byte) (map[string]uint64, error) {
+// header, then one "name: value" line each. A "name:" line without a value
+// heads a per-queue group some drivers print; every other line that is not
+// a name and an unsigned decimal is returned in unparsed, as read, so that
+// what was not understood is reported rather than dropped. Output without
+// the header is an error.
+func ParseEthtoolStats(out []byte) (counters map[string]uint64, unparsed []string, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	header := false
 	cs := map[string]uint64{}
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if line == "NIC statistics:" {
+		switch {
+		case line == "":
+			continue
+		case line == "NIC statistics:":
 			header = true
 			continue
 		}
 		i := strings.LastIndex(line, ":")
-		if i <= 0 {
-			continue
+		if i > 0 && strings.TrimSpace(line[i+1:]) == "" {
+			continue // a group's heading
 		}
-		name := strings.TrimSpace(line[:i])
-		v, err := strconv.ParseUint(strings.TrimSpace(line[i+1:]), 10, 64)
-		if err != nil || name == "" {
+		name := ""
+		if i > 0 {
+			name = strings.TrimSpace(line[:i])
+		}
+		v, perr := strconv.ParseUint(strings.TrimSpace(line[i+1:]), 10, 64)
+		if i <= 0 || perr != nil || name == "" {
+			unparsed = append(unparsed, line)
 			continue
 		}
 		cs[name] = v
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading ethtool -S output: %w", err)
+		return nil, nil, fmt.Errorf("reading ethtool -S output: %w", err)
 	}
 	if !header {
-		return nil, errors.New("not the output of ethtool -S: no \"NIC statistics:\" line")
+		return nil, nil, errors.New("not the output of ethtool -S: no \"NIC statistics:\" line")
 	}
-	return cs, nil
+	return cs, unparsed, nil
 }

@@ -177,19 +177,38 @@ func TestReadCountersStatistics(t *testing.T) {
 }
 
 // TestParseEthtoolStats: name/value lines after the header; group
-// headers and non-numbers skipped; output that is not ethtool -S's is an
-// error.
+// headers skipped; lines it does not understand returned, not dropped;
+// output that is not ethtool -S's is an error.
 func TestParseEthtoolStats(t *testing.T) {
-	got, err := ParseEthtoolStats([]byte(ethtoolOut + "     rx_queue_0: \n     weird line\n     tx: -1\n"))
+	got, unparsed, err := ParseEthtoolStats([]byte(ethtoolOut + "     rx_queue_0: \n     weird line\n     tx: -1\n"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := []string{"weird line", "tx: -1"}; !slices.Equal(unparsed, want) {
+		t.Errorf("unparsed %q, want %q", unparsed, want)
 	}
 	want := map[string]uint64{"rx_packets": 1000, "rx_prio3_pause": 12, "tx_prio3_pause": 340, "rx_discards_phy": 5,
 		"rx_symbol_err_phy": 0, "rx_crc_errors_phy": 1, "link_down_events_phy": 2}
 	if !maps.Equal(got, want) {
 		t.Errorf("parsed %v, want %v", got, want)
 	}
-	if _, err := ParseEthtoolStats([]byte("no stats available\n")); err == nil {
+	if _, _, err := ParseEthtoolStats([]byte("no stats available\n")); err == nil {
 		t.Errorf("output without the header parsed")
 	}
+}
+
+// FuzzParseEthtoolStats: whatever ethtool printed, every non-blank line is a
+// counter, a group heading, the header or reported as unparsed.
+func FuzzParseEthtoolStats(f *testing.F) {
+	f.Add([]byte(ethtoolOut))
+	f.Add([]byte("NIC statistics:\n  a: 1\n  b:\n  c: x\n:5\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cs, unparsed, err := ParseEthtoolStats(b)
+		if err != nil {
+			return
+		}
+		if len(cs)+len(unparsed) > strings.Count(string(b), "\n")+1 {
+			t.Fatalf("%d counters and %d unparsed from %d lines", len(cs), len(unparsed), strings.Count(string(b), "\n")+1)
+		}
+	})
 }

@@ -20,10 +20,10 @@ const (
 	BNXTRE  Family = "bnxt_re" // Broadcom NetXtreme-E RoCE: bnxt_re hw_counters
 	IRDMA   Family = "irdma"   // Intel E810: irdma hw_counters and ice ethtool -S
 	SONiC   Family = "sonic"   // show pfc counters, show queue counters, show queue wredcounters
-	Cumulus Family = "cumulus" // nv show interface X counters qos …
-	EOS     Family = "eos"     // show priority-flow-control counters detail, show qos … counters
-	Junos   Family = "junos"   // show interfaces extensive (PFC and queue sections)
-	NXOS    Family = "nxos"    // show interface priority-flow-control, show queuing interface
+	Cumulus Family = "cumulus" // nv show interface X counters qos -o json
+	EOS     Family = "eos"     // show priority-flow-control counters detail, show … queue … | json
+	Junos   Family = "junos"   // show interfaces extensive (PFC section), show interfaces queue
+	NXOS    Family = "nxos"    // show queuing interface
 )
 
 // Signal is what a counter measures, normalised across families.
@@ -93,15 +93,17 @@ const (
 	docIRDMA       = "https://github.com/torvalds/linux/blob/master/drivers/infiniband/hw/irdma/verbs.c"
 	docICE         = "https://edc.intel.com/content/www/us/en/design/products/ethernet/800-series-linux-flow-control-configuration-guide-for-rdma-use-c/"
 	docSONiC       = "https://github.com/sonic-net/sonic-utilities/blob/master/doc/Command-Reference.md"
-	docCumulus     = "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE/"
+	docCumulus     = "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/Layer-1-and-Switch-Ports/Quality-of-Service/"
 	docEOS         = "https://www.arista.com/en/um-eos/eos-data-center-bridging-and-ecn"
 	docJunos       = "https://www.juniper.net/documentation/us/en/software/junos/cli-reference/topics/ref/command/show-interfaces-extensive.html"
+	docJunosQueue  = "https://www.juniper.net/documentation/us/en/software/junos/cos/topics/ref/command/show-interfaces-queue.html"
 	docNXOS        = "https://www.cisco.com/c/en/us/td/docs/switches/datacenter/nexus9000/sw/93x/qos/configuration/guide/b-cisco-nexus-9000-nx-os-quality-of-service-configuration-guide-93x/m-configuring-priority-flow-control.html"
 )
 
 const (
 	ethtool = "ethtool -S <if>"
 	hwc     = "hw_counters"
+	nvQoS   = "nv show interface <if> counters qos -o json"
 )
 
 // Table lists every counter the congestion verdict reads, per family, with
@@ -175,30 +177,42 @@ var Table = []Counter{
 	{SONiC, "Tx PFC{p}", PauseTx, "show pfc counters", "", docSONiC, "table \"Port Tx\", column PFC{p}"},
 	{SONiC, "UC{p} Drop/pkts", Drop, "show queue counters", "", docSONiC, "egress queue = traffic class"},
 	{SONiC, "UC{p} Counter/pkts", Traffic, "show queue counters", "", docSONiC, "egress queue = traffic class"},
+	{SONiC, "UC{p} WredDrp/pkts", Drop, "show queue wredcounters", "", docSONiC, "egress queue = traffic class"},
 	{SONiC, "UC{p} EcnMarked/pkts", ECNMarked, "show queue wredcounters", "", docSONiC, "egress queue = traffic class"},
-	// Cumulus Linux (NVUE): per switch-priority PFC statistics, per traffic-class ECN.
-	{Cumulus, "pfc-stats {p} rx-pause-frames", PauseRx, "nv show interface <if> counters qos pfc-stats", "", docCumulus, ""},
-	{Cumulus, "pfc-stats {p} tx-pause-frames", PauseTx, "nv show interface <if> counters qos pfc-stats", "", docCumulus, ""},
-	{Cumulus, "pfc-stats {p} rx-pause-duration", PauseDurationRx, "nv show interface <if> counters qos pfc-stats", "us", docCumulus, ""},
-	{Cumulus, "pfc-stats {p} tx-pause-duration", PauseDurationTx, "nv show interface <if> counters qos pfc-stats", "us", docCumulus, ""},
-	{Cumulus, "congestion-control {p} ecn-marked-packets", ECNMarked, "nv show interface <if> counters qos congestion-control", "", docCumulus, "per traffic class"},
-	{Cumulus, "egress-queue-stats {p} tx-uc-buffer-discards", Drop, "nv show interface <if> counters qos egress-queue-stats", "", docCumulus, "per traffic class"},
-	// Arista EOS.
-	{EOS, "Priority {p} RxPfc", PauseRx, "show priority-flow-control counters detail", "", docEOS, ""},
-	{EOS, "Priority {p} TxPfc", PauseTx, "show priority-flow-control counters detail", "", docEOS, ""},
-	{EOS, "TxQ{p} DropPkts", Drop, "show interfaces counters queue drops", "", docEOS, "egress queue = traffic class"},
-	{EOS, "TxQ{p} EcnMarked", ECNMarked, "show qos interfaces ecn counters queue", "", docEOS, "egress queue = traffic class"},
-	// Junos (QFX): show interfaces extensive.
-	{Junos, "PFC priority {p} Received", PauseRx, "show interfaces extensive", "", docJunos, "section \"MAC Priority Flow Control Statistics\""},
-	{Junos, "PFC priority {p} Transmitted", PauseTx, "show interfaces extensive", "", docJunos, "section \"MAC Priority Flow Control Statistics\""},
-	{Junos, "Queue {p} Tail-dropped packets", Drop, "show interfaces extensive", "", docJunos, "egress queue = forwarding class"},
-	{Junos, "Queue {p} ECN-CE packets", ECNMarked, "show interfaces extensive", "", docJunos, "egress queue = forwarding class"},
-	// NX-OS: RxPPP/TxPPP add up every priority.
-	{NXOS, "RxPPP", PauseRx, "show interface priority-flow-control", "", docNXOS, "all priorities together"},
-	{NXOS, "TxPPP", PauseTx, "show interface priority-flow-control", "", docNXOS, "all priorities together"},
-	{NXOS, "QOS GROUP {p} Ingress MMU Drop Pkts", Drop, "show queuing interface", "", docNXOS, "per qos-group"},
-	{NXOS, "QOS GROUP {p} WRED Drop Pkts", Drop, "show queuing interface", "", docNXOS, "per qos-group"},
-	{NXOS, "QOS GROUP {p} ECN Marked Pkts", ECNMarked, "show queuing interface", "", docNXOS, "per qos-group"},
+	// Cumulus Linux (NVUE 5.5 and later): the JSON of the port's QoS counters,
+	// per switch priority (pfc-stats) and per traffic class (egress-queue-stats).
+	{Cumulus, "pfc-stats {p} rx-pause-frames", PauseRx, nvQoS, "", docCumulus, ""},
+	{Cumulus, "pfc-stats {p} tx-pause-frames", PauseTx, nvQoS, "", docCumulus, ""},
+	{Cumulus, "pfc-stats {p} rx-pause-duration", PauseDurationRx, nvQoS, "us", docCumulus, ""},
+	{Cumulus, "pfc-stats {p} tx-pause-duration", PauseDurationTx, nvQoS, "us", docCumulus, ""},
+	{Cumulus, "egress-queue-stats {p} ecn-marked-frames", ECNMarked, nvQoS, "", docCumulus, "per traffic class; Spectrum-1 and -2 count ECN marks per port only (port-stats), where this is absent"},
+	{Cumulus, "egress-queue-stats {p} tx-uc-buffer-discards", Drop, nvQoS, "", docCumulus, "per traffic class; a frame count (the table view prints it as bytes)"},
+	{Cumulus, "egress-queue-stats {p} wred-discards", Drop, nvQoS, "", docCumulus, "per traffic class"},
+	// Arista EOS: eAPI JSON.
+	{EOS, "Priority {p} RxPfc", PauseRx, "show priority-flow-control counters detail | json", "", docEOS, ""},
+	{EOS, "Priority {p} TxPfc", PauseTx, "show priority-flow-control counters detail | json", "", docEOS, ""},
+	{EOS, "RxPfc", PauseRx, "show priority-flow-control counters detail | json", "", docEOS, "all priorities together"},
+	{EOS, "TxPfc", PauseTx, "show priority-flow-control counters detail | json", "", docEOS, "all priorities together"},
+	{EOS, "TxQ{p} DropPkts", Drop, "show interfaces counters queue detail | json", "", docEOS, "unicast queue of traffic class {p}, drop precedences summed"},
+	{EOS, "TxQ{p} EcnMarked", ECNMarked, "show qos interfaces ecn counters queue | json", "", docEOS, "egress queue = traffic class; counted only with random-detect ecn count"},
+	// Junos (QFX): show interfaces extensive and show interfaces queue.
+	{Junos, "PFC priority {p} Received", PauseRx, "show interfaces extensive | display json", "", docJunos, "ethernet-mac-pfc-statistics (MAC Priority Flow Control Statistics)"},
+	{Junos, "PFC priority {p} Transmitted", PauseTx, "show interfaces extensive | display json", "", docJunos, "ethernet-mac-pfc-statistics (MAC Priority Flow Control Statistics)"},
+	{Junos, "Queue counters {p} Dropped packets", Drop, "show interfaces extensive | display json", "", docJunos, "egress queue number, which is the forwarding class's queue, not necessarily the priority"},
+	{Junos, "Queue {p} Tail-dropped packets", Drop, "show interfaces queue", "", docJunosQueue, "egress queue number, which is the forwarding class's queue, not necessarily the priority"},
+	{Junos, "Queue {p} RED-dropped packets", Drop, "show interfaces queue", "", docJunosQueue, "egress queue number; printed where the platform counts WRED drops"},
+	{Junos, "Queue {p} Total-dropped packets", Drop, "show interfaces queue", "", docJunosQueue, "egress queue number; tail, RED and rate-limit drops together"},
+	{Junos, "Queue {p} ECN-CE packets", ECNMarked, "show interfaces queue", "", docJunosQueue, "egress queue number; printed where the platform counts ECN marks"},
+	// NX-OS (Nexus 9000): show queuing interface. No per-queue ECN counter
+	// was found in its output: ECN is not observable on NX-OS.
+	{NXOS, "PFC COS {p} RxCount", PauseRx, "show queuing interface", "", docNXOS, "PFC Statistics table"},
+	{NXOS, "PFC COS {p} TxCount", PauseTx, "show queuing interface", "", docNXOS, "PFC Statistics table"},
+	{NXOS, "RxPPP", PauseRx, "show queuing interface", "", docNXOS, "all priorities together"},
+	{NXOS, "TxPPP", PauseTx, "show queuing interface", "", docNXOS, "all priorities together"},
+	{NXOS, "QOS GROUP {p} WRED/AFD & Tail Drop Pkts", Drop, "show queuing interface", "", docNXOS, "unicast, per qos-group (= traffic class under the RoCE maps)"},
+	{NXOS, "QOS GROUP {p} WD & Tail Drop Pkts", Drop, "show queuing interface", "", docNXOS, "unicast, per qos-group; drops of the PFC watchdog included"},
+	{NXOS, "Ingress Overflow Drop Pkts", Drop, "show queuing interface", "", docNXOS, "every priority (Per Port Ingress Statistics)"},
+	{NXOS, "Ingress MMU Drop Pkts", Drop, "show queuing interface", "", docNXOS, "every priority (Port Ingress Statistics, where printed)"},
 }
 
 // Name is a counter name read against the table.

@@ -151,8 +151,9 @@ func nxosCountersJSON(ps []PortErrors) string {
 // junosInterfacesJSON renders Junos's `show interfaces extensive |
 // display json`: each port a physical-interface with its
 // input-error-list and ethernet-mac-statistics, lo0 without; every leaf
-// a list of one {"data": "…"}.
-func junosInterfacesJSON(ps []PortErrors) string {
+// a list of one {"data": "…"}. The ports of cs get their PFC statistics
+// and queue counters too (congestion.go).
+func junosInterfacesJSON(ps []PortErrors, cs []PortCongestion) string {
 	type v = map[string]any
 	data := func(n uint64) []v { return []v{{"data": strconv.FormatUint(n, 10)}} }
 	phys := []v{{"name": []v{{"data": "lo0"}}, "oper-status": []v{{"data": "up"}}}}
@@ -162,6 +163,7 @@ func junosInterfacesJSON(ps []PortErrors) string {
 				"framing-errors": data(p.FCS + p.Alignment), "input-runts": data(0), "input-discards": data(0)}},
 			"ethernet-mac-statistics": []v{{"input-crc-errors": data(p.FCS + p.Alignment), "input-code-violations": data(p.Symbol)}}})
 	}
+	phys = junosCongestion(phys, cs)
 	b, _ := json.MarshalIndent(v{"interface-information": []v{{"physical-interface": phys}}}, "", "    ")
 	return string(b) + "\n"
 }

@@ -54,8 +54,10 @@ type env struct {
 	model    string // Options.Model
 	lldp     func() ([]fabric.Neighbor, error)
 	counters func() ([]PortErrors, error)
-	stats    Stats
-	timer    *confirmTimer
+	// congestion is Options.Congestion (congestion.go).
+	congestion func() ([]PortCongestion, error)
+	stats      Stats
+	timer      *confirmTimer
 }
 
 // confirmTimer is a pending confirmed commit: when it fires, rollback runs

@@ -274,6 +274,9 @@ func (s *eosShell) exec(raw string) reply {
 }
 
 func (s *eosShell) execMode(line string) reply {
+	if r, ok := s.d.env.congestionReply(line); ok {
+		return r
+	}
 	f := strings.Fields(line)
 	switch {
 	case line == "":

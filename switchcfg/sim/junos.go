@@ -393,6 +393,9 @@ func (s *junosShell) opMode(line string) reply {
 	d := s.d
 	f := strings.Fields(line)
 	cmd, pipe, _ := strings.Cut(line, " | ")
+	if r, ok := d.env.congestionReply(line); ok {
+		return r
+	}
 	switch {
 	case line == "":
 		return reply{}
@@ -420,10 +423,14 @@ func (s *junosShell) opMode(line string) reply {
 		return say(junosLLDPJSON(ns))
 	case cmd == "show interfaces extensive" && (pipe == "display json" || pipe == "display json | no-more"):
 		ps, err := d.env.portErrors()
+		var cs []PortCongestion
+		if err == nil {
+			cs, err = d.env.congestionOf()
+		}
 		if err != nil {
 			return fail("error: the interface statistics are not available: " + err.Error())
 		}
-		return say(junosInterfacesJSON(ps))
+		return say(junosInterfacesJSON(ps, cs))
 	case strings.HasPrefix(cmd, "show configuration"):
 		path := tokenize(strings.TrimPrefix(cmd, "show configuration"))
 		return s.showPath(d.committed(), path, pipe, line, 2)

@@ -529,6 +529,9 @@ func (s *nvueShell) exec(raw string) reply {
 		f = f[1:]
 		line = strings.Join(f, " ")
 	}
+	if r, ok := s.d.env.congestionReply(line); ok {
+		return r
+	}
 	switch {
 	case len(f) == 0:
 		return reply{}

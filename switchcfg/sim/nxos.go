@@ -240,6 +240,9 @@ func (s *nxosShell) exec(raw string) reply {
 		return s.config(raw, line)
 	}
 	d := s.d
+	if r, ok := d.env.congestionReply(line); ok {
+		return r
+	}
 	f := strings.Fields(line)
 	switch {
 	case line == "":

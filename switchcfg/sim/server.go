@@ -84,6 +84,11 @@ type Options struct {
 	// (counters.go; PortCounters.Read is one); nil reports no port. It is
 	// called once per counter command.
 	Counters func() ([]PortErrors, error)
+	// Congestion are the ports' congestion counters the switch reports
+	// (congestion.go; Congestion.Read is one): PFC frames per priority,
+	// ECN marks and drops per queue; nil reports no port. It is called
+	// once per congestion counter command.
+	Congestion func() ([]PortCongestion, error)
 }
 
 // Faults inject failures on demand. Drop and stall faults fire once and then
@@ -183,7 +188,8 @@ func New(opt Options) (*Server, error) {
 	if host == "" {
 		host = p.hostname
 	}
-	s.env = &env{server: s, now: now, hostname: host, model: opt.Model, lldp: opt.Neighbors, counters: opt.Counters}
+	s.env = &env{server: s, now: now, hostname: host, model: opt.Model, lldp: opt.Neighbors, counters: opt.Counters,
+		congestion: opt.Congestion}
 	s.dev = p.new(s.env)
 	s.user = opt.User
 	if s.user == "" {

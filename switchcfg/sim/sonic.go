@@ -609,6 +609,9 @@ func shellSplit(line string) (args []string, redirect string, appendTo bool, err
 }
 
 func (s *sonicShell) show(args []string) reply {
+	if r, ok := s.d.env.congestionReply("show " + strings.Join(args, " ")); ok {
+		return r
+	}
 	switch strings.Join(args, " ") {
 	case "runningconfiguration all":
 		return say(dbJSON(s.d.db))

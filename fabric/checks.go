@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -22,6 +23,94 @@ type Checks struct {
 	Counters *CounterRules `yaml:"counters,omitempty" json:"counters,omitempty"`
 	// NCCL is the collective sanity check (check --suite nccl). fabricctl extension.
 	NCCL *NCCL `yaml:"nccl,omitempty" json:"nccl,omitempty"`
+	// Incast is the congestion suite (check --suite incast). fabricctl extension.
+	Incast *Incast `yaml:"incast,omitempty" json:"incast,omitempty"`
+}
+
+// Incast configures the congestion suite: rounds of Senders hosts writing
+// to one receiver at once (ib_write_bw on the RoCE class's traffic class),
+// every leaf's downlinks congested in turn, then cross-leaf rounds that
+// congest the uplinks; the port counters of every participating host and
+// switch port are read before and after each round and judged
+// (checks/congestion: lossless held, PFC and ECN engaged, no pause storm).
+// Every field is optional. fabricctl extension.
+type Incast struct {
+	// Senders writing to one receiver at once (default 3; at most the
+	// hosts checked less one).
+	Senders int `yaml:"senders,omitempty" json:"senders,omitempty"`
+	// MessageSize of each write (default 64KiB).
+	MessageSize Bytes `yaml:"messageSize,omitempty" json:"messageSize,omitempty"`
+	// QPs per sender (perftest -q, default 2).
+	QPs int `yaml:"qps,omitempty" json:"qps,omitempty"`
+	// Duration of each round's writes (default 10s; whole seconds, at least 5s).
+	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+	// ReceiversPerLeaf is how many hosts of each leaf take an incast round
+	// as its receiver (default 1).
+	ReceiversPerLeaf int `yaml:"receiversPerLeaf,omitempty" json:"receiversPerLeaf,omitempty"`
+	// CrossLeaf adds the rounds where the hosts of one group of leaves
+	// write to those of the others, congesting the uplinks (default: on
+	// when the hosts sit on more than one leaf).
+	CrossLeaf *bool `yaml:"crossLeaf,omitempty" json:"crossLeaf,omitempty"`
+	// Bounds of the pause verdicts.
+	Bounds *IncastBounds `yaml:"bounds,omitempty" json:"bounds,omitempty"`
+	// Ignore lists counters the verdicts do not read (names as in
+	// hw_counters/ or ethtool -S); absent: spec.checks.counters.ignore.
+	Ignore []string `yaml:"ignore,omitempty" json:"ignore,omitempty"`
+	// Retries: as Loopback.Retries.
+	Retries *int `yaml:"retries,omitempty" json:"retries,omitempty"`
+	// QPTimeout: as Loopback.QPTimeout; a paused sender waits, so a fabric
+	// that pauses long may need more than perftest's 14.
+	QPTimeout int `yaml:"qpTimeout,omitempty" json:"qpTimeout,omitempty"`
+}
+
+// IncastBounds are the bounds of the congestion verdicts (congestion.Bounds).
+type IncastBounds struct {
+	// MaxPausedPercent: a port paused (or pausing its peer) longer than this
+	// share of the round is in a pause storm (default 50).
+	MaxPausedPercent float64 `yaml:"maxPausedPercent,omitempty" json:"maxPausedPercent,omitempty"`
+	// HeavyPausedPercent: pausing this share of the round or more is heavy;
+	// heavy pausing with no ECN marking warns (default 5).
+	HeavyPausedPercent float64 `yaml:"heavyPausedPercent,omitempty" json:"heavyPausedPercent,omitempty"`
+	// HeavyPauseFrames: where a port has no pause-duration counter, this
+	// many pause frames or more is heavy (default 10000).
+	HeavyPauseFrames int `yaml:"heavyPauseFrames,omitempty" json:"heavyPauseFrames,omitempty"`
+}
+
+// Defaults of spec.checks.incast.
+const (
+	DefaultIncastSenders          = 3
+	DefaultIncastMessageSize      = Bytes(64 << 10)
+	DefaultIncastQPs              = 2
+	DefaultIncastDuration         = Duration(10 * time.Second)
+	DefaultIncastReceiversPerLeaf = 1
+)
+
+// IncastOrDefault returns c's incast settings with every absent field at
+// its default (CrossLeaf stays nil when absent: it depends on the leaves).
+func (c *Checks) IncastOrDefault() Incast {
+	var in Incast
+	if c != nil && c.Incast != nil {
+		in = *c.Incast
+	}
+	if in.Senders == 0 {
+		in.Senders = DefaultIncastSenders
+	}
+	if in.MessageSize == 0 {
+		in.MessageSize = DefaultIncastMessageSize
+	}
+	if in.QPs == 0 {
+		in.QPs = DefaultIncastQPs
+	}
+	if in.Duration == 0 {
+		in.Duration = DefaultIncastDuration
+	}
+	if in.ReceiversPerLeaf == 0 {
+		in.ReceiversPerLeaf = DefaultIncastReceiversPerLeaf
+	}
+	if in.Ignore == nil && c != nil && c.Counters != nil {
+		in.Ignore = c.Counters.Ignore
+	}
+	return in
 }
 
 // NCCL configures the collective sanity check: an all-reduce across the
@@ -134,6 +223,13 @@ type Pairwise struct {
 	// them. Needs declared cabling. Absent: DefaultLocalizeRounds; 0: no
 	// re-tests; at most MaxLocalizeRounds. fabricctl extension.
 	LocalizeRounds *int `yaml:"localizeRounds,omitempty" json:"localizeRounds,omitempty"`
+	// FlowLabel pins each test's ECMP path on RoCE v2: "auto" gives every
+	// pair its own GRH flow label (perftest --flow_label), hence its own
+	// fixed UDP source port, learns the pairs' paths with a UDP traceroute
+	// of the same 5-tuple and hands them to the localiser; "off" (or
+	// absent) leaves the NIC's choice. docs/pinned-paths.md. fabricctl
+	// extension.
+	FlowLabel string `yaml:"flowLabel,omitempty" json:"flowLabel,omitempty" enum:"off,auto"`
 }
 
 // LocalizeRoundsOr returns *r, or DefaultLocalizeRounds when r is nil.

@@ -90,3 +90,65 @@ func TestParseRate(t *testing.T) {
 		t.Errorf("strings %s %s", Rate(0), Rate(0.25))
 	}
 }
+
+// TestIncastLoads: spec.checks.incast decodes, and IncastOrDefault fills
+// what is absent (ignore from spec.checks.counters).
+func TestIncastLoads(t *testing.T) {
+	f, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(`    incast: {senders: 5, messageSize: 1MiB, qps: 4, duration: 20s, receiversPerLeaf: 2, crossLeaf: false, retries: 1, qpTimeout: 20,
+      bounds: {maxPausedPercent: 40, heavyPausedPercent: 2.5, heavyPauseFrames: 500}}
+    counters: {ignore: [duplicate_request]}
+`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := f.Spec.Checks.IncastOrDefault()
+	if in.Senders != 5 || in.MessageSize != 1<<20 || in.QPs != 4 || in.Duration != Duration(20*time.Second) || in.ReceiversPerLeaf != 2 ||
+		in.CrossLeaf == nil || *in.CrossLeaf || RetriesOr(in.Retries) != 1 || in.QPTimeout != 20 {
+		t.Errorf("incast %+v", in)
+	}
+	if b := in.Bounds; b == nil || b.MaxPausedPercent != 40 || b.HeavyPausedPercent != 2.5 || b.HeavyPauseFrames != 500 {
+		t.Errorf("bounds %+v", in.Bounds)
+	}
+	if len(in.Ignore) != 1 || in.Ignore[0] != "duplicate_request" {
+		t.Errorf("ignore %v, want spec.checks.counters.ignore", in.Ignore)
+	}
+	d := (*Checks)(nil).IncastOrDefault()
+	if d.Senders != DefaultIncastSenders || d.MessageSize != DefaultIncastMessageSize || d.QPs != DefaultIncastQPs ||
+		d.Duration != DefaultIncastDuration || d.ReceiversPerLeaf != DefaultIncastReceiversPerLeaf || d.CrossLeaf != nil || d.Ignore != nil {
+		t.Errorf("defaults %+v", d)
+	}
+	own := (&Checks{Incast: &Incast{Ignore: []string{"rcvd_pkts"}}, Counters: &CounterRules{Ignore: []string{"x"}}}).IncastOrDefault()
+	if len(own.Ignore) != 1 || own.Ignore[0] != "rcvd_pkts" {
+		t.Errorf("incast.ignore %v did not win over counters.ignore", own.Ignore)
+	}
+}
+
+// TestIncastInvalid: every rule of spec.checks.incast has a located message.
+func TestIncastInvalid(t *testing.T) {
+	cases := []struct{ checks, want string }{
+		{"    incast: {senders: -1}\n", `f.yaml:16:23: spec.checks.incast.senders: -1 is outside 1..1024 (0 or absent: 3)`},
+		{"    incast: {senders: many}\n", `spec.checks.incast.senders`},
+		{"    incast: {messageSize: 2GiB}\n", `spec.checks.incast.messageSize: 2GiB is outside 1B..1GiB`},
+		{"    incast: {qps: 20000}\n", `spec.checks.incast.qps: 20000 is outside 1..16384 (0 or absent: 2)`},
+		{"    incast: {duration: 3s}\n", `spec.checks.incast.duration: 3s: perftest runs whole seconds, at least 5s`},
+		{"    incast: {duration: 7500ms}\n", `spec.checks.incast.duration: 7.5s: perftest runs whole seconds`},
+		{"    incast: {receiversPerLeaf: 65}\n", `spec.checks.incast.receiversPerLeaf: 65 is outside 1..64`},
+		{"    incast: {retries: 11}\n", `spec.checks.incast.retries: 11 is outside 0..10`},
+		{"    incast: {qpTimeout: 32}\n", `spec.checks.incast.qpTimeout: 32 is outside 1..31`},
+		{"    incast: {crossLeaf: maybe}\n", `spec.checks.incast.crossLeaf`},
+		{"    incast: {bounds: {maxPausedPercent: 101}}\n", `spec.checks.incast.bounds.maxPausedPercent: 101 is outside 0..100`},
+		{"    incast: {bounds: {heavyPausedPercent: -1}}\n", `spec.checks.incast.bounds.heavyPausedPercent: -1 is outside 0..100`},
+		{"    incast: {bounds: {maxPausedPercent: 10, heavyPausedPercent: 20}}\n", `spec.checks.incast.bounds.heavyPausedPercent: 20 is not below maxPausedPercent 10`},
+		{"    incast: {bounds: {heavyPauseFrames: -5}}\n", `spec.checks.incast.bounds.heavyPauseFrames: -5 is negative`},
+		{"    incast: {ignore: [rx-prio3-pause]}\n", `spec.checks.incast.ignore[0]: "rx-prio3-pause" is not a counter name`},
+		{"    incast: {ignore: [a, a]}\n", `spec.checks.incast.ignore[1]: a is listed twice`},
+		{"    incast: {sender: 4}\n", `spec.checks.incast.sender: unknown field (did you mean "senders"?)`},
+	}
+	for _, c := range cases {
+		_, err := Load("f.yaml", Options{ReadFile: memFS(map[string]string{"p.yaml": goodProfile, "f.yaml": withChecks(c.checks)})})
+		var errs Errors
+		if !errors.As(err, &errs) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v\nwant %s", strings.TrimSpace(c.checks), err, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
 
 var counterNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -64,6 +65,9 @@ func (v *validator) checks(c *Checks) {
 	}
 	if n := c.NCCL; n != nil {
 		v.ncclChecks(n)
+	}
+	if in := c.Incast; in != nil {
+		v.incastChecks(in)
 	}
 	if r := c.Counters; r != nil {
 		if r.Sigma < 0 || r.Sigma > 100 {
@@ -139,3 +143,63 @@ func (v *validator) ncclChecks(n *NCCL) {
 }
 
 var ncclEnvRe = regexp.MustCompile(`^NCCL_[A-Z0-9_]+$`)
+
+// incastChecks validates spec.checks.incast.
+func (v *validator) incastChecks(in *Incast) {
+	const at = "spec.checks.incast."
+	if in.Senders < 0 || in.Senders > 1024 {
+		v.ferr(at+"senders", "%d is outside 1..1024 (0 or absent: %d)", in.Senders, DefaultIncastSenders)
+	}
+	if in.MessageSize < 0 || in.MessageSize > 1<<30 {
+		v.ferr(at+"messageSize", "%s is outside 1B..1GiB", in.MessageSize)
+	}
+	if in.QPs < 0 || in.QPs > 16384 {
+		v.ferr(at+"qps", "%d is outside 1..16384 (0 or absent: %d)", in.QPs, DefaultIncastQPs)
+	}
+	if in.Duration < 0 {
+		v.ferr(at+"duration", "must be positive")
+	} else if in.Duration%Duration(time.Second) != 0 || (in.Duration > 0 && in.Duration < Duration(5*time.Second)) {
+		v.ferr(at+"duration", "%s: perftest runs whole seconds, at least 5s", in.Duration)
+	}
+	if in.ReceiversPerLeaf < 0 || in.ReceiversPerLeaf > 64 {
+		v.ferr(at+"receiversPerLeaf", "%d is outside 1..64 (0 or absent: %d)", in.ReceiversPerLeaf, DefaultIncastReceiversPerLeaf)
+	}
+	if in.Retries != nil && (*in.Retries < 0 || *in.Retries > 10) {
+		v.ferr(at+"retries", "%d is outside 0..10", *in.Retries)
+	}
+	if in.QPTimeout < 0 || in.QPTimeout > MaxQPTimeout {
+		v.ferr(at+"qpTimeout", "%d is outside 1..%d (0 or absent: perftest's 14)", in.QPTimeout, MaxQPTimeout)
+	}
+	if b := in.Bounds; b != nil {
+		if b.MaxPausedPercent < 0 || b.MaxPausedPercent > 100 {
+			v.ferr(at+"bounds.maxPausedPercent", "%g is outside 0..100 (0 or absent: 50)", b.MaxPausedPercent)
+		}
+		if b.HeavyPausedPercent < 0 || b.HeavyPausedPercent > 100 {
+			v.ferr(at+"bounds.heavyPausedPercent", "%g is outside 0..100 (0 or absent: 5)", b.HeavyPausedPercent)
+		}
+		if b.HeavyPausedPercent > 0 && b.MaxPausedPercent > 0 && b.HeavyPausedPercent >= b.MaxPausedPercent {
+			v.ferr(at+"bounds.heavyPausedPercent", "%g is not below maxPausedPercent %g: heavy pausing is less than a storm", b.HeavyPausedPercent, b.MaxPausedPercent)
+		}
+		if b.HeavyPauseFrames < 0 {
+			v.ferr(at+"bounds.heavyPauseFrames", "%d is negative", b.HeavyPauseFrames)
+		}
+	}
+	seen := map[string]bool{}
+	for i, n := range in.Ignore {
+		p := fmt.Sprintf(at+"ignore[%d]", i)
+		switch {
+		case !incastCounterRE.MatchString(n):
+			v.ferr(p, "%q is not a counter name (as in hw_counters/ or ethtool -S)", n)
+		case seen[n]:
+			v.ferr(p, "%s is listed twice", n)
+		}
+		seen[n] = true
+	}
+	if len(v.f.Spec.Hosts) < 2 {
+		v.ferr("spec.checks.incast", "an incast needs at least two hosts")
+	}
+}
+
+// incastCounterRE is a host counter name: hw_counters' and ethtool -S's
+// (irdma's and ice's hold capitals and dots).
+var incastCounterRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)

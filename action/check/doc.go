@@ -37,6 +37,14 @@
 // Report.Retests with the ambiguity each round split; they change no
 // verdict.
 //
+// With report.SuiteIncast the congestion suite runs after the sweeps
+// (incast.go): the rounds of IncastPlan, each sender's ib_write_bw to its
+// receiver at once on the RoCE traffic class (rdma.Sweep.Incast), the
+// participating hosts' counters (through their agents, as action/counters
+// reads them) and the switches' congestion counters (Options.Incast,
+// NewIncastSwitchSource) read before and after every round and judged by
+// checks/congestion; Report.Congestion says which counters proved what.
+//
 // With report.SuiteNCCL the NCCL all-reduce runs last (checks/collective),
 // through the hosts' agents or Options.NCCLExecutor, with the preflight facts
 // for its environment verdicts and the pairwise results for "NCCL is slow but

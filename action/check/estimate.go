@@ -53,6 +53,12 @@ type Estimate struct {
 	// LocalizeRounds bounds the localiser's re-test rounds (declared
 	// cabling, pairwise.localizeRounds).
 	LocalizeRounds int
+	// Incast is the incast suite's test and IncastRounds its rounds
+	// (none when IncastErr says why it cannot be planned, or under a
+	// launcher, where the suite does not run).
+	Incast       rdma.Test
+	IncastRounds []schedule.IncastRound
+	IncastErr    error
 	// NCCL bounds the NCCL suite (its job timeout; 0: not run).
 	NCCL time.Duration
 	// PreflightWaves is how many times the preflight's per-host bound may
@@ -91,6 +97,12 @@ func EstimateRun(intents []fabric.HostIntent, o Options) Estimate {
 		}
 		if cabled(o.Topology, hosts) {
 			e.LocalizeRounds = LocalizeRounds(o.Checks)
+		}
+	}
+	if e.has(report.SuiteIncast) {
+		e.Incast = incastTest(o, nil)
+		if o.Launcher == nil {
+			e.IncastRounds, e.IncastErr = IncastPlan(o.Checks, intents, o.Topology)
 		}
 	}
 	if e.has(report.SuiteNCCL) {
@@ -141,12 +153,14 @@ func roundTime(t rdma.Test) time.Duration {
 }
 
 // Sweep is the estimated time of the sweeps without re-tests: one
-// loopback round (every host at once) and the pairwise rounds.
+// loopback round (every host at once), the pairwise rounds and the incast
+// rounds.
 func (e Estimate) Sweep() time.Duration {
 	var d time.Duration
 	if e.has(report.SuiteLoopback) && e.Hosts > 0 {
 		d += roundTime(e.Loopback)
 	}
+	d += time.Duration(len(e.IncastRounds)) * roundTime(e.Incast)
 	return d + time.Duration(len(e.Plan.Rounds))*roundTime(e.Pairwise)
 }
 
@@ -186,6 +200,8 @@ func (e Estimate) String() string {
 			default:
 				parts = append(parts, fmt.Sprintf("pairwise %s (%s, %s, %s)", e.Plan.Kind, count(len(e.Plan.Rounds), "round"), count(len(e.Plan.Pairs()), "run"), describe(e.Pairwise)))
 			}
+		case report.SuiteIncast:
+			parts = append(parts, e.incastPart())
 		case report.SuiteNCCL:
 			parts = append(parts, "nccl (up to "+Duration(e.NCCL)+")")
 		default:
@@ -207,6 +223,38 @@ func (e Estimate) String() string {
 		s += "; + " + strings.Join(extra, ", + ")
 	}
 	return s
+}
+
+// incastPart says what the incast suite runs: "incast (4 rounds: 2 of 3
+// senders → 1, 2 cross-leaf; write_bw 10s, 2 QPs)".
+func (e Estimate) incastPart() string {
+	switch {
+	case e.IncastErr != nil:
+		return fmt.Sprintf("incast (not run: %v)", e.IncastErr)
+	case len(e.IncastRounds) == 0:
+		return "incast (not run: needs the hosts' agents)"
+	}
+	down, cross, senders := 0, 0, 0
+	for _, r := range e.IncastRounds {
+		if r.Kind == schedule.IncastCrossLeaf {
+			cross++
+			continue
+		}
+		down++
+		senders = max(senders, len(r.Flows))
+	}
+	var what []string
+	if down > 0 {
+		what = append(what, fmt.Sprintf("%d of %d → 1", down, senders))
+	}
+	if cross > 0 {
+		what = append(what, fmt.Sprintf("%d cross-leaf", cross))
+	}
+	d := describe(e.Incast)
+	if e.Incast.QPs > 1 {
+		d += fmt.Sprintf(", %d QPs", e.Incast.QPs)
+	}
+	return fmt.Sprintf("incast (%s: %s; %s)", count(len(e.IncastRounds), "round"), strings.Join(what, ", "), d)
 }
 
 // describe says what one run of t is: "write_bw 5s both ways".

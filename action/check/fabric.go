@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fabricctl/fabricctl/action/fleet"
+	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
@@ -38,6 +39,7 @@ func RunFabric(ctx context.Context, f *fabric.Fabric, reach fleet.Options, o Opt
 	}
 	defer closeVantage()
 	o.Neighbors, o.SwitchCounters = NewNeighborSource(f, sw), NewSwitchCounterSource(f, sw)
+	o.Incast = FabricIncast(f, sw, o.Incast)
 	o = fabricIBLocalize(f, hosts, o)
 	return Run(ctx, f.Metadata.Name, hosts, o)
 }
@@ -46,5 +48,6 @@ func RunFabric(ctx context.Context, f *fabric.Fabric, reach fleet.Options, o Opt
 // cabling, as RunFabric runs it.
 func fabricOptions(f *fabric.Fabric, o Options) Options {
 	o.Checks, o.Topology = f.Spec.Checks, topology.Declared(f)
+	o.SwitchAddrs = rdma.SwitchAddrs(f)
 	return o
 }

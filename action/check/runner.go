@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -74,12 +75,20 @@ type Options struct {
 	// localiser, whose counter evidence they become.
 	SwitchCounters SwitchCounterSource
 	IBLocalize     IBSource // with an InfiniBand Topology: the localiser's routes and port counters (WithIBLocalize)
+	// SwitchAddrs are the addresses the fabric declares for its switches
+	// (rdma.SwitchAddrs), which name the hops of the traced paths of
+	// spec.checks.pairwise.flowLabel: auto (docs/pinned-paths.md).
+	SwitchAddrs map[netip.Addr]string
 	// Launcher, when set, runs the host side through a workload manager (Slurm's srun) instead
 	// of each host's agent: Hosts' Agents are not used, and nothing is left to clean up.
 	Launcher Launcher
 	// IBSuite configures the ib suite (report.SuiteIB): the InfiniBand
 	// fabric read through one vantage host's agent.
 	IBSuite IBSuiteOptions
+	// Incast configures the incast suite (report.SuiteIncast) beyond
+	// spec.checks.incast: the switches' counters and their families
+	// (FabricIncast fills them from a fabric).
+	Incast IncastOptions
 }
 
 // Launcher runs the checks' host side on many hosts at once, through a workload manager: the
@@ -211,6 +220,7 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 			}
 			rep.AddPairs(p)
 		}
+		routes = o.pinnedPaths(ctx, rep, hosts, facts, res.Runs, routes) // spec.checks.pairwise.flowLabel: auto
 	}
 	if cabled(o.Topology, hosts) && len(rep.Pairs) > 0 {
 		// The localiser reads a test as slow by the fabric's own relative
@@ -222,6 +232,9 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		}
 		o.progress("localise: %d suspect(s) after %d re-test round(s)%s", len(rep.Suspects), len(rep.Retests), stopped(rep.RetestStop))
+	}
+	if slices.Contains(o.suites(), report.SuiteIncast) && ctx.Err() == nil {
+		runIncast(ctx, hosts, eps, rep, o)
 	}
 	if slices.Contains(o.suites(), report.SuiteNCCL) && ctx.Err() == nil {
 		runNCCL(ctx, hosts, facts, eps, rep, o)
@@ -437,6 +450,7 @@ func pairwiseSweep(o Options) rdma.Sweep {
 	}
 	t := test(p.Test, p.MessageSize, p.Duration, p.Retries, p.QPTimeout)
 	t.Timeout, t.Bidirectional = o.Timeout, (o.Bidirectional || p.Bidirectional) && t.Test.Kind == perftest.BW
+	t.FlowLabel = pinnedFlowLabel(o.Checks)
 	return rdma.Sweep{Test: t, BasePort: o.BasePort, Schedule: schedule.Kind(p.Schedule), Retest: p.RetestOutliers, Partners: p.Partners,
 		Counters: counterRules(o.Checks), Baseline: o.given(),
 		Thresholds: rdma.Thresholds{MinPercentOfPortRate: float64(p.MinPercentOfPortRate), PortRateGbps: float64(p.PortRate),

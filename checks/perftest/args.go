@@ -14,6 +14,9 @@ const DefaultTCPPort = 18515
 // 5 bits wide, and 0 there would mean "wait forever".
 const MaxQPTimeout = 31
 
+// MaxFlowLabel is the largest GRH flow label: the field is 20 bits wide.
+const MaxFlowLabel = 0xFFFFF
+
 // minDuration is the shortest -D perftest accepts with its default margin of
 // 2 s ("please check that DURATION > 2*MARGIN").
 const minDuration = 5 * time.Second
@@ -33,6 +36,14 @@ type Spec struct {
 	// byte, DSCP<<2|ECN) of connections set up without rdma_cm; nil leaves
 	// perftest's 0. Reproduces how NCCL (NCCL_IB_TC) marks its traffic.
 	TClass *int
+	// FlowLabel is --flow_label: the 20-bit flow label of the GRH,
+	// 1..MaxFlowLabel (0: not passed, perftest's 0). On RoCE v2 the
+	// drivers that follow the kernel's convention derive the UDP source
+	// port of the QP from it (rdma_flow_label_to_udp_sport), so a chosen
+	// label pins the ECMP path of the test. perftest sets it only where it
+	// sets the GRH itself: with -x (GIDIndex) and without rdma_cm (-R);
+	// perftest 23.10 and later (docs/pinned-paths.md).
+	FlowLabel int
 	// QPTimeout is -u: the QP's local ACK timeout exponent, each try
 	// waiting 4.096 µs × 2^QPTimeout before the send is retried (0 leaves
 	// perftest's 14, 67 ms; NCCL's NCCL_IB_TIMEOUT defaults to 20, 4.3 s).
@@ -76,6 +87,13 @@ func (s Spec) Validate() error {
 	}
 	if s.TClass != nil && (*s.TClass < 0 || *s.TClass > 255) {
 		bad("traffic class %d is outside 0..255", *s.TClass)
+	}
+	if s.FlowLabel < 0 || s.FlowLabel > MaxFlowLabel {
+		bad("flow label %d is outside 1..%d", s.FlowLabel, MaxFlowLabel)
+	} else if s.FlowLabel != 0 && s.RDMACM {
+		bad("a flow label (--flow_label) is not applied to connections set up through rdma_cm (-R)")
+	} else if s.FlowLabel != 0 && s.GIDIndex == nil {
+		bad("a flow label (--flow_label) needs a GRH: set the GID index (-x)")
 	}
 	if s.QPTimeout < 0 || s.QPTimeout > MaxQPTimeout {
 		bad("qp timeout %d is outside 1..%d", s.QPTimeout, MaxQPTimeout)
@@ -145,6 +163,9 @@ func Args(s Spec) ([]string, error) {
 	}
 	if s.TClass != nil {
 		argv = append(argv, "--tclass="+strconv.Itoa(*s.TClass))
+	}
+	if s.FlowLabel != 0 {
+		argv = append(argv, "--flow_label="+strconv.Itoa(s.FlowLabel))
 	}
 	if s.QPTimeout != 0 {
 		argv = append(argv, "-u", strconv.Itoa(s.QPTimeout))

@@ -30,6 +30,11 @@ func TestArgs(t *testing.T) {
 		// NCCL's QP timeout (NCCL_IB_TIMEOUT's default 20) instead of perftest's 14.
 		{"qp timeout", Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(3), TClass: gid(106), QPTimeout: 20, TCPPort: 20001, Peer: "10.0.1.12"},
 			[]string{"ib_write_bw", "-d", "mlx5_0", "-x", "3", "--tclass=106", "-u", "20", "-p", "20001", "10.0.1.12"}},
+		// A pinned path: the flow label picks the RoCE v2 UDP source port.
+		{"flow label", Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(3), TClass: gid(106), FlowLabel: 0x1a2b, TCPPort: 20001, Peer: "10.0.1.12"},
+			[]string{"ib_write_bw", "-d", "mlx5_0", "-x", "3", "--tclass=106", "--flow_label=6699", "-p", "20001", "10.0.1.12"}},
+		{"largest flow label", Spec{Test: ReadLat, Device: "rxe0", GIDIndex: gid(1), FlowLabel: MaxFlowLabel},
+			[]string{"ib_read_lat", "-d", "rxe0", "-x", "1", "--flow_label=1048575"}},
 		{"gid zero, iterations, all sizes, rdma_cm, bidirectional, json",
 			Spec{Test: SendBW, Device: "mlx5_bond_0", GIDIndex: gid(0), Iterations: 5000, AllSizes: true, RDMACM: true, Bidirectional: true, JSONFile: "/tmp/fabricctl-1.json", Peer: "192.168.1.2"},
 			[]string{"ib_send_bw", "-d", "mlx5_bond_0", "-x", "0", "-n", "5000", "-a", "-R", "-b", "--out_json", "--out_json_file=/tmp/fabricctl-1.json", "192.168.1.2"}},
@@ -61,6 +66,10 @@ func TestArgsRejects(t *testing.T) {
 		{Spec{Test: WriteBW, Device: "mlx5_0", TCPPort: 70000}, "tcp port 70000"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", TClass: gid(256)}, "traffic class 256"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", QPTimeout: 32}, "qp timeout 32 is outside 1..31"},
+		{Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(3), FlowLabel: 0x100000}, "flow label 1048576 is outside 1..1048575"},
+		{Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(3), FlowLabel: -1}, "flow label -1"},
+		{Spec{Test: WriteBW, Device: "mlx5_0", FlowLabel: 7}, "needs a GRH"},
+		{Spec{Test: WriteBW, Device: "mlx5_0", GIDIndex: gid(3), RDMACM: true, FlowLabel: 7}, "rdma_cm"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", QPTimeout: -1}, "qp timeout -1"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", Duration: 5 * time.Second, Iterations: 100}, "exclusive"},
 		{Spec{Test: WriteBW, Device: "mlx5_0", Duration: 2 * time.Second}, "too short"},

@@ -95,7 +95,7 @@ func DefaultStateDir() string {
 	return filepath.Join(d, "fabricctl", "perftest")
 }
 
-// Register adds OpStart, OpWait, OpCleanup, OpCounters and OpIBDiag to h. Their
+// Register adds OpStart, OpWait, OpCleanup, OpCounters, OpIBDiag and OpTracePath to h. Their
 // args are decoded strictly (agent.DecodeArgs); malformed ones, and names
 // the host does not have, are answered with a bad-request reply.
 func (a *Agent) Register(h *agent.Handler) {
@@ -113,6 +113,7 @@ func (a *Agent) Register(h *agent.Handler) {
 		out, err := a.RunIBDiag(ctx, args)
 		return out, badArgs(err)
 	})
+	a.registerTracePath(h)
 	h.Register(OpStart, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var args StartArgs
 		if err := agent.DecodeArgs(raw, &args); err != nil {

@@ -344,7 +344,7 @@ func TestOpsRefuseHostileArgs(t *testing.T) {
 func TestStartArgsWire(t *testing.T) {
 	gid, tc := 3, 106
 	want := StartArgs{ID: "x", Role: Client, Timeout: time.Minute, ReadyTimeout: time.Second, Spec: perftest.Spec{
-		Test: perftest.SendBW, Device: "mlx5_0", IBPort: 2, GIDIndex: &gid, TClass: &tc, QPTimeout: 20, TCPPort: 18600,
+		Test: perftest.SendBW, Device: "mlx5_0", IBPort: 2, GIDIndex: &gid, TClass: &tc, FlowLabel: 0x1a2b, QPTimeout: 20, TCPPort: 18600,
 		ReportGbits: true, IgnoreFreq: true, Duration: 10 * time.Second, Iterations: 5, Size: 65536, AllSizes: true, QPs: 4,
 		RDMACM: true, Bidirectional: true, Peer: "10.0.0.2"}}
 	// Every field but JSONFile is set: a new Spec field fails here until it is.

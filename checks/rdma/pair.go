@@ -59,6 +59,13 @@ type Test struct {
 	TClass *int `json:",omitempty"`
 	// QPTimeout, when set, is perftest's -u (perftest.Spec.QPTimeout).
 	QPTimeout int `json:",omitempty"`
+	// FlowLabel, when set, is the GRH flow label both sides carry
+	// (perftest --flow_label, 1..0xFFFFF), which on RoCE v2 fixes the UDP
+	// source port and so the ECMP path; FlowLabelAuto gives every pair
+	// its own (Job.Pinned, PairFlowLabel). docs/pinned-paths.md.
+	FlowLabel int `json:",omitempty"`
+	// QPs, when set, is perftest's -q: queue pairs per side (bandwidth tests).
+	QPs int `json:",omitempty"`
 	// Timeout bounds each side from its start; 0 picks twice the duration
 	// plus 30 s (or 2 minutes for iteration runs).
 	Timeout time.Duration
@@ -100,7 +107,7 @@ func (t Test) timeout() time.Duration {
 // Spec is the perftest invocation of e's side on device dev: a server when peer is "", else a
 // client of the server at peer.
 func (t Test) Spec(e Endpoint, dev string, tcpPort int, peer string) perftest.Spec {
-	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TClass: t.TClass, QPTimeout: t.QPTimeout, TCPPort: tcpPort,
+	return perftest.Spec{Test: t.Test, Device: dev, IBPort: e.Port, GIDIndex: e.GIDIndex, TClass: t.TClass, FlowLabel: t.literalFlowLabel(), QPTimeout: t.QPTimeout, QPs: t.QPs, TCPPort: tcpPort,
 		ReportGbits: t.Test.Kind == perftest.BW, IgnoreFreq: true, Duration: t.Duration, Iterations: t.Iterations,
 		Size: t.Size, RDMACM: t.RDMACM, Bidirectional: t.Bidirectional, Peer: peer}
 }
@@ -255,7 +262,7 @@ func (j Job) Blocked() *checks.Result {
 
 // ServerSpec is the server side's perftest invocation.
 func (j Job) ServerSpec() perftest.Spec {
-	return j.Test.Spec(j.Server, j.Server.Device, j.TCPPort, "")
+	return j.Pinned().Spec(j.Server, j.Server.Device, j.TCPPort, "")
 }
 
 // ClientSpec is the client side's: on LoopDevice against 127.0.0.1 for a loopback, else on the
@@ -268,7 +275,7 @@ func (j Job) ClientSpec() perftest.Spec {
 			dev = j.Client.LoopDevice
 		}
 	}
-	return j.Test.Spec(j.Client, dev, j.TCPPort, peer)
+	return j.Pinned().Spec(j.Client, dev, j.TCPPort, peer)
 }
 
 func runPairOnce(ctx context.Context, pool *sessionPool, srv, cli Endpoint, t Test, tcpPort int) (r PairRun) {

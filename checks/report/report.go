@@ -26,11 +26,15 @@ const (
 	SuiteLoopback  Suite = "loopback"
 	SuitePairwise  Suite = "pairwise"
 	SuiteNCCL      Suite = "nccl"
+	// SuiteIncast is the congestion suite: incast rounds judged by the
+	// ports' PFC, ECN and loss counters (checks/congestion; its results'
+	// IDs are incast/lossless, incast/pfc…).
+	SuiteIncast Suite = "incast"
 	// SuiteIB is the InfiniBand fabric checks (checks/ibfabric).
 	SuiteIB Suite = "ib"
 )
 
-var suiteRank = map[Suite]int{SuitePreflight: 0, SuiteLoopback: 1, SuitePairwise: 2, SuiteNCCL: 3, SuiteIB: 4}
+var suiteRank = map[Suite]int{SuitePreflight: 0, SuiteLoopback: 1, SuitePairwise: 2, SuiteIncast: 3, SuiteNCCL: 4, SuiteIB: 5}
 
 // compareSuites orders the known suites as above and unknown ones after them, by name.
 func compareSuites(a, b Suite) int {
@@ -83,6 +87,12 @@ type Pair struct {
 	// Measurements are the test's other numbers (peak, message rate, wall
 	// time, attempts, counter movements), as its Result carried them.
 	Measurements []checks.Measurement `json:"measurements,omitempty"`
+	// FlowLabel is the GRH flow label both sides carried
+	// (spec.checks.pairwise.flowLabel: auto) and UDPSourcePort the RoCE v2
+	// UDP source port it implies: what fixes the test's ECMP path
+	// (docs/pinned-paths.md). fabricctl extension.
+	FlowLabel     int    `json:"flowLabel,omitempty"`
+	UDPSourcePort uint16 `json:"udpSourcePort,omitempty"`
 }
 
 // ID is the check ID of the pair, "pairwise/<test>", as a Result would carry it.
@@ -133,6 +143,9 @@ type Report struct {
 	// SwitchCounters says whose port error counters the localiser read
 	// (nil: no switch was asked).
 	SwitchCounters *SwitchCounters `json:"switchCounters,omitempty"`
+	// Congestion says which counters the incast suite's verdicts were
+	// judged from, per verdict and family of ports (see congestion.go).
+	Congestion []CongestionProof `json:"congestion,omitempty"`
 }
 
 // SwitchCounters says which switches' port error counters were read
@@ -301,6 +314,11 @@ func (r *Report) Validate() error {
 			}
 		}
 	}
+	for i, p := range r.Congestion {
+		if p.Check == "" || len(p.Ports) == 0 {
+			return fmt.Errorf("congestion[%d]: a proof needs a check and ports: %w", i, ErrInvalid)
+		}
+	}
 	return r.validateLocalization()
 }
 
@@ -351,6 +369,7 @@ func (r *Report) sorted() (*Report, error) {
 			cmp.Compare(a.DeviceA, b.DeviceA), cmp.Compare(a.DeviceB, b.DeviceB))
 	})
 	c.sortLocalization()
+	c.sortCongestion()
 	return &c, nil
 }
 

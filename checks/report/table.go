@@ -124,6 +124,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	writeEvidence(&all, rs, term)
 	var b strings.Builder
 	writeLocalization(&b, s)
+	writeCongestion(&b, s)
 	writeIBTopology(&b, s)
 	sum := s.Summary()
 	all.WriteString(output.PrintableLines(b.String()))

@@ -23,6 +23,12 @@
 //	            half of each leaf sends to half of another (4 rounds by
 //	            default, whatever the size: the localiser's input)
 //
+// Incast plans the congestion suite (check --suite incast): rounds of N
+// senders writing to one receiver, every leaf's receivers in turn, senders
+// from other leaves first; then two cross-leaf rounds that load the
+// uplinks. In those rounds a receiver takes several flows at once, but no
+// host both sends and receives.
+//
 // After a sweep, PlanConfirm takes every pair's first verdict (bad: failed
 // or an outlier), clears every host with a good pair, and pairs each
 // remaining suspect with known-good partners; a bad pair between two

@@ -46,13 +46,15 @@ func newCheckCmd(g *globals) *cobra.Command {
 	var lf localCheckFlags
 	var lnf launcherFlags
 	cmd := &cobra.Command{
-		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise,nccl,ib] [--report FILE.html]",
+		Use:   "check -f FABRIC [--suite preflight,loopback,pairwise,incast,nccl,ib] [--report FILE.html]",
 		Short: "Prove the fabric works: host preflight, RDMA loopback and pairwise perftest sweeps",
 		Long: `check reaches every host of the fabric over SSH, delivers the agent when needed,
 gathers preflight facts (RDMA device and port, RoCE v2 GID, MTU, lossless settings,
 PCIe links, GPU affinity, tool versions), runs ib_*_bw/lat loopback on every host and
-the pairwise schedule of spec.checks, with --suite nccl an NCCL all-reduce across the hosts
-(its logs explained), and reports with the cause of every failure.
+the pairwise schedule of spec.checks, with --suite incast rounds of N senders writing to one
+receiver on the RoCE class (spec.checks.incast) whose host and switch PFC, ECN and loss counters,
+read before and after each round, must show a lossless class that held, with --suite nccl an
+NCCL all-reduce across the hosts (its logs explained), and reports with the cause of every failure.
 With --suite ib one vantage host (--vantage HOST, else spec.infiniband.vantage, else the first
 host of the InfiniBand cabling) runs the infiniband-diags through its agent (ibnetdiscover,
 iblinkinfo, sminfo, saquery, ibqueryerrors, smpquery; nothing else) and the subnet is judged
@@ -167,12 +169,12 @@ func checkFromDir(cmd *cobra.Command, g *globals, cf checkFlags, write func(io.W
 }
 
 func parseSuites(names []string) ([]report.Suite, error) {
-	valid := []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise, report.SuiteNCCL, report.SuiteIB}
+	valid := []report.Suite{report.SuitePreflight, report.SuiteLoopback, report.SuitePairwise, report.SuiteIncast, report.SuiteNCCL, report.SuiteIB}
 	var out []report.Suite
 	for _, n := range names {
 		s := report.Suite(strings.TrimSpace(n))
 		if !slices.Contains(valid, s) {
-			return nil, fmt.Errorf("unknown suite %q (valid: preflight, loopback, pairwise, nccl, ib)", n)
+			return nil, fmt.Errorf("unknown suite %q (valid: preflight, loopback, pairwise, incast, nccl, ib)", n)
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)

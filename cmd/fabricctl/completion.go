@@ -63,7 +63,8 @@ func registerCompletions(root *cobra.Command) {
 
 // suiteNames are check's suites.
 func suiteNames() []string {
-	return []string{string(report.SuitePreflight), string(report.SuiteLoopback), string(report.SuitePairwise), string(report.SuiteNCCL)}
+	return []string{string(report.SuitePreflight), string(report.SuiteLoopback), string(report.SuitePairwise), string(report.SuiteIncast),
+		string(report.SuiteNCCL), string(report.SuiteIB)}
 }
 
 // completeWords completes one of words.

@@ -1,0 +1,162 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"sync"
+
+	"github.com/fabricctl/fabricctl/agent/agentclient"
+	"github.com/fabricctl/fabricctl/checks/localize"
+	"github.com/fabricctl/fabricctl/checks/rdma"
+	"github.com/fabricctl/fabricctl/checks/topology"
+	"github.com/fabricctl/fabricctl/fabric"
+)
+
+// hostKinds are the host port counters the localiser weighs, by the
+// source they are read from (rdma.PortReading's Sources) and their name
+// there, with the kind they are evidence of at the host's end of its
+// access cable:
+//   - PhyErrors: frames that arrived corrupted at the NIC, so the cable or
+//     transceivers towards the host: mlx5's rx_crc_errors_phy,
+//     rx_symbol_err_phy, rx_pcs_symbol_err_phy (ethtool -S; the kernel's
+//     Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst),
+//     the netdev's rx_crc_errors and rx_frame_errors
+//     (Documentation/ABI/testing/sysfs-class-net-statistics), an
+//     InfiniBand port's symbol_error, port_rcv_errors, link_error_recovery,
+//     local_link_integrity_errors (counters/, sysfs-class-infiniband).
+//   - LinkDown: the link went down: mlx5's link_down_events_phy, the
+//     netdev's carrier_down_count (sysfs-class-net; carrier_changes counts
+//     ups too), an InfiniBand port's link_downed.
+var hostKinds = map[string]map[string]localize.CounterKind{
+	rdma.SourceEthtool: {
+		"rx_crc_errors_phy":     localize.PhyErrors,
+		"rx_symbol_err_phy":     localize.PhyErrors,
+		"rx_pcs_symbol_err_phy": localize.PhyErrors,
+		"link_down_events_phy":  localize.LinkDown,
+	},
+	rdma.SourceStatistics: {
+		"rx_crc_errors":   localize.PhyErrors,
+		"rx_frame_errors": localize.PhyErrors,
+	},
+	rdma.SourceCarrier: {
+		"carrier_down_count": localize.LinkDown,
+	},
+	rdma.SourcePort: {
+		"symbol_error":                localize.PhyErrors,
+		"port_rcv_errors":             localize.PhyErrors,
+		"link_error_recovery":         localize.PhyErrors,
+		"local_link_integrity_errors": localize.PhyErrors,
+		"link_downed":                 localize.LinkDown,
+	},
+}
+
+// unweighed are host counters that bear on a fault but that the
+// localiser has no kind for (checks/localize's CounterKind: phy-errors,
+// discards, link-down, degraded): they are listed, never turned into
+// evidence of another kind.
+var unweighed = []struct {
+	re  *regexp.Regexp
+	why string
+}{
+	{regexp.MustCompile(`^(rx|tx)_(pause_ctrl_phy|prio\d_pause|prio\d_pause_duration|global_pause)$`),
+		"pause: a NIC that sends a pause storm, or a leaf port that pauses it, is an incident the localiser has no counter kind for"},
+	{regexp.MustCompile(`^(packet_seq_err|out_of_sequence|out_of_buffer|local_ack_timeout_err|duplicate_request|implied_nak_seq_err|rnr_nak_retry_err|req_cqe_error|resp_cqe_error|retry_exceeded_err|retry_rnr_exceeded_err|rcvd_seq_err|rcvd_rnr_err|send_rnr_err)$`),
+		"transport retransmits and sequence errors count a connection's loss end to end, not a port's: each test's own counter evidence already carries them"},
+	{regexp.MustCompile(`^rx_discards_phy$`),
+		"NIC discards: the host's receive buffers overflowed; the localiser weighs discards at switch ports only"},
+}
+
+// HostCounter is a host port counter that was read but not weighed, and why.
+type HostCounter struct {
+	At   fabric.Endpoint `json:"at"`
+	Name string          `json:"name"`
+	Why  string          `json:"why"`
+}
+
+// HostReadings turns one host's port-counters reply into readings for
+// localize.Deltas at the host's end of each tested NIC's access cable
+// (HOST:NETDEV, as topo cables it); ports topo does not cable are left
+// out. Unweighed lists the counters read that bear on a fault the
+// localiser cannot weigh (pause, retransmits, NIC discards), once a name.
+// The port-counters op reads no transceiver data (ethtool -m), so a
+// module's receive power is not among them.
+func HostReadings(host string, pc rdma.PortCounters, topo *topology.Topology) (readings []localize.Reading, unweighedRead []HostCounter) {
+	seen := map[string]bool{}
+	for _, p := range pc.Ports {
+		if p.Netdev == "" || topo == nil {
+			continue
+		}
+		at := fabric.Endpoint{Device: host, Port: p.Netdev}
+		if len(topo.LinksAt(at)) == 0 {
+			continue
+		}
+		for _, s := range p.Sources {
+			kinds := hostKinds[s.Name]
+			for _, name := range sortedNames(s.Counters) {
+				if k, ok := kinds[name]; ok {
+					readings = append(readings, localize.Reading{At: at, Kind: k, Name: name, Value: s.Counters[name]})
+					continue
+				}
+				for _, u := range unweighed {
+					if u.re.MatchString(name) && !seen[at.String()+" "+name] {
+						seen[at.String()+" "+name] = true
+						unweighedRead = append(unweighedRead, HostCounter{At: at, Name: name, Why: u.why})
+					}
+				}
+			}
+		}
+	}
+	return readings, unweighedRead
+}
+
+func sortedNames(m map[string]uint64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WithHostCounters is src with every host's port counters added (each
+// host's agent answering rdma.OpCounters, HostReadings over topo): the
+// hosts' ends of their access cables become counter evidence beside the
+// switch ports, read before the sweep and after it as the switches are. A
+// host that cannot be read is unread ("gpu-03: reading port counters:
+// …"), never a failure. A nil src reads the hosts alone.
+func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topology) SwitchCounterSource {
+	return func(ctx context.Context) SwitchReading {
+		var out SwitchReading
+		if src != nil {
+			out = src(ctx)
+		}
+		type got struct {
+			rs  []localize.Reading
+			err error
+		}
+		res := make([]got, len(hosts))
+		var wg sync.WaitGroup
+		for i, h := range hosts {
+			wg.Go(func() {
+				var pc rdma.PortCounters
+				if err := agentclient.Call(ctx, h.Agent, rdma.OpCounters, nil, &pc); err != nil {
+					res[i].err = err
+					return
+				}
+				res[i].rs, _ = HostReadings(h.Intent.Host, pc, topo)
+			})
+		}
+		wg.Wait()
+		for i, h := range hosts {
+			if res[i].err != nil {
+				out.Unread = append(out.Unread, fmt.Sprintf("%s: reading port counters: %v", h.Intent.Host, res[i].err))
+				continue
+			}
+			out.Readings = append(out.Readings, res[i].rs...)
+			out.Read = append(out.Read, h.Intent.Host)
+		}
+		return out
+	}
+}

@@ -38,6 +38,12 @@
 //	f, err := s.AddFault(ctx, "host/lab-h3", []string{"loss", "2%"})
 //	defer s.ClearFaults(ctx, f.Target)
 //
+// The lossless emulation (lossless.go): rxe and Linux bridges have no PFC, so every leaf port
+// facing a host (its tap) gets a queue deep enough that an incast never fills it
+// (LosslessQueueLen); the fault PFCOff ("host/NAME pfc-off") gives NAME's port a shallow one
+// (PFCOffQueueLen), which drops under incast only, and State.HostPortQueue reads the port's
+// depth, tx_packets and tx_dropped.
+//
 // Miscabling on purpose (recable.go, `fabricctl lab recable`): in a two-leaf lab, State.Recable
 // moves a host's tap to another port of either leaf while the VM runs, so that the VM's own lldpd
 // and the leaf's see it where the fabric file does not declare it:

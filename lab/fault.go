@@ -27,6 +27,10 @@ import (
 //	link/A~B   the two-leaf lab's inter-leaf link, both ways: netem on the
 //	           trunk port (swp49) of leaf A and of leaf B
 //
+// and one fault that is not netem: host/NAME pfc-off takes the lossless
+// emulation off the leaf port facing NAME (a shallow queue that drops under
+// congestion; lossless.go). It sits beside a netem fault of the same host.
+//
 // Only RoCE v2 (UDP 4791) is impaired — SSH and perftest's out-of-band TCP
 // keep working, as they would over a management network — by a prio root
 // qdisc whose fourth band holds the netem and a u32 filter that sends UDP
@@ -52,7 +56,8 @@ const FaultsFile = "faults.json"
 type Fault struct {
 	// Target is "host/NAME" or "link/NAME".
 	Target string `json:"target"`
-	// Netem are tc-netem's arguments, e.g. ["loss", "2%"].
+	// Netem are tc-netem's arguments, e.g. ["loss", "2%"], or ["pfc-off"]
+	// (PFCOff: the leaf port's shallow queue, no netem).
 	Netem []string  `json:"netem"`
 	Added time.Time `json:"added"`
 	// Points are where the netem sits, as applied.
@@ -77,6 +82,20 @@ func (p FaultPoint) String() string {
 		return p.Netns + ":" + p.Dev
 	}
 	return "netns:" + p.Dev
+}
+
+// Describe says what the fault does, for people: "netem loss 2% on RoCE v2
+// (UDP 4791) leaving lab-h3:eth0" or "pfc-off: …".
+func (f Fault) Describe() string {
+	var pts []string
+	for _, p := range f.Points {
+		pts = append(pts, p.String())
+	}
+	if IsPFCOff(f.Netem) {
+		return fmt.Sprintf("%s: the leaf port %s with a queue of %d packets instead of %d (lossless emulation off: it drops under congestion)",
+			PFCOff, strings.Join(pts, ", "), PFCOffQueueLen, LosslessQueueLen)
+	}
+	return fmt.Sprintf("netem %s on RoCE v2 (UDP 4791) leaving %s", strings.Join(f.Netem, " "), strings.Join(pts, ", "))
 }
 
 // netns is the namespace of a point on the machine's side.
@@ -177,14 +196,21 @@ var netemWord = regexp.MustCompile(`^[a-z]+$|^[0-9]+(\.[0-9]+)?(%|ms|us|s|mbit|k
 // netemKeywords are the netem parameters a lab fault may set.
 var netemKeywords = []string{"loss", "delay", "duplicate", "corrupt", "reorder", "rate"}
 
-// ValidateNetem checks netem arguments: known keywords, each followed by
-// plain values ("loss 2%", "delay 10ms 2ms", "corrupt 0.5%").
+// ValidateNetem checks a fault's arguments: known netem keywords, each
+// followed by plain values ("loss 2%", "delay 10ms 2ms", "corrupt 0.5%"),
+// or PFCOff alone.
 func ValidateNetem(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: no impairment given (e.g. loss 2%%)", ErrBadFault)
+		return fmt.Errorf("%w: no impairment given (e.g. loss 2%% or %s)", ErrBadFault, PFCOff)
+	}
+	if IsPFCOff(args) {
+		if len(args) > 1 {
+			return fmt.Errorf("%w: %s takes no arguments, got %q", ErrBadFault, PFCOff, strings.Join(args[1:], " "))
+		}
+		return nil
 	}
 	if !slices.Contains(netemKeywords, args[0]) {
-		return fmt.Errorf("%w: netem %q: start with one of %s", ErrBadFault, args[0], strings.Join(netemKeywords, ", "))
+		return fmt.Errorf("%w: netem %q: start with one of %s (or give %s alone)", ErrBadFault, args[0], strings.Join(netemKeywords, ", "), PFCOff)
 	}
 	for _, a := range args {
 		if !netemWord.MatchString(a) {
@@ -237,14 +263,25 @@ func (s *State) saveFaults(f []Fault) error {
 	return nil
 }
 
-// AddFault puts netem on target's egress points (replacing a fault already
-// on the same target) and records it. When a point fails, the points
-// already set are cleared again and nothing is recorded.
+// AddFault puts netem on target's egress points (replacing a netem fault
+// already on the same target), or with PFCOff takes the lossless emulation
+// off the leaf port facing a host/NAME target, and records it. A netem
+// fault and pfc-off on one target sit at different points and stay side by
+// side. When a point fails, the points already set are cleared again and
+// nothing is recorded.
 func (s *State) AddFault(ctx context.Context, target string, netem []string) (Fault, error) {
 	if err := ValidateNetem(netem); err != nil {
 		return Fault{}, err
 	}
-	pts, err := s.faultPoints(target)
+	var pts []FaultPoint
+	var err error
+	if IsPFCOff(netem) {
+		var p FaultPoint
+		p, err = s.hostPortPoint(target)
+		pts = []FaultPoint{p}
+	} else {
+		pts, err = s.faultPoints(target)
+	}
 	if err != nil {
 		return Fault{}, err
 	}
@@ -253,19 +290,60 @@ func (s *State) AddFault(ctx context.Context, target string, netem []string) (Fa
 		return Fault{}, err
 	}
 	for i, p := range pts {
-		if err := s.setNetem(ctx, p, netem); err != nil {
+		if err := s.setFault(ctx, p, netem); err != nil {
 			var undo []error
 			for _, q := range pts[:i] {
-				undo = append(undo, s.clearNetem(context.WithoutCancel(ctx), q))
+				undo = append(undo, s.clearFault(context.WithoutCancel(ctx), q, netem))
 			}
 			return Fault{}, errors.Join(fmt.Errorf("adding fault %s at %s: %w", target, p, err), errors.Join(undo...))
 		}
 	}
 	f := Fault{Target: target, Netem: slices.Clone(netem), Added: time.Now().UTC().Truncate(time.Second), Points: pts}
-	faults = slices.DeleteFunc(faults, func(g Fault) bool { return g.Target == target })
-	faults = append(faults, f)
-	slices.SortFunc(faults, func(a, b Fault) int { return strings.Compare(a.Target, b.Target) })
-	return f, s.saveFaults(faults)
+	return f, s.saveFaults(mergeFault(faults, f))
+}
+
+// mergeFault records f among the faults in place: it replaces the fault of
+// its kind (netem, or pfc-off) on its target, and keeps the other kind.
+// The result is sorted by target, netem before pfc-off.
+func mergeFault(faults []Fault, f Fault) []Fault {
+	out := slices.DeleteFunc(slices.Clone(faults), func(g Fault) bool {
+		return g.Target == f.Target && IsPFCOff(g.Netem) == IsPFCOff(f.Netem)
+	})
+	out = append(out, f)
+	slices.SortStableFunc(out, func(a, b Fault) int {
+		if c := strings.Compare(a.Target, b.Target); c != 0 {
+			return c
+		}
+		return compareBool(IsPFCOff(a.Netem), IsPFCOff(b.Netem))
+	})
+	return out
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// setFault puts a fault's netem, or pfc-off's shallow queue, on point p.
+func (s *State) setFault(ctx context.Context, p FaultPoint, netem []string) error {
+	if IsPFCOff(netem) {
+		return s.setPortQueue(ctx, p, PFCOffQueueLen)
+	}
+	return s.setNetem(ctx, p, netem)
+}
+
+// clearFault takes a fault off point p: its netem, or for pfc-off the
+// shallow queue (the lossless emulation's depth comes back).
+func (s *State) clearFault(ctx context.Context, p FaultPoint, netem []string) error {
+	if IsPFCOff(netem) {
+		return s.setPortQueue(ctx, p, LosslessQueueLen)
+	}
+	return s.clearNetem(ctx, p)
 }
 
 // ClearFaults removes the faults on the given targets (every recorded one
@@ -290,7 +368,7 @@ func (s *State) ClearFaults(ctx context.Context, targets ...string) ([]Fault, er
 		}
 		var ferr []error
 		for _, p := range f.Points {
-			if err := s.clearNetem(ctx, p); err != nil {
+			if err := s.clearFault(ctx, p, f.Netem); err != nil {
 				ferr = append(ferr, fmt.Errorf("clearing fault %s at %s: %w", f.Target, p, err))
 			}
 		}

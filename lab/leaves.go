@@ -182,6 +182,16 @@ func (s *State) TrunkName() string {
 // setupLeaves creates the leaves' namespaces and bridges, the hosts' taps
 // as leaf ports, the inter-leaf veth and the controller's veth.
 func (s *State) setupLeaves(ctx context.Context) error {
+	for _, st := range s.leafSteps() {
+		if err := command(ctx, "ip", st...); err != nil {
+			return fmt.Errorf("creating the leaves: %w", err)
+		}
+	}
+	return nil
+}
+
+// leafSteps are setupLeaves' ip commands, in order.
+func (s *State) leafSteps() [][]string {
 	mtu := strconv.Itoa(BridgeMTU)
 	var steps [][]string
 	for _, l := range s.Leaves {
@@ -200,6 +210,7 @@ func (s *State) setupLeaves(ctx context.Context) error {
 			steps = append(steps,
 				[]string{"-n", ns, "tuntap", "add", "dev", v.Tap, "mode", "tap"},
 				[]string{"-n", ns, "link", "set", v.Tap, "mtu", mtu},
+				portQueueArgs(ns, v.Tap, LosslessQueueLen), // the lossless emulation (lossless.go)
 				[]string{"-n", ns, "link", "set", v.Tap, "master", "br0"},
 				[]string{"-n", ns, "link", "set", v.Tap, "up"})
 		}
@@ -217,12 +228,7 @@ func (s *State) setupLeaves(ctx context.Context) error {
 			[]string{"-n", p[0], "link", "set", p[1], "master", "br0"},
 			[]string{"-n", p[0], "link", "set", p[1], "up"})
 	}
-	for _, st := range steps {
-		if err := command(ctx, "ip", st...); err != nil {
-			return fmt.Errorf("creating the leaves: %w", err)
-		}
-	}
-	return nil
+	return steps
 }
 
 // lldpdConf is a leaf's lldpd configuration: its name as system name,

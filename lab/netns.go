@@ -44,6 +44,19 @@ const BridgeMTU = 9216
 // the extra) addresses and one tap per VM enslaved to it. Nothing in it is connected to any other
 // namespace, so lab traffic never leaves it.
 func (s *State) setupNetwork(ctx context.Context) error {
+	for _, st := range s.networkSteps() {
+		if err := command(ctx, "ip", st...); err != nil {
+			return fmt.Errorf("creating the lab network: %w", err)
+		}
+	}
+	if len(s.Leaves) > 0 {
+		return s.setupLeaves(ctx)
+	}
+	return nil
+}
+
+// networkSteps are setupNetwork's ip commands, in order.
+func (s *State) networkSteps() [][]string {
 	ns := s.Netns
 	bits := s.Topology.Subnet.Bits()
 	steps := [][]string{
@@ -66,18 +79,11 @@ func (s *State) setupNetwork(ctx context.Context) error {
 		steps = append(steps,
 			[]string{"-n", ns, "tuntap", "add", "dev", v.Tap, "mode", "tap"},
 			[]string{"-n", ns, "link", "set", v.Tap, "mtu", strconv.Itoa(BridgeMTU)},
+			portQueueArgs(ns, v.Tap, LosslessQueueLen), // the lossless emulation (lossless.go)
 			[]string{"-n", ns, "link", "set", v.Tap, "master", s.Bridge},
 			[]string{"-n", ns, "link", "set", v.Tap, "up"})
 	}
-	for _, st := range steps {
-		if err := command(ctx, "ip", st...); err != nil {
-			return fmt.Errorf("creating the lab network: %w", err)
-		}
-	}
-	if len(s.Leaves) > 0 {
-		return s.setupLeaves(ctx)
-	}
-	return nil
+	return steps
 }
 
 // InNetns runs fn on an OS thread that has entered the lab namespace; sockets fn creates live in

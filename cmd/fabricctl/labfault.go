@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,12 +18,15 @@ func newLabFaultCmd(g *globals, f *labFlags) *cobra.Command {
   host/NAME   what the VM-host NAME sends over RoCE (netem on its eth0): a bad transmitter
   link/NAME   the cable between NAME and its switch, both ways (its eth0 and the tap)
 Only RoCE v2 (UDP 4791) is impaired: SSH and perftest's out-of-band TCP keep working.
+host/NAME ` + lab.PFCOff + ` is not netem: the leaf port facing NAME loses the lab's lossless
+emulation (a queue of ` + fmt.Sprint(lab.PFCOffQueueLen) + ` packets instead of ` + fmt.Sprint(lab.LosslessQueueLen) + `), so it drops under incast;
+clear gives the deep queue back.
 The faults in place are recorded in STATE-DIR/` + lab.FaultsFile + `; lab down removes them with the VMs.`,
 	}
 	cmd.AddCommand(&cobra.Command{
-		Use:     "add TARGET NETEM...",
-		Short:   "Put netem (loss, delay, duplicate, corrupt, reorder, rate) on a target's RoCE traffic",
-		Example: "  fabricctl lab fault add host/lab-h1 loss 2%\n  fabricctl lab fault add link/lab-h3 delay 5ms",
+		Use:     "add TARGET (NETEM...|pfc-off)",
+		Short:   "Put netem on a target's RoCE traffic, or take the lossless emulation off a host's port (pfc-off)",
+		Example: "  fabricctl lab fault add host/lab-h1 loss 2%\n  fabricctl lab fault add link/lab-h3 delay 5ms\n  fabricctl lab fault add host/lab-h4 pfc-off",
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := lab.Load(f.stateDir)
@@ -81,11 +83,7 @@ func printFaults(g *globals, faults []lab.Fault, what string) error {
 		fmt.Fprintf(g.stdout, "no faults %s\n", what)
 	}
 	for _, ft := range faults {
-		var pts []string
-		for _, p := range ft.Points {
-			pts = append(pts, p.String())
-		}
-		fmt.Fprintf(g.stdout, "fault %s %s: netem %s on RoCE v2 (UDP 4791) leaving %s\n", ft.Target, what, strings.Join(ft.Netem, " "), strings.Join(pts, ", "))
+		fmt.Fprintf(g.stdout, "fault %s %s: %s\n", ft.Target, what, ft.Describe())
 	}
 	return nil
 }

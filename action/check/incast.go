@@ -67,6 +67,11 @@ type IncastSwitchReading struct {
 	Counters map[string]map[string]uint64
 	// From is what was read (the commands), for the evidence.
 	From string
+	// Unread are the lines (or JSON fields) of the commands' outputs the
+	// driver did not understand ("show pfc counters line 7: …: reason"):
+	// their counters are absent, and the suite warns instead of passing
+	// them over.
+	Unread []string
 	// Err is why the switch could not be read.
 	Err error
 }
@@ -106,6 +111,9 @@ func NewIncastSwitchSource(f *fabric.Fabric, sw fleet.Options) IncastSwitchSourc
 					r.Counters = map[string]map[string]uint64{}
 					for _, p := range cg.Ports() {
 						r.Counters[p] = cg.Of(p)
+					}
+					for _, u := range cg.Unread {
+						r.Unread = append(r.Unread, unreadLine(u))
 					}
 				}
 				return func() { out = append(out, r) }
@@ -525,6 +533,10 @@ func (run *incastRun) switchPorts(k int, round schedule.IncastRound, before, aft
 			run.noteUnread(name, k, checks.StatusSkip, fmt.Sprintf("%s: its counters could not be read around the round, so its ports are not judged: %s", name, why))
 			continue
 		}
+		if len(sa.Unread) > 0 {
+			run.noteUnread(name, k, checks.StatusWarn, fmt.Sprintf("%s: %d line(s) of its congestion counters were not understood, so what they held is not judged; the first: %s",
+				name, len(sa.Unread), sa.Unread[0]))
+		}
 		fam := run.o.Incast.SwitchFamily[name]
 		if fam == "" {
 			run.noteUnread(name, k, checks.StatusSkip, fmt.Sprintf("%s: its platform's congestion counters are not known (congestion.Table), so its ports are not judged", name))
@@ -667,6 +679,15 @@ func (run *incastRun) add(r checks.Result, k int, role string) {
 		role = "crossed"
 	}
 	a.rounds = append(a.rounds, fmt.Sprintf("%d %s", k+1, role))
+}
+
+// unreadLine says where a driver's unread line is and why.
+func unreadLine(u switchcfg.UnreadLine) string {
+	at := u.Command
+	if u.Line > 0 {
+		at += " line " + strconv.Itoa(u.Line)
+	}
+	return fmt.Sprintf("%s: %q: %s", at, u.Text, u.Reason)
 }
 
 // noteUnread records that a target could not be judged in a round.

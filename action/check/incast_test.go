@@ -19,6 +19,7 @@ import (
 	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/internal/testutil"
+	"github.com/fabricctl/fabricctl/switchcfg"
 )
 
 // incastFleet is four rxe fixture hosts with in-process agents; ethtool -S
@@ -358,5 +359,36 @@ func TestIncastSwitchPortsByTopology(t *testing.T) {
 	}
 	if r, ok := got["incast/pfc leaf-01/swp3"]; ok {
 		t.Errorf("an uncabled port was judged: %+v", r)
+	}
+}
+
+// TestIncastSwitchUnreadLines: lines of a switch's congestion output the
+// driver did not understand make a warning naming the switch and the
+// first line; the ports it did read are still judged.
+func TestIncastSwitchUnreadLines(t *testing.T) {
+	hosts := incastFleet(t, nil)
+	o := incastOptions(t)
+	var mu sync.Mutex
+	reads := 0
+	o.Incast = IncastOptions{SwitchFamily: map[string]congestion.Family{"leaf-01": congestion.Cumulus},
+		Switches: func(context.Context) []IncastSwitchReading {
+			mu.Lock()
+			defer mu.Unlock()
+			reads++
+			return []IncastSwitchReading{{Switch: "leaf-01",
+				Counters: map[string]map[string]uint64{"swp1": {"pfc-stats 3 tx-pause-frames": uint64(100 * reads)}},
+				Unread:   []string{unreadLine(switchcfg.UnreadLine{Command: "show pfc counters", Line: 7, Text: "Port Rx PFCX", Reason: "no priority column"})}}}
+		}}
+	rep, err := Run(t.Context(), "test", hosts, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byIDTarget(rep)
+	r := got["incast/counters leaf-01"]
+	if r.Status != checks.StatusWarn || !strings.Contains(r.Summary, `show pfc counters line 7: "Port Rx PFCX": no priority column`) {
+		t.Errorf("unread lines: %+v", r)
+	}
+	if r := got["incast/pfc leaf-01/swp1"]; r.Status != checks.StatusPass {
+		t.Errorf("the port it read was not judged: %+v", r)
 	}
 }

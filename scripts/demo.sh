@@ -8,6 +8,10 @@
 # a long step says every 10 s that it is still running. The lab is always taken down.
 #   DEMO_NO_LAB=1        stop after render
 #   DEMO_FAULT=host/lab-h3 DEMO_LOSS=2%   where and how much loss to inject
+# Then congestion: the incast suite (check --suite incast) must pass on the healthy lab (its
+# leaf ports emulate lossless with deep queues) and, with one host's port made shallow
+# (`lab fault add host/NAME pfc-off`), fail naming that port and the counters that proved it.
+#   DEMO_PFC_OFF=host/lab-h3   whose leaf port loses the lossless emulation
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fabric=${1:-profiles/lab/fabric.yaml}
@@ -16,6 +20,7 @@ state=/run/fabricctl-lab
 netns=fabricctl-lab
 fault=${DEMO_FAULT:-host/lab-h3}
 loss=${DEMO_LOSS:-2%}
+pfcoff=${DEMO_PFC_OFF:-host/lab-h3}
 # sm-01 (opensm) has no stand-in in the lab: commands leave it out.
 targets=lab-h1,lab-h2,lab-h3,lab-h4,leaf-01,leaf-02
 failed=0
@@ -98,5 +103,33 @@ else
 fi
 
 step 0 "$bin" lab fault clear
+
+bold "congestion: the healthy lab's incast suite must pass (rxe has no PFC or ECN counter: losslessness from sequence counters)"
+step_out=out/check-incast.txt step 0 in_lab check -f "$fabric" --suite incast --report out/report-incast.html
+cat out/check-incast.txt
+echo "report: out/report-incast.html"
+
+bold "now pfc-off on $pfcoff: its leaf port drops under incast; the suite must find it"
+step 0 "$bin" lab fault add "$pfcoff" pfc-off
+step_out=out/check-incast-fault.txt step 2 in_lab check -f "$fabric" --suite incast --report out/report-incast-fault.html
+cat out/check-incast-fault.txt
+echo "report: out/report-incast-fault.html"
+
+bold "what the incast suite found, and why"
+want=${pfcoff#*/}
+# incast/lossless fails per port ("lab-h3/eth0/rxe0:1"); the table ends at the first empty line.
+found=$(awk 'NF == 0 {exit} $1 == "FAIL" && $2 == "incast/lossless" {split($3, t, "/"); print t[1]}' out/check-incast-fault.txt | sort -u | tr '\n' ' ')
+awk 'NF == 0 {exit} $1 == "FAIL" && $2 == "incast/lossless" {print "failed port:  " $3}' out/check-incast-fault.txt
+# The EVIDENCE section: the counter lines under each incast/lossless failure.
+awk '/^EVIDENCE$/ {e = 1; next} e && /^[^ ]/ {on = ($1 == "FAIL" && $2 == "incast/lossless")} e && on && /^  .* \+[0-9]+ \(/' out/check-incast-fault.txt |
+  head -n 6 | sed 's/^  /evidence:     /'
+grep -E '^  incast/pfc .*not observable' out/check-incast-fault.txt | head -n 1 | sed 's/^  /note:         /'
+if [ "$found" = "$want " ]; then
+  echo "found $want: the port the pfc-off fault was put on, and no other"
+else
+  echo "UNEXPECTED: the incast suite blamed '${found% }', pfc-off was on $want"; failed=1
+fi
+step 0 "$bin" lab fault clear
+
 if [ $failed = 0 ]; then bold "demo: every step as expected"; else bold "demo: some step FAILED (see UNEXPECTED above)"; fi
 exit $failed

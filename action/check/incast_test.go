@@ -231,8 +231,8 @@ func TestIncastIntent(t *testing.T) {
 }
 
 // TestIncastEstimate: the incast rounds count in the estimate, its line
-// and the derived time limit. The two-leaf lab: a receiver on each leaf
-// and the two cross-leaf rounds, 4 × (10 s + 5 s set-up) = 1m; limit
+// and the derived time limit. The two-leaf lab: two receivers on each leaf
+// and the two cross-leaf rounds, 6 × (5 s + 5 s set-up) = 1m; limit
 // 3 × 1m + 2m preflight + 30s clean-up + 1m = 6m30s, rounded up to 7m.
 // Forty hosts without leaves, two receivers, 20 s: 2 rounds of 25 s after
 // the 39 pairwise rounds of 10 s, 7m20s.
@@ -242,11 +242,11 @@ func TestIncastEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := EstimateFabric(f, nil, Options{Suites: []report.Suite{report.SuiteIncast}})
-	line := "check: 4 hosts, incast (4 rounds: 2 of 3 → 1, 2 cross-leaf; write_bw 10s, 2 QPs), about 1m (with 5s of set-up a round)"
+	line := "check: 4 hosts, incast (6 rounds: 4 of 3 → 1, 2 cross-leaf; write_bw 5s, 2 QPs), about 1m (with 5s of set-up a round)"
 	if e.String() != line || e.Sweep() != time.Minute || e.Limit() != 7*time.Minute {
 		t.Errorf("two-leaf:\n got %s (%s, limit %s)\nwant %s (1m, limit 7m)", e, e.Sweep(), e.Limit(), line)
 	}
-	if len(e.IncastRounds) != 4 || e.IncastRounds[0].Leaf != "leaf-01" || e.IncastRounds[1].Leaf != "leaf-02" {
+	if len(e.IncastRounds) != 6 || e.IncastRounds[0].Leaf != "leaf-01" || e.IncastRounds[1].Leaf != "leaf-02" {
 		t.Errorf("rounds %+v", e.IncastRounds)
 	}
 	var forty []fabric.HostIntent

@@ -227,9 +227,12 @@ func Evaluate(in Intent, ports []Port) []checks.Result {
 	in.Bounds = in.Bounds.withDefaults()
 	var out []checks.Result
 	engaged, pauseSeen := []string{}, false
-	for _, p := range ports {
+	views := make([]view, len(ports))
+	held := make([]checks.Result, len(ports))
+	for i, p := range ports {
 		v := newView(p)
-		out = append(out, lossless(in, v), pfc(in, v), ecn(in, v), storm(in, v))
+		views[i], held[i] = v, lossless(in, v)
+		out = append(out, pfc(in, v), ecn(in, v), storm(in, v))
 		for _, prio := range in.Lossless {
 			if len(v.perPrio(PauseRx, prio))+len(v.perPrio(PauseTx, prio)) > 0 {
 				pauseSeen = true
@@ -240,6 +243,7 @@ func Evaluate(in Intent, ports []Port) []checks.Result {
 			}
 		}
 	}
+	out = append(out, locateLoss(views, held)...)
 	r := checks.Result{ID: IDEngaged, Target: "round"}
 	switch {
 	case len(engaged) > 0:
@@ -257,6 +261,57 @@ func Evaluate(in Intent, ports []Port) []checks.Result {
 	out = append(out, r)
 	checks.Sort(out)
 	return out
+}
+
+// locateLoss places the round's loss where it was counted. A sender's
+// sequence-error NAKs and retransmits are the loss of its flows wherever
+// on their path it happened: they do not say that the sender's port lost
+// anything. Where another port of the round (the receiver, a switch port)
+// failed on counters of its own, a sender whose failure rests on those
+// echoes alone passes, naming where the loss was counted, and the echoes
+// are added to the evidence of the ports that counted it. Without such a
+// port the senders' failures stand: the loss is real and nothing else
+// locates it.
+func locateLoss(views []view, held []checks.Result) []checks.Result {
+	var located []int
+	for i, v := range views {
+		if v.p.Role != Sender && held[i].Status == checks.StatusFail {
+			located = append(located, i)
+		}
+	}
+	if len(located) == 0 {
+		return held
+	}
+	var names []string
+	for _, i := range located {
+		names = append(names, views[i].p.subject())
+	}
+	var echoes []string
+	for i, v := range views {
+		if v.p.Role != Sender || held[i].Status != checks.StatusFail || !echoesOnly(v) {
+			continue
+		}
+		e := nonzero(append(v.of(SeqError, -1), v.of(Retransmit, -1)...))
+		r := result(IDLossless, v)
+		r.Status = checks.StatusPass
+		r.Summary = fmt.Sprintf("no loss at this port: its flows' NAKs and retransmits (%s) are the loss counted at %s", keys(e), strings.Join(names, ", "))
+		r.Evidence = append(v.evidence(e), "loss counted at: "+strings.Join(names, ", "))
+		held[i] = r
+		for _, l := range e {
+			echoes = append(echoes, "seen by sender "+l.line(v.p.subject(), v.p.From))
+		}
+	}
+	for _, i := range located {
+		held[i].Evidence = append(held[i].Evidence, echoes...)
+	}
+	return held
+}
+
+// echoesOnly: the port lost nothing of its own (no drop, no
+// out-of-sequence packet); only sequence-error NAKs and retransmits moved.
+func echoesOnly(v view) bool {
+	return len(nonzero(v.of(Drop, -1))) == 0 && len(nonzero(v.of(OutOfSequence, -1))) == 0 &&
+		len(nonzero(append(v.of(SeqError, -1), v.of(Retransmit, -1)...))) > 0
 }
 
 func prios(ps []int) string {

@@ -56,7 +56,7 @@ func TestCongestionValues(t *testing.T) {
 func TestCongestionErrors(t *testing.T) {
 	congestionErrors(t, New(), "own-quiet.txt", CmdInterfacesExtensive, ErrCongestion, map[string]string{
 		"error: syntax error, expecting <command>\n": "line 1",
-		`{"lldp-neighbors-information": []}`:        "no interface-information",
+		`{"lldp-neighbors-information": []}`:         "no interface-information",
 	})
 	congestionErrors(t, New(), "own-quiet.txt", CmdInterfacesQueue, ErrCongestion, map[string]string{
 		"error: syntax error\n": "Physical interface",

@@ -46,7 +46,7 @@ func TestCongestionValues(t *testing.T) {
 func TestCongestionErrors(t *testing.T) {
 	congestionErrors(t, New(), "own-quiet.txt", CmdQueuing, ErrCongestion, map[string]string{
 		"% Invalid command at '^' marker.\n": "no Egress or Ingress Queuing for line",
-		"":                                  "no Egress or Ingress Queuing for line",
+		"":                                   "no Egress or Ingress Queuing for line",
 	})
 }
 

@@ -1,26 +1,22 @@
 package eos
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fabricctl/fabricctl/internal/testutil"
-	"github.com/fabricctl/fabricctl/switchcfg"
+	"github.com/fabricctl/fabricctl/switchcfg/drivertest"
 )
 
 // TestCongestionGolden: every sample under testdata/congestion reads into
 // its golden counters and unread lines.
-func TestCongestionGolden(t *testing.T) { congestionGolden(t, New(), 2) }
+func TestCongestionGolden(t *testing.T) { drivertest.CongestionGolden(t, New(), 2) }
 
 // TestCongestionValues: pause per priority and per port, drops summed
 // over drop precedences per traffic class, ECN marks per queue; "-" is
 // absent; Port-Channels and Management are not read; what is no priority
 // or no count is unread.
 func TestCongestionValues(t *testing.T) {
-	r := congestionSample(t, New(), "own-7050x-incast.txt")
+	r := drivertest.CongestionSample(t, New(), "own-7050x-incast.txt")
 	want := map[string]uint64{
 		"Ethernet1/1 Priority 3 TxPfc": 15010, "Ethernet1/1 TxPfc": 15010, "Ethernet49/1 Priority 5 RxPfc": 412,
 		"Ethernet49/1 Priority 3 RxPfc": 37, "Ethernet49/1 TxQ3 DropPkts": 4100, "Ethernet49/1 TxQ3 DropBytes": 4198400,
@@ -51,16 +47,16 @@ func TestCongestionValues(t *testing.T) {
 // TestCongestionErrors: output that is not the command's JSON is an error
 // naming the command.
 func TestCongestionErrors(t *testing.T) {
-	congestionErrors(t, New(), "own-quiet.txt", CmdPFCCounters, ErrCongestion, map[string]string{
+	drivertest.CongestionErrors(t, New(), "own-quiet.txt", CmdPFCCounters, ErrCongestion, map[string]string{
 		"% Invalid input\n":            "line 1",
 		`{"interfaces": {}}`:           "no interfaceCounters",
 		`{"interfaceCounters": [1]}`:   "interfaceCounters is not an object",
 		`{"interfaceCounters": {}} {}`: "text after",
 	})
-	congestionErrors(t, New(), "own-quiet.txt", CmdQueueDrops, ErrCongestion, map[string]string{
+	drivertest.CongestionErrors(t, New(), "own-quiet.txt", CmdQueueDrops, ErrCongestion, map[string]string{
 		`{"egressQueueCounters": {}}`: "no egressQueueCounters.interfaces",
 	})
-	congestionErrors(t, New(), "own-quiet.txt", CmdECNCounters, ErrCongestion, map[string]string{
+	drivertest.CongestionErrors(t, New(), "own-quiet.txt", CmdECNCounters, ErrCongestion, map[string]string{
 		`{}`: "no intfQueueCounters",
 	})
 }
@@ -68,122 +64,5 @@ func TestCongestionErrors(t *testing.T) {
 // FuzzParseCongestion: any output parses or fails with ErrCongestion,
 // without panicking.
 func FuzzParseCongestion(f *testing.F) {
-	congestionFuzz(f, New(), nil, ErrCongestion)
-}
-
-// congestionSample reads testdata/congestion/<file> (commands after
-// "=== <command>" lines) through cr.
-func congestionSample(t *testing.T, cr switchcfg.CongestionReader, file string) switchcfg.CongestionReading {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "congestion", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb, err := switchcfg.SplitReadback(b)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	r, err := cr.ParseCongestion(rb)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	return r
-}
-
-// congestionGolden compares every sample's reading with its golden file
-// (-update rewrites them); at least min samples must exist.
-func congestionGolden(t *testing.T, cr switchcfg.CongestionReader, min int) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "congestion", "*.txt"))
-	if len(files) < min {
-		t.Fatalf("%d congestion samples, want at least %d", len(files), min)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			r := congestionSample(t, cr, filepath.Base(f))
-			testutil.Golden(t, filepath.Join("congestion", filepath.Base(f)+".golden"), []byte(r.Format()))
-		})
-	}
-}
-
-// congestionFuzz fuzzes cr's parser: the fuzzed output replaces one of
-// its commands' outputs (for ports) in the first sample's read-back,
-// seeded with every section of every sample. It parses or fails with
-// sentinel, never panics; counters name their port and counter, come
-// sorted and once; unread lines say which command and why.
-func congestionFuzz(f *testing.F, cr switchcfg.CongestionReader, ports []string, sentinel error) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "congestion", "*.txt"))
-	base := switchcfg.Readback{}
-	cmds := cr.CongestionCommands(ports)
-	for k, p := range files {
-		b, _ := os.ReadFile(p)
-		rb, _ := switchcfg.SplitReadback(b)
-		for i, c := range cmds {
-			if out, ok := rb[c]; ok {
-				f.Add(uint8(i), string(out))
-				if k == 0 {
-					base[c] = out
-				}
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, which uint8, in string) {
-		rb := switchcfg.Readback{}
-		for _, c := range cmds {
-			rb[c] = base[c]
-		}
-		if len(cmds) > 0 {
-			rb[cmds[int(which)%len(cmds)]] = []byte(in)
-		}
-		r, err := cr.ParseCongestion(rb)
-		if err != nil {
-			if !errors.Is(err, sentinel) {
-				t.Fatalf("error %v does not wrap %v", err, sentinel)
-			}
-			return
-		}
-		for i, c := range r.Counters {
-			if c.Port == "" || c.Name == "" || c.From == "" {
-				t.Fatalf("counter %d incomplete: %+v", i, c)
-			}
-			if i > 0 && (r.Counters[i-1].Port > c.Port || r.Counters[i-1].Port == c.Port && r.Counters[i-1].Name >= c.Name) {
-				t.Fatalf("counters %d and %d out of order or repeated: %+v %+v", i-1, i, r.Counters[i-1], c)
-			}
-		}
-		for _, u := range r.Unread {
-			if u.Command == "" || u.Reason == "" {
-				t.Fatalf("unread line without command or reason: %+v", u)
-			}
-		}
-	})
-}
-
-// congestionErrors checks that every bad output (mapped to a part of the
-// error) given to command cmd, the other commands' outputs taken from the
-// sample file, is an error wrapping sentinel and naming cmd; and that a
-// read-back without cmd's output is an error naming it.
-func congestionErrors(t *testing.T, cr switchcfg.CongestionReader, file, cmd string, sentinel error, bad map[string]string) {
-	congestionErrorsOf(t, cr, file, cmd, sentinel, bad, true)
-}
-
-// congestionErrorsOf is congestionErrors; needed says whether a missing
-// output of cmd is an error.
-func congestionErrorsOf(t *testing.T, cr switchcfg.CongestionReader, file, cmd string, sentinel error, bad map[string]string, needed bool) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "congestion", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for in, where := range bad {
-		rb, _ := switchcfg.SplitReadback(b)
-		rb[cmd] = []byte(in)
-		_, err := cr.ParseCongestion(rb)
-		if !errors.Is(err, sentinel) || !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), cmd) {
-			t.Errorf("%q: error %v, want %v naming %q and %q", in, err, sentinel, cmd, where)
-		}
-	}
-	rb, _ := switchcfg.SplitReadback(b)
-	delete(rb, cmd)
-	if _, err := cr.ParseCongestion(rb); needed && (err == nil || !strings.Contains(err.Error(), cmd)) {
-		t.Errorf("no output of %q: error %v, want one naming it", cmd, err)
-	}
+	drivertest.CongestionFuzz(f, New(), nil, ErrCongestion)
 }

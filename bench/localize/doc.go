@@ -13,7 +13,14 @@
 // TRIALS (default 100), SEED (default 1), EVIDENCE=switches (default: host
 // and switch port counters) or hosts (host counters only, what part A reads),
 // SILENT (share of link faults that count no error, default 0), FAULTS
-// (comma-separated fault counts, default 0,1,3).
+// (comma-separated fault counts, default 0,1,3), MODELS (the fault models,
+// localizesim.FaultModel: easy, gray, intermittent, incidents, mixed or
+// all; default easy); EVIDENCE may also be hosts-paths (pinned, known
+// paths, host counters). Every Ethernet setting also prints issue 32's
+// line (below) with model= and evidence=, judged against the smallest
+// sets no end-to-end test can split, and per fault kind (kind=) for one
+// fault; VERBOSE=1 lists the unresolved trials, and how many of the
+// trials that named no suspect held a fault in Result.Possible.
 //
 // Then the same settings on the fabric as InfiniBand (localizesim.IB:
 // routes from D-mod-K forwarding tables, IB faults, every port's

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/testkit/localizesim"
 )
 
@@ -33,8 +34,8 @@ func kindOf(cfg localizesim.Config, f localizesim.Fault) string {
 // can split from fault f: a cable and its leaf port (both carry the same
 // tests both ways), a spine's missing route to a leaf and the uplink to
 // that leaf; and where the tests' paths are hidden (ECMP), an uplink and
-// the other uplinks of its leaf with their group. Counters may split
-// them; tests cannot.
+// the other uplinks of its leaf with their group, and a spine and the
+// other spines. Counters may split them; tests cannot.
 func unsplittable(sim *localizesim.Sim, f localizesim.Fault) []string {
 	out := []string{f.Component}
 	topo := sim.Topology()
@@ -54,6 +55,15 @@ func unsplittable(sim *localizesim.Sim, f localizesim.Fault) []string {
 			}
 		}
 		out = append(out, "uplinks:"+leaf)
+	}
+	if strings.HasPrefix(f.Component, "switch:") && f.Via == "" && !sim.Config().PinnedPaths {
+		// A spine dropping a share of what crosses it: with ECMP out of
+		// sight every spine carries a like share of every leaf's tests.
+		for _, n := range topo.Nodes {
+			if id := "switch:" + n.Name; n.Role == topology.RoleSpine && id != f.Component {
+				out = append(out, id)
+			}
+		}
 	}
 	if f.Kind == localizesim.Uplink {
 		id := f.Component
@@ -106,7 +116,7 @@ func judge(r verdict) scored {
 // honest prints the lines of issue 32's form for one setting: overall,
 // then (one fault) per fault kind with kind= after evidence=.
 func honest(cfg localizesim.Config, evidence string, k int, res []verdict) []string {
-	type tally struct{ n, exact, resolved, missed, misblamed, named, maxRounds int }
+	type tally struct{ n, exact, resolved, missed, misblamed, named, maxRounds, sumRounds, possible int }
 	all := &tally{}
 	kinds := map[string]*tally{}
 	add := func(t *tally, r verdict, s scored) {
@@ -123,6 +133,14 @@ func honest(cfg localizesim.Config, evidence string, k int, res []verdict) []str
 			t.named += len(set)
 		}
 		t.maxRounds = max(t.maxRounds, r.rounds)
+		t.sumRounds += r.rounds
+		if s.missed && slices.ContainsFunc(r.possible, func(set []string) bool {
+			return slices.ContainsFunc(r.classes, func(cl []string) bool {
+				return slices.ContainsFunc(set, func(c string) bool { return slices.Contains(cl, c) })
+			})
+		}) {
+			t.possible++
+		}
 	}
 	for _, r := range res {
 		s := judge(r)
@@ -146,14 +164,19 @@ func honest(cfg localizesim.Config, evidence string, k int, res []verdict) []str
 			}
 			return strconv.FormatFloat(float64(x)/float64(t.n), 'f', 3, 64)
 		}
-		cand := 0.0
+		cand, meanRounds := 0.0, 0.0
 		if t.n > 0 {
 			cand = float64(t.named) / float64(t.n)
+			meanRounds = float64(t.sumRounds) / float64(t.n)
 		}
-		return fmt.Sprintf("localize: hosts=%d faults=%d model=%s evidence=%s%s trials=%d exact=%s resolved=%s missed=%s misblamed=%s candidates=%.2f rounds=%d",
-			cfg.Hosts, k, cfg.Model, evidence, kind, t.n, f(t.exact), f(t.resolved), f(t.missed), f(t.misblamed), cand, t.maxRounds)
+		return fmt.Sprintf("localize: hosts=%d faults=%d model=%s evidence=%s%s trials=%d exact=%s resolved=%s missed=%s misblamed=%s candidates=%.2f rounds=%d meanRounds=%.1f",
+			cfg.Hosts, k, cfg.Model, evidence, kind, t.n, f(t.exact), f(t.resolved), f(t.missed), f(t.misblamed), cand, t.maxRounds, meanRounds)
 	}
 	out := []string{line("", all)}
+	if all.missed > 0 {
+		fmt.Fprintf(os.Stderr, "localize: faults=%d model=%s evidence=%s: %d of %d trials named no suspect; in %d of them the possible faults (Result.Possible) held one\n",
+			k, cfg.Model, evidence, all.missed, all.n, all.possible)
+	}
 	names := make([]string, 0, len(kinds))
 	for n := range kinds {
 		names = append(names, n)

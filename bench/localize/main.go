@@ -305,6 +305,8 @@ type verdict struct {
 	// test can split from it (unsplittable)
 	classes [][]string
 	got     [][]string
+	// possible: the sets Result.Possible names when no suspect was named
+	possible [][]string
 }
 
 func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k int, seed uint64) verdict {
@@ -324,6 +326,13 @@ func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k
 			set = append(set, a.Component)
 		}
 		v.got = append(v.got, set)
+	}
+	for _, sus := range s.Possible {
+		set := []string{sus.Component}
+		for _, a := range sus.Alternatives {
+			set = append(set, a.Component)
+		}
+		v.possible = append(v.possible, set)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "localize: trial:", err)

@@ -3,6 +3,7 @@ package localize
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/fabricctl/fabricctl/checks"
@@ -24,7 +25,7 @@ var exploreLimit = math.Log(1e6)
 // fault set with it is at most this many times less likely than without.
 // On a healthy 1,024-host fabric ECMP collisions keep a few components
 // always below it.
-var nearLimit = math.Log(1e3)
+var nearLimit = math.Log(1e4)
 
 // temper flattens the posterior when weighing hypotheses for re-tests, so
 // that a fault the first rounds barely showed (an uplink that few tests
@@ -72,7 +73,7 @@ func (l *Localizer) Plan(round int) []Probe {
 // maxAsks is how many rounds one component may be re-tested without
 // becoming a suspect, unless it is within Options.Ambiguity of becoming
 // one: by then its tests have spoken.
-const maxAsks = 2
+const maxAsks = 6
 
 func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8, map[int]float64) {
 	hs := []hypothesis{{ch: noChange}}
@@ -85,12 +86,12 @@ func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8, map[int]float64) {
 				continue
 			}
 			hs = append(hs, hypothesis{ch: change{c1: int32(f), m1: 0, c2: int32(alt.c), m2: alt.m}, d: alt.d})
-			targets[f] |= a.mode[f]
-			targets[alt.c] |= alt.m
+			targets[f] |= dirOf(a.mode[f])
+			targets[alt.c] |= dirOf(alt.m)
 		}
 		if remove >= -exploreLimit {
 			hs = append(hs, hypothesis{ch: change{c1: int32(f), m1: 0, c2: -1}, d: remove})
-			targets[f] |= a.mode[f]
+			targets[f] |= dirOf(a.mode[f])
 		}
 	}
 	type near struct {
@@ -103,20 +104,19 @@ func (a *analysis) hypotheses() ([]hypothesis, map[int]uint8, map[int]float64) {
 		if a.mode[c] != 0 {
 			continue
 		}
-		best := near{c: c, d: math.Inf(-1)}
-		for _, m := range a.modes(c) {
-			if d := a.deltaSet(c, m); d > best.d {
-				best.m, best.d = m, d
-			}
+		if a.ubAdd(c, -1) < -nearLimit {
+			continue
 		}
+		best := near{c: c}
+		best.m, best.d = a.bestSet(c)
 		if best.d >= -nearLimit {
 			nears = append(nears, best)
 		}
 	}
 	slices.SortFunc(nears, func(x, y near) int { return cmp.Or(cmp.Compare(y.d, x.d), cmp.Compare(x.c, y.c)) })
-	for _, n := range nears[:min(len(nears), 24)] {
+	for _, n := range nears[:min(len(nears), 64)] {
 		hs = append(hs, hypothesis{ch: change{c1: int32(n.c), m1: n.m, c2: -1}, d: n.d})
-		targets[n.c] |= n.m
+		targets[n.c] |= dirOf(n.m)
 		closest[n.c] = n.d
 	}
 	return hs, targets, closest
@@ -136,14 +136,9 @@ func (a *analysis) plan(round int, asked map[string]int) []Probe {
 	if len(hs) < 2 {
 		return nil
 	}
-	w := make([]float64, len(hs))
-	total := 0.0
+	w := make([]float64, len(hs)) // unnormalised: eig weighs the hypotheses a test bears on
 	for i, h := range hs {
 		w[i] = math.Exp(temper * h.d)
-		total += w[i]
-	}
-	for i := range w {
-		w[i] /= total
 	}
 	clear := a.clearEndpoints(targets)
 	if len(clear) == 0 {
@@ -158,13 +153,20 @@ func (a *analysis) plan(round int, asked map[string]int) []Probe {
 	for ti, c := range targets {
 		for k, pr := range a.probes(c, all[c], clear, round+ti) {
 			t := a.m.buildTest(pr[0], pr[1])
-			if t.inter {
-				t.background = &a.bg[1]
-			} else {
-				t.background = &a.bg[0]
+			switch {
+			case !t.inter:
+				t.bgClass = bgWithin
+			case t.paths != nil:
+				t.bgClass = bgECMP
+			default:
+				t.bgClass = bgECMP + 1
 			}
+			t.background = &a.bg[t.bgClass]
 			gain := eig(a, &t, hs, w)
-			if gain > minGain {
+			// A test crosses a given uplink or spine on one of its
+			// equal-cost paths only, so each brings less; together they
+			// bring as much.
+			if gain > minGain*float64(a.o.MaxPairsPerTarget)/float64(a.budget(c)) {
 				cands = append(cands, cand{pr[0], pr[1], c, gain - 1e-6*float64(k)})
 			}
 		}
@@ -207,7 +209,9 @@ func (a *analysis) clearEndpoints(targets []int) []*nicEnd {
 	var out []*nicEnd
 	for _, es := range a.m.byHost {
 		for _, e := range es {
-			if bad[e] || involved[e.nic] || involved[e.cable] || involved[e.port] || involved[e.leaf] {
+			// A suspect leaf or uplink group does not disqualify its hosts:
+			// their tests are how it is tested.
+			if bad[e] || involved[e.nic] || involved[e.cable] || involved[e.port] {
 				continue
 			}
 			out = append(out, e)
@@ -349,10 +353,19 @@ func rotate(s []string, k int) []string {
 
 // eig is the expected information gain (bits) of test t over the
 // hypotheses hs with weights w.
+//
+// Only the hypotheses that change a component on the test's way bear on
+// it; the others predict what the current fault set does (hs[0], no
+// change). They are weighed against that one alone (w, unnormalised):
+// how much a test tells about a component depends on that component's
+// odds, not on how many others are in question elsewhere.
 func eig(a *analysis, t *test, hs []hypothesis, w []float64) float64 {
 	var mix [3]float64
-	cond := 0.0
+	cond, total := 0.0, 0.0
 	for i, h := range hs {
+		if i > 0 && onPath(t, h.ch.c1) == 0 && (h.ch.c2 < 0 || onPath(t, h.ch.c2) == 0) {
+			continue
+		}
 		var d [3]float64
 		for o := range 3 {
 			t.out = o
@@ -362,8 +375,15 @@ func eig(a *analysis, t *test, hs []hypothesis, w []float64) float64 {
 			mix[o] += w[i] * d[o]
 		}
 		cond += w[i] * entropy(d)
+		total += w[i]
 	}
-	return entropy(mix) - cond
+	if total == 0 {
+		return 0
+	}
+	for o := range 3 {
+		mix[o] /= total
+	}
+	return entropy(mix) - cond/total
 }
 
 func entropy(p [3]float64) float64 {
@@ -374,4 +394,65 @@ func entropy(p [3]float64) float64 {
 		}
 	}
 	return h
+}
+
+// screen pairs the endpoints that no re-test of the round uses (busy):
+// within their leaf on even rounds, which tests NICs and access links
+// without ECMP's collisions, and between leaves on odd rounds (one half of
+// each leaf sending to the other half of a leaf further round the ring),
+// which tests the uplinks; partners and roles change from round to round.
+// Faults that spoil only some tests or some rounds (gray, intermittent,
+// flapping) show only with more tests; hosts that would idle add them.
+func (m *Model) screen(round int, busy map[string]bool) schedule.Round {
+	leaves := make([]string, 0, len(m.leafOf))
+	for l := range m.leafOf {
+		leaves = append(leaves, l)
+	}
+	slices.Sort(leaves)
+	idle := map[string][]*nicEnd{}
+	for _, name := range m.Endpoints() {
+		e := m.ends[name]
+		if !busy[e.host] {
+			idle[e.leafName] = append(idle[e.leafName], e)
+		}
+	}
+	// One NIC of a host per round: a host with several is left to the
+	// first of them.
+	taken := map[string]bool{}
+	rng := rand.New(rand.NewPCG(uint64(round)+1, 0x5c7ee7))
+	for _, l := range leaves {
+		es := slices.DeleteFunc(idle[l], func(e *nicEnd) bool {
+			if taken[e.host] {
+				return true
+			}
+			taken[e.host] = true
+			return false
+		})
+		rng.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+		idle[l] = es
+	}
+	var out schedule.Round
+	pair := func(c, s *nicEnd) {
+		out = append(out, schedule.Pair{Client: m.testName(c), Server: m.testName(s)})
+	}
+	if round%2 == 0 || len(leaves) < 2 {
+		for _, l := range leaves {
+			es := idle[l]
+			for i := 0; i+1 < len(es); i += 2 {
+				pair(es[i], es[i+1])
+			}
+		}
+		return out
+	}
+	shift := 1 + (round/2)%(len(leaves)-1)
+	for i, l := range leaves {
+		to := idle[leaves[(i+shift)%len(leaves)]]
+		from := idle[l]
+		half := len(from) / 2
+		recv := to[(len(to)+1)/2:]
+		for k := 0; k < half && k < len(recv); k++ {
+			pair(from[k], recv[k])
+		}
+	}
+	return out
 }

@@ -19,18 +19,31 @@
 // through the spines, chosen by ECMP out of the localiser's sight: the
 // model knows every path and its probability, never which one a test took.
 // A test turns out good, slow (below the floor without loss) or lossy.
-// Each fault set predicts every outcome's probability: a faulty NIC slows
-// without loss, a faulty cable, port or switch loses packets, a cable may
-// corrupt one way only (its data direction loses, its acknowledgements
-// suffer less), and healthy tests are slow or lossy at the background
-// rates measured in the session (ECMP collisions, measurement errors). A
-// test between leaves mixes the predictions of its paths, so a faulty
-// uplink explains about one in eight of its leaf's tests when the leaf has
-// eight.
+// A fault need not spoil every test that crosses it: each fault in a fault
+// set carries a strike rate (1, 0.55, 0.25 or 0.1: hard, gray,
+// intermittent, flapping), the probability that it spoils a given test on
+// its way. A test crossing several faults is spoilt by each independently
+// (a noisy-OR) and shows the worst effect that struck: a faulty NIC slows
+// without loss (a lossless fabric pauses rather than drops), a faulty
+// cable, port or switch loses packets, a cable may corrupt one way only
+// (its data direction loses, its acknowledgements suffer less). A test no
+// fault struck reads as a healthy one: slow or lossy at the background
+// rates measured in the session, per class — within a leaf, across leaves
+// over hidden ECMP paths, and across leaves on known routes by how many
+// tests of its round shared its busiest link (so a link the re-tests
+// crowded is not taken for a slow one); the loss rate of tests within
+// leaves is every test's, since a lossless fabric loses nothing for
+// distance. A test between leaves mixes the predictions of its paths, so
+// a faulty uplink explains about one in eight of its leaf's tests when the
+// leaf has eight. A weak fault (strike rate below 1) must be several
+// times likelier than not to be named: noise on a large fabric makes a few
+// hosts look like one.
 //
 // Counters weigh in too: receive errors (CRC, FCS, symbol errors) at the
-// end a cable corrupts towards, discards at a switch port. Where counters
-// were read and did not move, that is evidence as well.
+// end a cable corrupts towards, discards at a switch port, a link-down at
+// a link's ends, a NIC's pause-storm watchdog (the NIC, and the slowness
+// of its leaf, which is reported with it), a port's trained speed. Where
+// counters were read and did not move, that is evidence as well.
 //
 // # Known routes (InfiniBand)
 //
@@ -54,12 +67,17 @@
 //
 // The localiser looks for the most probable fault set (NetBouncer's and
 // 007's tomography, as a likelihood with priors per component kind): lazy
-// greedy additions, then removals, direction changes and swaps, with the
+// greedy additions, then removals, mode changes and swaps, with the
 // background rates re-estimated from the tests the suspects do not touch.
 // Each suspect's alternatives are the components that, swapped in,
 // explain the data within a factor Options.Ambiguity (20): the uplinks of
 // one leaf are interchangeable to tests (ECMP), a cable and its leaf port
-// are until the switch counters are read.
+// are until the switch counters are read. A fault that no single
+// component makes likelier than not but a set of interchangeable ones
+// does (a silent fault on one of a leaf's eight uplinks) is named through
+// the set: the strongest member, with the others as alternatives. When no
+// suspect is named but bad tests are left unexplained, Result.Possible
+// still lists the likeliest components, with their confidence.
 //
 // # Re-tests
 //
@@ -68,7 +86,9 @@
 // fault the schedule barely showed still earns a test): a suspect host
 // against hosts that tested clean on its leaf and on others, clean hosts of
 // a suspect leaf against clean hosts elsewhere. It returns nothing once no
-// test can tell the explanations apart. Run stops there, or after
+// test can tell the explanations apart. Run adds the hosts no re-test
+// uses, paired within their leaves and across leaves in turn (a fault that
+// strikes some tests or rounds only needs more of them), and goes on to
 // Options.MaxAdaptiveRounds (8) rounds.
 //
 // A caller that ran its own sweep (fabricctl check) records it with Add

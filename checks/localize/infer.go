@@ -3,6 +3,7 @@ package localize
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -88,6 +89,13 @@ type Result struct {
 	// Unexplained are bad tests no suspect explains: taken for noise
 	// (ECMP collisions, measurement hiccups) unless re-tests say otherwise.
 	Unexplained []Observation `json:"unexplained,omitempty"`
+	// Possible are, when no component is more likely faulty than not but
+	// bad tests went unexplained, the likeliest components anyway, each
+	// with the alternatives the evidence cannot tell it from and its
+	// Confidence (the probability that it, or one of its alternatives, is
+	// faulty): where to look, not whom to blame. A healthy fabric has
+	// some too, at low confidence: noise makes a few tests bad.
+	Possible []checks.Suspect `json:"possible,omitempty"`
 }
 
 // Analyze names the suspects for everything recorded so far.
@@ -107,6 +115,10 @@ const (
 	// known, since a slow uplink among equal-cost paths looks like ECMP
 	// collisions.
 	modeSlow uint8 = 4
+	// modeStorm: a leaf whose NIC floods it with pause frames slows the
+	// tests of its other hosts; only for a leaf one of whose NICs counted
+	// a pause storm, and reported as that NIC's fault.
+	modeStorm uint8 = 8
 )
 
 // Effect levels of faults on a test, from mild to severe, indexing emit.
@@ -124,18 +136,27 @@ type analysis struct {
 	tests []test
 	inv   [][]int32 // component → tests it may lie on
 	ref   float64
-	bg    [2][3]float64 // within a leaf, across leaves
+	// bg: how often a healthy test of each class reads good, slow and
+	// lossy (bgClass: within a leaf, across leaves by ECMP, across
+	// leaves on a known route by how many tests of its round shared its
+	// busiest link).
+	bg [bgClasses][3]float64
 
 	read  map[fabric.Endpoint]bool
 	phy   map[fabric.Endpoint][]Counter
 	disc  map[fabric.Endpoint][]Counter
 	down  map[fabric.Endpoint][]Counter
 	deg   map[fabric.Endpoint][]Counter
-	state map[fabric.Endpoint]bool // port state read (a Degraded reading, moved or not)
+	storm map[fabric.Endpoint][]Counter
+	// stormLeaf: the leaves (components) with a NIC that counted a pause storm.
+	stormLeaf map[int]bool
+	state     map[fabric.Endpoint]bool // port state read (a Degraded reading, moved or not)
 	// discardsRead: the counters read include discards (some port counted
 	// them), so a port that counted none was read clean.
 	discardsRead bool
 	evMax        []float64 // best counter log-likelihood ratio of each component over its modes
+	// badOn: how many bad tests may cross each component.
+	badOn []int32
 
 	mode []uint8 // current fault set: the mode of each component, 0 when healthy
 	F    []int
@@ -144,6 +165,10 @@ type analysis struct {
 	stamp  []int32
 	cstamp []int32
 	tick   int32
+
+	// scratch for bestRates
+	p0, r        []float64
+	scratchTests []int32
 
 	altCache map[int]altEntry // filled once the search is over
 }
@@ -237,6 +262,7 @@ func (l *Localizer) analyse() *analysis {
 	a.ref = ref
 	n := len(l.m.comps)
 	a.inv = make([][]int32, n)
+	a.badOn = make([]int32, n)
 	seen := make([]int32, n)
 	for i := range seen {
 		seen[i] = -1
@@ -255,6 +281,9 @@ func (l *Localizer) analyse() *analysis {
 			if seen[c] != idx {
 				seen[c] = idx
 				a.inv[c] = append(a.inv[c], idx)
+				if t.out != 0 {
+					a.badOn[c]++
+				}
 			}
 		}
 		for _, h := range t.cert {
@@ -266,6 +295,7 @@ func (l *Localizer) analyse() *analysis {
 			}
 		}
 	}
+	a.loads()
 	a.counters(l.counters)
 	a.stamp = make([]int32, len(a.tests))
 	// Two passes: the background rates measured on all tests, then on the
@@ -279,62 +309,105 @@ func (l *Localizer) analyse() *analysis {
 			a.search(true)
 		}
 	}
+	a.groups()
 	l.last = a
 	return a
 }
 
-// background estimates how often a healthy test is slow or lossy, within
-// a leaf and across leaves, from the tests that touch no suspect. Loss
-// gathers on the few leaves of a fault (a host, an uplink, a switch) while
-// stray loss counters spread over all of them: a leaf whose loss count
-// stands far above what the other leaves' rate predicts (a Poisson bound)
-// is left out of the loss rate. A prior worth bgWeight tests keeps a small session (a lab of four
-// hosts) from taking its one broken link for the background.
-func (a *analysis) background(suspect []uint8) {
-	var use []*test
-	for ti := range a.tests {
-		t := &a.tests[ti]
-		if suspect == nil || !a.touches(t, suspect) {
-			use = append(use, t)
+// groupLimit: a component whose fault set is at most this many times less
+// likely than without it may still be a suspect through the components
+// interchangeable with it (groups).
+var groupLimit = math.Log(64)
+
+// groups adds the faults that no single component makes more likely than
+// not but a set of interchangeable ones does: the uplinks of a leaf whose
+// paths tests cannot tell apart (ECMP out of sight) share the evidence of
+// a fault that spoils only some of their tests, so each of the eight is
+// less likely than no fault while "one of the eight" is more likely. The
+// odds of the set are the sum of its members' (a suspect and its
+// alternatives); the strongest member stands for it, with the others as
+// its alternatives.
+func (a *analysis) groups() {
+	type cand struct {
+		c int
+		m uint8
+		d float64
+	}
+	var cs []cand
+	for _, c := range a.candidates() {
+		if a.mode[c] != 0 || a.ubAdd(c, -1) < -groupLimit {
+			continue
+		}
+		if m, d := a.bestSet(c); d >= -groupLimit && d <= 1e-9 {
+			cs = append(cs, cand{c, m, d})
 		}
 	}
-	rate := func(inter bool, out int, prior float64, robust bool) float64 {
-		n, x := map[int]float64{}, map[int]float64{}
+	slices.SortFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(y.d, x.d), cmp.Compare(x.c, y.c)) })
+	for _, x := range cs {
+		// An earlier member of the set may explain x's tests by now.
+		m, d := a.bestSet(x.c)
+		if d < -groupLimit {
+			continue
+		}
+		a.set(x.c, m)
+		odds := 1.0 // the set's odds against no fault, in units of x's
+		for _, g := range a.rivals(x.c) {
+			if a.ubAdd(g, x.c)-d < -groupLimit {
+				continue
+			}
+			if _, dg := a.bestSwap(x.c, g); dg > -groupLimit {
+				odds += math.Exp(dg)
+			}
+		}
+		if d+math.Log(odds) <= 0 {
+			a.set(x.c, 0)
+		}
+	}
+}
+
+// background estimates how often a healthy test is slow or lossy, within
+// a leaf and across leaves, from the tests whose certain hops touch no
+// suspect. Loss gathers on the few leaves of a fault (a host, an uplink, a
+// switch) while stray loss counters spread over all of them: a leaf whose
+// loss count stands far above what the other leaves' rate predicts (a
+// Poisson bound) is left out of the loss rate. A lossless fabric loses
+// nothing for crossing more switches, so where enough tests ran within
+// leaves their loss rate is every test's: a spine or an uplink group that
+// loses a share of the tests of every leaf is then a fault to explain, not
+// a background to absorb (tests across leaves spread it evenly, which no
+// outlier bound can catch). Slow tests are not pooled: ECMP collisions
+// slow tests across leaves only. A prior worth bgWeight tests keeps a
+// small session (a lab of four hosts) from taking its one broken link for
+// the background.
+func (a *analysis) background(suspect []uint8) {
+	var use []*test
+	intra := 0
+	for ti := range a.tests {
+		t := &a.tests[ti]
+		if suspect == nil || !a.touchesCert(t, suspect) {
+			use = append(use, t)
+			if !t.inter {
+				intra++
+			}
+		}
+	}
+	nc := len(a.m.comps)
+	skip := make([]bool, nc) // NIC and leaf components left out
+	n, x := make([]float64, nc), make([]float64, nc)
+	rate := func(class func(*test) bool, out int, prior float64, robust bool) float64 {
+		// Hosts, then (robust) leaves, whose count of such tests stands far
+		// above what the others' rate predicts are left out: a faulty NIC
+		// or cable no suspect names yet would otherwise raise the rate
+		// that hides it, most on a small fabric.
+		clear(skip)
 		var tn, tx float64
-		for _, t := range use {
-			if t.inter != inter {
-				continue
-			}
-			hit := 0.0
-			if t.out == out {
-				hit = 1
-			}
-			tn, tx = tn+1, tx+hit
-			n[t.client.leaf]++
-			x[t.client.leaf] += hit
-			if t.server.leaf != t.client.leaf {
-				n[t.server.leaf]++
-				x[t.server.leaf] += hit
-			}
+		left := func(t *test) bool {
+			return skip[t.client.nic] || skip[t.server.nic] || skip[t.client.leaf] || skip[t.server.leaf]
 		}
-		if tn == 0 || !robust {
-			return (tx + bgWeight*prior) / (tn + bgWeight)
-		}
-		// Each leaf against the rate of the tests that do not involve it.
-		out2 := map[int]bool{}
-		for l, nl := range n {
-			rn, rx := tn-nl, tx-x[l]
-			if rn <= 0 {
-				continue
-			}
-			if e := rx / rn * nl; x[l] > e+4*math.Sqrt(e)+3 {
-				out2[l] = true
-			}
-		}
-		if len(out2) > 0 && len(out2) < len(n) {
+		count := func() {
 			tn, tx = 0, 0
 			for _, t := range use {
-				if t.inter != inter || out2[t.client.leaf] || out2[t.server.leaf] {
+				if !class(t) || left(t) {
 					continue
 				}
 				tn++
@@ -343,22 +416,155 @@ func (a *analysis) background(suspect []uint8) {
 				}
 			}
 		}
+		outliers := func(key func(*test) (int, int)) {
+			clear(n)
+			clear(x)
+			var keys []int
+			for _, t := range use {
+				if !class(t) || left(t) {
+					continue
+				}
+				k1, k2 := key(t)
+				for _, k := range [2]int{k1, k2} {
+					if k < 0 {
+						continue
+					}
+					if n[k] == 0 {
+						keys = append(keys, k)
+					}
+					n[k]++
+					if t.out == out {
+						x[k]++
+					}
+				}
+			}
+			var marked []int
+			for _, k := range keys {
+				rn, rx := tn-n[k], tx-x[k]
+				if rn <= 0 {
+					continue
+				}
+				if e := rx / rn * n[k]; x[k] > e+4*math.Sqrt(e)+3 {
+					marked = append(marked, k)
+				}
+			}
+			if len(marked) < len(keys) {
+				for _, k := range marked {
+					skip[k] = true
+				}
+			}
+		}
+		count()
+		if tn == 0 {
+			return prior
+		}
+		outliers(func(t *test) (int, int) { return t.client.nic, t.server.nic })
+		count()
+		if robust {
+			outliers(func(t *test) (int, int) {
+				if t.client.leaf == t.server.leaf {
+					return t.client.leaf, -1
+				}
+				return t.client.leaf, t.server.leaf
+			})
+			count()
+		}
 		return (tx + bgWeight*prior) / (tn + bgWeight)
 	}
-	for k, inter := range []bool{false, true} {
+	of := func(k int) func(*test) bool { return func(t *test) bool { return t.bgClass == k } }
+	inter := func(t *test) bool { return t.inter }
+	within := func(t *test) bool { return !t.inter }
+	for k := range bgClasses {
 		// Slow tests cluster on leaves by nature (ECMP collisions on their
 		// uplinks), so only the loss rate leaves outlying leaves out.
-		s := clamp(rate(inter, 1, bgSlow, false), 0.002, 0.4)
-		l := clamp(rate(inter, 2, bgLossy, true), 0.0005, 0.1)
-		a.bg[k] = [3]float64{1 - s - l, s, l}
+		sp := bgSlow
+		if k > bgECMP { // a known route: the rate of its neighbours in load
+			sp = a.bg[k-1][1]
+		}
+		slow := clamp(rate(of(k), 1, sp, false), 0.002, 0.6)
+		var l float64
+		switch {
+		case intra >= minPooled:
+			l = rate(within, 2, bgLossy, true)
+		case k == bgWithin:
+			l = rate(within, 2, bgLossy, true)
+		default:
+			l = rate(inter, 2, bgLossy, true)
+		}
+		l = clamp(l, 0.0005, 0.1)
+		a.bg[k] = [3]float64{1 - slow - l, slow, l}
 	}
 	for ti := range a.tests {
-		if a.tests[ti].inter {
-			a.tests[ti].background = &a.bg[1]
-		} else {
-			a.tests[ti].background = &a.bg[0]
+		a.tests[ti].background = &a.bg[a.tests[ti].bgClass]
+	}
+}
+
+// Background classes (test.bgClass): tests within a leaf, tests across
+// leaves over hidden ECMP paths, and tests across leaves on known routes
+// by the load of their busiest link: 1, 2 … bgMaxLoad or more tests of
+// their round crossing it the same way. Where routes are known, the
+// localiser's own re-tests may crowd a link; the slow rate of each load
+// is measured, so a link slowed by its load is not taken for a slow link.
+const (
+	bgWithin  = 0
+	bgECMP    = 1
+	bgMaxLoad = 6
+	bgClasses = 2 + bgMaxLoad
+)
+
+// loads sets each test's background class: the tests of a round crossing
+// each switch-to-switch link in each direction on known routes.
+func (a *analysis) loads() {
+	type key struct {
+		round int
+		c     int32
+		dir   uint8
+	}
+	n := map[key]int{}
+	routed := func(t *test) bool { return t.inter && t.paths == nil }
+	for ti := range a.tests {
+		t := &a.tests[ti]
+		if !routed(t) {
+			continue
+		}
+		for _, h := range t.cert {
+			if !h.ackOnly && h.dir != 0 && a.m.comps[h.c].ref.Kind == checks.SuspectUplink {
+				n[key{t.obs.Round, h.c, h.dir}]++
+			}
 		}
 	}
+	for ti := range a.tests {
+		t := &a.tests[ti]
+		switch {
+		case !t.inter:
+			t.bgClass = bgWithin
+		case !routed(t):
+			t.bgClass = bgECMP
+		default:
+			load := 1
+			for _, h := range t.cert {
+				if !h.ackOnly && h.dir != 0 && a.m.comps[h.c].ref.Kind == checks.SuspectUplink {
+					load = max(load, n[key{t.obs.Round, h.c, h.dir}])
+				}
+			}
+			t.bgClass = bgECMP + min(load, bgMaxLoad)
+		}
+	}
+}
+
+// minPooled is how many tests within leaves set the loss rate of every
+// test (background).
+const minPooled = 60
+
+// touchesCert reports whether a component of the fault set lies on one of
+// t's certain hops.
+func (a *analysis) touchesCert(t *test, mode []uint8) bool {
+	for _, h := range t.cert {
+		if mode[h.c] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *analysis) touches(t *test, mode []uint8) bool {
@@ -378,8 +584,8 @@ func (a *analysis) touches(t *test, mode []uint8) bool {
 }
 
 // bgMoved reports whether a background rate changed by more than a fifth.
-func bgMoved(x, y [2][3]float64) bool {
-	for k := range 2 {
+func bgMoved(x, y [bgClasses][3]float64) bool {
+	for k := range bgClasses {
 		for o := 1; o < 3; o++ {
 			if math.Abs(x[k][o]-y[k][o]) > 0.2*x[k][o] {
 				return true
@@ -397,6 +603,7 @@ func (a *analysis) counters(cs []Counter) {
 	a.disc = map[fabric.Endpoint][]Counter{}
 	a.down = map[fabric.Endpoint][]Counter{}
 	a.deg = map[fabric.Endpoint][]Counter{}
+	a.storm = map[fabric.Endpoint][]Counter{}
 	a.state = map[fabric.Endpoint]bool{}
 	for _, c := range cs {
 		if c.Kind == Degraded {
@@ -415,6 +622,14 @@ func (a *analysis) counters(cs []Counter) {
 			a.down[c.At] = append(a.down[c.At], c)
 		case Degraded:
 			a.deg[c.At] = append(a.deg[c.At], c)
+		case PauseStorm:
+			a.storm[c.At] = append(a.storm[c.At], c)
+		}
+	}
+	a.stormLeaf = map[int]bool{}
+	for e := range a.storm {
+		if ne, ok := a.m.ends[e.String()]; ok {
+			a.stormLeaf[ne.leaf] = true
 		}
 	}
 	a.evMax = make([]float64, len(a.m.comps))
@@ -429,20 +644,43 @@ func (a *analysis) counters(cs []Counter) {
 
 // modes lists the fault modes of component c.
 func (a *analysis) modes(c int) []uint8 {
-	switch {
-	case a.m.comps[c].directional && a.m.routes != nil:
-		return []uint8{modeAB, modeBA, modeAll, modeSlow}
-	case a.m.comps[c].directional:
-		return []uint8{modeAB, modeBA, modeAll}
+	dirs := a.dirs(c)
+	out := make([]uint8, 0, len(dirs)*len(strikes))
+	for _, d := range dirs {
+		for k := range strikesOf(d) {
+			out = append(out, withStrike(d, k))
+		}
 	}
-	return []uint8{modeAll}
+	return out
 }
+
+// dirs lists the ways component c can fail, whatever its strike rate.
+func (a *analysis) dirs(c int) []uint8 {
+	switch {
+	case a.stormLeaf[c]:
+		return dirsStormLeaf
+	case a.m.comps[c].directional && a.m.routes != nil:
+		return dirsRouted
+	case a.m.comps[c].directional:
+		return dirsCable
+	}
+	return dirsWhole
+}
+
+var (
+	dirsRouted = []uint8{modeAB, modeBA, modeAll, modeSlow}
+	dirsCable  = []uint8{modeAB, modeBA, modeAll}
+	dirsWhole  = []uint8{modeAll}
+	// A leaf one of whose NICs counted a pause storm.
+	dirsStormLeaf = []uint8{modeAll, modeStorm}
+)
 
 // evidence is the log-likelihood ratio of the counters about component c
 // failing in mode m: a cable corrupting towards an end whose counters were
 // read shows receive errors there (or is less likely for showing none); a
 // switch port dropping frames counts discards.
 func (a *analysis) evidence(c int, m uint8) float64 {
+	m = dirOf(m)
 	comp := &a.m.comps[c]
 	llr := 0.0
 	if comp.directional && len(comp.phyEnds) == 2 {
@@ -472,7 +710,7 @@ func (a *analysis) evidence(c int, m uint8) float64 {
 			state = state || a.state[e]
 		}
 		if down && m == modeAll {
-			llr = math.Max(llr, math.Log(pSeen/pBackground))
+			llr = math.Max(llr, math.Log(pDownSeen/pDownBackground))
 		}
 		switch {
 		case m != modeSlow:
@@ -480,6 +718,16 @@ func (a *analysis) evidence(c int, m uint8) float64 {
 			llr += math.Log(pStateSeen / pBackground)
 		case state:
 			llr += math.Log((1 - pStateSeen) / (1 - pBackground))
+		}
+	}
+	if m == modeStorm && a.stormLeaf[c] {
+		llr += math.Log(pStormSeen / pStormBackground)
+	}
+	if comp.ref.Kind == checks.SuspectNIC && len(a.storm) > 0 {
+		// A NIC that stalled sending pauses is a faulty NIC; one that did
+		// not is no less likely faulty in another way.
+		if e, err := fabric.ParseEndpoint(strings.TrimPrefix(comp.ref.Component, "nic:")); err == nil && len(a.storm[e]) > 0 {
+			llr += math.Log(pStormSeen / pStormBackground)
 		}
 	}
 	if comp.ref.Kind == checks.SuspectSwitchPort {
@@ -497,8 +745,13 @@ func (a *analysis) evidence(c int, m uint8) float64 {
 
 // effect is how a component in mode m on hop h spoils a test.
 func (a *analysis) effect(h hop, m uint8, rev bool) int {
+	m = dirOf(m)
 	comp := &a.m.comps[h.c]
 	switch {
+	case m == modeStorm && (h.ackOnly || comp.ref.Kind != checks.SuspectLeaf):
+		return levelNone
+	case m == modeStorm:
+		return levelSlow
 	case m == modeSlow && h.ackOnly:
 		return levelNone
 	case m == modeSlow:
@@ -534,18 +787,6 @@ func (a *analysis) effect(h hop, m uint8, rev bool) int {
 	return levelNone
 }
 
-func (a *analysis) emit(t *test, level int) float64 {
-	switch level {
-	case levelSlow:
-		return emitNIC[t.out]
-	case levelAck:
-		return emitAck[t.out]
-	case levelLoss:
-		return emitLossy[t.out]
-	}
-	return t.background[t.out]
-}
-
 // change is a fault set that differs from the current one in at most two
 // components: c1 takes mode m1, c2 mode m2 (-1: unused).
 type change struct {
@@ -565,40 +806,77 @@ func (a *analysis) modeOf(x int32, ch change) uint8 {
 	return a.mode[x]
 }
 
-// prob is P(outcome of t | the current fault set changed by ch).
+// prob is P(outcome of t | the current fault set changed by ch): each
+// fault on the test's way strikes it with its strike rate, independently
+// (a noisy-OR), and the test shows the worst effect that struck; between
+// leaves, mixed over the equal-cost paths.
 func (a *analysis) prob(t *test, ch change) float64 {
-	worst := levelNone
+	q := [4]float64{1, 1, 1, 1} // q[L]: no fault of level ≥ L struck
 	for _, h := range t.cert {
 		if m := a.modeOf(h.c, ch); m != 0 {
-			worst = max(worst, a.effect(h, m, false))
+			if lv := a.effect(h, m, false); lv > levelNone {
+				miss := 1 - strikeOf(m)
+				for l := levelSlow; l <= lv; l++ {
+					q[l] *= miss
+				}
+			}
 		}
 	}
-	if t.paths == nil || worst == levelLoss {
-		return a.emit(t, worst)
+	base := a.mixLevels(t, &q)
+	if t.paths == nil || q[levelLoss] == 0 {
+		return base
 	}
 	sum, rest := 0.0, 1.0
 	for pi := range t.paths {
 		p := &t.paths[pi]
-		w := worst
+		pq, hit := q, false
 		for _, h := range p.hops {
 			if m := a.modeOf(h.c, ch); m != 0 {
-				w = max(w, a.effect(h, m, t.rev))
+				if lv := a.effect(h, m, t.rev); lv > levelNone {
+					miss := 1 - strikeOf(m)
+					for l := levelSlow; l <= lv; l++ {
+						pq[l] *= miss
+					}
+					hit = true
+				}
 			}
 		}
-		if w != worst {
-			sum += p.p * a.emit(t, w)
+		if hit {
+			sum += p.p * a.mixLevels(t, &pq)
 			rest -= p.p
 		}
 	}
-	return sum + math.Max(rest, 0)*a.emit(t, worst)
+	return sum + math.Max(rest, 0)*base
+}
+
+// mixLevels is P(outcome of t) when q[L] is the probability that no fault
+// of level L or worse struck it.
+func (a *analysis) mixLevels(t *test, q *[4]float64) float64 {
+	if q[levelSlow] == 1 {
+		return t.background[t.out]
+	}
+	return q[levelSlow]*t.background[t.out] +
+		(q[levelAck]-q[levelSlow])*emitNIC[t.out] +
+		(q[levelLoss]-q[levelAck])*emitAck[t.out] +
+		(1-q[levelLoss])*emitLossy[t.out]
 }
 
 // prior is the log prior odds of c failing in mode m with its counters; a
 // cable's three modes share its prior.
 func (a *analysis) prior(c int, m uint8) float64 {
-	p := a.m.comps[c].logOdds + a.evidence(c, m)
+	ev := a.evidence(c, m)
+	k := strikeIndex(m)
+	p := a.m.comps[c].logOdds + ev + strikeLogPrior[k]
+	if k > 0 && ev >= strongEvidence && a.badOn[c] >= 2 {
+		// Counters that all but show the fault (a link-down at a link's
+		// ends) answer the doubt that weak faults must otherwise clear,
+		// once more than one bad test crossed it: a link that went down
+		// once (a host rebooted) and one stray bad test through it are
+		// as likely on a healthy fabric.
+		p += math.Log(weakOdds)
+	}
 	if a.m.comps[c].directional {
-		p -= math.Log(float64(len(a.modes(c))))
+		p -= math.Log(float64(len(a.dirs(c))))
 	}
 	return p
 }
@@ -617,8 +895,12 @@ func (a *analysis) search(warm bool) {
 		a.logp[ti] = math.Log(a.prob(&a.tests[ti], noChange))
 	}
 	for iter := 0; iter < 8; iter++ {
-		added := a.greedy()
-		if !a.refine() && !added {
+		// After the first pass refine has left a set it cannot improve:
+		// only additions give it more to do.
+		if added := a.greedy(); !added && iter > 0 {
+			break
+		}
+		if !a.refine() && iter > 0 {
 			break
 		}
 	}
@@ -640,12 +922,11 @@ func (a *analysis) greedy() bool {
 		if a.mode[c] != 0 {
 			continue
 		}
-		best := entry{c: c, gain: math.Inf(-1), at: len(a.F)}
-		for _, m := range a.modes(c) {
-			if d := a.deltaSet(c, m); d > best.gain {
-				best.m, best.gain = m, d
-			}
+		if a.ubAdd(c, -1) <= 1e-9 {
+			continue
 		}
+		best := entry{c: c, at: len(a.F)}
+		best.m, best.gain = a.bestSet(c)
 		if best.gain > 1e-9 {
 			h = append(h, best)
 		}
@@ -659,12 +940,8 @@ func (a *analysis) greedy() bool {
 			continue
 		}
 		if top.at != len(a.F) {
-			top.gain, top.at = math.Inf(-1), len(a.F)
-			for _, m := range a.modes(top.c) {
-				if d := a.deltaSet(top.c, m); d > top.gain {
-					top.m, top.gain = m, d
-				}
-			}
+			top.at = len(a.F)
+			top.m, top.gain = a.bestSet(top.c)
 			if top.gain <= 1e-9 {
 				h = h[1:]
 			}
@@ -685,13 +962,11 @@ func (a *analysis) refine() bool {
 		changed := false
 		for _, f := range slices.Clone(a.F) {
 			bestM, bestD := a.mode[f], 1e-9
-			for _, m := range append(a.modes(f), 0) {
-				if m == a.mode[f] {
-					continue
-				}
-				if d := a.deltaSet(f, m); d > bestD {
-					bestM, bestD = m, d
-				}
+			if m, d := a.bestSet(f); m != a.mode[f] && d > bestD {
+				bestM, bestD = m, d
+			}
+			if d := a.deltaSet(f, 0); d > bestD {
+				bestM, bestD = 0, d
 			}
 			if bestM != a.mode[f] {
 				a.set(f, bestM)
@@ -703,11 +978,13 @@ func (a *analysis) refine() bool {
 				continue
 			}
 			best, bestM, bestD := -1, uint8(0), 1e-9
+			remove := a.deltaSet(f, 0)
 			for _, g := range a.rivals(f) {
-				for _, m := range a.modes(g) {
-					if d := a.deltaSwap(f, g, m); d > bestD {
-						best, bestM, bestD = g, m, d
-					}
+				if a.ubAdd(g, f)+remove <= bestD {
+					continue
+				}
+				if m, d := a.bestSwap(f, g); d > bestD {
+					best, bestM, bestD = g, m, d
 				}
 			}
 			if best >= 0 {
@@ -869,19 +1146,18 @@ func (a *analysis) alternatives(f int) ([]alternative, float64) {
 		return c.alts, c.remove
 	}
 	var out []alternative
+	remove := a.deltaSet(f, 0) // removing f: ≤ 0 when f is needed
 	for _, g := range a.rivals(f) {
-		best := alternative{c: g, d: math.Inf(-1)}
-		for _, m := range a.modes(g) {
-			if d := a.deltaSwap(f, g, m); d > best.d {
-				best.m, best.d = m, d
-			}
+		if a.ubAdd(g, f)+remove <= -30 {
+			continue
 		}
+		best := alternative{c: g}
+		best.m, best.d = a.bestSwap(f, g)
 		if best.d > -30 {
 			out = append(out, best)
 		}
 	}
 	slices.SortFunc(out, func(x, y alternative) int { return cmp.Or(cmp.Compare(y.d, x.d), cmp.Compare(x.c, y.c)) })
-	remove := a.deltaSet(f, 0) // removing f: ≤ 0 when f is needed
 	if a.altCache == nil {
 		a.altCache = map[int]altEntry{}
 	}
@@ -908,8 +1184,25 @@ func (a *analysis) result() Result {
 		alts   []alternative
 		remove float64
 	}
+	// A leaf slowed by a pause storm is the storming NIC's doing: it is
+	// reported with that NIC, not apart.
+	folded := map[int]int{} // NIC → the leaf it slows
+	for _, f := range a.F {
+		if dirOf(a.mode[f]) != modeStorm {
+			continue
+		}
+		for _, g := range a.F {
+			if ne := a.nicOf(g); ne != nil && ne.leaf == f && len(a.storm[ne.ep]) > 0 {
+				folded[g] = f
+				break
+			}
+		}
+	}
 	var ss []scored
 	for _, f := range a.F {
+		if slices.Contains(slices.Collect(maps.Values(folded)), f) {
+			continue
+		}
 		alts, remove := a.alternatives(f)
 		ss = append(ss, scored{f, -remove, alts, remove})
 	}
@@ -930,6 +1223,9 @@ func (a *analysis) result() Result {
 		sus.Confidence = math.Round(1/total*1000) / 1000
 		sus.Alternatives = altRefs
 		sus.Summary, sus.Evidence = a.explain(s.f, altRefs)
+		if leaf, ok := folded[s.f]; ok {
+			sus.Evidence = append(sus.Evidence, a.stormEvidence(leaf))
+		}
 		if len(altRefs) > 0 {
 			sus.Summary += fmt.Sprintf(" (the fault is one of these %d with %.0f%% confidence)", len(altRefs)+1, math.Floor(100*set/total))
 		}
@@ -941,7 +1237,100 @@ func (a *analysis) result() Result {
 			r.Unexplained = append(r.Unexplained, t.obs)
 		}
 	}
+	if len(r.Suspects) == 0 && len(r.Unexplained) > 0 {
+		r.Possible = a.possible()
+	}
 	return r
+}
+
+// maxPossible bounds Result.Possible; minPossible is the least
+// probability a possible fault must have.
+const (
+	maxPossible = 3
+	minPossible = 0.01
+)
+
+// possible lists the likeliest faults when none is likelier than not:
+// the components whose fault (with the components interchangeable with
+// it) is at least minPossible probable, likeliest first, each once.
+func (a *analysis) possible() []checks.Suspect {
+	type cand struct {
+		c int
+		m uint8
+		d float64
+	}
+	var cs []cand
+	floor := math.Log(minPossible / (1 - minPossible))
+	for _, c := range a.candidates() {
+		if a.mode[c] != 0 || a.ubAdd(c, -1) < floor-groupLimit {
+			continue
+		}
+		if m, d := a.bestSet(c); d >= floor-groupLimit {
+			cs = append(cs, cand{c, m, d})
+		}
+	}
+	slices.SortFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(y.d, x.d), cmp.Compare(x.c, y.c)) })
+	var out []checks.Suspect
+	listed := map[int]bool{}
+	for _, x := range cs {
+		if len(out) == maxPossible {
+			break
+		}
+		if listed[x.c] {
+			continue
+		}
+		a.set(x.c, x.m)
+		odds := 1.0
+		var alts []checks.SuspectRef
+		for _, g := range a.rivals(x.c) {
+			if a.ubAdd(g, x.c)-x.d < -groupLimit {
+				continue
+			}
+			if _, dg := a.bestSwap(x.c, g); dg >= -math.Log(a.o.Ambiguity) {
+				odds += math.Exp(dg)
+				alts = append(alts, a.m.comps[g].ref)
+				listed[g] = true
+			}
+		}
+		summary, ev := a.explain(x.c, alts)
+		a.set(x.c, 0)
+		listed[x.c] = true
+		lo := x.d + math.Log(odds)
+		if lo < floor {
+			continue
+		}
+		p := 1 / (1 + math.Exp(-lo))
+		c := a.m.comps[x.c]
+		out = append(out, checks.Suspect{Rank: len(out) + 1, SuspectRef: c.ref, Ends: slices.Clone(c.ends), Alternatives: alts,
+			Confidence: math.Round(p*1000) / 1000, Evidence: ev,
+			Summary: fmt.Sprintf("possibly %s (%.0f%% likely; too little evidence to blame it)", summary, math.Floor(100*p))})
+	}
+	return out
+}
+
+// nicOf is the endpoint whose NIC component c is, or nil.
+func (a *analysis) nicOf(c int) *nicEnd {
+	if a.m.comps[c].ref.Kind != checks.SuspectNIC {
+		return nil
+	}
+	return a.m.ends[strings.TrimPrefix(a.m.comps[c].ref.Component, "nic:")]
+}
+
+// stormEvidence says how a pause storm slows leaf (a component) beyond
+// the storming NIC's own tests.
+func (a *analysis) stormEvidence(leaf int) string {
+	n, slow := 0, 0
+	for _, ti := range a.inv[leaf] {
+		t := &a.tests[ti]
+		if t.client.leaf != leaf && t.server.leaf != leaf {
+			continue
+		}
+		n++
+		if t.out == 1 {
+			slow++
+		}
+	}
+	return fmt.Sprintf("its pause frames slow the other hosts of %s: %d of the %d tests of that leaf were slow", a.m.comps[leaf].ref.Name, slow, n)
 }
 
 var outcomeWords = [3]string{"good", "slow", "lossy"}
@@ -994,7 +1383,7 @@ func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 		summary = c.ref.Name + ": counters only"
 	}
 	if c.directional {
-		switch a.mode[f] {
+		switch dirOf(a.mode[f]) {
 		case modeAB:
 			ev = append(ev, fmt.Sprintf("the results fit corruption from %s towards %s only", c.phyEnds[0], c.phyEnds[1]))
 		case modeBA:
@@ -1025,6 +1414,13 @@ func (a *analysis) explain(f int, alts []checks.SuspectRef) (string, []string) {
 		}
 		for _, x := range a.deg[e] {
 			ev = append(ev, fmt.Sprintf("%s: %s (the link trained below its width or speed)", e, x.Name))
+		}
+	}
+	if c.ref.Kind == checks.SuspectNIC {
+		if e, err := fabric.ParseEndpoint(strings.TrimPrefix(c.ref.Component, "nic:")); err == nil {
+			for _, x := range a.storm[e] {
+				ev = append(ev, fmt.Sprintf("%s: %s +%d (a pause storm: the NIC stalled sending pause frames)", e, x.Name, x.Delta))
+			}
 		}
 	}
 	if c.ref.Kind == checks.SuspectSwitchPort {

@@ -357,6 +357,9 @@ func TestArbitraryResultsStayValid(t *testing.T) {
 		if err := checks.ValidateSuspects(r.Suspects); err != nil {
 			t.Fatalf("iteration %d: %v", iter, err)
 		}
+		if err := checks.ValidateSuspects(r.Possible); err != nil {
+			t.Fatalf("iteration %d: possible: %v", iter, err)
+		}
 		busy := map[string]bool{}
 		for _, p := range l.NextRound(iter) {
 			if busy[p.Client] || busy[p.Server] || p.Client == p.Server {

@@ -52,6 +52,13 @@ const (
 	// Discards: frames the switch port dropped for buffers or errors
 	// without corruption (rx/tx discards): the port, not the cable.
 	Discards CounterKind = "discards"
+	// PauseStorm: the NIC at this endpoint stalled while sending pause
+	// frames for longer than its watchdog allows and stopped sending them
+	// (mlx5 tx_pause_storm_warning_events, tx_pause_storm_error_events;
+	// ethtool's standard pause statistic tx_pause_storm_events, which
+	// "should never increment under normal overload conditions"): the NIC
+	// floods its leaf with pauses, slowing the leaf's other tests too.
+	PauseStorm CounterKind = "pause-storm"
 )
 
 // Counter is a counter that moved at an endpoint during the tests.
@@ -85,6 +92,7 @@ type test struct {
 	// every path hop is crossed the other way.
 	rev        bool
 	inter      bool
+	bgClass    int // background class (analysis.loads)
 	background *[3]float64
 }
 

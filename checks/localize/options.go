@@ -85,11 +85,19 @@ var (
 // counts receive errors with pSeen (not every fault is counted); a healthy
 // end shows some with pBackground (marginal optics within spec).
 const (
-	pSeen       = 0.85
+	pSeen       = 0.7
 	pBackground = 0.005
 	// pStateSeen: a link trained low shows it in its port state (the
 	// state is read, not counted, so it is seldom missed).
 	pStateSeen = 0.98
+	// A NIC flooding its leaf with pauses trips its stall watchdog
+	// (pStormSeen); a healthy one almost never does.
+	pStormSeen       = 0.9
+	pStormBackground = 1e-3
+	// A flapping link counts a link-down at its ends (pDownSeen); a
+	// healthy one does when a host reboots or a cable is reseated.
+	pDownSeen       = 0.95
+	pDownBackground = 5e-4
 )
 
 // Background rates before any test: how often a healthy test reads slow or

@@ -96,16 +96,17 @@ type Refinement struct {
 // error.
 func Refine(ctx context.Context, l *Localizer, t Tester, first, maxRounds int) (Refinement, error) {
 	var ref Refinement
-	err := adapt(ctx, l, t, first, maxRounds, true, func(r RetestRound) { ref.Rounds = append(ref.Rounds, r) }, &ref.Stop)
+	err := adapt(ctx, l, t, first, maxRounds, true, func(r RetestRound, _ schedule.Round) { ref.Rounds = append(ref.Rounds, r) }, &ref.Stop)
 	ref.Result = l.Analyze()
 	return ref, err
 }
 
 // adapt is the re-test loop of Run and Refine. untilExact: stop when
-// nothing failed or every suspect is exact (Refine); otherwise go on while
-// the localiser finds a test worth running (Run, which also watches near
-// misses). Every round run is reported to done, even one cut short.
-func adapt(ctx context.Context, l *Localizer, t Tester, first, maxRounds int, untilExact bool, done func(RetestRound), stop *string) error {
+// nothing failed or every suspect is exact (Refine); otherwise (Run) go on
+// to maxRounds, the hosts no re-test uses screening (Model.screen), since
+// a fault that spoils only some tests or rounds needs more of them. Every
+// round run is reported to done with all its pairs, even one cut short.
+func adapt(ctx context.Context, l *Localizer, t Tester, first, maxRounds int, untilExact bool, done func(RetestRound, schedule.Round), stop *string) error {
 	readCounters := func() error {
 		cr, ok := t.(CounterReader)
 		if !ok {
@@ -140,16 +141,25 @@ func adapt(ctx context.Context, l *Localizer, t Tester, first, maxRounds int, un
 			return err
 		}
 		probes := l.Plan(i)
-		if len(probes) == 0 {
+		pairs := make(schedule.Round, len(probes))
+		busy := map[string]bool{}
+		for k, p := range probes {
+			pairs[k] = p.Pair
+			for _, e := range []string{p.Client, p.Server} {
+				if ne, err := l.m.endpoint(e); err == nil {
+					busy[ne.host] = true
+				}
+			}
+		}
+		if !untilExact {
+			pairs = append(pairs, l.m.screen(first+i, busy)...)
+		}
+		if len(pairs) == 0 {
 			*stop = StopNoSplit
 			return nil
 		}
-		pairs := make(schedule.Round, len(probes))
-		for k, p := range probes {
-			pairs[k] = p.Pair
-		}
 		obs, err := t.RunRound(ctx, first+i, pairs)
-		done(RetestRound{Splits: splits, Probes: probes, Observations: obs})
+		done(RetestRound{Splits: splits, Probes: probes, Observations: obs}, pairs)
 		if addErr := l.Add(obs...); addErr != nil && err == nil {
 			err = addErr
 		}

@@ -27,7 +27,8 @@ type Session struct {
 	Result
 	// Rounds is the number of rounds run: the schedule's and the re-tests'.
 	Rounds int `json:"rounds"`
-	// Retests are the re-test rounds the localiser chose.
+	// Retests are the re-test rounds run after the schedule: the
+	// re-tests the localiser chose, and the idle hosts' screening pairs.
 	Retests []schedule.Round `json:"retests,omitempty"`
 }
 
@@ -43,9 +44,11 @@ func (m *Model) ScheduleHosts() []schedule.Host {
 }
 
 // Run tests with the given rounds (schedule.Topology over
-// m.ScheduleHosts() is the one made for it), then adds re-test rounds the
-// localiser picks until no test can split the remaining explanations or
-// Options.MaxAdaptiveRounds is reached, and returns the suspects. Errors
+// m.ScheduleHosts() is the one made for it), then adds
+// Options.MaxAdaptiveRounds re-test rounds: the tests the localiser picks
+// to split the remaining explanations, and every host no re-test uses
+// paired within its leaf or across leaves in turn (faults that spoil some
+// tests or rounds only need more tests to show), and returns the suspects. Errors
 // of the tester stop the session; what was learnt so far is returned with
 // the error.
 func Run(ctx context.Context, m *Model, t Tester, rounds []schedule.Round, o Options) (Session, error) {
@@ -73,12 +76,8 @@ func Run(ctx context.Context, m *Model, t Tester, rounds []schedule.Round, o Opt
 		l.SetCounters(read, moved)
 	}
 	var stop string
-	err := adapt(ctx, l, t, s.Rounds, l.o.MaxAdaptiveRounds, false, func(r RetestRound) {
+	err := adapt(ctx, l, t, s.Rounds, l.o.MaxAdaptiveRounds, false, func(_ RetestRound, pairs schedule.Round) {
 		s.Rounds++
-		pairs := make(schedule.Round, len(r.Probes))
-		for k, p := range r.Probes {
-			pairs[k] = p.Pair
-		}
 		s.Retests = append(s.Retests, pairs)
 	}, &stop)
 	return finish(err)

@@ -186,13 +186,15 @@ type Sim struct {
 	phy     map[fabric.Endpoint]uint64
 	down    map[fabric.Endpoint]uint64 // IB LinkDownedCounter
 	disc    map[fabric.Endpoint]uint64 // IB PortXmitDiscards
+	stormEv map[fabric.Endpoint]uint64 // a NIC's tx_pause_storm_warning_events
 }
 
 // New builds the fabric of cfg; seed fixes its randomness (faults, hashing, noise).
 func New(cfg Config, seed uint64) *Sim {
 	s := &Sim{cfg: cfg, byName: map[string]int{}, nicF: map[int]*Fault{}, cableF: map[int]*Fault{}, upF: map[[2]int]*Fault{},
 		portF: map[int]*Fault{}, spineF: map[int]*Fault{}, rng: rand.New(rand.NewPCG(seed, 0x5eed)), seed: seed ^ 0x9e3779b97f4a7c15,
-		phy: map[fabric.Endpoint]uint64{}, down: map[fabric.Endpoint]uint64{}, disc: map[fabric.Endpoint]uint64{}}
+		phy: map[fabric.Endpoint]uint64{}, down: map[fabric.Endpoint]uint64{}, disc: map[fabric.Endpoint]uint64{},
+		stormEv: map[fabric.Endpoint]uint64{}}
 	// Ports: Ethernet's eth0 and swpN, or IB's port numbers.
 	nicPort, swPort := "eth0", func(n int) string { return fmt.Sprintf("swp%d", n) }
 	if cfg.IB {
@@ -353,6 +355,47 @@ func (s *Sim) BreakLink(kind Kind, effect Effect, i int, dir Direction, factor f
 	return *f
 }
 
+// BreakWith injects fault f (its Kind and the way it fails: Dir, Factor,
+// Share, Active, Silent, Incident, Storm, Congested) on component i of
+// its kind, as Break numbers them: a NIC or access cable of host i, the
+// uplink from leaf i/Spines to spine i%Spines, or (Kind "spine") spine i.
+// It sets Component, and for a flapping incident the link-down counts
+// and for a pause storm the NIC's storm counter. Ethernet only.
+func (s *Sim) BreakWith(i int, f Fault) Fault {
+	switch f.Kind {
+	case NIC:
+		f.Component = "nic:" + s.hosts[i].nic.String()
+		s.nicF[i] = &f
+		if f.Storm {
+			s.stormEv[s.hosts[i].nic]++
+		}
+	case Cable:
+		if f.Component == "" {
+			f.Component = "cable:" + s.hosts[i].nic.String()
+		}
+		s.cableF[i] = &f
+		if f.Incident == IncidentFlap {
+			s.down[s.hosts[i].nic]++
+			s.down[s.hosts[i].port]++
+		}
+	case Uplink:
+		l, sp := i/s.cfg.Spines, i%s.cfg.Spines
+		if f.Component == "" {
+			f.Component = s.uplinks[l][sp].id
+		}
+		s.upF[[2]int{l, sp}] = &f
+		if f.Incident == IncidentFlap {
+			s.down[s.uplinks[l][sp].leafEnd]++
+			s.down[s.uplinks[l][sp].spineEnd]++
+		}
+	case Kind("spine"):
+		f.Component = "switch:" + spineName(i)
+		s.spineF[i] = &f
+	}
+	s.faults = append(s.faults, f)
+	return f
+}
+
 // flow is one test's data path.
 type flow struct {
 	c, v  int // client, server host index
@@ -468,8 +511,12 @@ func (s *Sim) measure(round int, p schedule.Pair, f flow, load map[[3]int]int) l
 	return ob
 }
 
-// ReadCounters returns the receive-error counters that moved (localize.CounterReader):
-// at every host NIC, and at every switch port when Config.SwitchCounters.
+// ReadCounters returns the counters that moved (localize.CounterReader):
+// receive errors and link-down events at every host NIC, and at every
+// switch port when Config.SwitchCounters; and what a host reads of its own
+// NIC with ethtool: its pause-storm watchdog (tx_pause_storm_warning_events)
+// and its link speed (every link runs at its speed: the Ethernet faults
+// simulated do not train links down).
 func (s *Sim) ReadCounters(ctx context.Context) ([]fabric.Endpoint, []localize.Counter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -504,6 +551,12 @@ func (s *Sim) ReadCounters(ctx context.Context) ([]fabric.Endpoint, []localize.C
 			}
 			moved = append(moved, localize.Counter{At: e, Kind: localize.PhyErrors, Name: name, Delta: n})
 		}
+	}
+	for _, h := range s.hosts {
+		if n := s.stormEv[h.nic]; n > 0 {
+			moved = append(moved, localize.Counter{At: h.nic, Kind: localize.PauseStorm, Name: "tx_pause_storm_warning_events", Delta: n})
+		}
+		moved = append(moved, localize.Counter{At: h.nic, Kind: localize.Degraded, Name: fmt.Sprintf("speed %.0fGb/s", s.cfg.HostGbps)})
 	}
 	return read, moved, nil
 }

@@ -290,22 +290,8 @@ func TestIBRebootBesideOneStrayTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,024 hosts")
 	}
-	cfg := localizesim.IB()
-	sim := localizesim.New(cfg, 0)
-	m, err := localize.NewRoutedModel(sim.Topology(), sim.Routes(), localize.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rounds, err := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, schedule.DefaultTopologyRounds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim = localizesim.New(cfg, 501000011)
-	s, err := localize.Run(context.Background(), m, sim, rounds, localize.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Suspects) != 0 {
+	sim := localizesim.New(localizesim.IB(), 501000011)
+	if s := ibSession(t, sim, sim); len(s.Suspects) != 0 {
 		t.Errorf("suspects on a healthy fabric: %v", components(s.Suspects))
 	}
 }

@@ -262,6 +262,25 @@ func CongestionOutput(rb Readback, cmd string) ([]byte, error) {
 	return out, nil
 }
 
+// ParseCongestionOutputs reads the outputs in rb of cmds, in order, into
+// one reading: parse reads a command's output into p, whose Command is
+// that command. An output missing is CongestionOutput's error; an error
+// of parse is returned naming the command.
+func ParseCongestionOutputs(rb Readback, cmds []string, parse func(p *CongestionParse, cmd string, out []byte) error) (CongestionReading, error) {
+	var p CongestionParse
+	for _, cmd := range cmds {
+		out, err := CongestionOutput(rb, cmd)
+		if err != nil {
+			return CongestionReading{}, err
+		}
+		p.Command = cmd
+		if err := parse(&p, cmd, out); err != nil {
+			return CongestionReading{}, fmt.Errorf("parsing the output of %q: %w", cmd, err)
+		}
+	}
+	return p.Done(), nil
+}
+
 // CountOf reads a counter as NOSes print it: digits, with or without
 // thousands separators ("1,204"), or a JSON number or string of digits.
 // present is false for the NOSes' ways of printing no value ("N/A", "n/a",

@@ -53,6 +53,34 @@ func incastOptions(t *testing.T) Options {
 		Checks: &fabric.Checks{Incast: &fabric.Incast{Duration: fabric.Duration(5 * time.Second)}}}
 }
 
+// fakeIncastSwitches is the incast tests' switch-counter source: each
+// reading is at(n), n being how many readings came before it. The suite
+// reads it before and after every round, from any goroutine.
+type fakeIncastSwitches struct {
+	mu    sync.Mutex
+	reads int
+	at    func(n int) []IncastSwitchReading
+}
+
+// read is the IncastSwitchSource.
+func (f *fakeIncastSwitches) read(context.Context) []IncastSwitchReading {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := f.at(f.reads)
+	f.reads++
+	return r
+}
+
+// cumulusSwitches is incast options judging the named switches as Cumulus
+// ones, read from a fakeIncastSwitches answering at.
+func cumulusSwitches(at func(n int) []IncastSwitchReading, names ...string) IncastOptions {
+	fam := map[string]congestion.Family{}
+	for _, n := range names {
+		fam[n] = congestion.Cumulus
+	}
+	return IncastOptions{SwitchFamily: fam, Switches: (&fakeIncastSwitches{at: at}).read}
+}
+
 func byIDTarget(rep *report.Report) map[string]checks.Result {
 	m := map[string]checks.Result{}
 	for _, r := range rep.Results {
@@ -273,23 +301,17 @@ func TestIncastEstimate(t *testing.T) {
 func TestIncastSwitchPorts(t *testing.T) {
 	hosts := incastFleet(t, nil)
 	o := incastOptions(t)
-	var mu sync.Mutex
-	reads := 0
-	o.Incast = IncastOptions{SwitchFamily: map[string]congestion.Family{"leaf-01": congestion.Cumulus},
-		Switches: func(context.Context) []IncastSwitchReading {
-			mu.Lock()
-			defer mu.Unlock()
-			v := uint64(100 * reads)
-			reads++
-			return []IncastSwitchReading{
-				{Switch: "leaf-01", From: "nv show interface swp1 counters qos -o json", Counters: map[string]map[string]uint64{
-					"swp1": {"pfc-stats 3 tx-pause-frames": v},
-					"swp2": {"pfc-stats 0 rx-pause-frames": v},
-					"swp3": {"pfc-stats 3 tx-pause-frames": 7},
-				}},
-				{Switch: "leaf-02", Err: errors.New("dial tcp 192.0.2.2:22: connection refused")},
-			}
-		}}
+	o.Incast = cumulusSwitches(func(n int) []IncastSwitchReading {
+		v := uint64(100 * n)
+		return []IncastSwitchReading{
+			{Switch: "leaf-01", From: "nv show interface swp1 counters qos -o json", Counters: map[string]map[string]uint64{
+				"swp1": {"pfc-stats 3 tx-pause-frames": v},
+				"swp2": {"pfc-stats 0 rx-pause-frames": v},
+				"swp3": {"pfc-stats 3 tx-pause-frames": 7},
+			}},
+			{Switch: "leaf-02", Err: errors.New("dial tcp 192.0.2.2:22: connection refused")},
+		}
+	}, "leaf-01")
 	rep, err := Run(t.Context(), "test", hosts, o)
 	if err != nil {
 		t.Fatal(err)
@@ -326,19 +348,13 @@ func TestIncastSwitchPortsByTopology(t *testing.T) {
 	}
 	o.Topology = topology.New(nodes, []topology.Link{cable("h1", "enp0s3", "leaf-01", "swp1"), cable("h2", "enp0s3", "leaf-01", "swp2"),
 		cable("h3", "enp0s3", "leaf-02", "swp1"), cable("h4", "enp0s3", "leaf-02", "swp2"), cable("leaf-01", "swp49", "leaf-02", "swp49")})
-	var mu sync.Mutex
-	reads := 0
-	o.Incast = IncastOptions{SwitchFamily: map[string]congestion.Family{"leaf-01": congestion.Cumulus, "leaf-02": congestion.Cumulus},
-		Switches: func(context.Context) []IncastSwitchReading {
-			mu.Lock()
-			defer mu.Unlock()
-			reads++
-			port := func(v uint64) map[string]uint64 { return map[string]uint64{"pfc-stats 3 tx-pause-frames": v} }
-			return []IncastSwitchReading{
-				{Switch: "leaf-01", Counters: map[string]map[string]uint64{"swp1": port(0), "swp3": port(uint64(reads)), "swp49": port(0)}},
-				{Switch: "leaf-02", Counters: map[string]map[string]uint64{"swp1": port(0), "swp49": port(0)}},
-			}
-		}}
+	o.Incast = cumulusSwitches(func(n int) []IncastSwitchReading {
+		port := func(v uint64) map[string]uint64 { return map[string]uint64{"pfc-stats 3 tx-pause-frames": v} }
+		return []IncastSwitchReading{
+			{Switch: "leaf-01", Counters: map[string]map[string]uint64{"swp1": port(0), "swp3": port(uint64(n + 1)), "swp49": port(0)}},
+			{Switch: "leaf-02", Counters: map[string]map[string]uint64{"swp1": port(0), "swp49": port(0)}},
+		}
+	}, "leaf-01", "leaf-02")
 	rep, err := Run(t.Context(), "test", hosts, o)
 	if err != nil {
 		t.Fatal(err)
@@ -368,17 +384,11 @@ func TestIncastSwitchPortsByTopology(t *testing.T) {
 func TestIncastSwitchUnreadLines(t *testing.T) {
 	hosts := incastFleet(t, nil)
 	o := incastOptions(t)
-	var mu sync.Mutex
-	reads := 0
-	o.Incast = IncastOptions{SwitchFamily: map[string]congestion.Family{"leaf-01": congestion.Cumulus},
-		Switches: func(context.Context) []IncastSwitchReading {
-			mu.Lock()
-			defer mu.Unlock()
-			reads++
-			return []IncastSwitchReading{{Switch: "leaf-01",
-				Counters: map[string]map[string]uint64{"swp1": {"pfc-stats 3 tx-pause-frames": uint64(100 * reads)}},
-				Unread:   []string{unreadLine(switchcfg.UnreadLine{Command: "show pfc counters", Line: 7, Text: "Port Rx PFCX", Reason: "no priority column"})}}}
-		}}
+	o.Incast = cumulusSwitches(func(n int) []IncastSwitchReading {
+		return []IncastSwitchReading{{Switch: "leaf-01",
+			Counters: map[string]map[string]uint64{"swp1": {"pfc-stats 3 tx-pause-frames": uint64(100 * (n + 1))}},
+			Unread:   []string{unreadLine(switchcfg.UnreadLine{Command: "show pfc counters", Line: 7, Text: "Port Rx PFCX", Reason: "no priority column"})}}}
+	}, "leaf-01")
 	rep, err := Run(t.Context(), "test", hosts, o)
 	if err != nil {
 		t.Fatal(err)

@@ -64,15 +64,9 @@ func (d *Driver) ParseCongestion(rb switchcfg.Readback) (switchcfg.CongestionRea
 		}
 	}
 	slices.Sort(cmds)
-	var p switchcfg.CongestionParse
-	for _, cmd := range cmds {
-		port := congestionCmd.FindStringSubmatch(cmd)[1]
-		p.Command = cmd
-		if err := parseQoSCounters(&p, port, rb[cmd]); err != nil {
-			return switchcfg.CongestionReading{}, fmt.Errorf("parsing the output of %q: %w", cmd, err)
-		}
-	}
-	return p.Done(), nil
+	return switchcfg.ParseCongestionOutputs(rb, cmds, func(p *switchcfg.CongestionParse, cmd string, out []byte) error {
+		return parseQoSCounters(p, congestionCmd.FindStringSubmatch(cmd)[1], out)
+	})
 }
 
 // ParseQoSCounters reads one port's `nv show interface <if> counters qos

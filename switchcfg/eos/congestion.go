@@ -51,29 +51,23 @@ func (d *Driver) CongestionCommands([]string) []string {
 // (unicast queue of traffic class 3, drop precedences summed; multicast
 // as "McastTxQ3 DropPkts"), "TxQ3 EcnMarked".
 func (d *Driver) ParseCongestion(rb switchcfg.Readback) (switchcfg.CongestionReading, error) {
-	var p switchcfg.CongestionParse
-	for _, cmd := range d.CongestionCommands(nil) {
-		out, err := switchcfg.CongestionOutput(rb, cmd)
-		if err != nil {
-			return switchcfg.CongestionReading{}, err
-		}
-		p.Command = cmd
+	return switchcfg.ParseCongestionOutputs(rb, d.CongestionCommands(nil), func(p *switchcfg.CongestionParse, cmd string, out []byte) error {
 		doc, err := switchcfg.DecodeCounterJSON(out)
 		if err == nil {
 			switch cmd {
 			case CmdPFCCounters:
-				err = parsePFC(&p, doc)
+				err = parsePFC(p, doc)
 			case CmdQueueDrops:
-				err = parseQueueDrops(&p, doc)
+				err = parseQueueDrops(p, doc)
 			default:
-				err = parseECN(&p, doc)
+				err = parseECN(p, doc)
 			}
 		}
 		if err != nil {
-			return switchcfg.CongestionReading{}, fmt.Errorf("parsing the output of %q: %w: %w", cmd, ErrCongestion, err)
+			return fmt.Errorf("%w: %w", ErrCongestion, err)
 		}
-	}
-	return p.Done(), nil
+		return nil
+	})
 }
 
 // object returns doc's member path as an object, or an error naming it.

@@ -37,23 +37,18 @@ func (d *Driver) CongestionCommands([]string) []string {
 // "Queue 3 Transmitted packets" — the egress queue's number, which is the
 // forwarding class's queue, not necessarily the PFC priority.
 func (d *Driver) ParseCongestion(rb switchcfg.Readback) (switchcfg.CongestionReading, error) {
-	var p switchcfg.CongestionParse
-	for _, cmd := range d.CongestionCommands(nil) {
-		out, err := switchcfg.CongestionOutput(rb, cmd)
-		if err != nil {
-			return switchcfg.CongestionReading{}, err
-		}
-		p.Command = cmd
+	return switchcfg.ParseCongestionOutputs(rb, d.CongestionCommands(nil), func(p *switchcfg.CongestionParse, cmd string, out []byte) error {
+		var err error
 		if cmd == CmdInterfacesExtensive {
-			err = parseExtensiveCongestion(&p, out)
+			err = parseExtensiveCongestion(p, out)
 		} else {
-			err = parseInterfacesQueue(&p, string(out))
+			err = parseInterfacesQueue(p, string(out))
 		}
 		if err != nil {
-			return switchcfg.CongestionReading{}, fmt.Errorf("parsing the output of %q: %w: %w", cmd, ErrCongestion, err)
+			return fmt.Errorf("%w: %w", ErrCongestion, err)
 		}
-	}
-	return p.Done(), nil
+		return nil
+	})
 }
 
 // parseExtensiveCongestion reads, from `show interfaces extensive |

@@ -28,15 +28,9 @@ func (d *Driver) CongestionCommands([]string) []string { return []string{CmdQueu
 // ParseCongestion implements switchcfg.CongestionReader with
 // ParseQueuing.
 func (d *Driver) ParseCongestion(rb switchcfg.Readback) (switchcfg.CongestionReading, error) {
-	out, err := switchcfg.CongestionOutput(rb, CmdQueuing)
-	if err != nil {
-		return switchcfg.CongestionReading{}, err
-	}
-	p := switchcfg.CongestionParse{Command: CmdQueuing}
-	if err := parseQueuing(&p, string(out)); err != nil {
-		return switchcfg.CongestionReading{}, fmt.Errorf("parsing the output of %q: %w", CmdQueuing, err)
-	}
-	return p.Done(), nil
+	return switchcfg.ParseCongestionOutputs(rb, []string{CmdQueuing}, func(p *switchcfg.CongestionParse, _ string, out []byte) error {
+		return parseQueuing(p, string(out))
+	})
 }
 
 var (

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // The simulators serve the ports' congestion counters Options.Congestion
@@ -63,96 +62,43 @@ func (a *PortCongestion) add(b PortCongestion) {
 // every port starts at zero; Add adds counts on a port (a congestion
 // round), Clear zeroes them all. Safe for concurrent use.
 type Congestion struct {
-	mu    sync.Mutex
-	ports map[string]PortCongestion
+	ports portSet[PortCongestion]
 }
 
 // NewCongestion returns counters for ports, all zero.
 func NewCongestion(ports ...string) *Congestion {
-	c := &Congestion{ports: map[string]PortCongestion{}}
-	for _, p := range ports {
-		c.ports[p] = PortCongestion{Port: p}
-	}
+	c := &Congestion{}
+	c.ports.init(func(p string) PortCongestion { return PortCongestion{Port: p} }, ports)
 	return c
 }
 
 // Add adds pc's counts to port pc.Port (a port not known yet is added).
 func (c *Congestion) Add(pc PortCongestion) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := c.ports[pc.Port]
-	p.Port = pc.Port
-	p.add(pc)
-	c.ports[pc.Port] = p
+	c.ports.update(pc.Port, func(p *PortCongestion) { p.add(pc) })
 }
 
 // Clear zeroes every port's counters.
-func (c *Congestion) Clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for name := range c.ports {
-		c.ports[name] = PortCongestion{Port: name}
-	}
-}
+func (c *Congestion) Clear() { c.ports.clear() }
 
 // Read returns every port's counters, sorted by port: an
 // Options.Congestion.
-func (c *Congestion) Read() ([]PortCongestion, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]PortCongestion, 0, len(c.ports))
-	for _, p := range c.ports {
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b PortCongestion) int { return strings.Compare(a.Port, b.Port) })
-	return out, nil
-}
+func (c *Congestion) Read() ([]PortCongestion, error) { return c.ports.read(), nil }
 
 // congestionOf returns the device's congestion counters (none when no
 // source is set).
-func (e *env) congestionOf() ([]PortCongestion, error) {
-	if e.congestion == nil {
-		return nil, nil
-	}
-	return e.congestion()
-}
+func (e *env) congestionOf() ([]PortCongestion, error) { return readSource(e.congestion) }
 
 // congestionReply answers line when it is one of the platform's
 // congestion counter commands; ok is false otherwise (the shell goes on).
 func (e *env) congestionReply(line string) (r reply, ok bool) {
 	line = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(line), "| no-more"))
 	var render func([]PortCongestion) (string, error)
-	switch e.server.platform {
-	case "sonic":
-		switch line {
-		case "show pfc counters":
-			render = wrap(sonicPFCTable)
-		case "show queue counters":
-			render = wrap(sonicQueueTable)
-		case "show queue wredcounters":
-			render = wrap(sonicWREDTable)
-		}
-	case "cumulus-nvue":
+	if f, ok := congestionCommands[e.server.platform][line]; ok {
+		render = wrap(f)
+	} else if e.server.platform == "cumulus-nvue" {
 		f := strings.Fields(line)
 		if len(f) == 8 && f[0] == "nv" && f[1] == "show" && f[2] == "interface" && strings.Join(f[4:], " ") == "counters qos -o json" {
 			render = func(ps []PortCongestion) (string, error) { return nvueQoSCountersJSON(ps, f[3]) }
-		}
-	case "arista-eos":
-		switch line {
-		case "show priority-flow-control counters detail | json":
-			render = wrap(eosPFCJSON)
-		case "show interfaces counters queue detail | json":
-			render = wrap(eosQueueJSON)
-		case "show qos interfaces ecn counters queue | json":
-			render = wrap(eosECNJSON)
-		}
-	case "junos":
-		if line == "show interfaces queue" {
-			render = wrap(junosQueueText)
-		}
-	case "cisco-nxos":
-		if line == "show queuing interface" {
-			render = wrap(nxosQueuingText)
 		}
 	}
 	if render == nil {
@@ -168,6 +114,24 @@ func (e *env) congestionReply(line string) (r reply, ok bool) {
 	return fail(congestionFailure[e.server.platform] + err.Error()), true
 }
 
+// congestionCommands are each platform's congestion counter commands
+// that render every port, by command line; NVUE's, which names its port,
+// congestionReply matches itself.
+var congestionCommands = map[string]map[string]func([]PortCongestion) string{
+	"sonic": {
+		"show pfc counters":       sonicPFCTable,
+		"show queue counters":     sonicQueueTable,
+		"show queue wredcounters": sonicWREDTable,
+	},
+	"arista-eos": {
+		"show priority-flow-control counters detail | json": eosPFCJSON,
+		"show interfaces counters queue detail | json":      eosQueueJSON,
+		"show qos interfaces ecn counters queue | json":     eosECNJSON,
+	},
+	"junos":      {"show interfaces queue": junosQueueText},
+	"cisco-nxos": {"show queuing interface": nxosQueuingText},
+}
+
 // congestionFailure is how each NOS prefixes a counter agent's failure.
 var congestionFailure = map[string]string{
 	"sonic":        "Error: COUNTERS_DB unavailable: ",
@@ -181,8 +145,9 @@ func wrap(f func([]PortCongestion) string) func([]PortCongestion) (string, error
 	return func(ps []PortCongestion) (string, error) { return f(ps), nil }
 }
 
-// table renders rows as pfcstat and queuestat do (tabulate's "simple"
-// format): right-aligned columns two spaces apart, dashes under the header.
+// table renders rows as pfcstat, queuestat and portstat do (tabulate's
+// "simple" format): right-aligned columns two spaces apart, dashes under
+// the header.
 func table(b *strings.Builder, rows [][]string) {
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {

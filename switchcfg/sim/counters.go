@@ -2,10 +2,8 @@ package sim
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // The simulators serve the ports' receive error counters
@@ -34,60 +32,34 @@ type PortErrors struct {
 // port starts at zero; Inject adds errors on a port, Clear zeroes them all
 // (`clear counters`). Safe for concurrent use.
 type PortCounters struct {
-	mu    sync.Mutex
-	ports map[string]PortErrors
+	ports portSet[PortErrors]
 }
 
 // NewPortCounters returns counters for ports, all zero.
 func NewPortCounters(ports ...string) *PortCounters {
-	c := &PortCounters{ports: map[string]PortErrors{}}
-	for _, p := range ports {
-		c.ports[p] = PortErrors{Port: p}
-	}
+	c := &PortCounters{}
+	c.ports.init(func(p string) PortErrors { return PortErrors{Port: p} }, ports)
 	return c
 }
 
 // Inject adds e's counts to port e.Port (a port not known yet is added).
 func (c *PortCounters) Inject(e PortErrors) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := c.ports[e.Port]
-	p.Port = e.Port
-	p.FCS += e.FCS
-	p.Symbol += e.Symbol
-	p.Alignment += e.Alignment
-	p.Discards += e.Discards
-	c.ports[e.Port] = p
+	c.ports.update(e.Port, func(p *PortErrors) {
+		p.FCS += e.FCS
+		p.Symbol += e.Symbol
+		p.Alignment += e.Alignment
+		p.Discards += e.Discards
+	})
 }
 
 // Clear zeroes every port's counters.
-func (c *PortCounters) Clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for name := range c.ports {
-		c.ports[name] = PortErrors{Port: name}
-	}
-}
+func (c *PortCounters) Clear() { c.ports.clear() }
 
 // Read returns every port's counters, sorted by port: an Options.Counters.
-func (c *PortCounters) Read() ([]PortErrors, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]PortErrors, 0, len(c.ports))
-	for _, p := range c.ports {
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b PortErrors) int { return strings.Compare(a.Port, b.Port) })
-	return out, nil
-}
+func (c *PortCounters) Read() ([]PortErrors, error) { return c.ports.read(), nil }
 
 // portErrors returns the device's counters (none when no source is set).
-func (e *env) portErrors() ([]PortErrors, error) {
-	if e.counters == nil {
-		return nil, nil
-	}
-	return e.counters()
-}
+func (e *env) portErrors() ([]PortErrors, error) { return readSource(e.counters) }
 
 // eosInterfacesJSON renders EOS's `show interfaces | json`: each port an
 // "ethernet" with interfaceCounters, and Loopback0 without.
@@ -176,31 +148,8 @@ func portstatTable(ps []PortErrors) string {
 		rows = append(rows, []string{p.Port, "U", "1,204", "0.00 B/s", "0.00%", thousands(p.FCS + p.Alignment + p.Symbol), thousands(p.Discards),
 			"N/A", "1,187", "0.00 B/s", "0.00%", "0", "0", "N/A"})
 	}
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], len(c))
-		}
-	}
 	var b strings.Builder
-	line := func(cells []string) {
-		for i, c := range cells {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(strings.Repeat(" ", width[i]-len(c)) + c)
-		}
-		b.WriteString("\n")
-	}
-	line(rows[0])
-	dashes := make([]string, len(width))
-	for i, w := range width {
-		dashes[i] = strings.Repeat("-", w)
-	}
-	line(dashes)
-	for _, r := range rows[1:] {
-		line(r)
-	}
+	table(&b, rows)
 	return b.String()
 }
 

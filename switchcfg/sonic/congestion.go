@@ -41,23 +41,12 @@ func (d *Driver) CongestionCommands([]string) []string {
 // "UC3 WredDrp/pkts", "UC3 EcnMarked/pkts" (the queue and the column; MC
 // and ALL queues are kept under their own names).
 func (d *Driver) ParseCongestion(rb switchcfg.Readback) (switchcfg.CongestionReading, error) {
-	var p switchcfg.CongestionParse
-	for _, cmd := range d.CongestionCommands(nil) {
-		out, err := switchcfg.CongestionOutput(rb, cmd)
-		if err != nil {
-			return switchcfg.CongestionReading{}, err
-		}
-		p.Command = cmd
+	return switchcfg.ParseCongestionOutputs(rb, d.CongestionCommands(nil), func(p *switchcfg.CongestionParse, cmd string, out []byte) error {
 		if cmd == CmdPFCCounters {
-			err = parsePFCCounters(&p, string(out))
-		} else {
-			err = parseQueueCounters(&p, string(out))
+			return parsePFCCounters(p, string(out))
 		}
-		if err != nil {
-			return switchcfg.CongestionReading{}, fmt.Errorf("parsing the output of %q: %w", cmd, err)
-		}
-	}
-	return p.Done(), nil
+		return parseQueueCounters(p, string(out))
+	})
 }
 
 // sonicTable is one table of a counter command: its header's column

@@ -172,11 +172,12 @@ func TestLabTwoLeaf(t *testing.T) {
 		t0 := time.Now()
 		r, rep, html := h.twoLeafCheck(ctx, sc.name)
 		phase("check "+sc.name, time.Since(t0))
+		// No re-check: a pair whose path avoids the impaired link must
+		// pass. Under emulation such pairs used to end "retries exhausted"
+		// (4 of about 12 runs) until the lab's fabric raised perftest's QP
+		// timeout (two-leaf.yaml; docs/lab.md, "Off-path failures").
 		if bad := offPathFailures(rep, sc.crosses); len(bad) > 0 {
-			t.Logf("%s fault: a pair that does not cross the impaired link failed (%s): checking again", sc.name, strings.Join(bad, "; "))
-			t0 = time.Now()
-			r, rep, html = h.twoLeafCheck(ctx, sc.name+"-again")
-			phase("check "+sc.name+" again", time.Since(t0))
+			t.Errorf("%s fault: a pair that does not cross the impaired link failed: %s", sc.name, strings.Join(bad, "; "))
 		}
 		if r := h.fabricctlHost(ctx, "lab", "fault", "clear"); r.code != 0 {
 			t.Fatalf("lab fault clear: %v", r)
@@ -221,10 +222,7 @@ func TestLabTwoLeaf(t *testing.T) {
 	r, rep, html := h.twoLeafCheckOf(ctx, sparse, "access-sparse")
 	phase("check access, halves + re-tests", time.Since(t0))
 	if bad := offPathFailures(rep, involves("lab-h1")); len(bad) > 0 {
-		t.Logf("sparse access fault: a pair that does not cross the impaired link failed (%s): checking again", strings.Join(bad, "; "))
-		t0 = time.Now()
-		r, rep, html = h.twoLeafCheckOf(ctx, sparse, "access-sparse-again")
-		phase("check access, halves + re-tests, again", time.Since(t0))
+		t.Errorf("sparse access fault: a pair that does not cross the impaired link failed: %s", strings.Join(bad, "; "))
 	}
 	if r := h.fabricctlHost(ctx, "lab", "fault", "clear"); r.code != 0 {
 		t.Fatalf("lab fault clear: %v", r)
@@ -315,10 +313,3 @@ func (h *harness) sparseTwoLeaf() string {
 	}
 	return p
 }
-
-// Under emulation a pair that never crosses the impaired link sometimes ends with rxe's
-// "retries exhausted" (seen in 4 of about 12 runs of this test, in the inter-leaf and the sparse
-// access scenarios, never on the healthy lab; cause not found). Evidence against a path the
-// fault is not on rightly changes the localiser's answer (a whole leaf explains it better), so
-// each fault scenario runs its check once more when that happens, as a user would run a
-// contradictory check again; the second run must name the fault exactly like the first.

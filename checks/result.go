@@ -168,6 +168,13 @@ type Result struct {
 	Summary      string        `json:"summary"`
 	Measurements []Measurement `json:"measurements,omitempty"`
 	Evidence     []string      `json:"evidence,omitempty"` // what a human needs to see to believe the verdict
+	// CounterKinds are the kinds of the counters that moved beyond the
+	// healthy baseline during the test (checks/evaluate's Kind:
+	// "retransmit", "out-of-sequence", "pause", …), each once, in the
+	// order first seen: what the evidence lines say, for programs. A
+	// failure with a loss kind among them lost packets, whatever its class.
+	// fabricctl extension.
+	CounterKinds []string `json:"counterKinds,omitempty"`
 }
 
 // Measurement returns the first measurement called name.

@@ -31,6 +31,7 @@ func lossyHostReport() *report.Report {
 				low := 3.1
 				pair.Value, pair.Status, pair.Class = &low, checks.StatusFail, checks.CounterEvidence
 				pair.Evidence = []string{p.Server + "/rxe0: out_of_seq_request +311 during the test (out-of-sequence; healthy baseline +0)"}
+				pair.CounterKinds = []string{"out-of-sequence"}
 			}
 			rep.AddPairs(pair)
 		}

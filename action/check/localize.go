@@ -3,9 +3,11 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/checks/report"
@@ -16,9 +18,10 @@ import (
 
 // Observations turns a report's bandwidth pairs into the localiser's
 // observations: the client (B) sent to the server (A). A pair that failed
-// with completion errors, a timeout or loss counters in its evidence
-// (whatever its first class) is lossy; one that failed for low bandwidth
-// alone is slow, by the fabric's floors; one that
+// with completion errors, a timeout or a loss kind among its counter
+// kinds (evaluate.Kind.Loss: retransmits, out-of-sequence, sequence
+// errors, drops, errors; whatever its first class) is lossy; one that
+// failed for low bandwidth alone is slow, by the fabric's floors; one that
 // produced no value for another reason (the out-of-band connection, a
 // missing tool, an unusable host) is void, since it says nothing about the
 // path. endpoint names the test endpoint of a host and its RDMA device
@@ -37,7 +40,7 @@ func Observations(pairs []report.Pair, endpoint func(host, device string) string
 			o.Gbps = *p.Value
 		}
 		switch {
-		case p.Class == checks.CompletionError || p.Class == checks.Timeout || p.Status == checks.StatusFail && lossEvidence(p.Evidence):
+		case p.Class == checks.CompletionError || p.Class == checks.Timeout || p.Status == checks.StatusFail && lossKinds(p.CounterKinds):
 			o.Loss = true
 		case p.Value == nil:
 			o.Outcome = localize.Void
@@ -49,17 +52,19 @@ func Observations(pairs []report.Pair, endpoint func(host, device string) string
 	return out
 }
 
-// lossEvidence reports whether counter evidence lines name loss (what
-// checks/evaluate writes: "… (out-of-sequence; …)", "(retransmit…").
-func lossEvidence(lines []string) bool {
-	for _, l := range lines {
-		for _, k := range []string{"(retransmit", "(out-of-sequence", "(sequence-error", "(drop", "(error"} {
-			if strings.Contains(l, k) {
-				return true
-			}
-		}
+// lossKinds reports whether a loss kind is among a test's counter kinds.
+func lossKinds(kinds []string) bool {
+	return slices.ContainsFunc(kinds, func(k string) bool { return evaluate.Kind(k).Loss() })
+}
+
+// tests are the pairwise tests the localiser weighs: every run with its
+// own verdict (rep.Runs) when the sweep re-tested before its verdict, else
+// the pairs.
+func tests(rep *report.Report) []report.Pair {
+	if len(rep.Runs) > 0 {
+		return rep.Runs
 	}
-	return false
+	return rep.Pairs
 }
 
 // AttachSuspects localises the failures among rep's pairwise results over
@@ -103,7 +108,7 @@ func Localize(ctx context.Context, rep *report.Report, topo *topology.Topology, 
 // ports' IBTA error counters, named as topo names the ports. Nil routes
 // is Localize.
 func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topology, routes *localize.Routes, endpoint func(host, device string) string, rt Retester, rounds int, sc *SwitchCounters, o localize.Options) error {
-	obs := Observations(rep.Pairs, endpoint)
+	obs := Observations(tests(rep), endpoint)
 	if len(obs) == 0 || topo == nil {
 		return nil
 	}

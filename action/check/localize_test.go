@@ -29,6 +29,7 @@ func TestAttachSuspects(t *testing.T) {
 				low := 1.2
 				pair.Value, pair.Status, pair.Class = &low, checks.StatusFail, checks.CounterEvidence
 				pair.Evidence = []string{p.Server + "/rxe0: rcvd_seq_err +311 during the test (sequence-error; healthy baseline +0)"}
+				pair.CounterKinds = []string{"sequence-error"}
 			}
 			rep.AddPairs(pair)
 		}
@@ -70,12 +71,21 @@ func TestObservationsReadTheVerdict(t *testing.T) {
 	v, w := 0.00042, 0.016
 	pairs := []report.Pair{
 		{A: "lab-h1", B: "lab-h2", Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.LowBandwidth,
-			Evidence: []string{"lab-h1/rxe0: out_of_seq_request +89 during the test (out-of-sequence; above the declared healthy ceiling of 8 per test)"}},
+			Evidence:     []string{"lab-h1/rxe0: out_of_seq_request +89 during the test (out-of-sequence; above the declared healthy ceiling of 8 per test)"},
+			CounterKinds: []string{"out-of-sequence"}},
 		{A: "lab-h3", B: "lab-h4", Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.LowBandwidth},
 		{A: "lab-h2", B: "lab-h3", Test: "write_bw", Value: &w, Unit: checks.UnitGbps, Status: checks.StatusPass},
+		// A stalled re-test whose loss shows only in its summary's short
+		// form: the kinds say it, not the text.
+		{A: "lab-h3", B: "lab-h1", Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.CounterEvidence,
+			Summary: "lab-h1/rxe0: completer_retry_err beyond the healthy baseline", CounterKinds: []string{"retransmit"}},
+		// A pause storm slows without loss.
+		{A: "lab-h4", B: "lab-h1", Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.LowBandwidth,
+			CounterKinds: []string{"pause", "pause-storm"}},
 	}
 	obs := Observations(pairs, nil)
-	if len(obs) != 3 || !obs[0].Loss || obs[1].Loss || obs[1].Outcome != localize.Slow || obs[2].Loss || obs[2].Outcome != "" {
+	if len(obs) != 5 || !obs[0].Loss || obs[1].Loss || obs[1].Outcome != localize.Slow || obs[2].Loss || obs[2].Outcome != "" ||
+		!obs[3].Loss || obs[4].Loss || obs[4].Outcome != localize.Slow {
 		t.Errorf("observations %+v", obs)
 	}
 }

@@ -301,3 +301,47 @@ func TestCheckLocalizesByTheFabricsFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWeighsTheSweepsOwnRetests: with retestOutliers the sweep runs
+// lab-h1 against known-good partners and folds those runs into its pairs'
+// verdicts; the report keeps every run with its own verdict (Runs: the
+// first runs, then the re-tests), and the localiser weighs them all,
+// with no re-test of its own: lab-h1's access link is named.
+func TestCheckWeighsTheSweepsOwnRetests(t *testing.T) {
+	hosts, topo := twoLeafHosts(t)
+	f := &fakeFabric{t: t, lossy: touching("lab-h1")}
+	policy := &fabric.Checks{Pairwise: &fabric.Pairwise{Schedule: "halves", RetestOutliers: true, LocalizeRounds: pint(0)},
+		Counters: &fabric.CounterRules{MaxHealthyPerTest: 8}}
+	rep, err := Run(t.Context(), "test", hosts, Options{Suites: []report.Suite{report.SuitePairwise}, Checks: policy, Launcher: f, Topology: topo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Retests) != 0 {
+		t.Fatalf("the localiser re-tested with localizeRounds 0: %+v", rep.Retests)
+	}
+	if len(rep.Runs) <= len(rep.Pairs) {
+		t.Fatalf("%d runs for %d pairs: the sweep's re-tests are not in the report", len(rep.Runs), len(rep.Pairs))
+	}
+	lossy := 0
+	for _, p := range rep.Runs {
+		if touching("lab-h1")(p.A, p.B) {
+			if !slices.Contains(p.CounterKinds, string(evaluate.OutOfSequence)) {
+				t.Errorf("run %s: counter kinds %v, want out-of-sequence", p.Target(), p.CounterKinds)
+			}
+			lossy++
+		}
+	}
+	if lossy < 2 {
+		t.Errorf("%d runs through lab-h1, want its first run and its re-tests", lossy)
+	}
+	if set := onlySuspect(t, rep); !slices.Contains(set, "cable:lab-h1:eth0") {
+		t.Errorf("suspects %v, want lab-h1's access cable", set)
+	}
+	var js bytes.Buffer
+	if err := report.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"runs": [`) || !strings.Contains(js.String(), `"counterKinds": [`) {
+		t.Errorf("JSON lacks the runs or their counter kinds")
+	}
+}

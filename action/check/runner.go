@@ -220,6 +220,13 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 			}
 			rep.AddPairs(p)
 		}
+		if len(res.Retests) > 0 { // every test with its own verdict, for the localiser
+			for _, r := range slices.Concat(res.First, res.RetestResults) {
+				if p, err := report.PairOf(r, meas); err == nil {
+					rep.Runs = append(rep.Runs, p)
+				}
+			}
+		}
 		routes = o.pinnedPaths(ctx, rep, hosts, facts, res.Runs, routes) // spec.checks.pairwise.flowLabel: auto
 	}
 	if cabled(o.Topology, hosts) && len(rep.Pairs) > 0 {

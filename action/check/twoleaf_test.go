@@ -32,6 +32,7 @@ func twoLeafReport(lossy func(a, b string) bool) *report.Report {
 				low := 0.01
 				pair.Value, pair.Status, pair.Class = &low, checks.StatusFail, checks.CounterEvidence
 				pair.Evidence = []string{p.Server + "/rxe0: out_of_seq_request +40 during the test (out-of-sequence; healthy baseline +1)"}
+				pair.CounterKinds = []string{"out-of-sequence"}
 			}
 			rep.AddPairs(pair)
 		}
@@ -105,4 +106,38 @@ func onlySuspect(t *testing.T, rep *report.Report) []string {
 		set = append(set, a.Component)
 	}
 	return set
+}
+
+// TestTwoLeafWeighsEveryRun: the lab run that blamed a NIC for a lossy
+// cable (QP timeout 18). lab-h1's first runs stalled to 0.00 Gb/s with no
+// counter beyond the baseline (slow, by themselves); its re-tests against
+// known-good partners lost packets (retransmits). The pairs' verdicts fold
+// those re-tests in; the localiser weighs every run (rep.Runs) and names
+// lab-h1's access cable, not its NIC.
+func TestTwoLeafWeighsEveryRun(t *testing.T) {
+	f, err := fabric.Load(filepath.Join(testutil.RepoRoot(t), "profiles/lab/two-leaf.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1 := func(a, b string) bool { return a == "lab-h1" || b == "lab-h1" }
+	rep := twoLeafReport(h1)
+	for i, p := range rep.Pairs {
+		if h1(p.A, p.B) { // stalled, no counter evidence of its own
+			zero := 0.0
+			rep.Pairs[i].Value, rep.Pairs[i].Class, rep.Pairs[i].CounterKinds, rep.Pairs[i].Evidence = &zero, checks.LowBandwidth, nil, nil
+		}
+	}
+	rep.Runs = slices.Clone(rep.Pairs)
+	for _, partner := range []string{"lab-h3", "lab-h4"} {
+		v := 0.004
+		rep.Runs = append(rep.Runs, report.Pair{A: partner, B: "lab-h1", DeviceA: "rxe0", DeviceB: "rxe0", Test: "write_bw", Value: &v,
+			Unit: checks.UnitGbps, Status: checks.StatusFail, Class: checks.CounterEvidence, CounterKinds: []string{"retransmit"},
+			Summary: "lab-h1/rxe0: completer_retry_err beyond the healthy baseline"})
+	}
+	if err := AttachSuspects(rep, topology.Declared(f), nil, localize.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if set := onlySuspect(t, rep); !slices.Contains(set, "cable:lab-h1:eth0") {
+		t.Errorf("suspects %v, want lab-h1's access cable among them", set)
+	}
 }

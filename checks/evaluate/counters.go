@@ -39,6 +39,18 @@ var severity = map[Kind]checks.Status{
 	Pause: checks.StatusWarn, ECNMark: checks.StatusWarn, CNP: checks.StatusWarn,
 }
 
+// Loss reports whether a counter of kind k moving beyond its baseline
+// means packets were lost or the transport failed on the way: retransmits,
+// out-of-sequence arrivals, sequence-error NAKs, drops and errors. Pause,
+// pause storms, ECN marks and CNPs slow a flow without losing it.
+func (k Kind) Loss() bool {
+	switch k {
+	case Retransmit, OutOfSequence, SeqError, Drop, Error:
+		return true
+	}
+	return false
+}
+
 // counterKinds names the counters of mlx5 and rxe (DESIGN.md §4.3), the IB
 // port counters, and the mlx5 ethtool statistics.
 var counterKinds = map[string]Kind{
@@ -146,6 +158,7 @@ func NewBaseline(healthy ...[]Delta) Baseline {
 func EvaluateCounters(subject string, deltas []Delta, baseline Baseline) (Finding, []string) {
 	status := checks.StatusPass
 	var evidence, names []string
+	var kinds []Kind
 	for _, d := range deltas {
 		if d.Kind == "" || d.Delta <= baseline[d.Name] {
 			continue
@@ -159,12 +172,16 @@ func EvaluateCounters(subject string, deltas []Delta, baseline Baseline) (Findin
 		}
 		evidence = append(evidence, line+")")
 		names = append(names, d.Name)
+		if !slices.Contains(kinds, d.Kind) {
+			kinds = append(kinds, d.Kind)
+		}
 		if sev := severity[d.Kind]; sev.Worse(status) {
 			status = sev
 		}
 	}
 	if status == checks.StatusPass {
-		return Finding{checks.StatusPass, "", "ok: no error or congestion counter moved beyond its baseline"}, nil
+		return Finding{Status: checks.StatusPass, Summary: "ok: no error or congestion counter moved beyond its baseline"}, nil
 	}
-	return Finding{status, checks.CounterEvidence, fmt.Sprintf("%s: %s moved during the test", subject, strings.Join(names, ", "))}, evidence
+	return Finding{Status: status, Class: checks.CounterEvidence,
+		Summary: fmt.Sprintf("%s: %s moved during the test", subject, strings.Join(names, ", ")), Kinds: kinds}, evidence
 }

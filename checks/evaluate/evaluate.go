@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,12 +28,20 @@ type Finding struct {
 	Status  checks.Status
 	Class   checks.FailureClass // empty when Status is pass
 	Summary string
+	// Kinds are the counter kinds the finding rests on (counter
+	// evidence only), each once.
+	Kinds []Kind
 }
 
 // Merge folds f into r: the worse status wins and brings its class; the
 // summary of a passing result is replaced by the first problem, and further
-// problems are appended.
+// problems are appended; f's counter kinds join r's CounterKinds.
 func Merge(r *checks.Result, f Finding) {
+	for _, k := range f.Kinds {
+		if !slices.Contains(r.CounterKinds, string(k)) {
+			r.CounterKinds = append(r.CounterKinds, string(k))
+		}
+	}
 	prev := r.Status
 	if prev == "" {
 		prev = checks.StatusPass
@@ -78,10 +87,10 @@ func AbsoluteFloor(measuredGbps, portRateGbps, minPercent float64) (Finding, err
 	floor := portRateGbps * minPercent / 100
 	pct := 100 * measuredGbps / portRateGbps
 	if measuredGbps < floor {
-		return Finding{checks.StatusFail, checks.LowBandwidth,
-			fmt.Sprintf("%.2f Gb/s is %.1f%% of the %.4g Gb/s port rate, below the %.4g%% floor", measuredGbps, pct, portRateGbps, minPercent)}, nil
+		return Finding{Status: checks.StatusFail, Class: checks.LowBandwidth,
+			Summary: fmt.Sprintf("%.2f Gb/s is %.1f%% of the %.4g Gb/s port rate, below the %.4g%% floor", measuredGbps, pct, portRateGbps, minPercent)}, nil
 	}
-	return Finding{checks.StatusPass, "", fmt.Sprintf("ok: %.2f Gb/s is %.1f%% of the %.4g Gb/s port rate", measuredGbps, pct, portRateGbps)}, nil
+	return Finding{Status: checks.StatusPass, Summary: fmt.Sprintf("ok: %.2f Gb/s is %.1f%% of the %.4g Gb/s port rate", measuredGbps, pct, portRateGbps)}, nil
 }
 
 // RelativeFloor judges a measured bandwidth against the best of the fleet: below
@@ -92,10 +101,10 @@ func RelativeFloor(measuredGbps, bestGbps, fraction float64) (Finding, error) {
 		return Finding{}, fmt.Errorf("judging bandwidth against the fleet: %w: %.4g of %.4g Gb/s", ErrBadThreshold, fraction, bestGbps)
 	}
 	if IsOutlier(measuredGbps, bestGbps, fraction) {
-		return Finding{checks.StatusWarn, checks.LowBandwidth,
-			fmt.Sprintf("%.2f Gb/s is %.1f%% of the fleet's best %.2f Gb/s, below %.0f%%", measuredGbps, 100*measuredGbps/bestGbps, bestGbps, 100*fraction)}, nil
+		return Finding{Status: checks.StatusWarn, Class: checks.LowBandwidth,
+			Summary: fmt.Sprintf("%.2f Gb/s is %.1f%% of the fleet's best %.2f Gb/s, below %.0f%%", measuredGbps, 100*measuredGbps/bestGbps, bestGbps, 100*fraction)}, nil
 	}
-	return Finding{checks.StatusPass, "", fmt.Sprintf("ok: %.1f%% of the fleet's best", 100*measuredGbps/bestGbps)}, nil
+	return Finding{Status: checks.StatusPass, Summary: fmt.Sprintf("ok: %.1f%% of the fleet's best", 100*measuredGbps/bestGbps)}, nil
 }
 
 // IsOutlier reports whether measured is below fraction × best.
@@ -108,8 +117,8 @@ func LatencyBound(measuredUsec, boundUsec float64) (Finding, error) {
 		return Finding{}, fmt.Errorf("judging latency: %w: bound %.4g us", ErrBadThreshold, boundUsec)
 	}
 	if measuredUsec > boundUsec {
-		return Finding{checks.StatusFail, checks.HighLatency,
-			fmt.Sprintf("%.2f us is above the %.4g us bound", measuredUsec, boundUsec)}, nil
+		return Finding{Status: checks.StatusFail, Class: checks.HighLatency,
+			Summary: fmt.Sprintf("%.2f us is above the %.4g us bound", measuredUsec, boundUsec)}, nil
 	}
-	return Finding{checks.StatusPass, "", fmt.Sprintf("ok: %.2f us is within the %.4g us bound", measuredUsec, boundUsec)}, nil
+	return Finding{Status: checks.StatusPass, Summary: fmt.Sprintf("ok: %.2f us is within the %.4g us bound", measuredUsec, boundUsec)}, nil
 }

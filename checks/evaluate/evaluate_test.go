@@ -3,6 +3,7 @@ package evaluate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,22 +76,40 @@ func TestFloorsAndBounds(t *testing.T) {
 
 func TestMerge(t *testing.T) {
 	var r checks.Result
-	Merge(&r, Finding{checks.StatusPass, "", "ok: 92 Gb/s"})
+	Merge(&r, Finding{Status: checks.StatusPass, Summary: "ok: 92 Gb/s"})
 	if r.Status != checks.StatusPass || r.Summary != "ok: 92 Gb/s" {
 		t.Fatalf("after pass: %+v", r)
 	}
-	Merge(&r, Finding{checks.StatusWarn, checks.CounterEvidence, "pause frames"})
+	Merge(&r, Finding{Status: checks.StatusWarn, Class: checks.CounterEvidence, Summary: "pause frames"})
 	if r.Status != checks.StatusWarn || r.Class != checks.CounterEvidence || r.Summary != "pause frames" {
 		t.Fatalf("after warn: %+v", r)
 	}
-	Merge(&r, Finding{checks.StatusFail, checks.LowBandwidth, "slow"})
+	Merge(&r, Finding{Status: checks.StatusFail, Class: checks.LowBandwidth, Summary: "slow"})
 	if r.Status != checks.StatusFail || r.Class != checks.LowBandwidth || r.Summary != "pause frames; slow" {
 		t.Fatalf("after fail: %+v", r)
 	}
-	Merge(&r, Finding{checks.StatusWarn, checks.CounterEvidence, "ecn"})
-	Merge(&r, Finding{checks.StatusPass, "", "ok"})
+	Merge(&r, Finding{Status: checks.StatusWarn, Class: checks.CounterEvidence, Summary: "ecn"})
+	Merge(&r, Finding{Status: checks.StatusPass, Summary: "ok"})
 	if r.Status != checks.StatusFail || r.Class != checks.LowBandwidth || r.Summary != "pause frames; slow; ecn" {
 		t.Fatalf("after milder findings: %+v", r)
+	}
+	// Counter kinds join once each, whatever the status decided: a test
+	// failed for low bandwidth that also lost packets is lossy.
+	Merge(&r, Finding{Status: checks.StatusWarn, Class: checks.CounterEvidence, Summary: "pause", Kinds: []Kind{Pause}})
+	Merge(&r, Finding{Status: checks.StatusFail, Class: checks.CounterEvidence, Summary: "loss", Kinds: []Kind{OutOfSequence, Pause}})
+	if !slices.Equal(r.CounterKinds, []string{"pause", "out-of-sequence"}) || r.Class != checks.LowBandwidth {
+		t.Fatalf("counter kinds %v, class %s", r.CounterKinds, r.Class)
+	}
+}
+
+// TestKindLoss: the kinds that mean lost packets, and those that only
+// slow a flow (a lossless fabric pauses rather than drops).
+func TestKindLoss(t *testing.T) {
+	for k, want := range map[Kind]bool{Retransmit: true, OutOfSequence: true, SeqError: true, Drop: true, Error: true,
+		Pause: false, PauseStorm: false, ECNMark: false, CNP: false, "": false} {
+		if k.Loss() != want {
+			t.Errorf("%q.Loss() = %v, want %v", k, k.Loss(), want)
+		}
 	}
 }
 

@@ -130,6 +130,7 @@ const MinSpread = 2
 func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 	status := checks.StatusPass
 	var evidence, names []string
+	var kinds []Kind
 	for _, d := range s.Deltas {
 		if d.Kind == "" || d.Delta == 0 || d.Delta < r.MinEvents || slices.Contains(r.Ignore, d.Name) {
 			continue
@@ -169,15 +170,18 @@ func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 		}
 		evidence = append(evidence, line)
 		names = append(names, d.Name)
+		if !slices.Contains(kinds, d.Kind) {
+			kinds = append(kinds, d.Kind)
+		}
 		if sev := severity[d.Kind]; sev.Worse(status) {
 			status = sev
 		}
 	}
 	if status == checks.StatusPass {
-		return Finding{checks.StatusPass, "", "ok: no error or congestion counter moved beyond the healthy baseline"}, nil
+		return Finding{Status: checks.StatusPass, Summary: "ok: no error or congestion counter moved beyond the healthy baseline"}, nil
 	}
-	return Finding{status, checks.CounterEvidence,
-		fmt.Sprintf("%s: %s beyond the healthy baseline", s.Subject, strings.Join(names, ", "))}, evidence
+	return Finding{Status: status, Class: checks.CounterEvidence,
+		Summary: fmt.Sprintf("%s: %s beyond the healthy baseline", s.Subject, strings.Join(names, ", ")), Kinds: kinds}, evidence
 }
 
 // capped is limit, lowered to MaxHealthyPerTest when that is declared.

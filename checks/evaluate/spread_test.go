@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -75,6 +76,9 @@ func TestSpreadsJudge(t *testing.T) {
 			t.Errorf("%s: class %s", c.name, f.Class)
 		}
 		golden.WriteString(c.name + ": " + string(f.Status) + ": " + f.Summary + "\n")
+		if len(f.Kinds) > 0 {
+			golden.WriteString(fmt.Sprintf("  kinds %v\n", f.Kinds))
+		}
 		for _, e := range ev {
 			golden.WriteString("  " + e + "\n")
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -109,7 +110,13 @@ type SweepResult struct {
 	// re-tests included.
 	Runs    []PairRun
 	Results []checks.Result
-	Plan    schedule.Plan
+	// First holds each first run's own verdict, in Runs' order, before
+	// the confirmation re-tests were folded into Results: with
+	// Retests/RetestResults, every test that ran, each judged alone (what
+	// a localiser weighs: a pair lossy once and clean on its re-test is
+	// two tests, not one passing pair). Nil when nothing was re-tested.
+	First []checks.Result
+	Plan  schedule.Plan
 	// Retests are the confirmation runs, and RetestResults their own
 	// verdicts in the same order.
 	Retests       []PairRun
@@ -158,6 +165,7 @@ func (s Sweep) Loopback(ctx context.Context, eps []Endpoint) SweepResult {
 			}
 			s.note("loopback re-run before the verdict: %s", strings.Join(names, ", "))
 			done = 0
+			res.First = snapshot(res.Results)
 			res.Retests = runAll(again, len(again))
 			res.RetestResults = f.judgeAll(res.Retests)
 			for j, i := range idx {
@@ -272,7 +280,11 @@ func (s Sweep) Pairwise(ctx context.Context, eps []Endpoint) (SweepResult, error
 	f := newSweepJudge(runs, s.Thresholds, s.rules(), s.Baseline)
 	res := SweepResult{Runs: runs, Results: f.judgeAll(runs), Plan: plan}
 	if s.Retest && ctx.Err() == nil {
+		first := snapshot(res.Results)
 		s.confirm(ctx, &res, f, byName, &mu)
+		if len(res.Retests) > 0 {
+			res.First = first
+		}
 	}
 	res.Baseline = f.passedSpreads(res.Runs, res.Results)
 	return res, nil
@@ -318,4 +330,16 @@ func (s Sweep) Extra(ctx context.Context, eps []Endpoint, rounds []schedule.Roun
 	runs := s.runRounds(ctx, rounds, byName, &mu, &done, total)
 	f := newSweepJudge(res.Runs, s.Thresholds, s.rules(), s.Baseline)
 	return runs, f.judgeAll(runs), nil
+}
+
+// snapshot copies verdicts deeply enough that folding re-tests into the
+// originals leaves the copies as they were.
+func snapshot(results []checks.Result) []checks.Result {
+	out := slices.Clone(results)
+	for i := range out {
+		out[i].Evidence = slices.Clone(out[i].Evidence)
+		out[i].Measurements = slices.Clone(out[i].Measurements)
+		out[i].CounterKinds = slices.Clone(out[i].CounterKinds)
+	}
+	return out
 }

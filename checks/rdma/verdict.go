@@ -116,7 +116,10 @@ func (f *sweepJudge) judge(r PairRun) checks.Result {
 			continue
 		}
 		if res.Status == checks.StatusError && fd.Status == checks.StatusFail {
-			res.Status, res.Class, res.Summary = fd.Status, fd.Class, fd.Summary+"; "+res.Summary
+			void := res.Summary
+			res.Status, res.Class, res.Summary = checks.StatusPass, "", ""
+			evaluate.Merge(&res, fd) // the counters decide: the failure's class and kinds
+			res.Summary += "; " + void
 		} else {
 			evaluate.Merge(&res, fd)
 		}
@@ -170,6 +173,11 @@ func confirmByRepeat(first *checks.Result, again checks.Result, why string) {
 		first.Status = checks.StatusFail
 		if first.Class == "" {
 			first.Class = again.Class
+		}
+		for _, k := range again.CounterKinds {
+			if !slices.Contains(first.CounterKinds, k) {
+				first.CounterKinds = append(first.CounterKinds, k)
+			}
 		}
 		first.Summary += "; confirmed by a re-test (" + again.Summary + ")"
 		if why != "" {

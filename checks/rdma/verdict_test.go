@@ -120,6 +120,29 @@ func TestConfirmBlamesTheLossyHostAndClearsATransientPair(t *testing.T) {
 	if len(res.Retests) != DefaultPartners+1 {
 		t.Errorf("%d re-tests: %v", len(res.Retests), s.order[6:])
 	}
+	// Every test that ran keeps its own verdict for the localiser: the
+	// transient pair's first run failed (completion error) though its
+	// pair passes; h3's tests carry their loss as counter kinds.
+	if len(res.First) != len(res.Runs) || len(res.RetestResults) != len(res.Retests) {
+		t.Fatalf("%d first verdicts for %d runs, %d re-test verdicts for %d re-tests", len(res.First), len(res.Runs), len(res.RetestResults), len(res.Retests))
+	}
+	for i, r := range res.First {
+		switch {
+		case r.Target == "h1/rxe0->h2/rxe0" || r.Target == "h2/rxe0->h1/rxe0":
+			if r.Status != checks.StatusFail || r.Class != checks.CompletionError || res.Results[i].Status != checks.StatusPass {
+				t.Errorf("first run of %s: %s %s (pair %s), want its own completion error", r.Target, r.Status, r.Class, res.Results[i].Status)
+			}
+		case strings.Contains(r.Target, "h3/"):
+			if !slices.Contains(r.CounterKinds, string(evaluate.SeqError)) || !slices.Contains(r.CounterKinds, string(evaluate.OutOfSequence)) {
+				t.Errorf("first run of %s: counter kinds %v, want sequence-error and out-of-sequence", r.Target, r.CounterKinds)
+			}
+		}
+	}
+	for _, r := range res.RetestResults {
+		if strings.Contains(r.Target, "h3/") && r.Status == checks.StatusFail && !slices.ContainsFunc(r.CounterKinds, func(k string) bool { return evaluate.Kind(k).Loss() }) {
+			t.Errorf("re-test %s: counter kinds %v, want a loss kind", r.Target, r.CounterKinds)
+		}
+	}
 }
 
 // TestConfirmHealthyFleetUnderLoad: on a healthy fleet the first runs of

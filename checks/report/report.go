@@ -93,6 +93,9 @@ type Pair struct {
 	// (docs/pinned-paths.md). fabricctl extension.
 	FlowLabel     int    `json:"flowLabel,omitempty"`
 	UDPSourcePort uint16 `json:"udpSourcePort,omitempty"`
+	// CounterKinds are the kinds of the counters that moved beyond the
+	// healthy baseline (checks.Result.CounterKinds). fabricctl extension.
+	CounterKinds []string `json:"counterKinds,omitempty"`
 }
 
 // ID is the check ID of the pair, "pairwise/<test>", as a Result would carry it.
@@ -130,6 +133,15 @@ type Report struct {
 	Criteria []Criterion     `json:"criteria,omitempty"`
 	Results  []checks.Result `json:"results"`
 	Pairs    []Pair          `json:"pairs"`
+	// Runs, when the sweep re-tested before its verdict, are every test
+	// that ran, each with its own verdict: the first runs, then the
+	// confirmation re-tests (a suspect host against known-good partners,
+	// a bad pair once more). Pairs fold those re-tests into one verdict a
+	// pair; the localiser weighs Runs, so that a pair lossy once and clean
+	// on its re-test counts as both, and a host's failures with its good
+	// partners count at all. Nil when nothing was re-tested: then Pairs
+	// are the runs. No verdict or count includes them. fabricctl extension.
+	Runs []Pair `json:"runs,omitempty"`
 	// Localisation: the components blamed for failures, the topology they
 	// sit in and its cabling findings (see localisation.go).
 	Suspects []checks.Suspect   `json:"suspects,omitempty"`
@@ -245,7 +257,8 @@ func PairOf(r checks.Result, measurement string) (Pair, error) {
 	if !ok || test == "" {
 		test = r.ID
 	}
-	p := Pair{Test: test, Status: r.Status, Class: r.Class, Summary: r.Summary, Evidence: slices.Clone(r.Evidence)}
+	p := Pair{Test: test, Status: r.Status, Class: r.Class, Summary: r.Summary, Evidence: slices.Clone(r.Evidence),
+		CounterKinds: slices.Clone(r.CounterKinds)}
 	p.A, p.DeviceA, _ = strings.Cut(left, "/")
 	p.B, p.DeviceB, _ = strings.Cut(right, "/")
 	p.Unit = checks.UnitGbps
@@ -285,8 +298,11 @@ func (r *Report) Validate() error {
 		}
 	}
 	units := map[string]checks.Unit{}
-	for i, p := range r.Pairs {
+	for i, p := range slices.Concat(r.Pairs, r.Runs) {
 		where := fmt.Sprintf("pairs[%d] %s %s", i, p.ID(), p.Target())
+		if i >= len(r.Pairs) {
+			where = fmt.Sprintf("runs[%d] %s %s", i-len(r.Pairs), p.ID(), p.Target())
+		}
 		switch {
 		case p.A == "" || p.B == "":
 			return fmt.Errorf("%s: a pair needs both hosts: %w", where, ErrInvalid)

@@ -33,4 +33,17 @@
 // named per trial. IB=0 leaves them out, IB=only prints only them;
 // VERBOSE=1 lists their trials that were not exact, and stderr the
 // one-fault figures per fault kind.
+//
+// DRIVER picks how every trial drives the localiser after the schedule's
+// rounds. run (the default) is localize.Run: 8 re-test rounds always,
+// which also screen the hosts no re-test uses. refine is what fabricctl
+// check does (action/check.LocalizeRouted): the schedule's results in a
+// localize.Localizer, the counters read once, then localize.Refine with
+// at most REFINE_ROUNDS rounds (default check's own bound,
+// fabric.DefaultLocalizeRounds, 3; 8 matches Run), re-testing only while the suspects are ambiguous,
+// screening no idle host, and stopping early (nothing failed, exact
+// suspects, nothing left to split); rounds then counts the schedule's and
+// the re-tests actually run. With DRIVER=refine every figure line
+// (stdout and stderr) ends with " driver=refine"; DRIVER=run prints
+// what an unset DRIVER does. Any other value is an error.
 package main

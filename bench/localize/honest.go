@@ -114,8 +114,9 @@ func judge(r verdict) scored {
 }
 
 // honest prints the lines of issue 32's form for one setting: overall,
-// then (one fault) per fault kind with kind= after evidence=.
-func honest(cfg localizesim.Config, evidence string, k int, res []verdict) []string {
+// then (one fault) per fault kind with kind= after evidence=; every line
+// ends with tag (the driver's, driver.tag).
+func honest(cfg localizesim.Config, evidence string, k int, res []verdict, tag string) []string {
 	type tally struct{ n, exact, resolved, missed, misblamed, named, maxRounds, sumRounds, possible int }
 	all := &tally{}
 	kinds := map[string]*tally{}
@@ -169,13 +170,13 @@ func honest(cfg localizesim.Config, evidence string, k int, res []verdict) []str
 			cand = float64(t.named) / float64(t.n)
 			meanRounds = float64(t.sumRounds) / float64(t.n)
 		}
-		return fmt.Sprintf("localize: hosts=%d faults=%d model=%s evidence=%s%s trials=%d exact=%s resolved=%s missed=%s misblamed=%s candidates=%.2f rounds=%d meanRounds=%.1f",
-			cfg.Hosts, k, cfg.Model, evidence, kind, t.n, f(t.exact), f(t.resolved), f(t.missed), f(t.misblamed), cand, t.maxRounds, meanRounds)
+		return fmt.Sprintf("localize: hosts=%d faults=%d model=%s evidence=%s%s trials=%d exact=%s resolved=%s missed=%s misblamed=%s candidates=%.2f rounds=%d meanRounds=%.1f%s",
+			cfg.Hosts, k, cfg.Model, evidence, kind, t.n, f(t.exact), f(t.resolved), f(t.missed), f(t.misblamed), cand, t.maxRounds, meanRounds, tag)
 	}
 	out := []string{line("", all)}
 	if all.missed > 0 {
-		fmt.Fprintf(os.Stderr, "localize: faults=%d model=%s evidence=%s: %d of %d trials named no suspect; in %d of them the possible faults (Result.Possible) held one\n",
-			k, cfg.Model, evidence, all.missed, all.n, all.possible)
+		fmt.Fprintf(os.Stderr, "localize: faults=%d model=%s evidence=%s: %d of %d trials named no suspect; in %d of them the possible faults (Result.Possible) held one%s\n",
+			k, cfg.Model, evidence, all.missed, all.n, all.possible, tag)
 	}
 	names := make([]string, 0, len(kinds))
 	for n := range kinds {

@@ -30,7 +30,7 @@ func TestHardModelFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := sessions(cfg, m, rounds, 1, trials, 1_000_003+10_007)
+		res := sessions(cfg, m, rounds, 1, trials, 1_000_003+10_007, driverRun)
 		resolved := 0
 		for _, r := range res {
 			if judge(r).resolved {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/schedule"
+	"github.com/fabricctl/fabricctl/fabric"
 	"github.com/fabricctl/fabricctl/testkit/localizesim"
 )
 
@@ -34,9 +35,86 @@ func envInt(name string, def int) (int, error) {
 	return n, nil
 }
 
+// driver is how a trial drives the localiser after the schedule's rounds
+// (DRIVER): driverRun is localize.Run, driverRefine localize.Refine as
+// fabricctl check drives it.
+type driver string
+
+const (
+	driverRun    driver = "run"
+	driverRefine driver = "refine"
+)
+
+// refineRounds bounds Refine's re-test rounds (REFINE_ROUNDS): by
+// default fabricctl check's own bound, spec.checks.pairwise.localizeRounds'
+// default (fabric.DefaultLocalizeRounds); 8 gives Refine as many rounds as
+// Run (localize.Options.MaxAdaptiveRounds).
+var refineRounds = fabric.DefaultLocalizeRounds
+
+// parseDriver reads DRIVER's value: run (or empty) or refine.
+func parseDriver(v string) (driver, error) {
+	switch d := driver(v); d {
+	case "", driverRun:
+		return driverRun, nil
+	case driverRefine:
+		return d, nil
+	}
+	return "", fmt.Errorf("DRIVER=%q: want run (default) or refine", v)
+}
+
+// tag is what ends every figure line of the driver: nothing for Run,
+// " driver=refine" for Refine.
+func (d driver) tag() string {
+	if d == driverRun {
+		return ""
+	}
+	return " driver=" + string(d)
+}
+
+// drive runs the schedule's rounds through t and then the driver's
+// re-tests, and returns the result and the number of rounds run (the
+// schedule's and the re-tests'), with the error that stopped it.
+func (d driver) drive(ctx context.Context, m *localize.Model, t localize.Tester, rounds []schedule.Round) (localize.Result, int, error) {
+	if d == driverRun {
+		s, err := localize.Run(ctx, m, t, rounds, localize.Options{})
+		return s.Result, s.Rounds, err
+	}
+	// As fabricctl check (action/check.LocalizeRouted): the sweep's
+	// results in a localiser, the counters read once, then Refine's
+	// re-tests, numbered after the schedule's rounds as Run numbers its.
+	l := localize.New(m, localize.Options{})
+	n := 0
+	for _, r := range rounds {
+		obs, err := t.RunRound(ctx, n, r)
+		n++
+		if err != nil {
+			return l.Analyze(), n, fmt.Errorf("running round %d: %w", n, err)
+		}
+		if err := l.Add(obs...); err != nil {
+			return l.Analyze(), n, fmt.Errorf("adding round %d: %w", n, err)
+		}
+	}
+	if cr, ok := t.(localize.CounterReader); ok {
+		read, moved, err := cr.ReadCounters(ctx)
+		if err != nil {
+			return l.Analyze(), n, fmt.Errorf("reading counters: %w", err)
+		}
+		l.SetCounters(read, moved)
+	}
+	ref, err := localize.Refine(ctx, l, t, n, refineRounds)
+	return ref.Result, n + len(ref.Rounds), err
+}
+
 func run() error {
 	trials, err := envInt("TRIALS", 100)
 	if err != nil {
+		return err
+	}
+	d, err := parseDriver(os.Getenv("DRIVER"))
+	if err != nil {
+		return err
+	}
+	if refineRounds, err = envInt("REFINE_ROUNDS", refineRounds); err != nil {
 		return err
 	}
 	seed, err := envInt("SEED", 1)
@@ -106,27 +184,28 @@ func run() error {
 				c.Model = model
 				c.SwitchCounters = ev == "switch"
 				c.PinnedPaths = ev == "hosts-paths"
-				if err := ethernet(c, ev, faultCounts, trials, seed, frac); err != nil {
+				if err := ethernet(c, ev, faultCounts, trials, seed, frac, d); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	if ib != "0" {
-		return infiniband(faultCounts, trials, seed, frac)
+		return infiniband(faultCounts, trials, seed, frac, d)
 	}
 	return nil
 }
 
-// sessions runs trials sessions of k faults on the fabric of cfg, in parallel.
-func sessions(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k, trials int, seed uint64) []verdict {
+// sessions runs trials sessions of k faults on the fabric of cfg, in
+// parallel, each driven by d.
+func sessions(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k, trials int, seed uint64, d driver) []verdict {
 	res := make([]verdict, trials)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
-				res[i] = trial(cfg, m, rounds, k, seed+uint64(i))
+				res[i] = trial(cfg, m, rounds, k, seed+uint64(i), d)
 			}
 		})
 	}
@@ -140,7 +219,7 @@ func sessions(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round
 
 // ethernet runs the RoCE settings: ECMP paths out of sight, host and
 // (EVIDENCE=switches) switch receive errors.
-func ethernet(cfg localizesim.Config, evidence string, faultCounts []int, trials, seed int, frac func(int) string) error {
+func ethernet(cfg localizesim.Config, evidence string, faultCounts []int, trials, seed int, frac func(int) string, d driver) error {
 	// The topology is the same in every trial: build the model once.
 	sim := localizesim.New(cfg, 0)
 	m, err := localize.NewRoutedModel(sim.Topology(), sim.Routes(), localize.Options{})
@@ -152,8 +231,8 @@ func ethernet(cfg localizesim.Config, evidence string, faultCounts []int, trials
 		return err
 	}
 	for _, k := range faultCounts {
-		res := sessions(cfg, m, rounds, k, trials, uint64(seed)*1_000_003+uint64(k)*10_007)
-		for _, line := range honest(cfg, evidence, k, res) {
+		res := sessions(cfg, m, rounds, k, trials, uint64(seed)*1_000_003+uint64(k)*10_007, d)
+		for _, line := range honest(cfg, evidence, k, res, d.tag()) {
 			fmt.Println(line)
 		}
 		if cfg.Model != localizesim.Easy || evidence == "hosts-paths" {
@@ -175,10 +254,10 @@ func ethernet(cfg localizesim.Config, evidence string, faultCounts []int, trials
 				fmt.Fprintf(os.Stderr, "wrong: seed %d faults %v suspects %v\n", r.seed, r.truth, r.got)
 			}
 		}
-		fmt.Printf("localize: hosts=%d faults=%d trials=%d exact=%s ambiguous=%s wrong=%s rounds=%d\n",
-			cfg.Hosts, k, trials, frac(exact), frac(ambiguous), frac(wrong), maxRounds)
+		fmt.Printf("localize: hosts=%d faults=%d trials=%d exact=%s ambiguous=%s wrong=%s rounds=%d%s\n",
+			cfg.Hosts, k, trials, frac(exact), frac(ambiguous), frac(wrong), maxRounds, d.tag())
 		if trials > 0 {
-			fmt.Fprintf(os.Stderr, "localize: faults=%d mean rounds %.2f\n", k, float64(sumRounds)/float64(trials))
+			fmt.Fprintf(os.Stderr, "localize: faults=%d mean rounds %.2f%s\n", k, float64(sumRounds)/float64(trials), d.tag())
 		}
 	}
 	return nil
@@ -188,7 +267,7 @@ func ethernet(cfg localizesim.Config, evidence string, faultCounts []int, trials
 // forwarding tables, IB faults, every port's counters; one line per
 // setting in the form of issue 32 with model=ib evidence=ib, and per fault
 // kind on stderr.
-func infiniband(faultCounts []int, trials, seed int, frac func(int) string) error {
+func infiniband(faultCounts []int, trials, seed int, frac func(int) string, d driver) error {
 	cfg := localizesim.IB()
 	if v := os.Getenv("SILENT"); v != "" {
 		cfg.Silent, _ = strconv.ParseFloat(v, 64) // checked by run
@@ -203,7 +282,7 @@ func infiniband(faultCounts []int, trials, seed int, frac func(int) string) erro
 		return err
 	}
 	for _, k := range faultCounts {
-		res := sessions(cfg, m, rounds, k, trials, uint64(seed)*1_000_003+uint64(k)*10_007+500_000_000)
+		res := sessions(cfg, m, rounds, k, trials, uint64(seed)*1_000_003+uint64(k)*10_007+500_000_000, d)
 		var exact, resolved, missed, misblamed, named, maxRounds, sumRounds int
 		type tally struct{ n, exact, resolved int }
 		kinds := map[string]*tally{}
@@ -249,10 +328,10 @@ func infiniband(faultCounts []int, trials, seed int, frac func(int) string) erro
 		if trials > 0 {
 			candidates = float64(named) / float64(trials)
 		}
-		fmt.Printf("localize: hosts=%d faults=%d model=ib evidence=ib trials=%d exact=%s resolved=%s missed=%s misblamed=%s candidates=%.2f rounds=%d\n",
-			cfg.Hosts, k, trials, frac(exact), frac(resolved), frac(missed), frac(misblamed), candidates, maxRounds)
+		fmt.Printf("localize: hosts=%d faults=%d model=ib evidence=ib trials=%d exact=%s resolved=%s missed=%s misblamed=%s candidates=%.2f rounds=%d%s\n",
+			cfg.Hosts, k, trials, frac(exact), frac(resolved), frac(missed), frac(misblamed), candidates, maxRounds, d.tag())
 		if trials > 0 {
-			fmt.Fprintf(os.Stderr, "localize: ib faults=%d mean rounds %.2f\n", k, float64(sumRounds)/float64(trials))
+			fmt.Fprintf(os.Stderr, "localize: ib faults=%d mean rounds %.2f%s\n", k, float64(sumRounds)/float64(trials), d.tag())
 		}
 		names := make([]string, 0, len(kinds))
 		for n := range kinds {
@@ -261,8 +340,8 @@ func infiniband(faultCounts []int, trials, seed int, frac func(int) string) erro
 		slices.Sort(names)
 		for _, n := range names {
 			t := kinds[n]
-			fmt.Fprintf(os.Stderr, "localize: ib faults=1 kind=%s trials=%d exact=%.3f resolved=%.3f\n", n, t.n,
-				float64(t.exact)/float64(t.n), float64(t.resolved)/float64(t.n))
+			fmt.Fprintf(os.Stderr, "localize: ib faults=1 kind=%s trials=%d exact=%.3f resolved=%.3f%s\n", n, t.n,
+				float64(t.exact)/float64(t.n), float64(t.resolved)/float64(t.n), d.tag())
 		}
 	}
 	return nil
@@ -309,7 +388,9 @@ type verdict struct {
 	possible [][]string
 }
 
-func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k int, seed uint64) verdict {
+// trial runs one session of k faults on the fabric of cfg, driven by d,
+// and judges it.
+func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k int, seed uint64, d driver) verdict {
 	sim := localizesim.New(cfg, seed)
 	var truth, kinds []string
 	var classes [][]string
@@ -318,8 +399,8 @@ func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k
 		classes = append(classes, unsplittable(sim, f))
 		kinds = append(kinds, kindOf(cfg, f))
 	}
-	s, err := localize.Run(context.Background(), m, sim, rounds, localize.Options{})
-	v := verdict{seed: seed, rounds: s.Rounds, truth: truth, kinds: kinds, classes: classes}
+	s, n, err := d.drive(context.Background(), m, sim, rounds)
+	v := verdict{seed: seed, rounds: n, truth: truth, kinds: kinds, classes: classes}
 	for _, sus := range s.Suspects {
 		set := []string{sus.Component}
 		for _, a := range sus.Alternatives {
@@ -335,7 +416,7 @@ func trial(cfg localizesim.Config, m *localize.Model, rounds []schedule.Round, k
 		v.possible = append(v.possible, set)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "localize: trial:", err)
+		fmt.Fprintf(os.Stderr, "localize: trial: %v%s\n", err, d.tag())
 		v.class = classWrong
 		return v
 	}

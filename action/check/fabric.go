@@ -16,7 +16,8 @@ import (
 // fabric's spec.checks as the policy, its declared cabling as the
 // Topology, and every switch's LLDP table and port error counters over the
 // plan/apply sessions (reach.Registry's drivers, reach's host-key and SSH
-// settings); then Run. o's Checks, Topology, Neighbors and SwitchCounters
+// settings), and on Ethernet every host's own port counters
+// (WithHostCounters); then Run. o's Checks, Topology, Neighbors and SwitchCounters
 // are set here, and with the ib suite o.IBSuite's fabric and vantage host. It fails with ErrNoHosts when no host is left to check.
 func RunFabric(ctx context.Context, f *fabric.Fabric, reach fleet.Options, o Options) (*report.Report, error) {
 	fl, closeAll := fleet.Hosts(f, reach)
@@ -40,8 +41,20 @@ func RunFabric(ctx context.Context, f *fabric.Fabric, reach fleet.Options, o Opt
 	defer closeVantage()
 	o.Neighbors, o.SwitchCounters = NewNeighborSource(f, sw), NewSwitchCounterSource(f, sw)
 	o.Incast = FabricIncast(f, sw, o.Incast)
-	o = fabricIBLocalize(f, hosts, o)
+	o = fabricHostCounters(fabricIBLocalize(f, hosts, o), hosts)
 	return Run(ctx, f.Metadata.Name, hosts, o)
+}
+
+// fabricHostCounters is o reading, on Ethernet, the hosts' own port
+// counters beside the switches' (WithHostCounters): the hosts' ends of
+// their access cables count too (receive errors, link-downs, pause
+// storms). With o.IBLocalize (InfiniBand) o is unchanged: every HCA
+// port is read through its PMA already.
+func fabricHostCounters(o Options, hosts []Host) Options {
+	if o.IBLocalize == nil {
+		o.SwitchCounters = WithHostCounters(o.SwitchCounters, hosts, o.Topology)
+	}
+	return o
 }
 
 // fabricOptions is o with the fabric's policy (spec.checks) and declared

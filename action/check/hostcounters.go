@@ -29,12 +29,22 @@ import (
 //   - LinkDown: the link went down: mlx5's link_down_events_phy, the
 //     netdev's carrier_down_count (sysfs-class-net; carrier_changes counts
 //     ups too), an InfiniBand port's link_downed.
+//   - PauseStorm: the NIC's PFC stall watchdog fired: mlx5's
+//     tx_pause_storm_warning_events and tx_pause_storm_error_events (the
+//     NIC sent pauses for longer than its timeout; counters.rst), what
+//     checks/evaluate judges as its pause-storm kind.
+//
+// Where checks/evaluate's taxonomy knows a name too, the kinds agree
+// (TestHostKindsAgreeWithEvaluate): evaluate judges a test's own
+// counters, this table places a port's on the localiser's components.
 var hostKinds = map[string]map[string]localize.CounterKind{
 	rdma.SourceEthtool: {
-		"rx_crc_errors_phy":     localize.PhyErrors,
-		"rx_symbol_err_phy":     localize.PhyErrors,
-		"rx_pcs_symbol_err_phy": localize.PhyErrors,
-		"link_down_events_phy":  localize.LinkDown,
+		"rx_crc_errors_phy":             localize.PhyErrors,
+		"rx_symbol_err_phy":             localize.PhyErrors,
+		"rx_pcs_symbol_err_phy":         localize.PhyErrors,
+		"link_down_events_phy":          localize.LinkDown,
+		"tx_pause_storm_warning_events": localize.PauseStorm,
+		"tx_pause_storm_error_events":   localize.PauseStorm,
 	},
 	rdma.SourceStatistics: {
 		"rx_crc_errors":   localize.PhyErrors,
@@ -61,14 +71,37 @@ var unweighed = []struct {
 	why string
 }{
 	{regexp.MustCompile(`^(rx|tx)_(pause_ctrl_phy|prio\d_pause|prio\d_pause_duration|global_pause)$`),
-		"pause: a NIC that sends a pause storm, or a leaf port that pauses it, is an incident the localiser has no counter kind for"},
+		"pause frames: a lossless fabric pauses under any congestion, so their count blames no component; a NIC's pause storm is weighed by its watchdog (tx_pause_storm_*_events)"},
 	{regexp.MustCompile(`^(packet_seq_err|out_of_sequence|out_of_buffer|local_ack_timeout_err|duplicate_request|implied_nak_seq_err|rnr_nak_retry_err|req_cqe_error|resp_cqe_error|retry_exceeded_err|retry_rnr_exceeded_err|rcvd_seq_err|rcvd_rnr_err|send_rnr_err)$`),
 		"transport retransmits and sequence errors count a connection's loss end to end, not a port's: each test's own counter evidence already carries them"},
 	{regexp.MustCompile(`^rx_discards_phy$`),
 		"NIC discards: the host's receive buffers overflowed; the localiser weighs discards at switch ports only"},
 }
 
-// HostCounter is a host port counter that was read but not weighed, and why.
+// countsPhyErrors reports whether the NIC of port p counts the frames
+// it receives corrupted: its ethtool statistics name a PHY receive-error
+// counter the localiser weighs (mlx5's rx_crc_errors_phy, …), or the
+// port is an InfiniBand port with its PMA counters. A netdev's generic
+// statistics file rx_crc_errors exists for every driver and reads 0 where
+// the driver never fills it (virtio_net, veth, a bridge: the soft-RoCE
+// lab's hosts), so its zero alone is no evidence of a clean cable.
+func countsPhyErrors(p rdma.PortReading) bool {
+	for _, s := range p.Sources {
+		for name := range s.Counters {
+			if s.Name != rdma.SourceStatistics && hostKinds[s.Name][name] == localize.PhyErrors {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// notCounting is why a port whose NIC counts no receive error is left
+// out.
+const notCounting = "its NIC names no PHY receive-error counter (ethtool -S has no rx_crc_errors_phy or alike; virtio, veth): its zeros are not evidence, so the port is unknown to the localiser, not clean"
+
+// HostCounter is a host port counter that was read but not weighed, and
+// why; with Name empty, a whole port left out.
 type HostCounter struct {
 	At   fabric.Endpoint `json:"at"`
 	Name string          `json:"name"`
@@ -79,9 +112,12 @@ type HostCounter struct {
 // localize.Deltas at the host's end of each tested NIC's access cable
 // (HOST:NETDEV, as topo cables it); ports topo does not cable are left
 // out. Unweighed lists the counters read that bear on a fault the
-// localiser cannot weigh (pause, retransmits, NIC discards), once a name.
-// The port-counters op reads no transceiver data (ethtool -m), so a
-// module's receive power is not among them.
+// localiser cannot weigh (pause, retransmits, NIC discards), once a name,
+// and the cabled ports whose NIC counts no receive error at all
+// (countsPhyErrors; Name empty): those give no reading, so the localiser
+// takes them for unknown rather than clean. The port-counters op reads no
+// transceiver data (ethtool -m), so a module's receive power is not among
+// them.
 func HostReadings(host string, pc rdma.PortCounters, topo *topology.Topology) (readings []localize.Reading, unweighedRead []HostCounter) {
 	seen := map[string]bool{}
 	for _, p := range pc.Ports {
@@ -90,6 +126,10 @@ func HostReadings(host string, pc rdma.PortCounters, topo *topology.Topology) (r
 		}
 		at := fabric.Endpoint{Device: host, Port: p.Netdev}
 		if len(topo.LinksAt(at)) == 0 {
+			continue
+		}
+		if !countsPhyErrors(p) {
+			unweighedRead = append(unweighedRead, HostCounter{At: at, Why: notCounting})
 			continue
 		}
 		for _, s := range p.Sources {
@@ -125,7 +165,9 @@ func sortedNames(m map[string]uint64) []string {
 // hosts' ends of their access cables become counter evidence beside the
 // switch ports, read before the sweep and after it as the switches are. A
 // host that cannot be read is unread ("gpu-03: reading port counters:
-// …"), never a failure. A nil src reads the hosts alone.
+// …"; "gpu-03: port eth0: its NIC names no PHY receive-error counter …"
+// when none of its cabled ports counts receive errors), never a failure.
+// A nil src reads the hosts alone.
 func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topology) SwitchCounterSource {
 	return func(ctx context.Context) SwitchReading {
 		var out SwitchReading
@@ -142,16 +184,26 @@ func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topo
 			wg.Go(func() {
 				var pc rdma.PortCounters
 				if err := agentclient.Call(ctx, h.Agent, rdma.OpCounters, nil, &pc); err != nil {
-					res[i].err = err
+					res[i].err = fmt.Errorf("reading port counters: %w", err)
 					return
 				}
-				res[i].rs, _ = HostReadings(h.Intent.Host, pc, topo)
+				var unw []HostCounter
+				res[i].rs, unw = HostReadings(h.Intent.Host, pc, topo)
+				if len(res[i].rs) > 0 {
+					return
+				}
+				for _, u := range unw {
+					if u.Name == "" {
+						res[i].err = fmt.Errorf("port %s: %s", u.At.Port, u.Why)
+						return
+					}
+				}
 			})
 		}
 		wg.Wait()
 		for i, h := range hosts {
 			if res[i].err != nil {
-				out.Unread = append(out.Unread, fmt.Sprintf("%s: reading port counters: %v", h.Intent.Host, res[i].err))
+				out.Unread = append(out.Unread, fmt.Sprintf("%s: %v", h.Intent.Host, res[i].err))
 				continue
 			}
 			out.Readings = append(out.Readings, res[i].rs...)

@@ -12,6 +12,7 @@ import (
 	"github.com/fabricctl/fabricctl/agent"
 	"github.com/fabricctl/fabricctl/agent/agentclient"
 	"github.com/fabricctl/fabricctl/checks"
+	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/rdma"
 	"github.com/fabricctl/fabricctl/fabric"
@@ -148,5 +149,97 @@ func TestWithHostCounters(t *testing.T) {
 	r := WithHostCounters(sw, hosts, topo)(t.Context())
 	if !slices.Equal(r.Read, []string{"leaf-01", "gpu-01"}) || len(r.Readings) != 5 || len(r.Unread) != 1 || !strings.HasPrefix(r.Unread[0], "gpu-02: reading port counters: ") {
 		t.Errorf("reading %+v", r)
+	}
+}
+
+// TestFabricHostCounters: check over an Ethernet fabric reads the hosts'
+// port counters beside the switches'; over InfiniBand (IBLocalize) it
+// leaves the source as it was.
+func TestFabricHostCounters(t *testing.T) {
+	topo := clos(t)
+	h := &agent.Handler{}
+	h.Register(rdma.OpCounters, func(context.Context, json.RawMessage) (any, error) {
+		return rdma.PortCounters{Ports: []rdma.PortReading{mlx5Port(0, 0, 0, 0)}}, nil
+	})
+	hosts := []Host{{Intent: fabric.HostIntent{Host: "gpu-01"}, Agent: agentclient.Local{Handler: h}}}
+	switches := func(context.Context) SwitchReading { return SwitchReading{Read: []string{"leaf-01"}} }
+	eth := fabricHostCounters(Options{Topology: topo, SwitchCounters: switches}, hosts)
+	if r := eth.SwitchCounters(t.Context()); !slices.Equal(r.Read, []string{"leaf-01", "gpu-01"}) || len(r.Readings) == 0 {
+		t.Errorf("Ethernet: read %v with %d readings, want the switch and the host", r.Read, len(r.Readings))
+	}
+	ib := fabricHostCounters(Options{Topology: topo, SwitchCounters: switches, IBLocalize: func(context.Context) (IBReading, error) { return IBReading{}, nil }}, hosts)
+	if r := ib.SwitchCounters(t.Context()); !slices.Equal(r.Read, []string{"leaf-01"}) {
+		t.Errorf("InfiniBand: read %v, want the switches' source alone", r.Read)
+	}
+}
+
+// TestHostKindsAgreeWithEvaluate: a host counter the localiser weighs and
+// checks/evaluate also judges means the same in both: receive errors and
+// link-downs are errors, the pause-storm watchdog a pause storm.
+func TestHostKindsAgreeWithEvaluate(t *testing.T) {
+	want := map[localize.CounterKind]evaluate.Kind{localize.PhyErrors: evaluate.Error, localize.LinkDown: evaluate.Error, localize.PauseStorm: evaluate.PauseStorm}
+	storm := 0
+	for src, names := range hostKinds {
+		for name, k := range names {
+			if k == localize.PauseStorm {
+				storm++
+			}
+			if ek, ok := evaluate.KindOf(name); ok && ek != want[k] {
+				t.Errorf("%s %s: the localiser weighs it as %s, evaluate judges it %s", src, name, k, ek)
+			}
+		}
+	}
+	if storm == 0 {
+		t.Errorf("no host counter is weighed as a pause storm")
+	}
+}
+
+// TestHostReadingsPauseStorm: a NIC whose PFC stall watchdog fired is
+// pause-storm evidence at its end of the access cable.
+func TestHostReadingsPauseStorm(t *testing.T) {
+	p := mlx5Port(0, 0, 9000, 0)
+	p.Sources[3].Counters["tx_pause_storm_warning_events"] = 2
+	p.Sources[3].Counters["tx_pause_storm_error_events"] = 1
+	rs, _ := HostReadings("gpu-05", rdma.PortCounters{Ports: []rdma.PortReading{p}}, clos(t))
+	var storms []string
+	for _, r := range rs {
+		if r.Kind == localize.PauseStorm {
+			storms = append(storms, r.At.String()+" "+r.Name)
+		}
+	}
+	if !slices.Equal(storms, []string{"gpu-05:eth0 tx_pause_storm_error_events", "gpu-05:eth0 tx_pause_storm_warning_events"}) {
+		t.Errorf("pause-storm readings %q", storms)
+	}
+}
+
+// virtioPort is a lab host's port: rxe over virtio_net, whose netdev
+// statistics carry rx_crc_errors (always 0: the driver never counts it)
+// and whose ethtool -S names per-queue counters only.
+func virtioPort() rdma.PortReading {
+	return rdma.PortReading{Device: "rxe0", Port: 1, Netdev: "eth0", LinkLayer: "Ethernet", Sources: []rdma.CounterSource{
+		{Name: rdma.SourceHW, Counters: map[string]uint64{"rcvd_seq_err": 0, "out_of_seq_request": 0}},
+		{Name: rdma.SourceStatistics, Counters: map[string]uint64{"rx_crc_errors": 0, "rx_frame_errors": 0, "rx_packets": 9000}},
+		{Name: rdma.SourceCarrier, Counters: map[string]uint64{"carrier_down_count": 1}},
+		{Name: rdma.SourceEthtool, Counters: map[string]uint64{"rx_queue_0_packets": 9000, "rx_queue_0_drops": 0}},
+	}}
+}
+
+// TestHostReadingsNotCounting: a NIC that counts no receive error (the
+// soft-RoCE lab's virtio) gives no reading, so its clean zeros cannot
+// exonerate a silently lossy cable; the port is listed as left out, and
+// a host with only such ports is unread, with why.
+func TestHostReadingsNotCounting(t *testing.T) {
+	topo := clos(t)
+	rs, unw := HostReadings("gpu-05", rdma.PortCounters{Ports: []rdma.PortReading{virtioPort()}}, topo)
+	if len(rs) != 0 || len(unw) != 1 || unw[0].Name != "" || unw[0].At.String() != "gpu-05:eth0" || !strings.Contains(unw[0].Why, "not evidence") {
+		t.Fatalf("readings %+v, left out %+v; want none, and the port left out with why", rs, unw)
+	}
+	h := &agent.Handler{}
+	h.Register(rdma.OpCounters, func(context.Context, json.RawMessage) (any, error) {
+		return rdma.PortCounters{Ports: []rdma.PortReading{virtioPort()}}, nil
+	})
+	r := WithHostCounters(nil, []Host{{Intent: fabric.HostIntent{Host: "gpu-05"}, Agent: agentclient.Local{Handler: h}}}, topo)(t.Context())
+	if len(r.Read) != 0 || len(r.Readings) != 0 || len(r.Unread) != 1 || !strings.HasPrefix(r.Unread[0], "gpu-05: port eth0: its NIC names no PHY receive-error counter") {
+		t.Errorf("reading %+v, want gpu-05 unread with why", r)
 	}
 }

@@ -107,13 +107,13 @@ func TestLocalizeWithSwitchCounters(t *testing.T) {
 	if err := report.WriteTable(&table, rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "SWITCH COUNTERS read: leaf-01\n  not read: leaf-02: ") {
+	if !strings.Contains(table.String(), "PORT COUNTERS read: leaf-01\n  not read: leaf-02: ") {
 		t.Errorf("table lacks the switches read:\n%s", table.String())
 	}
 	if err := report.WriteHTML(&html, rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(html.String(), `data-read="leaf-01">Switch port error counters read: leaf-01. Not read: leaf-02: `) {
+	if !strings.Contains(html.String(), `data-read="leaf-01">Port error counters read: leaf-01. Not read: leaf-02: `) {
 		t.Errorf("HTML lacks the switches read")
 	}
 	if err := report.WriteJSON(&js, rep); err != nil {

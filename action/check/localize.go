@@ -96,7 +96,9 @@ type Retester interface {
 // and is returned. With sc (read before the sweep), the switches' port
 // error counters are read again before the analysis and after every
 // re-test round, and what moved on the cabled switch ports is counter
-// evidence (rep.SwitchCounters says which switches were read).
+// evidence (rep.SwitchCounters says which switches were read). When
+// pairs failed and no suspect is named, rep.Possible holds the
+// localiser's likeliest components: where to look.
 func Localize(ctx context.Context, rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, rt Retester, rounds int, sc *SwitchCounters, o localize.Options) error {
 	return LocalizeRouted(ctx, rep, topo, nil, endpoint, rt, rounds, sc, o)
 }
@@ -126,7 +128,8 @@ func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topo
 		rep.SwitchCounters = sc.Summary()
 	}
 	if rt == nil || rounds <= 0 || !failed(rep.Pairs) {
-		rep.Suspects = l.Analyze().Suspects
+		res := l.Analyze()
+		rep.Suspects, rep.Possible = res.Suspects, possible(rep.Pairs, res)
 		return nil
 	}
 	t := &retestTester{rt: rt, endpoint: endpoint}
@@ -135,7 +138,7 @@ func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topo
 		tester = &countingTester{retestTester: t, sc: sc, topo: topo}
 	}
 	ref, err := localize.Refine(ctx, l, tester, 1, rounds)
-	rep.Suspects, rep.RetestStop = ref.Suspects, ref.Stop
+	rep.Suspects, rep.Possible, rep.RetestStop = ref.Suspects, possible(rep.Pairs, ref.Result), ref.Stop
 	if sc != nil {
 		rep.SwitchCounters = sc.Summary()
 	}
@@ -162,6 +165,17 @@ func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topo
 		return fmt.Errorf("localising failures: %w", err)
 	}
 	return nil
+}
+
+// possible is the localiser's likeliest components when it named no
+// suspect, kept only where a pair failed: a check that fails must not
+// end in "no suspect" in silence, and one that passes needs no place to
+// look (a healthy fabric's stray bad tests give some at low odds).
+func possible(pairs []report.Pair, res localize.Result) []checks.Suspect {
+	if len(res.Suspects) > 0 || !failed(pairs) {
+		return nil
+	}
+	return res.Possible
 }
 
 // failed reports whether a bandwidth pair failed: only then is there

@@ -141,3 +141,59 @@ func TestTwoLeafWeighsEveryRun(t *testing.T) {
 		t.Errorf("suspects %v, want lab-h1's access cable among them", set)
 	}
 }
+
+// TestTwoLeafPossible: two of lab-h1's three tests in the two-leaf lab
+// lost packets and every other test was clean — too little to blame any
+// component (a four-host lab's background could be that lossy). The check
+// fails, so the report does not end in "no suspect" in silence: it lists
+// the likeliest components as possible (JSON, table, HTML), lab-h1's
+// access link among them; a passing check lists none.
+func TestTwoLeafPossible(t *testing.T) {
+	f, err := fabric.Load(filepath.Join(testutil.RepoRoot(t), "profiles/lab/two-leaf.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// lab-h1's tests with lab-h2 and lab-h3 lost packets, its test with
+	// lab-h4 did not.
+	rep := twoLeafReport(func(a, b string) bool {
+		return (a == "lab-h1" || b == "lab-h1") && a != "lab-h4" && b != "lab-h4"
+	})
+	if err := AttachSuspects(rep, topology.Declared(f), nil, localize.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("suspects %+v possible %+v", rep.Suspects, rep.Possible)
+	if len(rep.Suspects) != 0 || len(rep.Possible) == 0 {
+		t.Fatalf("suspects %d, possible %d: want no suspect and where to look", len(rep.Suspects), len(rep.Possible))
+	}
+	var on []string
+	for _, p := range rep.Possible {
+		on = append(on, p.Component)
+		for _, a := range p.Alternatives {
+			on = append(on, a.Component)
+		}
+	}
+	if !slices.Contains(on, "cable:lab-h1:eth0") {
+		t.Errorf("possible %v, want lab-h1's access cable among them", on)
+	}
+	var table, js, html bytes.Buffer
+	if err := report.WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteHTML(&html, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "\nPOSSIBLE (no component is likelier faulty than not") || !strings.Contains(js.String(), `"possible": [`) ||
+		!strings.Contains(html.String(), `class="problem p-warn possible"`) {
+		t.Errorf("the table, JSON or HTML lacks the possible faults:\n%s", table.String())
+	}
+	healthy := twoLeafReport(func(a, b string) bool { return false })
+	if err := AttachSuspects(healthy, topology.Declared(f), nil, localize.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(healthy.Suspects)+len(healthy.Possible) != 0 {
+		t.Errorf("a passing check: suspects %+v, possible %+v", healthy.Suspects, healthy.Possible)
+	}
+}

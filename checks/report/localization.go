@@ -62,6 +62,9 @@ func (r *Report) validateLocalization() error {
 	if err := checks.ValidateSuspects(r.Suspects); err != nil {
 		return fmt.Errorf("%w: %w", err, ErrInvalid)
 	}
+	if err := checks.ValidateSuspects(r.Possible); err != nil {
+		return fmt.Errorf("possible: %w: %w", err, ErrInvalid)
+	}
 	if r.Topology != nil {
 		if err := r.Topology.Rebuild().Validate(); err != nil {
 			return fmt.Errorf("topology: %w: %w", err, ErrInvalid)
@@ -89,8 +92,11 @@ func (r *Report) validateLocalization() error {
 // by rank, the topology rebuilt (nodes and links sorted), findings by
 // endpoint.
 func (r *Report) sortLocalization() {
+	byRank := func(a, b checks.Suspect) int { return cmp.Compare(a.Rank, b.Rank) }
 	r.Suspects = slices.Clone(r.Suspects)
-	slices.SortStableFunc(r.Suspects, func(a, b checks.Suspect) int { return cmp.Compare(a.Rank, b.Rank) })
+	slices.SortStableFunc(r.Suspects, byRank)
+	r.Possible = slices.Clone(r.Possible)
+	slices.SortStableFunc(r.Possible, byRank)
 	r.Topology = r.Topology.Rebuild()
 	r.Retests = slices.Clone(r.Retests) // in the order they ran
 	r.Cabling = slices.Clone(r.Cabling)
@@ -99,7 +105,7 @@ func (r *Report) sortLocalization() {
 	})
 }
 
-// writeLocalization appends the RE-TESTS, SUSPECTS and CABLING sections of
+// writeLocalization appends the RE-TESTS, PORT COUNTERS, SUSPECTS, POSSIBLE and CABLING sections of
 // the table.
 func writeLocalization(b *strings.Builder, r *Report) {
 	if len(r.Retests) > 0 {
@@ -116,29 +122,18 @@ func writeLocalization(b *strings.Builder, r *Report) {
 		}
 	}
 	if sc := r.SwitchCounters; sc != nil {
-		fmt.Fprintf(b, "\nSWITCH COUNTERS read: %s\n", dash(strings.Join(sc.Read, ", ")))
+		fmt.Fprintf(b, "\nPORT COUNTERS read: %s\n", dash(strings.Join(sc.Read, ", ")))
 		for _, u := range sc.Unread {
 			fmt.Fprintf(b, "  not read: %s\n", oneLine(u))
 		}
 	}
 	if len(r.Suspects) > 0 {
 		b.WriteString("\nSUSPECTS\n")
-		for _, s := range r.Suspects {
-			fmt.Fprintf(b, "%d. %s  %s  (confidence %.0f%%)\n", s.Rank, strings.ToUpper(string(s.Kind)), oneLine(s.Name), 100*s.Confidence)
-			if s.Summary != "" {
-				fmt.Fprintf(b, "   %s\n", oneLine(s.Summary))
-			}
-			if len(s.Alternatives) > 0 {
-				var names []string
-				for _, a := range s.Alternatives {
-					names = append(names, a.Name)
-				}
-				fmt.Fprintf(b, "   or one of: %s\n", oneLine(strings.Join(names, "; ")))
-			}
-			for _, e := range s.Evidence {
-				fmt.Fprintf(b, "     %s\n", oneLine(e))
-			}
-		}
+		writeSuspects(b, r.Suspects, "confidence %.0f%%")
+	}
+	if len(r.Possible) > 0 {
+		b.WriteString("\nPOSSIBLE (no component is likelier faulty than not, but tests failed: where to look, not whom to blame)\n")
+		writeSuspects(b, r.Possible, "%.0f%% likely")
 	}
 	if len(r.Cabling) > 0 {
 		b.WriteString("\nCABLING\n")
@@ -371,3 +366,25 @@ var _ = template.Must(pageTmpl.Funcs(template.FuncMap{
 	"percent":     func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
 	"suspectHelp": func(k checks.SuspectKind) string { return k.Describe() },
 }).New("localisation").Parse(localizationTemplate))
+
+// writeSuspects writes the table's lines of suspects (or possible
+// faults): rank, kind, name and how sure (how, a format of a percentage),
+// then the summary, the alternatives and the evidence.
+func writeSuspects(b *strings.Builder, ss []checks.Suspect, how string) {
+	for _, s := range ss {
+		fmt.Fprintf(b, "%d. %s  %s  ("+how+")\n", s.Rank, strings.ToUpper(string(s.Kind)), oneLine(s.Name), 100*s.Confidence)
+		if s.Summary != "" {
+			fmt.Fprintf(b, "   %s\n", oneLine(s.Summary))
+		}
+		if len(s.Alternatives) > 0 {
+			var names []string
+			for _, a := range s.Alternatives {
+				names = append(names, a.Name)
+			}
+			fmt.Fprintf(b, "   or one of: %s\n", oneLine(strings.Join(names, "; ")))
+		}
+		for _, e := range s.Evidence {
+			fmt.Fprintf(b, "     %s\n", oneLine(e))
+		}
+	}
+}

@@ -144,7 +144,12 @@ type Report struct {
 	Runs []Pair `json:"runs,omitempty"`
 	// Localisation: the components blamed for failures, the topology they
 	// sit in and its cabling findings (see localisation.go).
-	Suspects []checks.Suspect   `json:"suspects,omitempty"`
+	Suspects []checks.Suspect `json:"suspects,omitempty"`
+	// Possible, when tests failed and the localiser named no suspect, are
+	// the likeliest components anyway (checks/localize's Result.Possible,
+	// at most three, each with its alternatives and how likely it is):
+	// where to look, not whom to blame. fabricctl extension.
+	Possible []checks.Suspect   `json:"possible,omitempty"`
 	Topology *topology.Topology `json:"topology,omitempty"`
 	Cabling  []topology.Finding `json:"cabling,omitempty"`
 	// Retests are the rounds of re-tests the localiser had run after the
@@ -152,18 +157,19 @@ type Report struct {
 	// feed the suspects only: no verdict and no count includes them.
 	Retests    []RetestRound `json:"retests,omitempty"`
 	RetestStop string        `json:"retestStop,omitempty"`
-	// SwitchCounters says whose port error counters the localiser read
-	// (nil: no switch was asked).
+	// SwitchCounters says whose port error counters the localiser read:
+	// the switches', and on Ethernet the hosts' own (nil: none was asked).
 	SwitchCounters *SwitchCounters `json:"switchCounters,omitempty"`
 	// Congestion says which counters the incast suite's verdicts were
 	// judged from, per verdict and family of ports (see congestion.go).
 	Congestion []CongestionProof `json:"congestion,omitempty"`
 }
 
-// SwitchCounters says which switches' port error counters were read
-// before and after the tests and fed the localiser (Read), and which
-// were not, each with why (Unread: "leaf-03: …"). A switch not read is
-// unknown to the localiser, not clean.
+// SwitchCounters says which devices' port error counters — switches',
+// and hosts' where check reads them too — were read before and after the
+// tests and fed the localiser (Read), and which were not, each with why
+// (Unread: "leaf-03: …"). A device not read is unknown to the localiser,
+// not clean. The table calls it PORT COUNTERS.
 type SwitchCounters struct {
 	Read   []string `json:"read"`
 	Unread []string `json:"unread,omitempty"`

@@ -78,24 +78,6 @@ var unweighed = []struct {
 		"NIC discards: the host's receive buffers overflowed; the localiser weighs discards at switch ports only"},
 }
 
-// countsPhyErrors reports whether the NIC of port p counts the frames
-// it receives corrupted: its ethtool statistics name a PHY receive-error
-// counter the localiser weighs (mlx5's rx_crc_errors_phy, …), or the
-// port is an InfiniBand port with its PMA counters. A netdev's generic
-// statistics file rx_crc_errors exists for every driver and reads 0 where
-// the driver never fills it (virtio_net, veth, a bridge: the soft-RoCE
-// lab's hosts), so its zero alone is no evidence of a clean cable.
-func countsPhyErrors(p rdma.PortReading) bool {
-	for _, s := range p.Sources {
-		for name := range s.Counters {
-			if s.Name != rdma.SourceStatistics && hostKinds[s.Name][name] == localize.PhyErrors {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // notCounting is why a port whose NIC counts no receive error is left
 // out.
 const notCounting = "its NIC names no PHY receive-error counter (ethtool -S has no rx_crc_errors_phy or alike; virtio, veth): its zeros are not evidence, so the port is unknown to the localiser, not clean"
@@ -114,7 +96,7 @@ type HostCounter struct {
 // out. Unweighed lists the counters read that bear on a fault the
 // localiser cannot weigh (pause, retransmits, NIC discards), once a name,
 // and the cabled ports whose NIC counts no receive error at all
-// (countsPhyErrors; Name empty): those give no reading, so the localiser
+// (rdma.CountsPhyErrors; Name empty): those give no reading, so the localiser
 // takes them for unknown rather than clean. The port-counters op reads no
 // transceiver data (ethtool -m), so a module's receive power is not among
 // them.
@@ -128,7 +110,7 @@ func HostReadings(host string, pc rdma.PortCounters, topo *topology.Topology) (r
 		if len(topo.LinksAt(at)) == 0 {
 			continue
 		}
-		if !countsPhyErrors(p) {
+		if !rdma.CountsPhyErrors(p) {
 			unweighedRead = append(unweighedRead, HostCounter{At: at, Why: notCounting})
 			continue
 		}

@@ -331,6 +331,11 @@ func (rep *Report) hostPort(target string, p rdma.PortReading, before *rdma.Port
 		out.Seconds = secs
 	}
 	out.Metrics = metrics(rep.Lossless, out.Counters, out.Seconds)
+	if !rdma.CountsPhyErrors(p) {
+		// The netdev's rx_crc_errors reads 0 on a NIC that never counts
+		// it (virtio, veth): absent, not 0.
+		delete(out.Metrics, SymbolCRC)
+	}
 	out.Clean = rep.clean(out.Metrics) && len(out.SourceErrors) == 0
 	return out
 }

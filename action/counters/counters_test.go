@@ -318,3 +318,22 @@ func TestUnparsedLinesAreReported(t *testing.T) {
 		t.Errorf("notes %q, want the 2 unparsed lines reported", errs)
 	}
 }
+
+// TestCRCOfANICThatDoesNotCount: a virtio NIC's netdev statistics carry
+// rx_crc_errors, always 0 (the driver never counts it): its symbol/CRC
+// metric is absent, not 0. A NIC with PHY counters keeps it.
+func TestCRCOfANICThatDoesNotCount(t *testing.T) {
+	rep := &Report{Lossless: []int{3}}
+	virtio := rdma.PortReading{Device: "rxe0", Port: 1, Netdev: "eth0", Sources: []rdma.CounterSource{
+		{Name: rdma.SourceStatistics, From: "/sys/class/net/eth0/statistics", Counters: map[string]uint64{"rx_crc_errors": 0}},
+		{Name: rdma.SourceEthtool, From: "ethtool -S eth0", Counters: map[string]uint64{"rx_queue_0_packets": 9}},
+	}}
+	if v, ok := rep.hostPort("lab-h1", virtio, nil, 0).Metrics[SymbolCRC]; ok {
+		t.Errorf("virtio symbol/CRC = %+v, want absent", v)
+	}
+	mlx5 := virtio
+	mlx5.Sources = append(slices.Clone(virtio.Sources[:1]), rdma.CounterSource{Name: rdma.SourceEthtool, From: "ethtool -S eth0", Counters: map[string]uint64{"rx_crc_errors_phy": 0}})
+	if _, ok := rep.hostPort("gpu-01", mlx5, nil, 0).Metrics[SymbolCRC]; !ok {
+		t.Errorf("mlx5 symbol/CRC absent, want it from rx_crc_errors_phy")
+	}
+}

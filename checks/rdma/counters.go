@@ -29,6 +29,39 @@ const (
 	SourceEthtool    = "ethtool"     // ethtool -S <if>
 )
 
+// PhyErrorCounters are the ethtool -S statistics by which a NIC counts
+// the frames it received corrupted at its PHY (mlx5: CRC, symbol and PCS
+// symbol errors; the kernel's mlx5 counters.rst).
+var PhyErrorCounters = []string{"rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy"}
+
+// CountsPhyErrors reports whether port p's NIC counts the frames it
+// receives corrupted: its ethtool statistics name one of
+// PhyErrorCounters, or it is an InfiniBand port with PMA error counters
+// (symbol_error, port_rcv_errors). The netdev's generic statistics file
+// rx_crc_errors exists for every driver and reads 0 where the driver never
+// fills it (virtio_net, veth, a bridge: soft RoCE's usual hosts), so its
+// zero alone says nothing about the cable. NICs whose PHY counters go by
+// other names are not recognised: they read as not counting (unknown,
+// never clean).
+func CountsPhyErrors(p PortReading) bool {
+	for _, s := range p.Sources {
+		for _, name := range PhyErrorCounters {
+			if _, ok := s.Counters[name]; ok && s.Name == SourceEthtool {
+				return true
+			}
+		}
+		if s.Name == SourcePort {
+			if _, ok := s.Counters["symbol_error"]; ok {
+				return true
+			}
+			if _, ok := s.Counters["port_rcv_errors"]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // PortCounters is the reply of OpCounters.
 type PortCounters struct {
 	// At is when the host began reading, on its own clock: the rate of a

@@ -212,3 +212,24 @@ func FuzzParseEthtoolStats(f *testing.F) {
 		}
 	})
 }
+
+// TestCountsPhyErrors: which ports' NICs count corrupted frames: mlx5's
+// ethtool PHY counters and an InfiniBand port's PMA do; a netdev's generic
+// rx_crc_errors alone (virtio, veth) and a port whose ethtool failed do not.
+func TestCountsPhyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		srcs []CounterSource
+		want bool
+	}{
+		{"mlx5", []CounterSource{{Name: SourceEthtool, Counters: map[string]uint64{"rx_crc_errors_phy": 0}}}, true},
+		{"ib", []CounterSource{{Name: SourcePort, Counters: map[string]uint64{"symbol_error": 0}}}, true},
+		{"virtio", []CounterSource{{Name: SourceStatistics, Counters: map[string]uint64{"rx_crc_errors": 0}}, {Name: SourceEthtool, Counters: map[string]uint64{"rx_queue_0_packets": 1}}}, false},
+		{"statistics named like ethtool", []CounterSource{{Name: SourceStatistics, Counters: map[string]uint64{"rx_crc_errors_phy": 0}}}, false},
+		{"ethtool failed", []CounterSource{{Name: SourceEthtool, Error: "ethtool not found"}}, false},
+	} {
+		if got := CountsPhyErrors(PortReading{Sources: tc.srcs}); got != tc.want {
+			t.Errorf("%s: CountsPhyErrors = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

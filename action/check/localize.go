@@ -151,10 +151,12 @@ func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topo
 		if k < len(t.rounds) {
 			got = t.rounds[k]
 		}
-		for i, p := range rr.Probes {
-			if i < len(got) {
-				round.Pairs = append(round.Pairs, report.Retest{Pair: got[i], For: p.Target})
+		for i, p := range got {
+			bears := screening // hosts no re-test used, paired to screen them
+			if i < len(rr.Probes) {
+				bears = rr.Probes[i].Target
 			}
+			round.Pairs = append(round.Pairs, report.Retest{Pair: p, For: bears})
 		}
 		rep.Retests = append(rep.Retests, round)
 	}
@@ -177,6 +179,11 @@ func possible(pairs []report.Pair, res localize.Result) []checks.Suspect {
 	}
 	return res.Possible
 }
+
+// screening is what a re-test of two hosts no re-test used bears on
+// (localize.Options.Screen): no component in question, every component
+// on its path.
+var screening = checks.SuspectRef{Name: "screening (hosts no re-test used)"}
 
 // failed reports whether a bandwidth pair failed: only then is there
 // something to localise by re-tests.

@@ -345,3 +345,34 @@ func TestCheckWeighsTheSweepsOwnRetests(t *testing.T) {
 		t.Errorf("JSON lacks the runs or their counter kinds")
 	}
 }
+
+// TestCheckRetestsScreen: check's re-test rounds also pair the hosts no
+// re-test uses (localize.Options.Screen); the report lists those pairs
+// in their round as screening, so that every test the localiser weighed
+// is in the report.
+func TestCheckRetestsScreen(t *testing.T) {
+	hosts, topo := closHosts()
+	f := &fakeFabric{t: t, lossy: touching("h0002")}
+	rep, err := Run(t.Context(), "test", hosts, Options{Suites: []report.Suite{report.SuitePairwise}, Checks: retestPolicy(nil), Launcher: f, Topology: topo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	screened, ran := 0, 0
+	for k, rr := range rep.Retests {
+		ran += len(f.rounds[k+1])
+		for _, p := range rr.Pairs {
+			switch {
+			case p.For == screening:
+				screened++
+			case p.For.Component == "":
+				t.Errorf("round %d: re-test %s bears on nothing", rr.Round, p.Target())
+			}
+		}
+		if len(rr.Pairs) != len(f.rounds[k+1]) {
+			t.Errorf("round %d: %d pairs in the report, %d run", rr.Round, len(rr.Pairs), len(f.rounds[k+1]))
+		}
+	}
+	if len(rep.Retests) == 0 || screened == 0 {
+		t.Errorf("%d re-test rounds, %d of %d pairs screening; want some", len(rep.Retests), screened, ran)
+	}
+}

@@ -234,7 +234,10 @@ func Run(ctx context.Context, fabricName string, hosts []Host, o Options) (*repo
 		// floor (minPercentOfBest; 93 % by default, as its own default), so
 		// that a fabric declaring a wide healthy spread (the lab's 2 %) is
 		// not taken for slow NICs.
-		lo := localize.Options{RelativeFloor: pairwiseSweep(o).Thresholds.RelativeFloor}
+		// Its re-test rounds also pair the hosts no re-test uses
+		// (Screen): a fault that spoils only some tests or rounds shows
+		// with more of them, and a round costs the same.
+		lo := localize.Options{RelativeFloor: pairwiseSweep(o).Thresholds.RelativeFloor, Screen: true}
 		if err := LocalizeRouted(ctx, rep, o.Topology, routes, o.endpoint(), rt, LocalizeRounds(o.Checks), sc, lo); err != nil {
 			rep.Add(checks.Result{ID: "pairwise/localise", Target: "fleet", Status: checks.StatusError, Summary: err.Error()})
 		}

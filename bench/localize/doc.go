@@ -40,8 +40,10 @@
 // check does (action/check.LocalizeRouted): the schedule's results in a
 // localize.Localizer, the counters read once, then localize.Refine with
 // at most REFINE_ROUNDS rounds (default check's own bound,
-// fabric.DefaultLocalizeRounds, 3; 8 matches Run), re-testing only while the suspects are ambiguous,
-// screening no idle host, and stopping early (nothing failed, exact
+// fabric.DefaultLocalizeRounds, 3; 8 matches Run), its rounds also
+// screening idle hosts as check's do (localize.Options.Screen; SCREEN=0
+// screens none), re-testing only while the
+// suspects are ambiguous, and stopping early (nothing failed, exact
 // suspects, nothing left to split); rounds then counts the schedule's and
 // the re-tests actually run. With DRIVER=refine every figure line
 // (stdout and stderr) ends with " driver=refine"; DRIVER=run prints

@@ -51,6 +51,11 @@ const (
 // Run (localize.Options.MaxAdaptiveRounds).
 var refineRounds = fabric.DefaultLocalizeRounds
 
+// refineScreen has Refine's re-test rounds also screen the hosts no
+// re-test uses (localize.Options.Screen), as fabricctl check does;
+// SCREEN=0 turns it off.
+var refineScreen = true
+
 // parseDriver reads DRIVER's value: run (or empty) or refine.
 func parseDriver(v string) (driver, error) {
 	switch d := driver(v); d {
@@ -82,7 +87,7 @@ func (d driver) drive(ctx context.Context, m *localize.Model, t localize.Tester,
 	// As fabricctl check (action/check.LocalizeRouted): the sweep's
 	// results in a localiser, the counters read once, then Refine's
 	// re-tests, numbered after the schedule's rounds as Run numbers its.
-	l := localize.New(m, localize.Options{})
+	l := localize.New(m, localize.Options{Screen: refineScreen})
 	n := 0
 	for _, r := range rounds {
 		obs, err := t.RunRound(ctx, n, r)
@@ -117,6 +122,7 @@ func run() error {
 	if refineRounds, err = envInt("REFINE_ROUNDS", refineRounds); err != nil {
 		return err
 	}
+	refineScreen = os.Getenv("SCREEN") != "0"
 	seed, err := envInt("SEED", 1)
 	if err != nil {
 		return err

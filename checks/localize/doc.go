@@ -75,9 +75,10 @@
 // are until the switch counters are read. A fault that no single
 // component makes likelier than not but a set of interchangeable ones
 // does (a silent fault on one of a leaf's eight uplinks) is named through
-// the set: the strongest member, with the others as alternatives. When no
-// suspect is named but bad tests are left unexplained, Result.Possible
-// still lists the likeliest components, with their confidence.
+// the set: the strongest member, with the others as alternatives. When
+// bad tests are left unexplained, Result.Possible lists the likeliest
+// components for them anyway, with their confidence (beside the suspects,
+// if any; Refine keeps re-testing while there are some).
 //
 // # Re-tests
 //
@@ -94,10 +95,12 @@
 // A caller that ran its own sweep (fabricctl check) records it with Add
 // and calls Refine: it re-tests only while some bad test leaves an
 // ambiguity (Result.Ambiguities: a suspect with alternatives, or bad tests
-// that named no suspect), stops as soon as the suspects are exact or no
+// no suspect explains, when no suspect was named or they point at a
+// possible further fault), stops as soon as the suspects are exact or no
 // test can split what is left, and reports each round with the
 // ambiguities it was chosen to split and the component each re-test
-// (Probe) bears on. Nothing failed: no re-test.
+// (Probe) bears on. With Options.Screen its rounds also pair the hosts no
+// re-test uses, as Run's do. Nothing failed: no re-test.
 //
 // A Model is safe for concurrent use once built; a Localizer is not.
 package localize

@@ -89,12 +89,13 @@ type Result struct {
 	// Unexplained are bad tests no suspect explains: taken for noise
 	// (ECMP collisions, measurement hiccups) unless re-tests say otherwise.
 	Unexplained []Observation `json:"unexplained,omitempty"`
-	// Possible are, when no component is more likely faulty than not but
-	// bad tests went unexplained, the likeliest components anyway, each
-	// with the alternatives the evidence cannot tell it from and its
-	// Confidence (the probability that it, or one of its alternatives, is
-	// faulty): where to look, not whom to blame. A healthy fabric has
-	// some too, at low confidence: noise makes a few tests bad.
+	// Possible are, when bad tests went unexplained, the likeliest
+	// components for them anyway (beside the suspects, if any; at least
+	// 1 % likely), each with the alternatives the evidence cannot tell it
+	// from and its Confidence (the probability that it, or one of its
+	// alternatives, is faulty): where to look, not whom to blame. A
+	// healthy fabric has some too, at low confidence: noise makes a few
+	// tests bad.
 	Possible []checks.Suspect `json:"possible,omitempty"`
 }
 
@@ -1237,7 +1238,7 @@ func (a *analysis) result() Result {
 			r.Unexplained = append(r.Unexplained, t.obs)
 		}
 	}
-	if len(r.Suspects) == 0 && len(r.Unexplained) > 0 {
+	if len(r.Unexplained) > 0 {
 		r.Possible = a.possible()
 	}
 	return r

@@ -29,6 +29,12 @@ type Options struct {
 	// test crosses only on some of its equal-cost paths, gets four times as
 	// many.
 	MaxPairsPerTarget int
+	// Screen makes Refine's re-test rounds also pair the hosts no re-test
+	// uses, as Run's do (within their leaves in even rounds, across
+	// leaves in odd ones): a fault that spoils only some tests or rounds
+	// shows with more of them, at no cost in rounds, since the round runs
+	// at once. Refine still stops as soon as the suspects are exact.
+	Screen bool
 }
 
 // DefaultPriors: cables, transceivers and NICs fail far more often than

@@ -41,10 +41,11 @@ func (a Ambiguity) String() string {
 }
 
 // Ambiguities lists what the result leaves open: every suspect with
-// alternatives, and — when bad tests named no suspect at all — those
-// tests. A result without any is exact: each suspect is named alone, or
-// nothing failed. Bad tests no suspect explains beside named suspects are
-// taken for noise (ECMP collisions, measurement hiccups), not ambiguity.
+// alternatives, and the bad tests no suspect explains — when no suspect
+// was named at all, or when they point at a possible further fault
+// (Possible). A result without any is exact: each suspect is named alone,
+// and what it leaves unexplained is noise (ECMP collisions, measurement
+// hiccups), or nothing failed.
 func (r Result) Ambiguities() []Ambiguity {
 	var out []Ambiguity
 	for _, s := range r.Suspects {
@@ -52,7 +53,7 @@ func (r Result) Ambiguities() []Ambiguity {
 			out = append(out, Ambiguity{Components: append([]checks.SuspectRef{s.SuspectRef}, s.Alternatives...)})
 		}
 	}
-	if len(r.Suspects) == 0 && len(r.Unexplained) > 0 {
+	if len(r.Unexplained) > 0 && (len(r.Suspects) == 0 || len(r.Possible) > 0) {
 		out = append(out, Ambiguity{Unexplained: r.Unexplained})
 	}
 	return out
@@ -103,10 +104,12 @@ func Refine(ctx context.Context, l *Localizer, t Tester, first, maxRounds int) (
 
 // adapt is the re-test loop of Run and Refine. untilExact: stop when
 // nothing failed or every suspect is exact (Refine); otherwise (Run) go on
-// to maxRounds, the hosts no re-test uses screening (Model.screen), since
-// a fault that spoils only some tests or rounds needs more of them. Every
+// to maxRounds. Run's rounds, and Refine's with Options.Screen, have the
+// hosts no re-test uses screening (Model.screen), since a fault that
+// spoils only some tests or rounds needs more of them. Every
 // round run is reported to done with all its pairs, even one cut short.
 func adapt(ctx context.Context, l *Localizer, t Tester, first, maxRounds int, untilExact bool, done func(RetestRound, schedule.Round), stop *string) error {
+	screen := !untilExact || l.o.Screen
 	readCounters := func() error {
 		cr, ok := t.(CounterReader)
 		if !ok {
@@ -151,7 +154,13 @@ func adapt(ctx context.Context, l *Localizer, t Tester, first, maxRounds int, un
 				}
 			}
 		}
-		if !untilExact {
+		if len(pairs) == 0 && untilExact {
+			// Nothing to split: screening alone would run to the bound
+			// on a cable and its port, which no test splits.
+			*stop = StopNoSplit
+			return nil
+		}
+		if screen {
 			pairs = append(pairs, l.m.screen(first+i, busy)...)
 		}
 		if len(pairs) == 0 {

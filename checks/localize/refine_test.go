@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/schedule"
 	"github.com/fabricctl/fabricctl/testkit/localizesim"
@@ -217,5 +218,100 @@ func TestRefineCancelled(t *testing.T) {
 	ref, err = localize.Refine(ctx, halvesSweep(t, f), f, 1, 3)
 	if !errors.Is(err, context.Canceled) || len(f.rounds) != 0 || ref.Stop != localize.StopError {
 		t.Errorf("cancelled before: err %v, %d rounds", err, len(f.rounds))
+	}
+}
+
+// TestRefineScreens: with Options.Screen, Refine's re-test rounds also
+// pair the hosts no re-test uses (as Run's do), in the same rounds: more
+// tests, no more rounds; without it, only the re-tests run.
+func TestRefineScreens(t *testing.T) {
+	for _, screen := range []bool{false, true} {
+		sim := localizesim.New(small(true), 1)
+		sim.Break(localizesim.Cable, 7, localizesim.Both, 0.2, false)
+		m, err := localize.NewModel(sim.Topology(), localize.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounds, _ := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, 1)
+		l := localize.New(m, localize.Options{Screen: screen})
+		obs, _ := sim.RunRound(t.Context(), 0, rounds[0])
+		if err := l.Add(obs...); err != nil {
+			t.Fatal(err)
+		}
+		ref, err := localize.Refine(t.Context(), l, sim, 1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ref.Rounds) == 0 {
+			t.Fatalf("screen %v: no re-test round", screen)
+		}
+		probes, tests := 0, len(l.Observations())-len(obs)
+		for _, r := range ref.Rounds {
+			probes += len(r.Probes)
+		}
+		if screened := tests - probes; screen != (screened > 0) {
+			t.Errorf("screen %v: %d tests for %d re-tests in %d rounds", screen, tests, probes, len(ref.Rounds))
+		}
+	}
+}
+
+// TestAmbiguitiesBesideSuspects: bad tests no suspect explains are noise
+// beside named suspects unless they point somewhere (Possible): then they
+// are left open, so that Refine goes on re-testing instead of stopping
+// "exact" with a second fault unnamed (3 easy faults: 0.875 exact before,
+// 1.000 after, bench/localize DRIVER=refine).
+func TestAmbiguitiesBesideSuspects(t *testing.T) {
+	cable := checks.Suspect{Rank: 1, SuspectRef: checks.SuspectRef{Kind: checks.SuspectCable, Component: "cable:h1:eth0"}}
+	nic := checks.Suspect{Rank: 1, SuspectRef: checks.SuspectRef{Kind: checks.SuspectNIC, Component: "nic:h9:eth0"}}
+	bad := []localize.Observation{{Client: "h9", Server: "h4", Loss: true}}
+	for _, tc := range []struct {
+		name string
+		r    localize.Result
+		open bool
+	}{
+		{"suspect alone", localize.Result{Suspects: []checks.Suspect{cable}}, false},
+		{"suspect and noise", localize.Result{Suspects: []checks.Suspect{cable}, Unexplained: bad}, false},
+		{"suspect and a possible second fault", localize.Result{Suspects: []checks.Suspect{cable}, Unexplained: bad, Possible: []checks.Suspect{nic}}, true},
+		{"no suspect", localize.Result{Unexplained: bad}, true},
+	} {
+		var open bool
+		for _, a := range tc.r.Ambiguities() {
+			open = open || len(a.Unexplained) > 0
+		}
+		if open != tc.open {
+			t.Errorf("%s: unexplained tests open %v, want %v", tc.name, open, tc.open)
+		}
+	}
+}
+
+// TestRefineScreenStopsWhenNothingSplits: screening never keeps Refine
+// going on its own: a lossy cable and its leaf port, which no test splits
+// without switch counters, stop it "no-split" well before its bound, as
+// without screening (the two-leaf lab ran to the bound of 3 rounds before
+// this rule).
+func TestRefineScreenStopsWhenNothingSplits(t *testing.T) {
+	sim := localizesim.New(small(false), 3)
+	f := sim.Break(localizesim.Cable, 7, localizesim.Up, 0.2, true) // silent: no counter splits it
+	m, err := localize.NewModel(sim.Topology(), localize.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds, _ := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, 2)
+	l := localize.New(m, localize.Options{Screen: true})
+	for k, r := range rounds {
+		obs, _ := sim.RunRound(t.Context(), k, r)
+		if err := l.Add(obs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref, err := localize.Refine(t.Context(), l, sim, len(rounds), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Stop != localize.StopNoSplit || len(ref.Rounds) >= 8 {
+		t.Errorf("stopped %s after %d rounds, want no-split before the bound", ref.Stop, len(ref.Rounds))
+	}
+	if len(ref.Suspects) != 1 || !slices.Contains(append([]string{ref.Suspects[0].Component}, refs(ref.Suspects[0].Alternatives)...), f.Component) {
+		t.Errorf("suspects %v, want the cable's set", components(ref.Suspects))
 	}
 }

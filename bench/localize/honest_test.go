@@ -3,8 +3,6 @@ package main
 import (
 	"testing"
 
-	"github.com/fabricctl/fabricctl/checks/localize"
-	"github.com/fabricctl/fabricctl/checks/schedule"
 	"github.com/fabricctl/fabricctl/testkit/localizesim"
 )
 
@@ -22,14 +20,7 @@ func TestHardModelFigures(t *testing.T) {
 	for model, floor := range floors {
 		cfg := localizesim.Default()
 		cfg.Model = model
-		m, err := localize.NewModel(localizesim.New(cfg, 0).Topology(), localize.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rounds, err := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, schedule.DefaultTopologyRounds)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, rounds := modelAndSchedule(t, cfg)
 		res := sessions(cfg, m, rounds, 1, trials, 1_000_003+10_007, driverRun)
 		resolved := 0
 		for _, r := range res {

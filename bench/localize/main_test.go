@@ -63,14 +63,7 @@ func TestRefineDriver(t *testing.T) {
 		cfg := localizesim.Default()
 		cfg.Hosts, cfg.Leaves, cfg.Spines = 128, 8, 4
 		cfg.SwitchCounters = switches
-		m, err := localize.NewModel(localizesim.New(cfg, 0).Topology(), localize.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rounds, err := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, schedule.DefaultTopologyRounds)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, rounds := modelAndSchedule(t, cfg)
 		most := len(rounds) + refineRounds
 		for _, r := range sessions(cfg, m, rounds, 1, trials, seed, driverRefine) {
 			t.Logf("refine, switch counters %v, seed %d: %d rounds, suspects %v", switches, r.seed, r.rounds, r.got)
@@ -117,4 +110,19 @@ func TestDriver(t *testing.T) {
 	if !strings.HasSuffix(line, " meanRounds=0.0 driver=refine") {
 		t.Errorf("honest line %q does not end with the driver", line)
 	}
+}
+
+// modelAndSchedule is the localiser's model of cfg's fabric and the
+// topology schedule over it, as the benchmark builds them.
+func modelAndSchedule(t *testing.T, cfg localizesim.Config) (*localize.Model, []schedule.Round) {
+	t.Helper()
+	m, err := localize.NewModel(localizesim.New(cfg, 0).Topology(), localize.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds, err := schedule.Topology(m.ScheduleHosts(), schedule.LeafLabel, schedule.DefaultTopologyRounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rounds
 }

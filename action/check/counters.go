@@ -21,6 +21,10 @@ type SwitchReading struct {
 	// cisco-nxos reads no port counters").
 	Read   []string
 	Unread []string
+	// NotWeighed are the counters read that bear on a fault but that the
+	// localiser does not weigh, and the ports left out for counting no
+	// receive error, one line per reason (NotWeighedLines).
+	NotWeighed []string
 }
 
 // SwitchCounterSource reads the switches' port error counters once
@@ -76,6 +80,9 @@ func (s *SwitchCounters) Evidence(ctx context.Context, topo *topology.Topology) 
 	slices.Sort(sum.Read)
 	slices.Sort(unread)
 	sum.Unread = slices.Compact(unread)
+	notWeighed := slices.Concat(s.before.NotWeighed, after.NotWeighed)
+	slices.Sort(notWeighed)
+	sum.NotWeighed = slices.Compact(notWeighed)
 	s.last = sum
 	return read, moved
 }

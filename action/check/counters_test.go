@@ -60,7 +60,8 @@ func (f *fakeSwitches) read(ctx context.Context) SwitchReading {
 	}
 	rs = append(rs, localize.Reading{At: fabric.Endpoint{Device: "leaf-01", Port: "Ethernet9"}, Kind: localize.PhyErrors, Name: "fcsErrors", Value: uint64(f.reads)})
 	f.reads++
-	return SwitchReading{Readings: rs, Read: []string{"leaf-01"}, Unread: []string{"leaf-02: reading port counters: dial tcp 10.0.0.2:22: connection refused"}}
+	return SwitchReading{Readings: rs, Read: []string{"leaf-01"}, Unread: []string{"leaf-02: reading port counters: dial tcp 10.0.0.2:22: connection refused"},
+		NotWeighed: []string{"rx_prio3_pause at lab-h2:eth0: pause frames"}}
 }
 
 func components(ss []checks.Suspect) (names []string, alternatives int) {
@@ -107,19 +108,24 @@ func TestLocalizeWithSwitchCounters(t *testing.T) {
 	if err := report.WriteTable(&table, rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "PORT COUNTERS read: leaf-01\n  not read: leaf-02: ") {
+	if sc := rep.SwitchCounters; !slices.Equal(sc.NotWeighed, []string{"rx_prio3_pause at lab-h2:eth0: pause frames"}) {
+		t.Errorf("not weighed %q, want the pause counter read but not weighed", sc.NotWeighed)
+	}
+	if !strings.Contains(table.String(), "PORT COUNTERS read: leaf-01\n  not read: leaf-02: ") ||
+		!strings.Contains(table.String(), "\n  not weighed: rx_prio3_pause at lab-h2:eth0: pause frames\n") {
 		t.Errorf("table lacks the switches read:\n%s", table.String())
 	}
 	if err := report.WriteHTML(&html, rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(html.String(), `data-read="leaf-01">Port error counters read: leaf-01. Not read: leaf-02: `) {
+	if !strings.Contains(html.String(), `data-read="leaf-01">Port error counters read: leaf-01. Not read: leaf-02: `) ||
+		!strings.Contains(html.String(), `Not weighed: rx_prio3_pause at lab-h2:eth0: pause frames.`) {
 		t.Errorf("HTML lacks the switches read")
 	}
 	if err := report.WriteJSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(js.String(), `"switchCounters": {`) {
+	if !strings.Contains(js.String(), `"switchCounters": {`) || !strings.Contains(js.String(), `"notWeighed": [`) {
 		t.Errorf("JSON lacks the switches read")
 	}
 }

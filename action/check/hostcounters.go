@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/fabricctl/fabricctl/agent/agentclient"
@@ -142,6 +143,53 @@ func sortedNames(m map[string]uint64) []string {
 	return out
 }
 
+// NotWeighedLines sums up what HostReadings read but left unweighed, one
+// line per reason: the counters' names and the ports they were read at
+// ("rx_prio3_pause, tx_pause_ctrl_phy at gpu-01:eth0, gpu-02:eth0: pause
+// frames: …"), or the ports alone where a whole port was left out
+// ("ports gpu-03:eth1: its NIC names no PHY receive-error counter …").
+// Each list names at most maxListed, then how many more. Sorted.
+func NotWeighedLines(hcs []HostCounter) []string {
+	type group struct{ names, ports []string }
+	byWhy := map[string]*group{}
+	for _, hc := range hcs {
+		g := byWhy[hc.Why]
+		if g == nil {
+			g = &group{}
+			byWhy[hc.Why] = g
+		}
+		if hc.Name != "" {
+			g.names = append(g.names, hc.Name)
+		}
+		g.ports = append(g.ports, hc.At.String())
+	}
+	var out []string
+	for why, g := range byWhy {
+		ports := "ports " + listed(g.ports)
+		if len(g.names) > 0 {
+			ports = listed(g.names) + " at " + listed(g.ports)
+		}
+		out = append(out, ports+": "+why)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// maxListed is how many names NotWeighedLines lists before "and N more".
+const maxListed = 6
+
+// listed is ss sorted and without repeats, comma-separated, cut after
+// maxListed.
+func listed(ss []string) string {
+	ss = slices.Clone(ss)
+	slices.Sort(ss)
+	ss = slices.Compact(ss)
+	if len(ss) <= maxListed {
+		return strings.Join(ss, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ss[:maxListed], ", "), len(ss)-maxListed)
+}
+
 // WithHostCounters is src with every host's port counters added (each
 // host's agent answering rdma.OpCounters, HostReadings over topo): the
 // hosts' ends of their access cables become counter evidence beside the
@@ -149,7 +197,9 @@ func sortedNames(m map[string]uint64) []string {
 // host that cannot be read is unread ("gpu-03: reading port counters:
 // …"; "gpu-03: port eth0: its NIC names no PHY receive-error counter …"
 // when none of its cabled ports counts receive errors), never a failure.
-// A nil src reads the hosts alone.
+// What the read hosts' counters hold but the localiser does not weigh,
+// and their ports that count no receive error, go into NotWeighed
+// (NotWeighedLines). A nil src reads the hosts alone.
 func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topology) SwitchCounterSource {
 	return func(ctx context.Context) SwitchReading {
 		var out SwitchReading
@@ -158,6 +208,7 @@ func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topo
 		}
 		type got struct {
 			rs  []localize.Reading
+			unw []HostCounter
 			err error
 		}
 		res := make([]got, len(hosts))
@@ -169,12 +220,11 @@ func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topo
 					res[i].err = fmt.Errorf("reading port counters: %w", err)
 					return
 				}
-				var unw []HostCounter
-				res[i].rs, unw = HostReadings(h.Intent.Host, pc, topo)
+				res[i].rs, res[i].unw = HostReadings(h.Intent.Host, pc, topo)
 				if len(res[i].rs) > 0 {
 					return
 				}
-				for _, u := range unw {
+				for _, u := range res[i].unw {
 					if u.Name == "" {
 						res[i].err = fmt.Errorf("port %s: %s", u.At.Port, u.Why)
 						return
@@ -183,6 +233,7 @@ func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topo
 			})
 		}
 		wg.Wait()
+		var unw []HostCounter
 		for i, h := range hosts {
 			if res[i].err != nil {
 				out.Unread = append(out.Unread, fmt.Sprintf("%s: %v", h.Intent.Host, res[i].err))
@@ -190,7 +241,9 @@ func WithHostCounters(src SwitchCounterSource, hosts []Host, topo *topology.Topo
 			}
 			out.Readings = append(out.Readings, res[i].rs...)
 			out.Read = append(out.Read, h.Intent.Host)
+			unw = append(unw, res[i].unw...)
 		}
+		out.NotWeighed = append(out.NotWeighed, NotWeighedLines(unw)...)
 		return out
 	}
 }

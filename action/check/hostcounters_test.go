@@ -15,6 +15,7 @@ import (
 	"github.com/fabricctl/fabricctl/checks/evaluate"
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/rdma"
+	"github.com/fabricctl/fabricctl/checks/topology"
 	"github.com/fabricctl/fabricctl/fabric"
 )
 
@@ -149,6 +150,57 @@ func TestWithHostCounters(t *testing.T) {
 	r := WithHostCounters(sw, hosts, topo)(t.Context())
 	if !slices.Equal(r.Read, []string{"leaf-01", "gpu-01"}) || len(r.Readings) != 5 || len(r.Unread) != 1 || !strings.HasPrefix(r.Unread[0], "gpu-02: reading port counters: ") {
 		t.Errorf("reading %+v", r)
+	}
+}
+
+// TestWithHostCountersNotWeighed: a host with one port that counts
+// receive errors and one that does not is read; the other port, and the
+// counters read but not weighed (pause, retransmits, NIC discards), are
+// listed with why rather than dropped.
+func TestWithHostCountersNotWeighed(t *testing.T) {
+	ep := func(d, p string) fabric.Endpoint { return fabric.Endpoint{Device: d, Port: p} }
+	topo := topology.New([]topology.Node{{Name: "leaf-01", Role: topology.RoleLeaf}, {Name: "gpu-03", Role: topology.RoleHost}},
+		[]topology.Link{{A: ep("gpu-03", "eth0"), B: ep("leaf-01", "swp1")}, {A: ep("gpu-03", "eth1"), B: ep("leaf-01", "swp2")}})
+	virtio := virtioPort()
+	virtio.Netdev, virtio.Device = "eth1", "rxe1"
+	h := &agent.Handler{}
+	h.Register(rdma.OpCounters, func(context.Context, json.RawMessage) (any, error) {
+		return rdma.PortCounters{Ports: []rdma.PortReading{mlx5Port(0, 0, 5, 1), virtio}}, nil
+	})
+	r := WithHostCounters(nil, []Host{{Intent: fabric.HostIntent{Host: "gpu-03"}, Agent: agentclient.Local{Handler: h}}}, topo)(t.Context())
+	if !slices.Equal(r.Read, []string{"gpu-03"}) || len(r.Unread) != 0 {
+		t.Fatalf("read %v, unread %v; want gpu-03 read", r.Read, r.Unread)
+	}
+	for _, rd := range r.Readings {
+		if rd.At.Port != "eth0" {
+			t.Errorf("reading %+v at a port whose NIC counts no receive error", rd)
+		}
+	}
+	var heads []string
+	for _, l := range r.NotWeighed {
+		head, _, _ := strings.Cut(l, ": ")
+		heads = append(heads, head)
+	}
+	want := []string{"out_of_sequence, packet_seq_err at gpu-03:eth0", "ports gpu-03:eth1", "rx_discards_phy at gpu-03:eth0", "rx_prio3_pause, tx_pause_ctrl_phy at gpu-03:eth0"}
+	if !slices.Equal(heads, want) {
+		t.Errorf("not weighed:\n%s\nwant the heads %q", strings.Join(r.NotWeighed, "\n"), want)
+	}
+	if !strings.Contains(r.NotWeighed[1], "not evidence") {
+		t.Errorf("the left-out port's line %q does not say why", r.NotWeighed[1])
+	}
+}
+
+// TestNotWeighedLinesCut: a reason met at many ports names six and counts
+// the rest, so a thousand hosts' pause counters make one short line.
+func TestNotWeighedLinesCut(t *testing.T) {
+	var hcs []HostCounter
+	for i := range 1000 {
+		hcs = append(hcs, HostCounter{At: fabric.Endpoint{Device: fmt.Sprintf("h%04d", i), Port: "eth0"}, Name: "rx_prio3_pause", Why: "pause"})
+	}
+	got := NotWeighedLines(hcs)
+	want := []string{"rx_prio3_pause at h0000:eth0, h0001:eth0, h0002:eth0, h0003:eth0, h0004:eth0, h0005:eth0 and 994 more: pause"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

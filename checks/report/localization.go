@@ -126,6 +126,9 @@ func writeLocalization(b *strings.Builder, r *Report) {
 		for _, u := range sc.Unread {
 			fmt.Fprintf(b, "  not read: %s\n", oneLine(u))
 		}
+		for _, u := range sc.NotWeighed {
+			fmt.Fprintf(b, "  not weighed: %s\n", oneLine(u))
+		}
 	}
 	if len(r.Suspects) > 0 {
 		b.WriteString("\nSUSPECTS\n")

@@ -169,10 +169,14 @@ type Report struct {
 // and hosts' where check reads them too — were read before and after the
 // tests and fed the localiser (Read), and which were not, each with why
 // (Unread: "leaf-03: …"). A device not read is unknown to the localiser,
-// not clean. The table calls it PORT COUNTERS.
+// not clean. NotWeighed says what was read but not weighed, one line per
+// reason: a host's pause, retransmit and NIC discard counters, and the
+// ports of a read host whose NIC counts no receive error (unknown, not
+// clean). The table calls it PORT COUNTERS.
 type SwitchCounters struct {
-	Read   []string `json:"read"`
-	Unread []string `json:"unread,omitempty"`
+	Read       []string `json:"read"`
+	Unread     []string `json:"unread,omitempty"`
+	NotWeighed []string `json:"notWeighed,omitempty"`
 }
 
 // New starts a report for fabric covering suites.

@@ -38,15 +38,15 @@ import (
 // Where checks/evaluate's taxonomy knows a name too, the kinds agree
 // (TestHostKindsAgreeWithEvaluate): evaluate judges a test's own
 // counters, this table places a port's on the localiser's components.
+//
+// The ethtool PHY error names are rdma.PhyErrorCounters, the same list by
+// which rdma.CountsPhyErrors decides that a port is read at all.
 var hostKinds = map[string]map[string]localize.CounterKind{
-	rdma.SourceEthtool: {
-		"rx_crc_errors_phy":             localize.PhyErrors,
-		"rx_symbol_err_phy":             localize.PhyErrors,
-		"rx_pcs_symbol_err_phy":         localize.PhyErrors,
+	rdma.SourceEthtool: withKind(rdma.PhyErrorCounters, localize.PhyErrors, map[string]localize.CounterKind{
 		"link_down_events_phy":          localize.LinkDown,
 		"tx_pause_storm_warning_events": localize.PauseStorm,
 		"tx_pause_storm_error_events":   localize.PauseStorm,
-	},
+	}),
 	rdma.SourceStatistics: {
 		"rx_crc_errors":   localize.PhyErrors,
 		"rx_frame_errors": localize.PhyErrors,
@@ -61,6 +61,14 @@ var hostKinds = map[string]map[string]localize.CounterKind{
 		"local_link_integrity_errors": localize.PhyErrors,
 		"link_downed":                 localize.LinkDown,
 	},
+}
+
+// withKind is m with every name of names mapped to k.
+func withKind(names []string, k localize.CounterKind, m map[string]localize.CounterKind) map[string]localize.CounterKind {
+	for _, n := range names {
+		m[n] = k
+	}
+	return m
 }
 
 // unweighed are host counters that bear on a fault but that the

@@ -172,9 +172,7 @@ func EvaluateCounters(subject string, deltas []Delta, baseline Baseline) (Findin
 		}
 		evidence = append(evidence, line+")")
 		names = append(names, d.Name)
-		if !slices.Contains(kinds, d.Kind) {
-			kinds = append(kinds, d.Kind)
-		}
+		kinds = AppendKinds(kinds, d.Kind)
 		if sev := severity[d.Kind]; sev.Worse(status) {
 			status = sev
 		}

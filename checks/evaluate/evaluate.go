@@ -33,15 +33,22 @@ type Finding struct {
 	Kinds []Kind
 }
 
+// AppendKinds appends to kinds each of more that it does not hold yet, in
+// order: a finding or result names each counter kind once.
+func AppendKinds[K, M ~string](kinds []K, more ...M) []K {
+	for _, m := range more {
+		if !slices.Contains(kinds, K(m)) {
+			kinds = append(kinds, K(m))
+		}
+	}
+	return kinds
+}
+
 // Merge folds f into r: the worse status wins and brings its class; the
 // summary of a passing result is replaced by the first problem, and further
 // problems are appended; f's counter kinds join r's CounterKinds.
 func Merge(r *checks.Result, f Finding) {
-	for _, k := range f.Kinds {
-		if !slices.Contains(r.CounterKinds, string(k)) {
-			r.CounterKinds = append(r.CounterKinds, string(k))
-		}
-	}
+	r.CounterKinds = AppendKinds(r.CounterKinds, f.Kinds...)
 	prev := r.Status
 	if prev == "" {
 		prev = checks.StatusPass

@@ -180,3 +180,10 @@ func FuzzParsePortRate(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendKinds(t *testing.T) {
+	got := AppendKinds([]string{"drop"}, Retransmit, Drop, Retransmit, PauseStorm)
+	if want := []string{"drop", string(Retransmit), string(PauseStorm)}; !slices.Equal(got, want) {
+		t.Errorf("AppendKinds = %q, want %q", got, want)
+	}
+}

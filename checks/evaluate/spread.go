@@ -170,9 +170,7 @@ func (b Spreads) Judge(s Sample, r Rules) (Finding, []string) {
 		}
 		evidence = append(evidence, line)
 		names = append(names, d.Name)
-		if !slices.Contains(kinds, d.Kind) {
-			kinds = append(kinds, d.Kind)
-		}
+		kinds = AppendKinds(kinds, d.Kind)
 		if sev := severity[d.Kind]; sev.Worse(status) {
 			status = sev
 		}

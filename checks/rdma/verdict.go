@@ -174,11 +174,7 @@ func confirmByRepeat(first *checks.Result, again checks.Result, why string) {
 		if first.Class == "" {
 			first.Class = again.Class
 		}
-		for _, k := range again.CounterKinds {
-			if !slices.Contains(first.CounterKinds, k) {
-				first.CounterKinds = append(first.CounterKinds, k)
-			}
-		}
+		first.CounterKinds = evaluate.AppendKinds(first.CounterKinds, again.CounterKinds...)
 		first.Summary += "; confirmed by a re-test (" + again.Summary + ")"
 		if why != "" {
 			first.Summary += "; " + why

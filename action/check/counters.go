@@ -2,9 +2,12 @@ package check
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/fabricctl/fabricctl/checks"
 	"github.com/fabricctl/fabricctl/checks/localize"
 	"github.com/fabricctl/fabricctl/checks/report"
 	"github.com/fabricctl/fabricctl/checks/topology"
@@ -41,6 +44,7 @@ type SwitchCounters struct {
 	before SwitchReading
 	after  SwitchReading // the latest reading of every switch read since
 	last   *report.SwitchCounters
+	moved  []localize.Counter // what the last Evidence found moved
 }
 
 // StartSwitchCounters takes the reading before the tests (nil when src is nil).
@@ -70,6 +74,7 @@ func (s *SwitchCounters) Evidence(ctx context.Context, topo *topology.Topology) 
 		return slices.DeleteFunc(slices.Clone(rs), func(r localize.Reading) bool { return !cabled[r.At] })
 	}
 	read, moved = localize.Deltas(keep(s.before.Readings), keep(after.Readings))
+	s.moved = moved
 	sum := &report.SwitchCounters{}
 	for _, name := range s.before.Read {
 		if slices.Contains(after.Read, name) {
@@ -115,4 +120,52 @@ func (s *SwitchCounters) Summary() *report.SwitchCounters {
 		return nil
 	}
 	return s.last
+}
+
+// IDPortCounters is the check ID of a port whose error counters moved
+// during the tests (PortCounterResults).
+const IDPortCounters = "pairwise/port-counters"
+
+// warnKinds are the counter kinds that show a fault of the port's link
+// whatever the tests said, with what each means; discards are left out,
+// since a loaded port also discards what its lossy classes cannot hold.
+var warnKinds = map[localize.CounterKind]string{
+	localize.PhyErrors:  "receive errors: the cable or optics arriving here",
+	localize.LinkDown:   "the link went down",
+	localize.PauseStorm: "a pause storm: the NIC stalled sending pause frames",
+	localize.Degraded:   "the link trained below its width or speed",
+}
+
+// PortCounterResults turns what the last Evidence found moved into one
+// warning per port (IDPortCounters, its target the port as the fabric
+// file names it): receive errors, link-downs, pause storms and links
+// trained low during the tests, whether or not a test failed through the
+// port. A link that corrupts a few frames, or went down once, in a check
+// whose tests all passed is still a link to look at, and the localiser
+// names only what explains a failed test. Sorted by port; nil before any
+// Evidence.
+func (s *SwitchCounters) PortCounterResults() []checks.Result {
+	if s == nil {
+		return nil
+	}
+	byPort := map[fabric.Endpoint][]localize.Counter{}
+	for _, c := range s.moved {
+		if _, ok := warnKinds[c.Kind]; ok && c.Delta > 0 {
+			byPort[c.At] = append(byPort[c.At], c)
+		}
+	}
+	var out []checks.Result
+	for _, at := range slices.SortedFunc(maps.Keys(byPort), fabric.Endpoint.Compare) {
+		var names, means, ev []string
+		for _, c := range byPort[at] {
+			names = append(names, fmt.Sprintf("%s +%d", c.Name, c.Delta))
+			if !slices.Contains(means, warnKinds[c.Kind]) {
+				means = append(means, warnKinds[c.Kind])
+			}
+			ev = append(ev, fmt.Sprintf("%s: %s +%d during the tests (%s)", at, c.Name, c.Delta, warnKinds[c.Kind]))
+		}
+		out = append(out, checks.Result{ID: IDPortCounters, Target: at.String(), Status: checks.StatusWarn, Class: checks.CounterEvidence,
+			Summary: fmt.Sprintf("%s during the tests (%s)", strings.Join(names, ", "), strings.Join(means, "; ")), Evidence: ev})
+	}
+	return out
 }

@@ -20,14 +20,18 @@ import (
 // lossyHostReport is the all-pairs sweep of the two-leaf lab with two
 // hosts a leaf where every test lab-h1 takes part in lost packets (its
 // cable corrupts, but the hosts' counters cannot say which end).
-func lossyHostReport() *report.Report {
+func lossyHostReport() *report.Report { return sweepReport("lab-h1") }
+
+// sweepReport is that sweep with every test of host bad lossy (none
+// when bad is "").
+func sweepReport(bad string) *report.Report {
 	rep := report.New("lab", time.Date(2026, 12, 3, 18, 0, 0, 0, time.UTC), report.SuitePairwise)
 	all, _ := schedule.AllPairs([]string{"lab-h1", "lab-h2", "lab-h3", "lab-h4"})
 	for _, round := range all {
 		for _, p := range round {
 			v := 9.6
 			pair := report.Pair{A: p.Server, B: p.Client, DeviceA: "rxe0", DeviceB: "rxe0", Test: "write_bw", Value: &v, Unit: checks.UnitGbps, Status: checks.StatusPass}
-			if p.Server == "lab-h1" || p.Client == "lab-h1" {
+			if bad != "" && (p.Server == bad || p.Client == bad) {
 				low := 3.1
 				pair.Value, pair.Status, pair.Class = &low, checks.StatusFail, checks.CounterEvidence
 				pair.Evidence = []string{p.Server + "/rxe0: out_of_seq_request +311 during the test (out-of-sequence; healthy baseline +0)"}
@@ -264,5 +268,57 @@ func TestHealthyFabricWithSwitchCounters(t *testing.T) {
 		if len(rep.Suspects) != 0 || rep.SwitchCounters == nil || len(rep.SwitchCounters.Read) != 1 {
 			t.Errorf("FCS +%d on a healthy fabric: suspects %+v, switch counters %+v; want none, leaf-01 read", grow, rep.Suspects, rep.SwitchCounters)
 		}
+	}
+}
+
+// TestPortCountersWarnOnAPassingCheck: every test passed, yet leaf-01's
+// port1 counted FCS errors during them; the check warns about that port
+// (and about no other: the uncabled port's growth and the unchanged
+// discards are not its business), names no suspect, and fails nothing.
+func TestPortCountersWarnOnAPassingCheck(t *testing.T) {
+	topo := localizesim.TwoLeaves(2)
+	rep := sweepReport("")
+	sc := StartSwitchCounters(context.Background(), (&fakeSwitches{grow: 5}).read)
+	if err := Localize(context.Background(), rep, topo, nil, nil, 0, sc, localize.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var warns []checks.Result
+	for _, r := range rep.Results {
+		if r.ID == IDPortCounters {
+			warns = append(warns, r)
+		}
+		if r.Status == checks.StatusFail || r.Status == checks.StatusError {
+			t.Errorf("result %s %s is %s on a passing sweep", r.ID, r.Target, r.Status)
+		}
+	}
+	if len(warns) != 1 || warns[0].Target != "leaf-01:port1" || warns[0].Status != checks.StatusWarn ||
+		warns[0].Summary != "fcsErrors +5 during the tests (receive errors: the cable or optics arriving here)" {
+		t.Fatalf("port-counter results %+v, want one warning at leaf-01:port1 for fcsErrors +5", warns)
+	}
+	if len(rep.Suspects) != 0 {
+		t.Errorf("suspects %v on a sweep that passed", describeSuspects(rep.Suspects))
+	}
+}
+
+// TestPortCounterResultsKinds: link-downs and pause storms warn with what
+// they mean, several counters of a port make one warning; discards and
+// state readings without a delta do not warn.
+func TestPortCounterResultsKinds(t *testing.T) {
+	h := fabric.Endpoint{Device: "gpu-01", Port: "eth0"}
+	leaf := fabric.Endpoint{Device: "leaf-01", Port: "swp1"}
+	sc := &SwitchCounters{moved: []localize.Counter{
+		{At: leaf, Kind: localize.Discards, Name: "inDiscards", Delta: 40},
+		{At: h, Kind: localize.LinkDown, Name: "link_down_events_phy", Delta: 2},
+		{At: h, Kind: localize.PauseStorm, Name: "tx_pause_storm_warning_events", Delta: 1},
+		{At: h, Kind: localize.Degraded, Name: "speed 400Gb/s"},
+	}}
+	got := sc.PortCounterResults()
+	if len(got) != 1 || got[0].Target != "gpu-01:eth0" ||
+		got[0].Summary != "link_down_events_phy +2, tx_pause_storm_warning_events +1 during the tests (the link went down; a pause storm: the NIC stalled sending pause frames)" ||
+		len(got[0].Evidence) != 2 {
+		t.Errorf("results %+v", got)
+	}
+	if (*SwitchCounters)(nil).PortCounterResults() != nil {
+		t.Errorf("no counters read, yet results")
 	}
 }

@@ -98,7 +98,9 @@ type Retester interface {
 // re-test round, and what moved on the cabled switch ports is counter
 // evidence (rep.SwitchCounters says which switches were read). When
 // pairs failed and no suspect is named, rep.Possible holds the
-// localiser's likeliest components: where to look.
+// localiser's likeliest components: where to look. Every port whose
+// receive errors, link-downs or pause-storm watchdog moved during the
+// tests is a warning of its own (IDPortCounters), failed tests or not.
 func Localize(ctx context.Context, rep *report.Report, topo *topology.Topology, endpoint func(host, device string) string, rt Retester, rounds int, sc *SwitchCounters, o localize.Options) error {
 	return LocalizeRouted(ctx, rep, topo, nil, endpoint, rt, rounds, sc, o)
 }
@@ -130,6 +132,7 @@ func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topo
 	if rt == nil || rounds <= 0 || !failed(rep.Pairs) {
 		res := l.Analyze()
 		rep.Suspects, rep.Possible = res.Suspects, possible(rep.Pairs, res)
+		rep.Add(sc.PortCounterResults()...)
 		return nil
 	}
 	t := &retestTester{rt: rt, endpoint: endpoint}
@@ -141,6 +144,7 @@ func LocalizeRouted(ctx context.Context, rep *report.Report, topo *topology.Topo
 	rep.Suspects, rep.Possible, rep.RetestStop = ref.Suspects, possible(rep.Pairs, ref.Result), ref.Stop
 	if sc != nil {
 		rep.SwitchCounters = sc.Summary()
+		rep.Add(sc.PortCounterResults()...)
 	}
 	for k, rr := range ref.Rounds {
 		round := report.RetestRound{Round: k + 1}

@@ -39,14 +39,15 @@ import (
 // (TestHostKindsAgreeWithEvaluate): evaluate judges a test's own
 // counters, this table places a port's on the localiser's components.
 //
-// The ethtool PHY error names are rdma.PhyErrorCounters, the same list by
-// which rdma.CountsPhyErrors decides that a port is read at all.
+// The ethtool PHY error names are rdma.PhyErrorCounters (mlx5's, Broadcom
+// bnxt_en's, Intel ice's and i40e's), the same list by which
+// rdma.CountsPhyErrors decides that a port is read at all; the link-down
+// ones rdma.LinkDownCounters.
 var hostKinds = map[string]map[string]localize.CounterKind{
-	rdma.SourceEthtool: withKind(rdma.PhyErrorCounters, localize.PhyErrors, map[string]localize.CounterKind{
-		"link_down_events_phy":          localize.LinkDown,
+	rdma.SourceEthtool: withKind(rdma.PhyErrorCounters, localize.PhyErrors, withKind(rdma.LinkDownCounters, localize.LinkDown, map[string]localize.CounterKind{
 		"tx_pause_storm_warning_events": localize.PauseStorm,
 		"tx_pause_storm_error_events":   localize.PauseStorm,
-	}),
+	})),
 	rdma.SourceStatistics: {
 		"rx_crc_errors":   localize.PhyErrors,
 		"rx_frame_errors": localize.PhyErrors,

@@ -153,6 +153,36 @@ func TestWithHostCounters(t *testing.T) {
 	}
 }
 
+// TestHostReadingsOtherDrivers: Broadcom bnxt_en's and Intel ice's and
+// i40e's port counters (their kernel drivers' ethtool names) are weighed
+// as mlx5's are: receive errors as phy-errors, bnxt_en's link_down_events
+// as link-down.
+func TestHostReadingsOtherDrivers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ethtool map[string]uint64
+		want    []string
+	}{
+		{"bnxt_en", map[string]uint64{"rx_fcs_err_frames": 4, "rx_pcs_symbol_err": 3, "link_down_events": 2, "rx_ucast_frames": 9},
+			[]string{"link-down link_down_events", "phy-errors rx_fcs_err_frames", "phy-errors rx_pcs_symbol_err"}},
+		{"ice", map[string]uint64{"rx_crc_errors.nic": 5, "illegal_bytes.nic": 1, "rx_bytes": 7},
+			[]string{"phy-errors illegal_bytes.nic", "phy-errors rx_crc_errors.nic"}},
+		{"i40e", map[string]uint64{"port.rx_crc_errors": 9, "port.illegal_bytes": 0},
+			[]string{"phy-errors port.illegal_bytes", "phy-errors port.rx_crc_errors"}},
+	} {
+		p := rdma.PortReading{Device: "roce0", Port: 1, Netdev: "eth0", LinkLayer: "Ethernet", Sources: []rdma.CounterSource{{Name: rdma.SourceEthtool, Counters: tc.ethtool}}}
+		rs, _ := HostReadings("gpu-05", rdma.PortCounters{Ports: []rdma.PortReading{p}}, clos(t))
+		var got []string
+		for _, r := range rs {
+			got = append(got, string(r.Kind)+" "+r.Name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: readings %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestWithHostCountersNotWeighed: a host with one port that counts
 // receive errors and one that does not is read; the other port, and the
 // counters read but not weighed (pause, retransmits, NIC discards), are

@@ -336,4 +336,28 @@ func TestCRCOfANICThatDoesNotCount(t *testing.T) {
 	if _, ok := rep.hostPort("gpu-01", mlx5, nil, 0).Metrics[SymbolCRC]; !ok {
 		t.Errorf("mlx5 symbol/CRC absent, want it from rx_crc_errors_phy")
 	}
+	// Other drivers' names for the same counters (the kernel's bnxt_en,
+	// ice and i40e ethtool tables): symbol and CRC errors add up, and
+	// bnxt_en's link-down events fill LINK DOWN.
+	for _, tc := range []struct {
+		name      string
+		ethtool   map[string]uint64
+		crc, down uint64
+		hasDown   bool
+	}{
+		{"bnxt_en", map[string]uint64{"rx_fcs_err_frames": 4, "rx_pcs_symbol_err": 3, "link_down_events": 2}, 7, 2, true},
+		{"ice", map[string]uint64{"rx_crc_errors.nic": 5, "illegal_bytes.nic": 1}, 6, 0, false},
+		{"i40e", map[string]uint64{"port.rx_crc_errors": 9, "port.illegal_bytes": 0}, 9, 0, false},
+	} {
+		p := rdma.PortReading{Device: "roce0", Port: 1, Netdev: "eth0", Sources: []rdma.CounterSource{
+			{Name: rdma.SourceStatistics, From: "/sys/class/net/eth0/statistics", Counters: map[string]uint64{"rx_crc_errors": 100}},
+			{Name: rdma.SourceEthtool, From: "ethtool -S eth0", Counters: tc.ethtool}}}
+		ms := rep.hostPort("gpu-02", p, nil, 0).Metrics
+		if v, ok := ms[SymbolCRC]; !ok || v.Value != tc.crc {
+			t.Errorf("%s: symbol/CRC %+v (present %v), want %d from its ethtool names", tc.name, v, ok, tc.crc)
+		}
+		if v, ok := ms[LinkDown]; ok != tc.hasDown || v.Value != tc.down {
+			t.Errorf("%s: link down %+v (present %v), want %d present %v", tc.name, v, ok, tc.down, tc.hasDown)
+		}
+	}
 }

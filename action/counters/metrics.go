@@ -70,11 +70,13 @@ var hostMetrics = []Metric{
 	{Name: SequenceError, Group: Loss, Terms: [][]string{{hw("packet_seq_err"), hw("rcvd_seq_err")}}},
 	{Name: AckTimeout, Group: Loss, Terms: [][]string{{hw("local_ack_timeout_err"), hw("completer_retry_err")}}},
 	{Name: RxDiscards, Group: Loss, Terms: [][]string{{eth("rx_discards_phy")}}},
+	// Symbol and CRC errors by mlx5's, bnxt_en's, ice's and i40e's names
+	// (rdma.PhyErrorCounters), the netdev's rx_crc_errors last.
 	{Name: SymbolCRC, Group: Errors, Terms: [][]string{
-		{eth("rx_symbol_err_phy"), pma("symbol_error")},
-		{eth("rx_crc_errors_phy"), stat("rx_crc_errors")}}},
+		{eth("rx_symbol_err_phy"), eth("rx_pcs_symbol_err"), eth("illegal_bytes.nic"), eth("port.illegal_bytes"), pma("symbol_error")},
+		{eth("rx_crc_errors_phy"), eth("rx_fcs_err_frames"), eth("rx_crc_errors.nic"), eth("port.rx_crc_errors"), stat("rx_crc_errors")}}},
 	{Name: LinkDown, Group: Errors, Terms: [][]string{
-		{pma("link_downed"), hw("link_downed"), eth("link_down_events_phy"), Key(rdma.SourceCarrier, "carrier_down_count")}}},
+		{pma("link_downed"), hw("link_downed"), eth("link_down_events_phy"), eth("link_down_events"), Key(rdma.SourceCarrier, "carrier_down_count")}}},
 }
 
 // Metrics returns the metrics of a host port in the table's order: PFC

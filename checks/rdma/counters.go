@@ -30,9 +30,32 @@ const (
 )
 
 // PhyErrorCounters are the ethtool -S statistics by which a NIC counts
-// the frames it received corrupted at its PHY (mlx5: CRC, symbol and PCS
-// symbol errors; the kernel's mlx5 counters.rst).
-var PhyErrorCounters = []string{"rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy"}
+// what it received corrupted at its PHY or MAC, by driver, as the
+// kernel's drivers name them:
+//   - mlx5: rx_crc_errors_phy, rx_symbol_err_phy, rx_pcs_symbol_err_phy
+//     (Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst);
+//   - Broadcom bnxt_en: rx_fcs_err_frames (bnxt_ethtool.c's port
+//     statistics) and rx_pcs_symbol_err (its extended port statistics),
+//     on the physical function only;
+//   - Intel ice: rx_crc_errors.nic and illegal_bytes.nic (ice_ethtool.c's
+//     PF statistics; ".nic" marks the port's, printed on the PF's own
+//     netdev only);
+//   - Intel i40e: port.rx_crc_errors and port.illegal_bytes.
+//
+// A virtual function, or a NIC whose names are not here, names none of
+// them: its ports are unknown, never clean (CountsPhyErrors).
+var PhyErrorCounters = []string{
+	"rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy",
+	"rx_fcs_err_frames", "rx_pcs_symbol_err",
+	"rx_crc_errors.nic", "illegal_bytes.nic",
+	"port.rx_crc_errors", "port.illegal_bytes",
+}
+
+// LinkDownCounters are the ethtool -S statistics by which a NIC counts its
+// port's link going down: mlx5's link_down_events_phy, bnxt_en's
+// link_down_events (extended port statistics). ice and i40e print none
+// (ice's is in ethtool -I since Linux 6.17, which the agent does not read).
+var LinkDownCounters = []string{"link_down_events_phy", "link_down_events"}
 
 // CountsPhyErrors reports whether port p's NIC counts the frames it
 // receives corrupted: its ethtool statistics name one of

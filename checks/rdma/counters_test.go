@@ -227,6 +227,14 @@ func TestCountsPhyErrors(t *testing.T) {
 		{"virtio", []CounterSource{{Name: SourceStatistics, Counters: map[string]uint64{"rx_crc_errors": 0}}, {Name: SourceEthtool, Counters: map[string]uint64{"rx_queue_0_packets": 1}}}, false},
 		{"statistics named like ethtool", []CounterSource{{Name: SourceStatistics, Counters: map[string]uint64{"rx_crc_errors_phy": 0}}}, false},
 		{"ethtool failed", []CounterSource{{Name: SourceEthtool, Error: "ethtool not found"}}, false},
+		// Broadcom bnxt_en's port statistics (physical function only).
+		{"bnxt_en", []CounterSource{{Name: SourceEthtool, Counters: map[string]uint64{"rx_fcs_err_frames": 1, "rx_align_err_frames": 0, "tx_fcs_err_frames": 0}}}, true},
+		{"bnxt_en ext only", []CounterSource{{Name: SourceEthtool, Counters: map[string]uint64{"rx_pcs_symbol_err": 0, "link_down_events": 2}}}, true},
+		{"bnxt_en VF", []CounterSource{{Name: SourceEthtool, Counters: map[string]uint64{"rxq0_ucast_packets": 9}}}, false},
+		// Intel ice: ".nic" names are the port's, on the PF's netdev only.
+		{"ice PF", []CounterSource{{Name: SourceEthtool, Counters: map[string]uint64{"rx_crc_errors.nic": 0, "illegal_bytes.nic": 0, "rx_bytes": 5}}}, true},
+		{"ice VF", []CounterSource{{Name: SourceEthtool, Counters: map[string]uint64{"rx_bytes": 5, "tx_restart": 0}}}, false},
+		{"i40e", []CounterSource{{Name: SourceEthtool, Counters: map[string]uint64{"port.rx_crc_errors": 13551, "rx_crc_errors": 13551}}}, true},
 	} {
 		if got := CountsPhyErrors(PortReading{Sources: tc.srcs}); got != tc.want {
 			t.Errorf("%s: CountsPhyErrors = %v, want %v", tc.name, got, tc.want)

@@ -16,7 +16,8 @@
 // (comma-separated fault counts, default 0,1,3), MODELS (the fault models,
 // localizesim.FaultModel: easy, gray, intermittent, incidents, mixed or
 // all; default easy); EVIDENCE may also be hosts-paths (pinned, known
-// paths, host counters). Every Ethernet setting also prints issue 32's
+// paths, host counters) or switch-paths (pinned, known paths and switch
+// counters: check's own setting on a fabric with deterministic ECMP). Every Ethernet setting also prints issue 32's
 // line (below) with model= and evidence=, judged against the smallest
 // sets no end-to-end test can split, and per fault kind (kind=) for one
 // fault; VERBOSE=1 lists the unresolved trials, and how many of the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/fabricctl/fabricctl/testkit/localizesim"
@@ -36,6 +37,44 @@ func TestHardModelFigures(t *testing.T) {
 		t.Logf("%s: resolved %d of %d", model, resolved, trials)
 		if f := float64(resolved) / trials; f < floor {
 			t.Errorf("%s: resolved %.3f < %.2f", model, f, floor)
+		}
+	}
+}
+
+// TestSwitchPathsNamesASilentUplink: a black hole on one uplink (every
+// flow to some leaves dropped, nothing counted) with the switches' counters
+// read: where ECMP keeps each test's path out of sight it can only be
+// named as one of its leaf's uplinks; with pinned, known paths
+// (EVIDENCE=switch-paths, check's setting where ECMP is deterministic) it
+// is named alone. A healthy fabric names nothing either way.
+func TestSwitchPathsNamesASilentUplink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,024-host sessions")
+	}
+	for _, pinned := range []bool{false, true} {
+		cfg := localizesim.Default()
+		cfg.PinnedPaths = pinned
+		m, rounds := modelAndSchedule(t, cfg)
+		healthy, _, _ := driverRun.drive(t.Context(), m, localizesim.New(cfg, 7), rounds)
+		if len(healthy.Suspects) != 0 {
+			t.Errorf("pinned %v, healthy: suspects %v", pinned, healthy.Suspects)
+		}
+		sim := localizesim.New(cfg, 7)
+		f := sim.BreakWith(5*cfg.Spines+2, localizesim.Fault{Kind: localizesim.Uplink, Dir: localizesim.Up, Silent: true, Share: 0.6, Incident: localizesim.IncidentBlackHole})
+		res, _, _ := driverRun.drive(t.Context(), m, sim, rounds)
+		var sets [][]string
+		for _, s := range res.Suspects {
+			set := []string{s.Component}
+			for _, a := range s.Alternatives {
+				set = append(set, a.Component)
+			}
+			sets = append(sets, set)
+		}
+		switch got := Classify([]string{f.Component}, sets); {
+		case pinned && got != classExact:
+			t.Errorf("pinned paths: suspects %v, want %s alone", sets, f.Component)
+		case !pinned && (len(sets) != 1 || len(sets[0]) < 2 || !slices.Contains(sets[0], f.Component)):
+			t.Errorf("hidden ECMP: suspects %v, want %s among its leaf's uplinks", sets, f.Component)
 		}
 	}
 }

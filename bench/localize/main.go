@@ -133,10 +133,12 @@ func run() error {
 		switch ev = strings.TrimSpace(ev); ev {
 		case "", "switches", "switch":
 			evidences = append(evidences, "switch")
-		case "hosts", "hosts-paths":
+		case "hosts", "hosts-paths", "switch-paths":
 			evidences = append(evidences, ev)
+		case "switches-paths":
+			evidences = append(evidences, "switch-paths")
 		default:
-			return fmt.Errorf("EVIDENCE=%q: want switches, hosts or hosts-paths (comma-separated)", ev)
+			return fmt.Errorf("EVIDENCE=%q: want switches, hosts, hosts-paths or switch-paths (comma-separated)", ev)
 		}
 	}
 	var models []localizesim.FaultModel
@@ -188,8 +190,8 @@ func run() error {
 			for _, model := range models {
 				c := cfg
 				c.Model = model
-				c.SwitchCounters = ev == "switch"
-				c.PinnedPaths = ev == "hosts-paths"
+				c.SwitchCounters = ev == "switch" || ev == "switch-paths"
+				c.PinnedPaths = ev == "hosts-paths" || ev == "switch-paths"
 				if err := ethernet(c, ev, faultCounts, trials, seed, frac, d); err != nil {
 					return err
 				}
@@ -241,7 +243,7 @@ func ethernet(cfg localizesim.Config, evidence string, faultCounts []int, trials
 		for _, line := range honest(cfg, evidence, k, res, d.tag()) {
 			fmt.Println(line)
 		}
-		if cfg.Model != localizesim.Easy || evidence == "hosts-paths" {
+		if cfg.Model != localizesim.Easy || strings.HasSuffix(evidence, "-paths") {
 			continue
 		}
 		var exact, ambiguous, wrong, maxRounds, sumRounds int

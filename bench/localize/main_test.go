@@ -116,7 +116,8 @@ func TestDriver(t *testing.T) {
 // topology schedule over it, as the benchmark builds them.
 func modelAndSchedule(t *testing.T, cfg localizesim.Config) (*localize.Model, []schedule.Round) {
 	t.Helper()
-	m, err := localize.NewModel(localizesim.New(cfg, 0).Topology(), localize.Options{})
+	sim := localizesim.New(cfg, 0)
+	m, err := localize.NewRoutedModel(sim.Topology(), sim.Routes(), localize.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
